@@ -1,0 +1,146 @@
+/*
+ * kernel.c - the naive kernel, which is also the definition.
+ *
+ * Tangled from paper/30-kernel.md. Built with -ffp-contract=off and without
+ * -ffast-math: every sum below must round exactly as written.
+ */
+#include <math.h>
+#include <stdlib.h>
+
+#include "kernel.h"
+
+struct sweep_workspace {
+    double *fast, *middle, *slow, *mix, *hma, *hma3;
+};
+
+static int workspace_alloc(struct sweep_workspace *ws, size_t n_bars)
+{
+    double **arrays[] = {&ws->fast, &ws->middle, &ws->slow, &ws->mix, &ws->hma, &ws->hma3};
+    int ok = 1;
+    for (size_t i = 0; i < sizeof arrays / sizeof arrays[0]; i++) {
+        *arrays[i] = malloc(n_bars * sizeof(double));
+        ok = ok && *arrays[i] != NULL;
+    }
+    return ok ? 0 : -1;
+}
+
+static void workspace_free(struct sweep_workspace *ws)
+{
+    free(ws->fast);
+    free(ws->middle);
+    free(ws->slow);
+    free(ws->mix);
+    free(ws->hma);
+    free(ws->hma3);
+}
+
+/* out[t] = sum_{j<n} x[t-n+1+j]*(j+1) / (n(n+1)/2), NaN for t < n-1. */
+static void wma(const double *x, size_t n_bars, int64_t n, double *out)
+{
+    const double weight_sum = (double)n * (double)(n + 1) / 2.0;
+    size_t first = (size_t)n - 1;
+    for (size_t t = 0; t < n_bars && t < first; t++)
+        out[t] = NAN;
+    for (size_t t = first; t < n_bars; t++) {
+        const double *window = x + t - first;
+        double s = 0.0;
+        for (int64_t j = 0; j < n; j++)
+            s = s + window[j] * (double)(j + 1);
+        out[t] = s / weight_sum;
+    }
+}
+
+/* hma = wma(2*wma(close, h_half) - wma(close, h_len), h_sqrt) */
+static void hma_line(const double *close, size_t n_bars, const struct combo_params *p,
+                     struct sweep_workspace *ws, double *hma)
+{
+    wma(close, n_bars, p->h_half, ws->fast);
+    wma(close, n_bars, p->h_len, ws->slow);
+    for (size_t t = 0; t < n_bars; t++)
+        ws->mix[t] = 2.0 * ws->fast[t] - ws->slow[t];
+    wma(ws->mix, n_bars, p->h_sqrt, hma);
+}
+
+/* hma3 = wma((3*wma(close, t_third) - wma(close, t_half)) - wma(close, t_len), t_len) */
+static void hma3_line(const double *close, size_t n_bars, const struct combo_params *p,
+                      struct sweep_workspace *ws, double *hma3)
+{
+    wma(close, n_bars, p->t_third, ws->fast);
+    wma(close, n_bars, p->t_half, ws->middle);
+    wma(close, n_bars, p->t_len, ws->slow);
+    for (size_t t = 0; t < n_bars; t++)
+        ws->mix[t] = (3.0 * ws->fast[t] - ws->middle[t]) - ws->slow[t];
+    wma(ws->mix, n_bars, p->t_len, hma3);
+}
+
+static void close_position(struct combo_result *r, int position, double entry, double price)
+{
+    if (position == +1)
+        r->pnl += (price / entry - 1.0) * 100.0 - ROUND_TRIP_FEE;
+    else
+        r->pnl += (1.0 - price / entry) * 100.0 - ROUND_TRIP_FEE;
+    r->trades += 1;
+}
+
+struct combo_result stop_and_reverse(const double *close, const double *hma,
+                                     const double *hma3, size_t n_bars)
+{
+    struct combo_result r = {0.0, 0};
+    int position = 0;
+    double entry = 0.0;
+    for (size_t t = 1; t < n_bars; t++) {
+        if (isnan(hma[t - 1]) || isnan(hma3[t - 1]) || isnan(hma[t]) || isnan(hma3[t]))
+            continue;
+        double price = close[t];
+        if (hma[t - 1] <= hma3[t - 1] && hma[t] > hma3[t]) {
+            if (position == -1)
+                close_position(&r, position, entry, price);
+            position = +1;
+            entry = price;
+        } else if (hma[t - 1] >= hma3[t - 1] && hma[t] < hma3[t]) {
+            if (position == +1)
+                close_position(&r, position, entry, price);
+            position = -1;
+            entry = price;
+        }
+    }
+    if (position != 0 && n_bars > 0)
+        close_position(&r, position, entry, close[n_bars - 1]);
+    return r;
+}
+
+int sweep_naive(const double *close, size_t n_bars, const struct combo_params *params,
+                size_t n_combos, struct combo_result *results)
+{
+    struct sweep_workspace ws;
+    if (workspace_alloc(&ws, n_bars) != 0) {
+        workspace_free(&ws);
+        return -1;
+    }
+    for (size_t k = 0; k < n_combos; k++) {
+        hma_line(close, n_bars, &params[k], &ws, ws.hma);
+        hma3_line(close, n_bars, &params[k], &ws, ws.hma3);
+        results[k] = stop_and_reverse(close, ws.hma, ws.hma3, n_bars);
+    }
+    workspace_free(&ws);
+    return 0;
+}
+
+void kernel_wma(const double *x, size_t n_bars, int64_t n, double *out)
+{
+    wma(x, n_bars, n, out);
+}
+
+int kernel_lines(const double *close, size_t n_bars, const struct combo_params *p,
+                 double *hma, double *hma3)
+{
+    struct sweep_workspace ws;
+    if (workspace_alloc(&ws, n_bars) != 0) {
+        workspace_free(&ws);
+        return -1;
+    }
+    hma_line(close, n_bars, p, &ws, hma);
+    hma3_line(close, n_bars, p, &ws, hma3);
+    workspace_free(&ws);
+    return 0;
+}

@@ -1,0 +1,34 @@
+/*
+ * kernel.h - the backtest kernel: HMA/HMA3 stop-and-reverse over a grid.
+ *
+ * Tangled from paper/30-kernel.md.
+ */
+#ifndef IPCTAX_KERNEL_H
+#define IPCTAX_KERNEL_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "grid.h"
+
+/* What one combination earns: PnL in percentage points, and trades closed. */
+struct combo_result {
+    double pnl;
+    int64_t trades;
+};
+
+/* Round-trip fee per closed trade, in percentage points (0.09%). */
+#define ROUND_TRIP_FEE 0.09
+
+/* Runs every combination over the series; returns 0, or -1 when out of memory. */
+int sweep_naive(const double *close, size_t n_bars, const struct combo_params *params,
+                size_t n_combos, struct combo_result *results);
+
+/* The pieces, exposed for the tests. */
+void kernel_wma(const double *x, size_t n_bars, int64_t n, double *out);
+int kernel_lines(const double *close, size_t n_bars, const struct combo_params *p,
+                 double *hma, double *hma3);
+struct combo_result stop_and_reverse(const double *close, const double *hma,
+                                     const double *hma3, size_t n_bars);
+
+#endif
