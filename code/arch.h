@@ -1,0 +1,47 @@
+/*
+ * arch.h - the interface every architecture implements, and the registry.
+ *
+ * Tangled from paper/40-harness.md and the chapters that add architectures.
+ */
+#ifndef IPCTAX_ARCH_H
+#define IPCTAX_ARCH_H
+
+#include <stddef.h>
+
+#include "kernel.h"
+
+/* One sweep to perform: the series and the parameter sets. */
+struct sweep_job {
+    const double *close;
+    size_t n_bars;
+    const struct combo_params *params;
+    size_t n_combos;
+};
+
+/* Settings an architecture may need beyond the job itself. */
+struct arch_options {
+    const char *engine_path;   /* the ipctax-engine binary */
+    const char *work_dir;      /* where sockets and scratch files may go */
+};
+
+enum { ARCH_ERROR_SIZE = 256 };
+
+struct architecture {
+    const char *name;
+    const char *description;
+    /* Prepare; store private state in *state. Returns 0 or -1 with err set. */
+    int (*setup)(void **state, const struct arch_options *opts, const struct sweep_job *job,
+                 char err[ARCH_ERROR_SIZE]);
+    /* One timed sweep into results[0 .. n_combos-1]. Returns 0 or -1 with err set. */
+    int (*run)(void *state, const struct sweep_job *job, struct combo_result *results,
+               char err[ARCH_ERROR_SIZE]);
+    void (*teardown)(void *state);
+};
+
+/* All architectures, in the order the harness runs them; NULL-terminated. */
+extern const struct architecture *const ARCHITECTURES[];
+const struct architecture *architecture_named(const char *name);
+
+extern const struct architecture arch_in_process;
+
+#endif

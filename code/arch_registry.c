@@ -1,0 +1,21 @@
+/*
+ * arch_registry.c - every architecture the harness knows, in run order.
+ *
+ * Tangled from paper/40-harness.md and the chapters that add architectures.
+ */
+#include <string.h>
+
+#include "arch.h"
+
+const struct architecture *const ARCHITECTURES[] = {
+    &arch_in_process,
+    NULL,
+};
+
+const struct architecture *architecture_named(const char *name)
+{
+    for (size_t i = 0; ARCHITECTURES[i] != NULL; i++)
+        if (strcmp(ARCHITECTURES[i]->name, name) == 0)
+            return ARCHITECTURES[i];
+    return NULL;
+}

@@ -1,0 +1,31 @@
+/*
+ * csvout.h - the one writer of tidy CSV files, on top of libcsv.
+ *
+ * Tangled from paper/40-harness.md.
+ */
+#ifndef IPCTAX_CSVOUT_H
+#define IPCTAX_CSVOUT_H
+
+#include <stdint.h>
+#include <stdio.h>
+
+struct csv_out {
+    FILE *file;
+    char path[4096];
+    char temp_path[4096 + 8];
+    int fields_in_row;
+    int failed;
+};
+
+int csv_out_open(struct csv_out *out, const char *path);
+void csv_out_text(struct csv_out *out, const char *text);
+void csv_out_int(struct csv_out *out, int64_t value);
+void csv_out_double(struct csv_out *out, double value);         /* %.17g, round-trips */
+void csv_out_fixed(struct csv_out *out, double value, int decimals);
+void csv_out_end_row(struct csv_out *out);
+/* Writes the header row: the names, then a line break. */
+void csv_out_header(struct csv_out *out, const char *const *names, int n_names);
+/* Renames the file into place; returns 0, or -1 if anything failed. */
+int csv_out_close(struct csv_out *out);
+
+#endif
