@@ -1,0 +1,17 @@
+/*
+ * summarize.h - one summarizer per kind of data the harness writes.
+ *
+ * Tangled from paper/91-appendix-data-to-prose.md and the chapters that
+ * add a measurement.
+ */
+#ifndef IPCTAX_SUMMARIZE_H
+#define IPCTAX_SUMMARIZE_H
+
+#include "values.h"
+
+void summarize_run(struct summary *s);
+void summarize_original(struct summary *s);
+void summarize_sweep(struct summary *s);
+void summarize_architectures(struct summary *s);
+
+#endif

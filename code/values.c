@@ -1,0 +1,111 @@
+/*
+ * values.c - formatting and writing the paper's named values.
+ *
+ * Tangled from paper/91-appendix-data-to-prose.md.
+ */
+#include <inttypes.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "values.h"
+
+/* Inserts a comma every three digits of the integer part of a printed number. */
+static void group_thousands(const char *plain, char *out)
+{
+    const char *digits = plain + (plain[0] == '-');
+    size_t int_len = strspn(digits, "0123456789");
+    if (digits != plain)
+        *out++ = '-';
+    for (size_t i = 0; i < int_len; i++) {
+        if (i > 0 && (int_len - i) % 3 == 0)
+            *out++ = ',';
+        *out++ = digits[i];
+    }
+    strcpy(out, digits + int_len);
+}
+
+const char *format_fixed(char *buf, double x, int decimals)
+{
+    char plain[64];
+    if (!isfinite(x)) {
+        snprintf(buf, 64, "%s", isnan(x) ? "n/a" : x > 0 ? "inf" : "-inf");
+        return buf;
+    }
+    snprintf(plain, sizeof plain, "%.*f", decimals, x);
+    if (strspn(plain, "-0.") == strlen(plain) && plain[0] == '-')
+        memmove(plain, plain + 1, strlen(plain));        /* no "-0.00" */
+    group_thousands(plain, buf);
+    return buf;
+}
+
+const char *keyf(char buf[KEY_SIZE], const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(buf, KEY_SIZE, fmt, ap);
+    va_end(ap);
+    return buf;
+}
+
+void put_text(struct summary *s, const char *key, const char *text)
+{
+    csv_out_text(&s->values, key);
+    csv_out_text(&s->values, text);
+    csv_out_end_row(&s->values);
+}
+
+void put_count(struct summary *s, const char *key, int64_t n)
+{
+    char plain[32], grouped[48];
+    snprintf(plain, sizeof plain, "%" PRId64, n);
+    group_thousands(plain, grouped);
+    put_text(s, key, grouped);
+}
+
+void put_fixed(struct summary *s, const char *key, double x, int decimals)
+{
+    char buf[64];
+    put_text(s, key, format_fixed(buf, x, decimals));
+}
+
+int load_data(struct summary *s, const char *name, struct csv_table *t)
+{
+    char path[4096], err[512];
+    snprintf(path, sizeof path, "%s/%s", s->data_dir, name);
+    if (csv_table_load(path, t, err, sizeof err) != 0) {
+        fprintf(stderr, "ipctax-summary: %s\n", err);
+        s->errors++;
+        return -1;
+    }
+    return 0;
+}
+
+static int open_with_header(struct summary *s, const char *path, struct csv_out *out,
+                            const char *const *header, int n_columns)
+{
+    if (csv_out_open(out, path) != 0) {
+        fprintf(stderr, "ipctax-summary: cannot write %s\n", path);
+        s->errors++;
+        return -1;
+    }
+    csv_out_header(out, header, n_columns);
+    return 0;
+}
+
+int open_table(struct summary *s, const char *name, struct csv_out *out,
+               const char *const *header, int n_columns)
+{
+    char path[4096];
+    snprintf(path, sizeof path, "%s/tables/%s.csv", s->out_dir, name);
+    return open_with_header(s, path, out, header, n_columns);
+}
+
+int open_derived(struct summary *s, const char *name, struct csv_out *out,
+                 const char *const *header, int n_columns)
+{
+    char path[4096];
+    snprintf(path, sizeof path, "%s/%s", s->out_dir, name);
+    return open_with_header(s, path, out, header, n_columns);
+}

@@ -1,0 +1,43 @@
+/*
+ * values.h - the named values and tables the paper's placeholders read.
+ *
+ * Tangled from paper/91-appendix-data-to-prose.md.
+ */
+#ifndef IPCTAX_VALUES_H
+#define IPCTAX_VALUES_H
+
+#include <stdint.h>
+
+#include "csvout.h"
+#include "csvread.h"
+
+enum { KEY_SIZE = 128 };
+
+struct summary {
+    const char *data_dir;      /* where the run's CSV files are */
+    const char *out_dir;       /* where values.csv and tables/ go */
+    struct csv_out values;
+    int errors;
+};
+
+/* Formats a key (printf-style) into buf and returns buf. */
+const char *keyf(char buf[KEY_SIZE], const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
+
+void put_text(struct summary *s, const char *key, const char *text);
+void put_count(struct summary *s, const char *key, int64_t n);           /* 150,000 */
+void put_fixed(struct summary *s, const char *key, double x, int decimals); /* 2,043.4 */
+
+/* Formats x like put_fixed into buf (at least 64 bytes) and returns buf. */
+const char *format_fixed(char *buf, double x, int decimals);
+
+/* Loads DATA_DIR/name; a failure is reported and counted, and returns -1. */
+int load_data(struct summary *s, const char *name, struct csv_table *t);
+/* Opens OUT_DIR/tables/name.csv (a table the paper shows) with its header. */
+int open_table(struct summary *s, const char *name, struct csv_out *out,
+               const char *const *header, int n_columns);
+/* Opens OUT_DIR/name (a derived file a figure plots) with its header. */
+int open_derived(struct summary *s, const char *name, struct csv_out *out,
+                 const char *const *header, int n_columns);
+
+#endif
