@@ -1,0 +1,200 @@
+# ipctax - "The IPC Tax", re-run in C as a literate, reproducible paper.
+#
+#   make paper   install what is missing, build, measure, plot, weave site/
+#   make test    unit tests, tangle check, citation check
+#   make weave   re-weave site/ from the committed data/ without measuring
+#   make tangle  regenerate code/ from paper/*.md
+#
+# QUICK=1 shrinks the measurement (fewer bars and runs) for CI and smoke runs;
+# the paper it weaves says so on its first page.
+
+SHELL := /bin/bash
+.DELETE_ON_ERROR:
+.SECONDARY:
+.SUFFIXES:
+
+CC ?= cc
+# The floating-point rules of kernel-spec.md: no fused multiply-add, no
+# fast-math; everything else is ordinary optimisation.
+CFLAGS_FP := -ffp-contract=off -fno-fast-math
+CFLAGS ?= -O2 -g
+CFLAGS_ALL := -std=c11 -D_GNU_SOURCE -Wall -Wextra $(CFLAGS_FP) $(CFLAGS)
+LDLIBS := -lcsv -lnettle -lm
+
+BUILD := build
+CHAPTERS := $(sort $(wildcard paper/[0-9]*.md))
+COMMIT := $(shell git describe --always --dirty 2>/dev/null || echo unknown)
+
+# Programs (each a code/*.c with a main) and the library everything else forms.
+PROGRAMS := bench summary
+MAINS := $(PROGRAMS:%=code/%.c) code/tangle.c
+LIB_SRC := $(filter-out $(MAINS),$(wildcard code/*.c))
+LIB_OBJ := $(LIB_SRC:code/%.c=$(BUILD)/obj/%.o)
+TESTS := $(patsubst tests/%.c,%,$(wildcard tests/test_*.c))
+
+# --- Debian packages -------------------------------------------------------
+PAPER_DEBS := build-essential pkg-config git libcsv-dev nettle-dev pandoc gnuplot-nox \
+              texlive-latex-recommended texlive-latex-extra texlive-fonts-recommended lmodern
+TEST_DEBS := $(PAPER_DEBS) libcmocka-dev python3-jsonschema python3-ruamel.yaml python3-numpy
+
+# Installs what is missing when run as root; otherwise prints the one command.
+define ensure-debs
+@command -v dpkg-query >/dev/null || { echo "not a Debian system: install $(1) yourself"; exit 0; }; \
+missing=""; \
+for p in $(1); do \
+  dpkg-query -W -f='$${Status}' $$p 2>/dev/null | grep -q 'install ok installed' || missing="$$missing $$p"; \
+done; \
+if [ -n "$$missing" ]; then \
+  if [ "$$(id -u)" = 0 ]; then \
+    echo "installing:$$missing"; \
+    apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends $$missing; \
+  else \
+    echo "missing Debian packages; run:"; echo "  sudo apt-get install$$missing"; exit 1; \
+  fi; \
+fi
+endef
+
+.PHONY: all paper test weave figures tangle check-tangle measure deps-paper deps-test clean \
+        unit-tests check-cff check-spec
+
+all: $(BUILD)/ipctax-bench $(BUILD)/ipctax-summary
+
+deps-paper:
+	$(call ensure-debs,$(PAPER_DEBS))
+deps-test:
+	$(call ensure-debs,$(TEST_DEBS))
+
+# --- Tangle ----------------------------------------------------------------
+# code/ is committed; the tangler is built from its own committed source.
+$(BUILD)/tangle: code/tangle.c
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS_ALL) -o $@ $<
+
+tangle: $(BUILD)/tangle
+	$(BUILD)/tangle --stray code $(CHAPTERS)
+
+check-tangle: $(BUILD)/tangle
+	$(BUILD)/tangle --check --stray code $(CHAPTERS)
+	@echo "check-tangle: code/ and figures/*.gp are exactly what paper/ says"
+
+# Every compile step first brings code/ up to date with the chapters; the
+# tangler rewrites only files whose text changed, so make rebuilds only those.
+$(BUILD)/tangled.stamp: $(CHAPTERS) $(BUILD)/tangle
+	$(BUILD)/tangle --stray code $(CHAPTERS)
+	@touch $@
+
+# --- Build -----------------------------------------------------------------
+# The commit goes into machine.c; a stamp that changes only with the commit
+# keeps every other object from rebuilding.
+$(BUILD)/commit.txt: FORCE
+	@mkdir -p $(@D)
+	@echo '$(COMMIT)' | cmp -s - $@ || echo '$(COMMIT)' > $@
+FORCE:
+
+$(BUILD)/obj/%.o: code/%.c $(BUILD)/tangled.stamp
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS_ALL) -MMD -MP -c -o $@ $<
+
+$(BUILD)/obj/machine.o: code/machine.c $(BUILD)/tangled.stamp $(BUILD)/commit.txt
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS_ALL) -DIPCTAX_CFLAGS='"$(CFLAGS_ALL)"' \
+	  -DIPCTAX_COMMIT='"$(shell cat $(BUILD)/commit.txt)"' -MMD -MP -c -o $@ $<
+
+$(BUILD)/ipctax-%: $(BUILD)/obj/%.o $(LIB_OBJ)
+	$(CC) $(CFLAGS_ALL) -o $@ $^ $(LDLIBS)
+
+-include $(wildcard $(BUILD)/obj/*.d)
+
+# --- Tests -----------------------------------------------------------------
+$(BUILD)/tests/%: tests/%.c tests/testutil.h $(LIB_OBJ)
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS_ALL) -o $@ $< $(LIB_OBJ) -lcmocka $(LDLIBS)
+
+unit-tests: $(TESTS:%=$(BUILD)/tests/%) $(BUILD)/tangle
+	@for t in $(TESTS:%=$(BUILD)/tests/%); do echo "== $$t"; IPCTAX_ROOT=$(CURDIR) $$t || exit 1; done
+
+CFF_SCHEMA := tests/vendor/cff-schema-1.2.0.json
+check-cff:
+	/usr/bin/python3 tests/check_cff.py CITATION.cff $(CFF_SCHEMA)
+
+test: deps-test check-tangle unit-tests check-cff
+
+clean:
+	rm -rf $(BUILD)
+
+# --- Measure ---------------------------------------------------------------
+ifdef QUICK
+BENCH_ARGS ?= --bars 20000 --runs 3
+else
+BENCH_ARGS ?=
+endif
+
+# The harness writes data/; the numpy oracle then re-derives every
+# combination independently and records whether all of them agree.
+measure: all
+	$(BUILD)/ipctax-bench --out data $(BENCH_ARGS)
+	/usr/bin/python3 tests/reference/spec_numpy.py data/sweep.csv \
+	  "$$(awk -F, '$$1=="bars"{print $$2}' data/machine.csv)" data/oracle.csv
+
+check-spec:
+	/usr/bin/python3 tests/reference/spec_numpy.py data/sweep.csv \
+	  "$$(awk -F, '$$1=="bars"{print $$2}' data/machine.csv)"
+
+# --- Weave -----------------------------------------------------------------
+# Dates inside PDFs come from SOURCE_DATE_EPOCH, by default the time of the
+# measurement, so weaving the same data twice gives the same bytes.
+PDF_EPOCH = $${SOURCE_DATE_EPOCH:-$$(awk -F, '$$1=="date_epoch"{print $$2}' data/machine.csv)}
+WOVEN := $(BUILD)/woven
+DATA_FILES = $(wildcard data/*.csv)
+FIGURE_SCRIPTS := $(wildcard figures/*.gp)
+FIGURES := $(FIGURE_SCRIPTS:.gp=.svg) $(FIGURE_SCRIPTS:.gp=.pdf)
+WEAVE_INPUTS := paper/metadata.yaml $(CHAPTERS) paper/references.bib \
+                $(wildcard paper/filters/*.lua paper/web/* paper/latex/*)
+
+$(WOVEN)/values.csv: $(BUILD)/ipctax-summary $(DATA_FILES)
+	$(BUILD)/ipctax-summary data $(WOVEN)
+
+# Figure scripts set no terminal: the same script draws the page's SVG and
+# the paper's PDF.
+GNUPLOT := gnuplot -e "DATA='data'; WOVEN='$(WOVEN)'"
+figures/%.svg: figures/%.gp $(WOVEN)/values.csv
+	$(GNUPLOT) -e "set terminal svg size 760,440 dynamic enhanced font 'Helvetica,13' \
+	  background rgb 'white'; set output '$@'" $<
+# cairo stamps each PDF with the time it was drawn and ignores
+# SOURCE_DATE_EPOCH; the stamp is rewritten, at the same length, to the
+# measurement's time, so the same data gives the same bytes.
+figures/%.pdf: figures/%.gp $(WOVEN)/values.csv
+	$(GNUPLOT) -e "set terminal pdfcairo size 15cm,8.8cm enhanced font 'Helvetica,9'; \
+	  set output '$@'" $<
+	stamp=$$(date -u -d "@$(PDF_EPOCH)" +%Y%m%d%H%M%S) && \
+	  perl -pi -e "s/\/CreationDate \(D:\d{14}Z\)/\/CreationDate (D:$${stamp}Z)/" $@
+
+figures: $(FIGURES)
+
+PANDOC := IPCTAX_WOVEN=$(WOVEN) pandoc paper/metadata.yaml $(CHAPTERS) \
+  --from markdown --number-sections --resource-path=. \
+  --lua-filter paper/filters/values.lua --lua-filter paper/filters/crossref.lua \
+  --lua-filter paper/filters/chunks.lua \
+  --citeproc --bibliography paper/references.bib \
+  --lua-filter paper/filters/figures.lua
+
+site/index.html: $(WEAVE_INPUTS) $(WOVEN)/values.csv $(FIGURES)
+	@mkdir -p $(@D)
+	$(PANDOC) --to html5 --standalone --self-contained --toc --toc-depth 2 \
+	  --css paper/web/style.css -o $@
+
+site/paper.pdf: $(WEAVE_INPUTS) $(WOVEN)/values.csv $(FIGURES)
+	@mkdir -p $(@D)
+	export SOURCE_DATE_EPOCH="$(PDF_EPOCH)" FORCE_SOURCE_DATE=1; \
+	$(PANDOC) --to latex --pdf-engine=pdflatex -H paper/latex/preamble.tex \
+	  -V geometry:a4paper,margin=2.2cm -V fontsize=10pt -V colorlinks=true \
+	  -V linkcolor=blue -o $@
+
+weave: all
+	@rm -f $(WOVEN)/values.csv
+	$(MAKE) --no-print-directory site/index.html site/paper.pdf
+
+paper: deps-paper
+	$(MAKE) --no-print-directory measure
+	$(MAKE) --no-print-directory weave
+	@echo "paper: site/index.html and site/paper.pdf woven from data/"
