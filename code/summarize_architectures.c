@@ -68,6 +68,7 @@ static void put_architecture(struct summary *s, const struct arch_group *g, doub
     put_fixed(s, keyf(key, "arch.%s.median_ms", g->name), st->p50 * 1e3, 1);
     put_fixed(s, keyf(key, "arch.%s.spread_pct", g->name), (st->max - st->min) / st->p50 * 100, 1);
     put_fixed(s, keyf(key, "arch.%s.ratio", g->name), base > 0 ? st->p50 / base : 0.0, 2);
+    put_fixed(s, keyf(key, "arch.%s.speedup", g->name), st->p50 > 0 ? base / st->p50 : 0.0, 1);
     put_count(s, keyf(key, "arch.%s.runs", g->name), (int64_t)st->n);
 }
 static const char *gate_verdict(const struct csv_table *gate, const char *name)
