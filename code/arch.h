@@ -24,7 +24,7 @@ struct arch_options {
     const char *work_dir;      /* where sockets and scratch files may go */
 };
 
-enum { ARCH_ERROR_SIZE = 256 };
+enum { ARCH_ERROR_SIZE = 512 };
 
 struct architecture {
     const char *name;
@@ -43,5 +43,29 @@ extern const struct architecture *const ARCHITECTURES[];
 const struct architecture *architecture_named(const char *name);
 
 extern const struct architecture arch_in_process;
+extern const struct architecture arch_batch_unix;
+extern const struct architecture arch_chatty_unix;
+extern const struct architecture arch_spawn_stdin;
+extern const struct measurement measure_echo;
+
+struct measure_context {
+    const struct sweep_job *job;       /* the study's series and grid */
+    const struct arch_options *opts;   /* engine binary, scratch directory */
+    const char *out_dir;               /* where the CSV files go */
+    double scale;                      /* repetition multiplier (1 = the paper's) */
+};
+
+struct measurement {
+    const char *name;
+    const char *description;
+    /* Runs and writes its CSV files; returns 0 or -1 with err set. */
+    int (*run)(const struct measure_context *ctx, char err[ARCH_ERROR_SIZE]);
+};
+
+extern const struct measurement *const MEASUREMENTS[];
+const struct measurement *measurement_named(const char *name);
+
+/* Repetitions for a measurement: `paper_count` scaled, never below `floor`. */
+int scaled_count(const struct measure_context *ctx, int paper_count, int floor);
 
 #endif

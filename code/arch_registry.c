@@ -9,6 +9,9 @@
 
 const struct architecture *const ARCHITECTURES[] = {
     &arch_in_process,
+    &arch_batch_unix,
+    &arch_chatty_unix,
+    &arch_spawn_stdin,
     NULL,
 };
 

@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "arch.h"
 #include "csvout.h"
@@ -28,6 +29,8 @@ struct bench_config {
     int runs;
     const char *out_dir;
     const char *only;               /* comma-separated architecture names, or NULL */
+    const char *measures;           /* comma-separated measurement names, or NULL */
+    double scale;                   /* measurements' repetition multiplier */
     struct arch_options arch_opts;
 };
 
@@ -42,9 +45,12 @@ static void usage(FILE *to)
         "  --runs N      timed runs per architecture, after one warm-up (default %d)\n"
         "  --seed N      seed of the series (default %d)\n"
         "  --arch LIST   comma-separated architectures to run (default: all)\n"
+        "  --measure LIST comma-separated measurements to run (default: all;\n"
+        "                'none' for none)\n"
+        "  --scale X     multiply the measurements' repetitions by X (default 1)\n"
         "  --out DIR     where the CSV files go (default data)\n"
         "  --engine PATH the ipctax-engine binary (default build/ipctax-engine)\n"
-        "  --list        list the architectures and exit\n"
+        "  --list        list the architectures and measurements, and exit\n"
         "  --help        this text\n"
         "\n"
         "Writes DIR/architectures.csv (every timed run), DIR/sweep.csv (the\n"
@@ -72,10 +78,12 @@ static int parse_options(int argc, char **argv, struct bench_config *cfg)
         {"runs", required_argument, 0, 'r'}, {"seed", required_argument, 0, 's'},
         {"arch", required_argument, 0, 'a'}, {"out", required_argument, 0, 'o'},
         {"engine", required_argument, 0, 'e'}, {"list", no_argument, 0, 'l'},
+        {"measure", required_argument, 0, 'm'}, {"scale", required_argument, 0, 'x'},
         {"help", no_argument, 0, 'h'}, {0, 0, 0, 0},
     };
     int opt;
     long v;
+    char *end;
     while ((opt = getopt_long(argc, argv, "", options, NULL)) != -1) {
         switch (opt) {
         case 'b': if (parse_count(optarg, 1, 100000000, &v)) goto bad; cfg->n_bars = v; break;
@@ -85,9 +93,18 @@ static int parse_options(int argc, char **argv, struct bench_config *cfg)
         case 'a': cfg->only = optarg; break;
         case 'o': cfg->out_dir = optarg; break;
         case 'e': cfg->arch_opts.engine_path = optarg; break;
+        case 'm': cfg->measures = optarg; break;
+        case 'x':
+            cfg->scale = strtod(optarg, &end);
+            if (*end != '\0' || !(cfg->scale > 0.0 && cfg->scale <= 100.0)) goto bad;
+            break;
         case 'l':
+            printf("architectures:\n");
             for (size_t i = 0; ARCHITECTURES[i] != NULL; i++)
-                printf("%-22s %s\n", ARCHITECTURES[i]->name, ARCHITECTURES[i]->description);
+                printf("  %-22s %s\n", ARCHITECTURES[i]->name, ARCHITECTURES[i]->description);
+            printf("measurements:\n");
+            for (size_t i = 0; MEASUREMENTS[i] != NULL; i++)
+                printf("  %-22s %s\n", MEASUREMENTS[i]->name, MEASUREMENTS[i]->description);
             exit(0);
         case 'h': usage(stdout); exit(0);
         default: usage(stderr); return -1;
@@ -259,12 +276,36 @@ static const char *data_path(char path[4096], const struct bench_config *cfg, co
 static int write_results(const struct bench_config *cfg, const struct bench_results *res)
 {
     char path[4096];
+    mkdir(cfg->out_dir, 0777);         /* an existing directory is fine */
     if (write_architectures(data_path(path, cfg, "architectures.csv"), cfg, res) != 0 ||
         write_sweep(data_path(path, cfg, "sweep.csv"), cfg, res) != 0 ||
         write_gate(data_path(path, cfg, "gate.csv"), res) != 0 ||
         write_machine(data_path(path, cfg, "machine.csv"), cfg, res) != 0) {
         fprintf(stderr, "ipctax-bench: cannot write %s: %s\n", path, strerror(errno));
         return -1;
+    }
+    return 0;
+}
+
+static int is_known(const char *kind, const char *name)
+{
+    if (strcmp(kind, "architecture") == 0)
+        return architecture_named(name) != NULL;
+    return strcmp(name, "none") == 0 || measurement_named(name) != NULL;
+}
+
+/* Every item of a comma-separated list must name something that exists. */
+static int check_names(const char *list, const char *kind)
+{
+    for (const char *p = list; p != NULL && *p != '\0';) {
+        char name[64];
+        size_t n = strcspn(p, ",");
+        snprintf(name, sizeof name, "%.*s", (int)(n < 63 ? n : 63), p);
+        if (!is_known(kind, name)) {
+            fprintf(stderr, "ipctax-bench: no %s named '%s' (see --list)\n", kind, name);
+            return -1;
+        }
+        p += n + (p[n] == ',');
     }
     return 0;
 }
@@ -285,21 +326,13 @@ static int selected(const char *only, const char *name)
 int main(int argc, char **argv)
 {
     struct bench_config cfg = {
-        DEFAULT_BARS, DEFAULT_COMBOS, DEFAULT_SEED, DEFAULT_RUNS, "data", NULL,
+        DEFAULT_BARS, DEFAULT_COMBOS, DEFAULT_SEED, DEFAULT_RUNS, "data", NULL, NULL, 1.0,
         {"build/ipctax-engine", "build"},
     };
     if (parse_options(argc, argv, &cfg) != 0)
         return 2;
-    for (const char *p = cfg.only; p != NULL && *p != '\0';) {
-        char name[64];
-        size_t n = strcspn(p, ",");
-        snprintf(name, sizeof name, "%.*s", (int)(n < 63 ? n : 63), p);
-        if (architecture_named(name) == NULL) {
-            fprintf(stderr, "ipctax-bench: no architecture named '%s' (see --list)\n", name);
-            return 2;
-        }
-        p += n + (p[n] == ',');
-    }
+    if (check_names(cfg.only, "architecture") != 0 || check_names(cfg.measures, "measurement") != 0)
+        return 2;
 
     struct bench_results res;
     if (bench_results_alloc(&res, &cfg) != 0) {
@@ -342,5 +375,16 @@ int main(int argc, char **argv)
     }
     if (write_results(&cfg, &res) != 0)
         return 2;
+    struct measure_context mctx = {&job, &cfg.arch_opts, cfg.out_dir, cfg.scale};
+    for (size_t m = 0; MEASUREMENTS[m] != NULL; m++) {
+        char err[ARCH_ERROR_SIZE] = "";
+        if (!selected(cfg.measures, MEASUREMENTS[m]->name))
+            continue;
+        fprintf(stderr, "ipctax-bench: measuring %s\n", MEASUREMENTS[m]->name);
+        if (MEASUREMENTS[m]->run(&mctx, err) != 0) {
+            fprintf(stderr, "ipctax-bench: %s failed: %s\n", MEASUREMENTS[m]->name, err);
+            res.failed_runs++;
+        }
+    }
     return res.failed_runs ? 2 : res.failed_gates ? 1 : 0;
 }

@@ -6,32 +6,37 @@
  */
 #include <math.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "kernel.h"
 
-struct sweep_workspace {
-    double *fast, *middle, *slow, *mix, *hma, *hma3;
-};
-
-static int workspace_alloc(struct sweep_workspace *ws, size_t n_bars)
+void sweep_workspace_init(struct sweep_workspace *ws)
 {
-    double **arrays[] = {&ws->fast, &ws->middle, &ws->slow, &ws->mix, &ws->hma, &ws->hma3};
-    int ok = 1;
-    for (size_t i = 0; i < sizeof arrays / sizeof arrays[0]; i++) {
-        *arrays[i] = malloc(n_bars * sizeof(double));
-        ok = ok && *arrays[i] != NULL;
-    }
-    return ok ? 0 : -1;
+    memset(ws, 0, sizeof *ws);
 }
 
-static void workspace_free(struct sweep_workspace *ws)
+void sweep_workspace_free(struct sweep_workspace *ws)
 {
-    free(ws->fast);
-    free(ws->middle);
-    free(ws->slow);
-    free(ws->mix);
-    free(ws->hma);
-    free(ws->hma3);
+    double **arrays[] = {&ws->fast, &ws->middle, &ws->slow, &ws->mix, &ws->hma, &ws->hma3};
+    for (size_t i = 0; i < sizeof arrays / sizeof arrays[0]; i++)
+        free(*arrays[i]);
+    sweep_workspace_init(ws);
+}
+
+/* Makes every array hold n_bars doubles; returns 0, or -1 when out of memory. */
+static int workspace_reserve(struct sweep_workspace *ws, size_t n_bars)
+{
+    if (n_bars <= ws->capacity && ws->fast != NULL)
+        return 0;
+    double **arrays[] = {&ws->fast, &ws->middle, &ws->slow, &ws->mix, &ws->hma, &ws->hma3};
+    for (size_t i = 0; i < sizeof arrays / sizeof arrays[0]; i++) {
+        double *bigger = realloc(*arrays[i], (n_bars ? n_bars : 1) * sizeof(double));
+        if (bigger == NULL)
+            return -1;
+        *arrays[i] = bigger;
+    }
+    ws->capacity = n_bars;
+    return 0;
 }
 
 /* out[t] = sum_{j<n} x[t-n+1+j]*(j+1) / (n(n+1)/2), NaN for t < n-1. */
@@ -109,21 +114,28 @@ struct combo_result stop_and_reverse(const double *close, const double *hma,
     return r;
 }
 
+int sweep_naive_in(struct sweep_workspace *ws, const double *close, size_t n_bars,
+                   const struct combo_params *params, size_t n_combos,
+                   struct combo_result *results)
+{
+    if (workspace_reserve(ws, n_bars) != 0)
+        return -1;
+    for (size_t k = 0; k < n_combos; k++) {
+        hma_line(close, n_bars, &params[k], ws, ws->hma);
+        hma3_line(close, n_bars, &params[k], ws, ws->hma3);
+        results[k] = stop_and_reverse(close, ws->hma, ws->hma3, n_bars);
+    }
+    return 0;
+}
+
 int sweep_naive(const double *close, size_t n_bars, const struct combo_params *params,
                 size_t n_combos, struct combo_result *results)
 {
     struct sweep_workspace ws;
-    if (workspace_alloc(&ws, n_bars) != 0) {
-        workspace_free(&ws);
-        return -1;
-    }
-    for (size_t k = 0; k < n_combos; k++) {
-        hma_line(close, n_bars, &params[k], &ws, ws.hma);
-        hma3_line(close, n_bars, &params[k], &ws, ws.hma3);
-        results[k] = stop_and_reverse(close, ws.hma, ws.hma3, n_bars);
-    }
-    workspace_free(&ws);
-    return 0;
+    sweep_workspace_init(&ws);
+    int status = sweep_naive_in(&ws, close, n_bars, params, n_combos, results);
+    sweep_workspace_free(&ws);
+    return status;
 }
 
 void kernel_wma(const double *x, size_t n_bars, int64_t n, double *out)
@@ -135,12 +147,12 @@ int kernel_lines(const double *close, size_t n_bars, const struct combo_params *
                  double *hma, double *hma3)
 {
     struct sweep_workspace ws;
-    if (workspace_alloc(&ws, n_bars) != 0) {
-        workspace_free(&ws);
-        return -1;
+    sweep_workspace_init(&ws);
+    int status = workspace_reserve(&ws, n_bars);
+    if (status == 0) {
+        hma_line(close, n_bars, p, &ws, hma);
+        hma3_line(close, n_bars, p, &ws, hma3);
     }
-    hma_line(close, n_bars, p, &ws, hma);
-    hma3_line(close, n_bars, p, &ws, hma3);
-    workspace_free(&ws);
-    return 0;
+    sweep_workspace_free(&ws);
+    return status;
 }

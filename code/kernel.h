@@ -20,7 +20,22 @@ struct combo_result {
 /* Round-trip fee per closed trade, in percentage points (0.09%). */
 #define ROUND_TRIP_FEE 0.09
 
-/* Runs every combination over the series; returns 0, or -1 when out of memory. */
+/* Scratch memory of a sweep: six arrays of `capacity` doubles, reusable. */
+struct sweep_workspace {
+    double *fast, *middle, *slow, *mix, *hma, *hma3;
+    size_t capacity;
+};
+
+void sweep_workspace_init(struct sweep_workspace *ws);
+void sweep_workspace_free(struct sweep_workspace *ws);
+
+/* Runs every combination over the series in the given workspace, which it
+ * grows as needed; returns 0, or -1 when out of memory. */
+int sweep_naive_in(struct sweep_workspace *ws, const double *close, size_t n_bars,
+                   const struct combo_params *params, size_t n_combos,
+                   struct combo_result *results);
+
+/* The same with a workspace of its own, allocated and freed per call. */
 int sweep_naive(const double *close, size_t n_bars, const struct combo_params *params,
                 size_t n_combos, struct combo_result *results);
 
