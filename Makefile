@@ -26,7 +26,7 @@ CHAPTERS := $(sort $(wildcard paper/[0-9]*.md))
 COMMIT := $(shell git describe --always --dirty 2>/dev/null || echo unknown)
 
 # Programs (each a code/*.c with a main) and the library everything else forms.
-PROGRAMS := bench summary
+PROGRAMS := bench summary engine
 MAINS := $(PROGRAMS:%=code/%.c) code/tangle.c
 LIB_SRC := $(filter-out $(MAINS),$(wildcard code/*.c))
 LIB_OBJ := $(LIB_SRC:code/%.c=$(BUILD)/obj/%.o)
@@ -57,7 +57,7 @@ endef
 .PHONY: all paper test weave figures tangle check-tangle measure deps-paper deps-test clean \
         unit-tests check-cff check-spec
 
-all: $(BUILD)/ipctax-bench $(BUILD)/ipctax-summary
+all: $(BUILD)/ipctax-bench $(BUILD)/ipctax-summary $(BUILD)/ipctax-engine
 
 deps-paper:
 	$(call ensure-debs,$(PAPER_DEBS))

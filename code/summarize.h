@@ -13,5 +13,6 @@ void summarize_run(struct summary *s);
 void summarize_original(struct summary *s);
 void summarize_sweep(struct summary *s);
 void summarize_architectures(struct summary *s);
+void summarize_echo(struct summary *s);
 
 #endif

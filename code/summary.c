@@ -16,6 +16,7 @@ static void (*const SUMMARIZERS[])(struct summary *) = {
     summarize_original,
     summarize_sweep,
     summarize_architectures,
+    summarize_echo,
 };
 
 int main(int argc, char **argv)

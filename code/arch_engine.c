@@ -1,0 +1,95 @@
+/*
+ * arch_engine.c - architectures that talk to a persistent engine.
+ *
+ * Tangled from paper/60-architectures.md.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <unistd.h>
+
+#include "arch.h"
+#include "client.h"
+#include "netio.h"
+
+struct engine_state {
+    struct engine_process engine;
+    struct engine_client client;
+};
+
+/* Starts the engine with `args` on a Unix socket named after `tag`. */
+static int start_unix_engine(void **state, const struct arch_options *opts,
+                             char *const args[], const char *tag, char err[ARCH_ERROR_SIZE])
+{
+    char path[108];
+    struct engine_state *s = calloc(1, sizeof *s);
+    if (s == NULL) {
+        snprintf(err, ARCH_ERROR_SIZE, "out of memory");
+        return -1;
+    }
+    snprintf(path, sizeof path, "%s/ipctax-%d-%s.sock", opts->work_dir, (int)getpid(), tag);
+    int fd = engine_start(&s->engine, opts->engine_path, args, path, NULL, err);
+    if (fd < 0) {
+        free(s);
+        return -1;
+    }
+    client_init(&s->client, fd, fd);
+    *state = s;
+    return 0;
+}
+
+static void stop_engine(void *state)
+{
+    struct engine_state *s = state;
+    client_close(&s->client);
+    engine_stop(&s->engine);
+    free(s);
+}
+
+static int batch_run(void *state, const struct sweep_job *job, struct combo_result *results,
+                     char err[ARCH_ERROR_SIZE])
+{
+    struct engine_state *s = state;
+    return client_sweep(&s->client, job, 0, job->n_combos, results, err) == 0 ? 0 : -1;
+}
+
+static int batch_unix_setup(void **state, const struct arch_options *opts,
+                            const struct sweep_job *job, char err[ARCH_ERROR_SIZE])
+{
+    (void)job;
+    static char *const args[] = {"--kernel", "naive", NULL};
+    return start_unix_engine(state, opts, args, "batch", err);
+}
+
+const struct architecture arch_batch_unix = {
+    .name = "batch_unix",
+    .description = "persistent engine on a Unix socket, one round trip per sweep",
+    .setup = batch_unix_setup,
+    .run = batch_run,
+    .teardown = stop_engine,
+};
+
+static int chatty_run(void *state, const struct sweep_job *job, struct combo_result *results,
+                      char err[ARCH_ERROR_SIZE])
+{
+    struct engine_state *s = state;
+    for (size_t k = 0; k < job->n_combos; k++)
+        if (client_sweep(&s->client, job, k, 1, results, err) != 0)
+            return -1;
+    return 0;
+}
+
+static int chatty_unix_setup(void **state, const struct arch_options *opts,
+                             const struct sweep_job *job, char err[ARCH_ERROR_SIZE])
+{
+    (void)job;
+    static char *const args[] = {"--kernel", "naive", NULL};
+    return start_unix_engine(state, opts, args, "chatty", err);
+}
+
+const struct architecture arch_chatty_unix = {
+    .name = "chatty_unix",
+    .description = "same engine, one round trip per combo, series re-sent each time",
+    .setup = chatty_unix_setup,
+    .run = chatty_run,
+    .teardown = stop_engine,
+};

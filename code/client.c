@@ -1,0 +1,245 @@
+/*
+ * client.c - round trips to an engine, and engines as child processes.
+ *
+ * Tangled from paper/57-client.md.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <spawn.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "client.h"
+#include "netio.h"
+
+void client_init(struct engine_client *c, int in_fd, int out_fd)
+{
+    memset(c, 0, sizeof *c);
+    c->in_fd = in_fd;
+    c->out_fd = out_fd;
+}
+
+void client_close(struct engine_client *c)
+{
+    if (c->out_fd >= 0 && c->out_fd != c->in_fd)
+        close(c->out_fd);
+    if (c->in_fd >= 0)
+        close(c->in_fd);
+    free(c->request);
+    free(c->reply);
+    memset(c, 0, sizeof *c);
+    c->in_fd = c->out_fd = -1;
+}
+
+static uint8_t *ensure(uint8_t **buf, size_t *cap, size_t size)
+{
+    if (size > *cap) {
+        uint8_t *bigger = realloc(*buf, size);
+        if (bigger == NULL)
+            return NULL;
+        *buf = bigger;
+        *cap = size;
+    }
+    return *buf;
+}
+
+uint8_t *client_request_buffer(struct engine_client *c, size_t size)
+{
+    return ensure(&c->request, &c->request_cap, size ? size : 1);
+}
+
+static int read_error_frame(struct engine_client *c, uint32_t len, char err[CLIENT_ERROR_SIZE])
+{
+    char message[CLIENT_ERROR_SIZE - 32];   /* room for the prefix below */
+    size_t keep = len < sizeof message - 1 ? len : sizeof message - 1;
+    if (read_exact(c->in_fd, message, keep, NO_DEADLINE) != 0)
+        keep = 0;
+    message[keep] = '\0';
+    snprintf(err, CLIENT_ERROR_SIZE, "engine error: %s", message);
+    return -2;
+}
+
+int client_round_trip(struct engine_client *c, size_t len, char err[CLIENT_ERROR_SIZE])
+{
+    uint8_t header[FRAME_HEADER_BYTES];
+    le_put_u32(header, (uint32_t)len);
+    struct iovec iov[2] = {{header, sizeof header}, {c->request, len}};
+    if (write_all(c->out_fd, iov, 2, NO_DEADLINE) != 0) {
+        snprintf(err, CLIENT_ERROR_SIZE, "sending a request: %s", strerror(errno));
+        return -1;
+    }
+    if (read_exact(c->in_fd, header, sizeof header, NO_DEADLINE) != 0) {
+        snprintf(err, CLIENT_ERROR_SIZE, "reading a reply header: %s",
+                 errno ? strerror(errno) : "the engine closed the connection");
+        return -1;
+    }
+    uint32_t word = le_get_u32(header);
+    if (word & ERROR_FRAME_FLAG)
+        return read_error_frame(c, word & FRAME_LENGTH_MASK, err);
+    if (ensure(&c->reply, &c->reply_cap, word ? word : 1) == NULL) {
+        snprintf(err, CLIENT_ERROR_SIZE, "out of memory for a %u-byte reply", word);
+        return -1;
+    }
+    if (read_exact(c->in_fd, c->reply, word, NO_DEADLINE) != 0) {
+        snprintf(err, CLIENT_ERROR_SIZE, "reading a %u-byte reply: %s", word,
+                 errno ? strerror(errno) : "closed");
+        return -1;
+    }
+    c->reply_len = word;
+    return 0;
+}
+
+int client_sweep(struct engine_client *c, const struct sweep_job *job, size_t first,
+                 size_t count, struct combo_result *results, char err[CLIENT_ERROR_SIZE])
+{
+    uint64_t size = request_body_size((uint32_t)job->n_bars, (uint32_t)count);
+    if (client_request_buffer(c, size) == NULL) {
+        snprintf(err, CLIENT_ERROR_SIZE, "out of memory for a request");
+        return -1;
+    }
+    request_encode(c->request, OP_SWEEP, job->close, (uint32_t)job->n_bars,
+                   job->params + first, (uint32_t)count);
+    int status = client_round_trip(c, size, err);
+    if (status != 0)
+        return status;
+    if (sweep_reply_decode(c->reply, c->reply_len, results + first, (uint32_t)count) != 0) {
+        snprintf(err, CLIENT_ERROR_SIZE, "a sweep reply of %zu bytes for %zu combos",
+                 c->reply_len, count);
+        return -1;
+    }
+    return 0;
+}
+
+int client_echo(struct engine_client *c, const double *values, size_t n, double *back,
+                char err[CLIENT_ERROR_SIZE])
+{
+    uint64_t size = request_body_size((uint32_t)n, 0);
+    if (client_request_buffer(c, size) == NULL) {
+        snprintf(err, CLIENT_ERROR_SIZE, "out of memory for a request");
+        return -1;
+    }
+    request_encode(c->request, OP_ECHO, values, (uint32_t)n, NULL, 0);
+    int status = client_round_trip(c, size, err);
+    if (status != 0)
+        return status;
+    if (c->reply_len != n * 8) {
+        snprintf(err, CLIENT_ERROR_SIZE, "an echo of %zu values came back as %zu bytes",
+                 n, c->reply_len);
+        return -1;
+    }
+    le_get_f64s(back, c->reply, n);
+    return 0;
+}
+
+extern char **environ;
+
+static pid_t spawn(const char *path, char *const argv[], posix_spawn_file_actions_t *actions)
+{
+    pid_t pid;
+    int rc = posix_spawn(&pid, path, actions, NULL, argv, environ);
+    if (rc != 0) {
+        errno = rc;
+        return -1;
+    }
+    return pid;
+}
+
+/* argv = path, the args up to their NULL, then `extra` (may be NULL). */
+static void build_argv(char *argv[], size_t max, const char *path, char *const args[],
+                       const char *extra1, const char *extra2)
+{
+    size_t n = 0;
+    argv[n++] = (char *)path;
+    for (size_t i = 0; args != NULL && args[i] != NULL && n < max - 3; i++)
+        argv[n++] = args[i];
+    if (extra1 != NULL)
+        argv[n++] = (char *)extra1;
+    if (extra2 != NULL)
+        argv[n++] = (char *)extra2;
+    argv[n] = NULL;
+}
+
+int engine_start(struct engine_process *e, const char *engine_path, char *const args[],
+                 const char *socket_path, const char *tcp_port, char err[CLIENT_ERROR_SIZE])
+{
+    char *argv[32];
+    memset(e, 0, sizeof *e);
+    if (tcp_port != NULL) {
+        snprintf(e->tcp_port, sizeof e->tcp_port, "%s", tcp_port);
+        build_argv(argv, 32, engine_path, args, "--tcp", e->tcp_port);
+    } else {
+        snprintf(e->socket_path, sizeof e->socket_path, "%s", socket_path);
+        build_argv(argv, 32, engine_path, args, "--unix", e->socket_path);
+    }
+    e->pid = spawn(engine_path, argv, NULL);
+    if (e->pid < 0) {
+        snprintf(err, CLIENT_ERROR_SIZE, "cannot start %s: %s", engine_path, strerror(errno));
+        return -1;
+    }
+    for (int attempt = 0; attempt < 5000; attempt++) {
+        int fd = tcp_port ? tcp_connect("127.0.0.1", tcp_port) : unix_connect(socket_path);
+        if (fd >= 0)
+            return fd;
+        int status;
+        if (waitpid(e->pid, &status, WNOHANG) == e->pid) {
+            snprintf(err, CLIENT_ERROR_SIZE, "%s exited before listening (status %d)",
+                     engine_path, status);
+            e->pid = 0;
+            return -1;
+        }
+        nanosleep(&(struct timespec){0, 1000000}, NULL);
+    }
+    snprintf(err, CLIENT_ERROR_SIZE, "%s did not listen within 5 s", engine_path);
+    engine_stop(e);
+    return -1;
+}
+void engine_stop(struct engine_process *e)
+{
+    if (e->pid > 0) {
+        kill(e->pid, SIGTERM);
+        waitpid(e->pid, NULL, 0);
+    }
+    e->pid = 0;
+}
+int engine_spawn_call(struct engine_client *c, const char *engine_path, char *const args[],
+                      size_t len, char err[CLIENT_ERROR_SIZE])
+{
+    int to_child[2], from_child[2];
+    char *argv[32];
+    if (pipe2(to_child, O_CLOEXEC) != 0)
+        return -1;
+    if (pipe2(from_child, O_CLOEXEC) != 0) {
+        close(to_child[0]);
+        close(to_child[1]);
+        return -1;
+    }
+    posix_spawn_file_actions_t actions;
+    posix_spawn_file_actions_init(&actions);
+    posix_spawn_file_actions_adddup2(&actions, to_child[0], STDIN_FILENO);
+    posix_spawn_file_actions_adddup2(&actions, from_child[1], STDOUT_FILENO);
+    build_argv(argv, 32, engine_path, args, "--stdin", NULL);
+    pid_t pid = spawn(engine_path, argv, &actions);
+    posix_spawn_file_actions_destroy(&actions);
+    close(to_child[0]);
+    close(from_child[1]);
+    if (pid < 0) {
+        snprintf(err, CLIENT_ERROR_SIZE, "cannot spawn %s: %s", engine_path, strerror(errno));
+        close(to_child[1]);
+        close(from_child[0]);
+        return -1;
+    }
+    c->out_fd = to_child[1];
+    c->in_fd = from_child[0];
+    int status = client_round_trip(c, len, err);
+    close(to_child[1]);
+    close(from_child[0]);
+    c->in_fd = c->out_fd = -1;
+    int exit_status;
+    waitpid(pid, &exit_status, 0);
+    return status;
+}

@@ -1,0 +1,293 @@
+/*
+ * measure_echo.c - the echo curve: protocol echo and raw ping-pong, per size.
+ *
+ * Tangled from paper/65-echo.md.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "arch.h"
+#include "client.h"
+#include "csvout.h"
+#include "netio.h"
+#include "timing.h"
+
+/* 1-2-5 steps from one double to the study's series, both ends included. */
+static const int ECHO_SIZES[] = {
+    1, 2, 5, 10, 20, 50, 100, 200, 500, 1000, 2000, 5000,
+    10000, 20000, 50000, 100000, 150000,
+};
+enum { N_ECHO_SIZES = sizeof ECHO_SIZES / sizeof ECHO_SIZES[0] };
+
+enum {
+    ECHO_WARMUP = 50,          /* round trips discarded at each size */
+    REPS_SMALL = 2000,         /* up to 1,000 doubles: tails need many samples */
+    REPS_MEDIUM = 500,         /* up to 20,000 doubles */
+    REPS_LARGE = 100,          /* beyond: each takes a millisecond or more */
+};
+
+/* A fixed loopback port for TCP transports, below Linux's ephemeral range. */
+#define ECHO_TCP_PORT "27613"
+
+static int paper_reps(int floats)
+{
+    return floats <= 1000 ? REPS_SMALL : floats <= 20000 ? REPS_MEDIUM : REPS_LARGE;
+}
+
+struct echo_transport {
+    const char *name;
+    const char *description;
+    /* Starts whatever server the transport needs; returns private state. */
+    void *(*start)(const struct measure_context *ctx, char err[ARCH_ERROR_SIZE]);
+    /* Prepares round trips of n doubles. */
+    int (*open)(void *state, size_t n, char err[ARCH_ERROR_SIZE]);
+    /* One timed round trip: values out, back in. */
+    int (*round_trip)(void *state, const double *values, double *back, size_t n,
+                      char err[ARCH_ERROR_SIZE]);
+    void (*stop)(void *state);
+};
+
+struct protocol_echo {
+    struct engine_process engine;
+    struct engine_client client;
+};
+
+static void *protocol_start(const struct measure_context *ctx, char err[ARCH_ERROR_SIZE],
+                            char *const args[], const char *tag, int tcp)
+{
+    char path[108];
+    struct protocol_echo *s = calloc(1, sizeof *s);
+    if (s == NULL)
+        return NULL;
+    snprintf(path, sizeof path, "%s/ipctax-%d-%s.sock", ctx->opts->work_dir, (int)getpid(), tag);
+    int fd = engine_start(&s->engine, ctx->opts->engine_path, args, path,
+                          tcp ? ECHO_TCP_PORT : NULL, err);
+    if (fd < 0) {
+        free(s);
+        return NULL;
+    }
+    client_init(&s->client, fd, fd);
+    return s;
+}
+
+static void *unix_echo_start(const struct measure_context *ctx, char err[ARCH_ERROR_SIZE])
+{
+    static char *const args[] = {NULL};
+    return protocol_start(ctx, err, args, "echo", 0);
+}
+
+static int protocol_open(void *state, size_t n, char err[ARCH_ERROR_SIZE])
+{
+    (void)state, (void)n, (void)err;
+    return 0;                  /* one connection serves every size */
+}
+
+static int protocol_round_trip(void *state, const double *values, double *back, size_t n,
+                               char err[ARCH_ERROR_SIZE])
+{
+    struct protocol_echo *s = state;
+    return client_echo(&s->client, values, n, back, err) == 0 ? 0 : -1;
+}
+
+static void protocol_stop(void *state)
+{
+    struct protocol_echo *s = state;
+    client_close(&s->client);
+    engine_stop(&s->engine);
+    free(s);
+}
+
+struct raw_pong {
+    struct engine_process engine;
+    int fd;
+    uint8_t *buf;
+    int tcp;
+};
+
+static void *raw_start_with(const struct measure_context *ctx, char err[ARCH_ERROR_SIZE],
+                            const char *tag, int tcp)
+{
+    static char *const args[] = {"--raw", NULL};
+    char path[108];
+    struct raw_pong *s = calloc(1, sizeof *s);
+    if (s == NULL)
+        return NULL;
+    s->tcp = tcp;
+    s->buf = malloc((size_t)ECHO_SIZES[N_ECHO_SIZES - 1] * 8);
+    snprintf(path, sizeof path, "%s/ipctax-%d-%s.sock", ctx->opts->work_dir, (int)getpid(), tag);
+    int fd = s->buf ? engine_start(&s->engine, ctx->opts->engine_path, args, path,
+                                   tcp ? ECHO_TCP_PORT : NULL, err) : -1;
+    if (fd < 0) {
+        free(s->buf);
+        free(s);
+        return NULL;
+    }
+    s->fd = fd;
+    return s;
+}
+
+static void *unix_raw_start(const struct measure_context *ctx, char err[ARCH_ERROR_SIZE])
+{
+    return raw_start_with(ctx, err, "raw", 0);
+}
+
+static int raw_open(void *state, size_t n, char err[ARCH_ERROR_SIZE])
+{
+    struct raw_pong *s = state;
+    uint8_t word[4];
+    if (s->fd < 0) {
+        s->fd = s->tcp ? tcp_connect("127.0.0.1", s->engine.tcp_port)
+                       : unix_connect(s->engine.socket_path);
+        if (s->fd < 0) {
+            snprintf(err, ARCH_ERROR_SIZE, "connecting to the raw server: %s", strerror(errno));
+            return -1;
+        }
+    }
+    le_put_u32(word, (uint32_t)(n * 8));
+    struct iovec iov = {word, 4};
+    return write_all(s->fd, &iov, 1, NO_DEADLINE);
+}
+
+static int raw_round_trip(void *state, const double *values, double *back, size_t n,
+                          char err[ARCH_ERROR_SIZE])
+{
+    struct raw_pong *s = state;
+    memcpy(s->buf, values, n * 8);
+    struct iovec iov = {s->buf, n * 8};
+    if (write_all(s->fd, &iov, 1, NO_DEADLINE) != 0 ||
+        read_exact(s->fd, s->buf, n * 8, NO_DEADLINE) != 0) {
+        snprintf(err, ARCH_ERROR_SIZE, "raw round trip: %s", strerror(errno));
+        return -1;
+    }
+    memcpy(back, s->buf, n * 8);
+    return 0;
+}
+
+/* After each size the connection is closed; the next size opens another. */
+static int raw_close_size(struct raw_pong *s)
+{
+    if (s->fd >= 0)
+        close(s->fd);
+    s->fd = -1;
+    return 0;
+}
+
+static void raw_stop(void *state)
+{
+    struct raw_pong *s = state;
+    raw_close_size(s);
+    engine_stop(&s->engine);
+    free(s->buf);
+    free(s);
+}
+
+static const struct echo_transport TRANSPORTS[] = {
+    {"unix", "protocol echo over a Unix socket", unix_echo_start, protocol_open,
+     protocol_round_trip, protocol_stop},
+    {"unix_raw", "raw ping-pong over a Unix socket", unix_raw_start, raw_open,
+     raw_round_trip, raw_stop},
+    };
+enum { N_TRANSPORTS = sizeof TRANSPORTS / sizeof TRANSPORTS[0] };
+
+static int sample_size(const struct echo_transport *tr, void *state, size_t n, int reps,
+                       const double *values, double *back, struct csv_out *out,
+                       char err[ARCH_ERROR_SIZE])
+{
+    if (tr->open(state, n, err) != 0)
+        return -1;
+    if (tr->round_trip(state, values, back, n, err) != 0)
+        return -1;
+    if (memcmp(values, back, n * 8) != 0) {
+        snprintf(err, ARCH_ERROR_SIZE, "%s: the echo of %zu doubles came back different",
+                 tr->name, n);
+        return -1;
+    }
+    for (int i = 0; i < ECHO_WARMUP; i++)
+        if (tr->round_trip(state, values, back, n, err) != 0)
+            return -1;
+    for (int i = 0; i < reps; i++) {
+        uint64_t t0 = clock_ns();
+        if (tr->round_trip(state, values, back, n, err) != 0)
+            return -1;
+        uint64_t rtt = clock_ns() - t0;
+        csv_out_text(out, tr->name);
+        csv_out_int(out, (int64_t)n);
+        csv_out_int(out, (int64_t)(n * 8));
+        csv_out_int(out, i + 1);
+        csv_out_int(out, (int64_t)rtt);
+        csv_out_end_row(out);
+    }
+    return 0;
+}
+
+static int sample_transport(const struct echo_transport *tr, const struct measure_context *ctx,
+                            struct csv_out *out, double *back, char err[ARCH_ERROR_SIZE])
+{
+    void *state = tr->start(ctx, err);
+    if (state == NULL)
+        return -1;
+    int status = 0;
+    for (int i = 0; status == 0 && i < N_ECHO_SIZES; i++) {
+        size_t n = (size_t)ECHO_SIZES[i];
+        if (n > ctx->job->n_bars)
+            break;                         /* a reduced job echoes its own series */
+        status = sample_size(tr, state, n, scaled_count(ctx, paper_reps((int)n), 20),
+                             ctx->job->close, back, out, err);
+        if (tr->open == raw_open)
+            raw_close_size(state);
+    }
+    fprintf(stderr, "  echo %-10s done\n", tr->name);
+    tr->stop(state);
+    return status;
+}
+
+static int run_echo(const struct measure_context *ctx, char err[ARCH_ERROR_SIZE])
+{
+    static const char *const header[] = {"transport", "floats", "bytes", "rep", "rtt_ns"};
+    char path[4096];
+    struct csv_out out;
+    double *back = malloc(ctx->job->n_bars * sizeof *back);
+    snprintf(path, sizeof path, "%s/echo.csv", ctx->out_dir);
+    if (back == NULL || csv_out_open(&out, path) != 0) {
+        free(back);
+        snprintf(err, ARCH_ERROR_SIZE, "cannot write %.400s", path);
+        return -1;
+    }
+    csv_out_header(&out, header, 5);
+    int status = 0;
+    for (int t = 0; status == 0 && t < N_TRANSPORTS; t++)
+        status = sample_transport(&TRANSPORTS[t], ctx, &out, back, err);
+    free(back);
+    if (status != 0) {
+        csv_out_close(&out);
+        return -1;
+    }
+    struct csv_out settings;
+    static const char *const kv[] = {"key", "value"};
+    snprintf(path, sizeof path, "%s/echo_settings.csv", ctx->out_dir);
+    if (csv_out_open(&settings, path) == 0) {
+        const struct { const char *key; int value; } rows[] = {
+            {"warmup", ECHO_WARMUP}, {"sizes", N_ECHO_SIZES},
+            {"reps_small", scaled_count(ctx, REPS_SMALL, 20)},
+            {"reps_medium", scaled_count(ctx, REPS_MEDIUM, 20)},
+            {"reps_large", scaled_count(ctx, REPS_LARGE, 20)},
+        };
+        csv_out_header(&settings, kv, 2);
+        for (size_t i = 0; i < sizeof rows / sizeof rows[0]; i++) {
+            csv_out_text(&settings, rows[i].key);
+            csv_out_int(&settings, rows[i].value);
+            csv_out_end_row(&settings);
+        }
+        csv_out_close(&settings);
+    }
+    return csv_out_close(&out);
+}
+
+const struct measurement measure_echo = {
+    .name = "echo",
+    .description = "round-trip time per payload size, protocol and raw transports",
+    .run = run_echo,
+};

@@ -1,0 +1,38 @@
+/*
+ * netio.h - exact reads and writes with deadlines, and socket set-up.
+ *
+ * Tangled from paper/55-engine.md.
+ */
+#ifndef IPCTAX_NETIO_H
+#define IPCTAX_NETIO_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/uio.h>
+
+/* Deadlines are clock_ns() values; NO_DEADLINE waits as long as it takes. */
+#define NO_DEADLINE 0
+
+/* Reads exactly n bytes. Returns 0 when done, 1 when the peer closed before
+ * the first byte (a clean end), -1 on error, mid-frame close (ECONNRESET) or
+ * a passed deadline (ETIMEDOUT). */
+int read_exact(int fd, void *buf, size_t n, uint64_t deadline_ns);
+
+/* Writes every byte of the iovecs (which it may modify). 0 or -1 as above. */
+int write_all(int fd, struct iovec *iov, int iovcnt, uint64_t deadline_ns);
+
+/* Listens on a Unix socket at path (mode 0600), replacing a stale socket
+ * file but never a live one. Returns the fd, or -1 with a message in err. */
+int unix_listen(const char *path, int backlog, char *err, size_t err_size);
+int unix_connect(const char *path);
+
+/* Listens on host:port (TCP_NODELAY on accepted sockets is the caller's). */
+int tcp_listen(const char *host, const char *port, int backlog, char *err, size_t err_size);
+int tcp_connect(const char *host, const char *port);
+/* Sends small frames at once instead of waiting to fill a packet. */
+void tcp_no_delay(int fd);
+
+/* Sets the period after which a blocked read or write wakes up. */
+void socket_wake_every(int fd, int milliseconds);
+
+#endif
