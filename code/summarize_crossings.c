@@ -1,0 +1,162 @@
+/*
+ * summarize_crossings.c - chatty vs batch, spawn, and break-even arithmetic.
+ *
+ * Tangled from paper/75-crossings.md.
+ */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "frame.h"
+#include "summarize.h"
+#include "timing.h"
+
+/* Median seconds of an architecture's runs, or NAN if it did not run. */
+static double median_seconds(const struct csv_table *runs, const char *arch)
+{
+    int a = csv_table_column(runs, "architecture"), sec = csv_table_column(runs, "seconds");
+    double *x = malloc((runs->n_rows + 1) * sizeof *x);
+    size_t n = 0;
+    for (size_t r = 0; x != NULL && a >= 0 && sec >= 0 && r < runs->n_rows; r++)
+        if (strcmp(csv_table_cell(runs, r, a), arch) == 0 &&
+            csv_table_number(runs, r, sec, &x[n]) == 0)
+            n++;
+    double median = n > 0 ? sample_stats(x, n).p50 : NAN;
+    free(x);
+    return median;
+}
+
+/* A setting of the run from machine.csv (bars, combos, ...), or NAN. */
+static double run_setting(struct summary *s, const char *key)
+{
+    struct csv_table t;
+    double v = NAN;
+    if (load_data(s, "machine.csv", &t) != 0)
+        return v;
+    for (size_t r = 0; r < t.n_rows; r++)
+        if (strcmp(csv_table_cell(&t, r, 0), key) == 0)
+            csv_table_number(&t, r, 1, &v);
+    csv_table_free(&t);
+    return v;
+}
+
+static int echo_model(struct summary *s, double *floor_us, double *bandwidth_gbps)
+{
+    struct csv_table t;
+    char path[4096];
+    char err[512];
+    snprintf(path, sizeof path, "%s/echo_fit.csv", s->out_dir);
+    if (csv_table_load(path, &t, err, sizeof err) != 0)
+        return -1;                 /* no echo curve in this run: skip the predictions */
+    int found = -1;
+    for (size_t r = 0; r < t.n_rows; r++)
+        if (strcmp(csv_table_cell(&t, r, 0), "unix") == 0 &&
+            csv_table_number(&t, r, 1, floor_us) == 0 &&
+            csv_table_number(&t, r, 2, bandwidth_gbps) == 0)
+            found = 0;
+    csv_table_free(&t);
+    return found;
+}
+
+static void summarize_chatty(struct summary *s, const struct csv_table *runs, double bars,
+                             double combos, int have_model, double floor_us, double gbps)
+{
+    double chatty = median_seconds(runs, "chatty_unix"), batch = median_seconds(runs, "batch_unix");
+    if (isnan(chatty) || isnan(batch) || !(combos > 1))
+        return;
+    double extra = chatty - batch, crossings = combos - 1;
+    double out_bytes = (double)FRAME_HEADER_BYTES + REQUEST_HEADER_BYTES + 8 * bars + PARAM_BYTES;
+    double back_bytes = (double)FRAME_HEADER_BYTES + RESULT_BYTES;
+    put_fixed(s, "cross.chatty_extra_ms", extra * 1e3, 1);
+    put_fixed(s, "cross.per_crossing_us", extra / crossings * 1e6, 1);
+    put_count(s, "cross.extra_crossings", (int64_t)crossings);
+    put_count(s, "cross.request_bytes", (int64_t)out_bytes);
+    put_count(s, "cross.reply_bytes", (int64_t)back_bytes);
+    if (!have_model)
+        return;
+    double predicted_us = floor_us + (out_bytes + back_bytes) / (gbps * 1e3);
+    put_fixed(s, "cross.predicted_us", predicted_us, 1);
+    put_fixed(s, "cross.predicted_ms", predicted_us * crossings / 1e3, 1);
+    put_fixed(s, "cross.measured_over_predicted", extra * 1e6 / crossings / predicted_us, 2);
+}
+
+static void summarize_spawn(struct summary *s, const struct csv_table *runs, double combos)
+{
+    double spawn = median_seconds(runs, "spawn_stdin"), batch = median_seconds(runs, "batch_unix");
+    if (!isnan(spawn) && !isnan(batch))
+        put_fixed(s, "cross.spawn_over_batch_ms", (spawn - batch) * 1e3, 1);
+    struct csv_table t;
+    if (load_data(s, "spawn.csv", &t) != 0)
+        return;
+    double *x = malloc((t.n_rows + 1) * sizeof *x);
+    size_t n = 0;
+    for (size_t r = 0; x != NULL && r < t.n_rows; r++)
+        if (csv_table_number(&t, r, csv_table_column(&t, "seconds"), &x[n]) == 0)
+            n++;
+    struct sample_stats st = sample_stats(x, n);
+    put_count(s, "spawn.reps", (int64_t)n);
+    put_fixed(s, "spawn.p50_ms", st.p50 * 1e3, 2);
+    put_fixed(s, "spawn.min_ms", st.min * 1e3, 2);
+    put_fixed(s, "spawn.p90_ms", st.p90 * 1e3, 2);
+    put_fixed(s, "spawn.per_combo_ms", st.p50 * combos * 1e3, 1);
+    free(x);
+    csv_table_free(&t);
+}
+
+static void put_grain(struct summary *s, const char *grain, double compute_us, double floor_us)
+{
+    char key[KEY_SIZE];
+    double g = compute_us / floor_us;
+    put_fixed(s, keyf(key, "cross.g_%s", grain), g, g < 10 ? 2 : 0);
+    put_fixed(s, keyf(key, "cross.share_%s", grain), 100.0 / (1.0 + g), g > 1e4 ? 4 : 2);
+}
+
+static void summarize_break_even(struct summary *s, const struct csv_table *runs, double bars,
+                                 double combos, double floor_us)
+{
+    double sweep_s = median_seconds(runs, "in_process");
+    if (isnan(sweep_s) || !(floor_us > 0))
+        return;
+    double per_sweep = sweep_s * 1e6, per_combo = per_sweep / combos;
+    double per_bar = per_sweep / bars;
+    put_fixed(s, "cross.compute_per_combo_us", per_combo, 0);
+    put_fixed(s, "cross.compute_per_bar_us", per_bar, 2);
+    put_fixed(s, "cross.per_bar_ipc_s", bars * floor_us / 1e6, 2);
+    put_grain(s, "sweep", per_sweep, floor_us);
+    put_grain(s, "combo", per_combo, floor_us);
+    put_grain(s, "bar", per_bar, floor_us);
+    put_grain(s, "bar_combo", per_bar / combos, floor_us);
+
+    static const char *const header[] = {"label", "G", "share"};
+    struct csv_out marks;
+    if (open_derived(s, "breakeven_marks.csv", &marks, header, 3) != 0)
+        return;
+    const struct { const char *label; double compute; } grains[] = {
+        {"per bar", per_bar}, {"per combination", per_combo}, {"per sweep", per_sweep},
+    };
+    for (size_t i = 0; i < 3; i++) {
+        double g = grains[i].compute / floor_us;
+        csv_out_text(&marks, grains[i].label);
+        csv_out_double(&marks, g);
+        csv_out_double(&marks, 1.0 / (1.0 + g));
+        csv_out_end_row(&marks);
+    }
+    if (csv_out_close(&marks) != 0)
+        s->errors++;
+}
+
+void summarize_crossings(struct summary *s)
+{
+    struct csv_table runs;
+    if (load_data(s, "architectures.csv", &runs) != 0)
+        return;
+    double bars = run_setting(s, "bars"), combos = run_setting(s, "combos");
+    double floor_us = 0, bandwidth = 0;
+    int have_model = echo_model(s, &floor_us, &bandwidth) == 0;
+    summarize_chatty(s, &runs, bars, combos, have_model, floor_us, bandwidth);
+    summarize_spawn(s, &runs, combos);
+    if (have_model)
+        summarize_break_even(s, &runs, bars, combos, floor_us);
+    csv_table_free(&runs);
+}
