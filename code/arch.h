@@ -48,6 +48,9 @@ extern const struct architecture arch_chatty_unix;
 extern const struct architecture arch_spawn_stdin;
 extern const struct measurement measure_echo;
 extern const struct measurement measure_spawn;
+extern const struct architecture arch_stateful_unix;
+extern const struct architecture arch_per_bar_unix;
+extern const struct architecture arch_spawn_per_combo;
 
 struct measure_context {
     const struct sweep_job *job;       /* the study's series and grid */

@@ -12,6 +12,9 @@ const struct architecture *const ARCHITECTURES[] = {
     &arch_batch_unix,
     &arch_chatty_unix,
     &arch_spawn_stdin,
+    &arch_stateful_unix,
+    &arch_per_bar_unix,
+    &arch_spawn_per_combo,
     NULL,
 };
 

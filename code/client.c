@@ -94,17 +94,24 @@ int client_round_trip(struct engine_client *c, size_t len, char err[CLIENT_ERROR
     return 0;
 }
 
-int client_sweep(struct engine_client *c, const struct sweep_job *job, size_t first,
-                 size_t count, struct combo_result *results, char err[CLIENT_ERROR_SIZE])
+int client_request(struct engine_client *c, enum opcode op, const double *close,
+                   size_t n_bars, const struct combo_params *params, size_t n_combos,
+                   char err[CLIENT_ERROR_SIZE])
 {
-    uint64_t size = request_body_size((uint32_t)job->n_bars, (uint32_t)count);
+    uint64_t size = request_body_size((uint32_t)n_bars, (uint32_t)n_combos);
     if (client_request_buffer(c, size) == NULL) {
         snprintf(err, CLIENT_ERROR_SIZE, "out of memory for a request");
         return -1;
     }
-    request_encode(c->request, OP_SWEEP, job->close, (uint32_t)job->n_bars,
-                   job->params + first, (uint32_t)count);
-    int status = client_round_trip(c, size, err);
+    request_encode(c->request, op, close, (uint32_t)n_bars, params, (uint32_t)n_combos);
+    return client_round_trip(c, size, err);
+}
+
+int client_sweep(struct engine_client *c, const struct sweep_job *job, size_t first,
+                 size_t count, struct combo_result *results, char err[CLIENT_ERROR_SIZE])
+{
+    int status = client_request(c, OP_SWEEP, job->close, job->n_bars, job->params + first,
+                                count, err);
     if (status != 0)
         return status;
     if (sweep_reply_decode(c->reply, c->reply_len, results + first, (uint32_t)count) != 0) {
@@ -118,13 +125,7 @@ int client_sweep(struct engine_client *c, const struct sweep_job *job, size_t fi
 int client_echo(struct engine_client *c, const double *values, size_t n, double *back,
                 char err[CLIENT_ERROR_SIZE])
 {
-    uint64_t size = request_body_size((uint32_t)n, 0);
-    if (client_request_buffer(c, size) == NULL) {
-        snprintf(err, CLIENT_ERROR_SIZE, "out of memory for a request");
-        return -1;
-    }
-    request_encode(c->request, OP_ECHO, values, (uint32_t)n, NULL, 0);
-    int status = client_round_trip(c, size, err);
+    int status = client_request(c, OP_ECHO, values, n, NULL, 0, err);
     if (status != 0)
         return status;
     if (c->reply_len != n * 8) {

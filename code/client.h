@@ -36,6 +36,11 @@ uint8_t *client_request_buffer(struct engine_client *c, size_t size);
  * frame (its message is in err). */
 int client_round_trip(struct engine_client *c, size_t len, char err[CLIENT_ERROR_SIZE]);
 
+/* Encodes a request (any opcode) and makes the round trip; as above. */
+int client_request(struct engine_client *c, enum opcode op, const double *close,
+                   size_t n_bars, const struct combo_params *params, size_t n_combos,
+                   char err[CLIENT_ERROR_SIZE]);
+
 /* Sweeps combos [first, first+count) of the job; results go to results[first..]. */
 int client_sweep(struct engine_client *c, const struct sweep_job *job, size_t first,
                  size_t count, struct combo_result *results, char err[CLIENT_ERROR_SIZE]);

@@ -48,7 +48,9 @@ static void usage(FILE *to)
     fprintf(to,
         "usage: ipctax-engine (--unix PATH | --tcp [HOST:]PORT | --stdin) [options]\n"
         "Serves the ipctax wire protocol: little-endian, one length-prefixed frame\n"
-        "each way; opcode 0 sweep, 1 echo. See paper/50-protocol.md.\n"
+        "each way; opcode 0 sweep, 1 echo, 2-6 stateful (load, sweep loaded,\n"
+        "open stream, bar, close stream). See paper/50-protocol.md and\n"
+        "paper/80-stateful.md.\n"
         "\n"
         "  --unix PATH          listen on a Unix domain socket (created mode 0600)\n"
         "  --tcp [HOST:]PORT    listen on TCP, TCP_NODELAY; HOST defaults to 127.0.0.1\n"

@@ -128,6 +128,36 @@ int request_decode(const uint8_t *body, size_t len, struct request_view *req,
                       (unsigned long long)expected);
     req->close = body + REQUEST_HEADER_BYTES;
     req->params = req->close + (size_t)req->n_bars * 8;
+    {
+        static const struct { uint8_t op; int bars, combos; const char *shape; } SHAPES[] = {
+            {OP_LOAD, 1, 0, "n_bars >= 1 and n_combos = 0"},
+            {OP_SWEEP_LOADED, 0, -1, "n_bars = 0"},
+            {OP_OPEN_STREAM, 0, 1, "n_bars = 0 and n_combos >= 1"},
+            {OP_BAR, 2, 0, "n_bars = 1 and n_combos = 0"},
+            {OP_CLOSE_STREAM, 0, 0, "n_bars = 0 and n_combos = 0"},
+        };
+        for (size_t i = 0; i < sizeof SHAPES / sizeof SHAPES[0]; i++) {
+            if (req->opcode != SHAPES[i].op)
+                continue;
+            /* bars: 0 none, 1 at least one, 2 exactly one; combos: 0 none, 1 some, -1 any */
+            int bars_ok = SHAPES[i].bars == 0 ? req->n_bars == 0
+                        : SHAPES[i].bars == 1 ? req->n_bars >= 1 : req->n_bars == 1;
+            int combos_ok = SHAPES[i].combos == 0 ? req->n_combos == 0
+                          : SHAPES[i].combos == 1 ? req->n_combos >= 1 : 1;
+            if (!bars_ok || !combos_ok)
+                return reject(err, err_size, "opcode %u needs %s (got n_bars = %u, n_combos = %u)",
+                              req->opcode, SHAPES[i].shape, req->n_bars, req->n_combos);
+        }
+    }
+    if (req->opcode == OP_OPEN_STREAM) {
+        for (uint64_t i = 0; i < (uint64_t)req->n_combos * PARAMS_PER_COMBO; i++) {
+            int64_t window = (int64_t)le_get_u64(req->params + 8 * i);
+            if (window < 1 || window > MAX_STREAM_WINDOW)
+                return reject(err, err_size, "combo %llu: window %lld is outside 1..%d",
+                              (unsigned long long)(i / PARAMS_PER_COMBO), (long long)window,
+                              MAX_STREAM_WINDOW);
+        }
+    }
     if (req->opcode == OP_SWEEP && req->n_bars == 0)
         return reject(err, err_size, "a sweep needs at least one bar (n_bars is 0)");
     if (req->opcode == OP_SWEEP) {

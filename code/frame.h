@@ -15,6 +15,11 @@
 enum opcode {
     OP_SWEEP = 0,              /* run the kernel over every parameter set */
     OP_ECHO = 1,               /* send the close array back, compute nothing */
+    OP_LOAD = 2,               /* keep a series on the connection */
+    OP_SWEEP_LOADED = 3,       /* sweep parameter sets over the kept series */
+    OP_OPEN_STREAM = 4,        /* start a per-bar stream for these parameter sets */
+    OP_BAR = 5,                /* advance the stream by one bar */
+    OP_CLOSE_STREAM = 6,       /* close every position, return the results */
     OPCODE_COUNT               /* opcodes are 0 .. OPCODE_COUNT - 1 */
 };
 
@@ -31,6 +36,10 @@ enum {
 
 /* Largest body the engine accepts unless told otherwise: 64 MiB. */
 #define DEFAULT_MAX_FRAME (64u * 1024u * 1024u)
+
+/* Longest window a per-bar stream accepts: each window is a ring of this
+ * many doubles per combination, so it bounds a stream's memory. */
+enum { MAX_STREAM_WINDOW = 1 << 16 };
 
 void le_put_u32(uint8_t *p, uint32_t v);
 uint32_t le_get_u32(const uint8_t *p);

@@ -39,20 +39,25 @@ static int workspace_reserve(struct sweep_workspace *ws, size_t n_bars)
     return 0;
 }
 
-/* out[t] = sum_{j<n} x[t-n+1+j]*(j+1) / (n(n+1)/2), NaN for t < n-1. */
-static void wma(const double *x, size_t n_bars, int64_t n, double *out)
+/* The weighted sum of one full window, oldest value first, divided by the
+ * weights' sum: the definition every kernel in this paper shares. */
+double wma_window(const double *window, int64_t n)
 {
     const double weight_sum = (double)n * (double)(n + 1) / 2.0;
+    double s = 0.0;
+    for (int64_t j = 0; j < n; j++)
+        s = s + window[j] * (double)(j + 1);
+    return s / weight_sum;
+}
+
+/* out[t] = wma_window(x + t - n + 1, n), NaN for t < n-1. */
+static void wma(const double *x, size_t n_bars, int64_t n, double *out)
+{
     size_t first = (size_t)n - 1;
     for (size_t t = 0; t < n_bars && t < first; t++)
         out[t] = NAN;
-    for (size_t t = first; t < n_bars; t++) {
-        const double *window = x + t - first;
-        double s = 0.0;
-        for (int64_t j = 0; j < n; j++)
-            s = s + window[j] * (double)(j + 1);
-        out[t] = s / weight_sum;
-    }
+    for (size_t t = first; t < n_bars; t++)
+        out[t] = wma_window(x + t - first, n);
 }
 
 /* hma = wma(2*wma(close, h_half) - wma(close, h_len), h_sqrt) */
@@ -78,40 +83,49 @@ static void hma3_line(const double *close, size_t n_bars, const struct combo_par
     wma(ws->mix, n_bars, p->t_len, hma3);
 }
 
-static void close_position(struct combo_result *r, int position, double entry, double price)
+static void close_position(struct position *p, double price)
 {
-    if (position == +1)
-        r->pnl += (price / entry - 1.0) * 100.0 - ROUND_TRIP_FEE;
+    if (p->side == +1)
+        p->result.pnl += (price / p->entry - 1.0) * 100.0 - ROUND_TRIP_FEE;
     else
-        r->pnl += (1.0 - price / entry) * 100.0 - ROUND_TRIP_FEE;
-    r->trades += 1;
+        p->result.pnl += (1.0 - price / p->entry) * 100.0 - ROUND_TRIP_FEE;
+    p->result.trades += 1;
+}
+
+void position_step(struct position *p, double hma_prev, double hma3_prev, double hma,
+                   double hma3, double price)
+{
+    if (isnan(hma_prev) || isnan(hma3_prev) || isnan(hma) || isnan(hma3))
+        return;                                  /* the warm-up of the longest window */
+    if (hma_prev <= hma3_prev && hma > hma3) {
+        if (p->side == -1)
+            close_position(p, price);
+        p->side = +1;
+        p->entry = price;
+    } else if (hma_prev >= hma3_prev && hma < hma3) {
+        if (p->side == +1)
+            close_position(p, price);
+        p->side = -1;
+        p->entry = price;
+    }
+}
+
+void position_finish(struct position *p, double last_price)
+{
+    if (p->side != 0)
+        close_position(p, last_price);
+    p->side = 0;
 }
 
 struct combo_result stop_and_reverse(const double *close, const double *hma,
                                      const double *hma3, size_t n_bars)
 {
-    struct combo_result r = {0.0, 0};
-    int position = 0;
-    double entry = 0.0;
-    for (size_t t = 1; t < n_bars; t++) {
-        if (isnan(hma[t - 1]) || isnan(hma3[t - 1]) || isnan(hma[t]) || isnan(hma3[t]))
-            continue;
-        double price = close[t];
-        if (hma[t - 1] <= hma3[t - 1] && hma[t] > hma3[t]) {
-            if (position == -1)
-                close_position(&r, position, entry, price);
-            position = +1;
-            entry = price;
-        } else if (hma[t - 1] >= hma3[t - 1] && hma[t] < hma3[t]) {
-            if (position == +1)
-                close_position(&r, position, entry, price);
-            position = -1;
-            entry = price;
-        }
-    }
-    if (position != 0 && n_bars > 0)
-        close_position(&r, position, entry, close[n_bars - 1]);
-    return r;
+    struct position p = {0, 0.0, {0.0, 0}};
+    for (size_t t = 1; t < n_bars; t++)
+        position_step(&p, hma[t - 1], hma3[t - 1], hma[t], hma3[t], close[t]);
+    if (n_bars > 0)
+        position_finish(&p, close[n_bars - 1]);
+    return p.result;
 }
 
 int sweep_naive_in(struct sweep_workspace *ws, const double *close, size_t n_bars,

@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "frame.h"
+#include "kernel_stream.h"
 #include "netio.h"
 #include "service.h"
 #include "timing.h"
@@ -39,24 +40,25 @@ void connection_free(struct connection *c)
     for (size_t i = 0; i < sizeof all / sizeof all[0]; i++)
         free(all[i]->data);
     sweep_workspace_free(&c->workspace);
+    free(c->loaded);
+    if (c->streaming)
+        stream_free(&c->stream);
     memset(c, 0, sizeof *c);
 }
 
-static int handle_sweep(struct connection *c, const struct request_view *req,
-                        char *err, size_t err_size)
+/* Runs the kernel on a decoded series and encodes the reply. */
+static int sweep_prepared(struct connection *c, const double *close, uint32_t n_bars,
+                          const struct request_view *req, char *err, size_t err_size)
 {
-    double *close = grow(&c->close, (size_t)req->n_bars * sizeof(double));
     struct combo_params *params = grow(&c->params, (size_t)req->n_combos * sizeof *params);
     struct combo_result *results = grow(&c->results, (size_t)req->n_combos * sizeof *results);
     uint8_t *out = grow(&c->out, (size_t)sweep_reply_size(req->n_combos));
-    if (close == NULL || params == NULL || results == NULL || out == NULL) {
-        snprintf(err, err_size, "engine out of memory for %u bars x %u combos",
-                 req->n_bars, req->n_combos);
+    if (params == NULL || results == NULL || out == NULL) {
+        snprintf(err, err_size, "engine out of memory for %u combos", req->n_combos);
         return -1;
     }
-    le_get_f64s(close, req->close, req->n_bars);
     request_params(req, params);
-    if (c->cfg->sweep(&c->workspace, close, req->n_bars, params, req->n_combos, results) != 0) {
+    if (c->cfg->sweep(&c->workspace, close, n_bars, params, req->n_combos, results) != 0) {
         snprintf(err, err_size, "engine out of memory for the sweep workspace");
         return -1;
     }
@@ -67,10 +69,119 @@ static int handle_sweep(struct connection *c, const struct request_view *req,
     return 0;
 }
 
+static int handle_sweep(struct connection *c, const struct request_view *req,
+                        char *err, size_t err_size)
+{
+    double *close = grow(&c->close, (size_t)req->n_bars * sizeof(double));
+    if (close == NULL) {
+        snprintf(err, err_size, "engine out of memory for %u bars", req->n_bars);
+        return -1;
+    }
+    le_get_f64s(close, req->close, req->n_bars);
+    return sweep_prepared(c, close, req->n_bars, req, err, err_size);
+}
+
 static int handle_echo(struct connection *c, const struct request_view *req)
 {
     c->reply[0] = req->close;
     c->reply_len[0] = (size_t)req->n_bars * 8;
+    c->n_reply = 1;
+    return 0;
+}
+
+static int empty_reply(struct connection *c)
+{
+    c->n_reply = 0;
+    return 0;
+}
+
+static int handle_load(struct connection *c, const struct request_view *req,
+                       char *err, size_t err_size)
+{
+    double *series = realloc(c->loaded, (size_t)req->n_bars * sizeof *series);
+    if (series == NULL) {
+        snprintf(err, err_size, "engine out of memory loading %u bars", req->n_bars);
+        return -1;
+    }
+    le_get_f64s(series, req->close, req->n_bars);
+    c->loaded = series;
+    c->loaded_bars = req->n_bars;
+    return empty_reply(c);
+}
+
+static int handle_sweep_loaded(struct connection *c, const struct request_view *req,
+                               char *err, size_t err_size)
+{
+    if (c->loaded == NULL) {
+        snprintf(err, err_size, "sweep on a loaded series, but no series is loaded "
+                 "(send opcode 2 first)");
+        return -1;
+    }
+    for (uint64_t i = 0; i < (uint64_t)req->n_combos * PARAMS_PER_COMBO; i++) {
+        int64_t six[PARAMS_PER_COMBO];
+        le_get_i64s(six, req->params + PARAM_BYTES * (i / PARAMS_PER_COMBO), PARAMS_PER_COMBO);
+        int64_t w = six[i % PARAMS_PER_COMBO];
+        if (w < 1 || w > (int64_t)c->loaded_bars) {
+            snprintf(err, err_size, "combo %llu: window %lld is outside 1..%u, the loaded "
+                     "series", (unsigned long long)(i / PARAMS_PER_COMBO), (long long)w,
+                     c->loaded_bars);
+            return -1;
+        }
+    }
+    return sweep_prepared(c, c->loaded, c->loaded_bars, req, err, err_size);
+}
+static int handle_stream(struct connection *c, const struct request_view *req,
+                         char *err, size_t err_size)
+{
+    if (req->opcode == OP_OPEN_STREAM) {
+        struct combo_params *params = grow(&c->params, (size_t)req->n_combos * sizeof *params);
+        if (c->streaming)
+            stream_free(&c->stream);
+        c->streaming = 0;
+        if (params == NULL) {
+            snprintf(err, err_size, "engine out of memory for %u combos", req->n_combos);
+            return -1;
+        }
+        request_params(req, params);
+        if (stream_open(&c->stream, params, req->n_combos) != 0) {
+            snprintf(err, err_size, "engine out of memory opening a stream");
+            return -1;
+        }
+        c->streaming = 1;
+        return empty_reply(c);
+    }
+    if (!c->streaming) {
+        snprintf(err, err_size, "opcode %u needs an open stream (send opcode 4 first)",
+                 req->opcode);
+        return -1;
+    }
+    if (req->opcode == OP_BAR) {
+        double close;
+        int8_t *positions = grow(&c->out, c->stream.n_combos);
+        if (positions == NULL) {
+            snprintf(err, err_size, "engine out of memory for the positions");
+            return -1;
+        }
+        le_get_f64s(&close, req->close, 1);
+        stream_bar(&c->stream, close, positions);
+        c->reply[0] = positions;
+        c->reply_len[0] = c->stream.n_combos;
+        c->n_reply = 1;
+        return 0;
+    }
+    uint32_t n = (uint32_t)c->stream.n_combos;
+    struct combo_result *results = grow(&c->results, (size_t)n * sizeof *results);
+    uint8_t *out = grow(&c->out, (size_t)sweep_reply_size(n));
+    if (results == NULL || out == NULL) {
+        snprintf(err, err_size, "engine out of memory for the results");
+        return -1;
+    }
+    stream_close(&c->stream, results);
+    stream_free(&c->stream);
+    c->streaming = 0;
+    sweep_reply_encode(out, results, n);
+    c->reply[0] = out;
+    c->reply_len[0] = (size_t)sweep_reply_size(n);
     c->n_reply = 1;
     return 0;
 }
@@ -87,6 +198,14 @@ int handle_request(struct connection *c, const uint8_t *body, size_t len,
         return handle_sweep(c, &req, err, err_size);
     case OP_ECHO:
         return handle_echo(c, &req);
+    case OP_LOAD:
+        return handle_load(c, &req, err, err_size);
+    case OP_SWEEP_LOADED:
+        return handle_sweep_loaded(c, &req, err, err_size);
+    case OP_OPEN_STREAM:
+    case OP_BAR:
+    case OP_CLOSE_STREAM:
+        return handle_stream(c, &req, err, err_size);
     }
     snprintf(err, err_size, "opcode %u is known but not served", req.opcode);
     return -1;

@@ -10,6 +10,7 @@
 #include <stdint.h>
 
 #include "kernel.h"
+#include "kernel_stream.h"
 
 /* The kernel behind the sweep opcode; it may use (and grow) the workspace. */
 typedef int (*sweep_fn)(struct sweep_workspace *ws, const double *close, size_t n_bars,
@@ -32,6 +33,10 @@ struct connection {
     const struct engine_config *cfg;
     struct grow_buffer body, close, params, results, out;
     struct sweep_workspace workspace;      /* the kernel's, kept between requests */
+    double *loaded;                        /* opcode 2's series, or NULL */
+    uint32_t loaded_bars;
+    struct sweep_stream stream;            /* opcode 4's stream */
+    int streaming;
     /* The reply body: up to two pieces, sent with the header in one writev. */
     const void *reply[2];
     size_t reply_len[2];

@@ -1,0 +1,100 @@
+/*
+ * test_stream.c - the per-bar kernel against the batch kernel, bit for bit.
+ */
+#include <math.h>
+#include <stdlib.h>
+
+#include "testutil.h"
+#include "../code/grid.h"
+#include "../code/kernel.h"
+#include "../code/kernel_stream.h"
+#include "../code/series.h"
+
+static void stream_the_series(const double *close, size_t n_bars,
+                              const struct combo_params *params, size_t n_combos,
+                              struct combo_result *results)
+{
+    struct sweep_stream s;
+    int8_t *positions = malloc(n_combos);
+    assert_int_equal(stream_open(&s, params, n_combos), 0);
+    for (size_t t = 0; t < n_bars; t++)
+        stream_bar(&s, close[t], positions);
+    stream_close(&s, results);
+    stream_free(&s);
+    free(positions);
+}
+
+static void check_against_batch(size_t n_bars, const struct combo_params *params,
+                                size_t n_combos)
+{
+    double *close = malloc((n_bars ? n_bars : 1) * sizeof *close);
+    struct combo_result *batch = malloc(n_combos * sizeof *batch);
+    struct combo_result *stream = malloc(n_combos * sizeof *stream);
+    gbm_series(close, n_bars, 42);
+    assert_int_equal(sweep_naive(close, n_bars, params, n_combos, batch), 0);
+    stream_the_series(close, n_bars, params, n_combos, stream);
+    for (size_t k = 0; k < n_combos; k++) {
+        assert_int_equal(stream[k].trades, batch[k].trades);
+        assert_same_double(stream[k].pnl, batch[k].pnl);
+    }
+    free(close);
+    free(batch);
+    free(stream);
+}
+
+static void grid_over_a_long_series(void **state)
+{
+    (void)state;
+    struct combo_params params[16];
+    grid_fill(params, 16);
+    check_against_batch(20000, params, 16);
+}
+
+/* Windows longer than the series, windows of one, and series shorter than
+ * every warm-up: the stream must be NaN exactly where the batch is. */
+static void edge_windows_and_short_series(void **state)
+{
+    (void)state;
+    const struct combo_params odd[] = {
+        {1, 1, 1, 1, 1, 1}, {1, 2, 1, 1, 1, 2}, {3, 7, 2, 1, 2, 5}, {50, 300, 17, 40, 60, 90},
+    };
+    const size_t lengths[] = {0, 1, 2, 3, 10, 299, 300, 301, 1500};
+    for (size_t i = 0; i < sizeof lengths / sizeof lengths[0]; i++)
+        check_against_batch(lengths[i], odd, 4);
+}
+
+/* The positions a stream reports are those the batch loop would hold. */
+static void positions_follow_the_rule(void **state)
+{
+    (void)state;
+    enum { BARS = 3000 };
+    struct combo_params p = grid_params(20);
+    double *close = malloc(BARS * sizeof *close);
+    gbm_series(close, BARS, 42);
+    struct sweep_stream s;
+    int8_t side;
+    int changes = 0, last = 0;
+    assert_int_equal(stream_open(&s, &p, 1), 0);
+    for (size_t t = 0; t < BARS; t++) {
+        stream_bar(&s, close[t], &side);
+        assert_true(side == -1 || side == 0 || side == 1);
+        changes += side != last;
+        last = side;
+    }
+    struct combo_result r;
+    stream_close(&s, &r);
+    stream_free(&s);
+    /* every reversal but the first entry closes a trade; the end closes one more */
+    assert_int_equal(r.trades, changes);
+    free(close);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(grid_over_a_long_series),
+        cmocka_unit_test(edge_windows_and_short_series),
+        cmocka_unit_test(positions_follow_the_rule),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
