@@ -51,6 +51,7 @@ extern const struct measurement measure_spawn;
 extern const struct architecture arch_stateful_unix;
 extern const struct architecture arch_per_bar_unix;
 extern const struct architecture arch_spawn_per_combo;
+extern const struct architecture arch_batch_tcp;
 
 struct measure_context {
     const struct sweep_job *job;       /* the study's series and grid */

@@ -16,18 +16,24 @@ struct engine_state {
     struct engine_client client;
 };
 
-/* Starts the engine with `args` on a Unix socket named after `tag`. */
-static int start_unix_engine(void **state, const struct arch_options *opts,
-                             char *const args[], const char *tag, char err[ARCH_ERROR_SIZE])
+/* Starts the engine with `args` on a Unix socket named after `tag`, or on
+ * a free loopback TCP port when `tcp` is set, and connects to it. */
+static int start_engine(void **state, const struct arch_options *opts, char *const args[],
+                        const char *tag, int tcp, char err[ARCH_ERROR_SIZE])
 {
-    char path[108];
+    char path[108], port[16];
     struct engine_state *s = calloc(1, sizeof *s);
     if (s == NULL) {
         snprintf(err, ARCH_ERROR_SIZE, "out of memory");
         return -1;
     }
     snprintf(path, sizeof path, "%s/ipctax-%d-%s.sock", opts->work_dir, (int)getpid(), tag);
-    int fd = engine_start(&s->engine, opts->engine_path, args, path, NULL, err);
+    if (tcp && free_tcp_port(port) != 0) {
+        snprintf(err, ARCH_ERROR_SIZE, "no free loopback TCP port");
+        free(s);
+        return -1;
+    }
+    int fd = engine_start(&s->engine, opts->engine_path, args, path, tcp ? port : NULL, err);
     if (fd < 0) {
         free(s);
         return -1;
@@ -57,7 +63,7 @@ static int batch_unix_setup(void **state, const struct arch_options *opts,
 {
     (void)job;
     static char *const args[] = {"--kernel", "naive", NULL};
-    return start_unix_engine(state, opts, args, "batch", err);
+    return start_engine(state, opts, args, "batch", 0, err);
 }
 
 const struct architecture arch_batch_unix = {
@@ -83,7 +89,7 @@ static int chatty_unix_setup(void **state, const struct arch_options *opts,
 {
     (void)job;
     static char *const args[] = {"--kernel", "naive", NULL};
-    return start_unix_engine(state, opts, args, "chatty", err);
+    return start_engine(state, opts, args, "chatty", 0, err);
 }
 
 const struct architecture arch_chatty_unix = {
@@ -91,5 +97,21 @@ const struct architecture arch_chatty_unix = {
     .description = "same engine, one round trip per combo, series re-sent each time",
     .setup = chatty_unix_setup,
     .run = chatty_run,
+    .teardown = stop_engine,
+};
+
+static int batch_tcp_setup(void **state, const struct arch_options *opts,
+                           const struct sweep_job *job, char err[ARCH_ERROR_SIZE])
+{
+    (void)job;
+    static char *const args[] = {"--kernel", "naive", NULL};
+    return start_engine(state, opts, args, "tcp", 1, err);
+}
+
+const struct architecture arch_batch_tcp = {
+    .name = "batch_tcp",
+    .description = "persistent engine on TCP loopback (TCP_NODELAY), one round trip per sweep",
+    .setup = batch_tcp_setup,
+    .run = batch_run,
     .teardown = stop_engine,
 };

@@ -15,6 +15,7 @@ const struct architecture *const ARCHITECTURES[] = {
     &arch_stateful_unix,
     &arch_per_bar_unix,
     &arch_spawn_per_combo,
+    &arch_batch_tcp,
     NULL,
 };
 

@@ -3,13 +3,16 @@
  *
  * Tangled from paper/57-client.md.
  */
+#include <arpa/inet.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <netinet/in.h>
 #include <signal.h>
 #include <spawn.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/socket.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -199,6 +202,22 @@ int engine_start(struct engine_process *e, const char *engine_path, char *const 
     engine_stop(e);
     return -1;
 }
+int free_tcp_port(char port[16])
+{
+    struct sockaddr_in addr = {.sin_family = AF_INET, .sin_port = 0};
+    socklen_t len = sizeof addr;
+    addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    int fd = socket(AF_INET, SOCK_STREAM, 0);
+    int ok = fd >= 0 && bind(fd, (struct sockaddr *)&addr, sizeof addr) == 0 &&
+             getsockname(fd, (struct sockaddr *)&addr, &len) == 0;
+    if (fd >= 0)
+        close(fd);
+    if (!ok)
+        return -1;
+    snprintf(port, 16, "%u", ntohs(addr.sin_port));
+    return 0;
+}
+
 void engine_stop(struct engine_process *e)
 {
     if (e->pid > 0) {
@@ -207,40 +226,54 @@ void engine_stop(struct engine_process *e)
     }
     e->pid = 0;
 }
-int engine_spawn_call(struct engine_client *c, const char *engine_path, char *const args[],
-                      size_t len, char err[CLIENT_ERROR_SIZE])
+pid_t engine_spawn_piped(const char *engine_path, char *const args[], const char *mode,
+                         int *to_child, int *from_child, char err[CLIENT_ERROR_SIZE])
 {
-    int to_child[2], from_child[2];
+    int in_pipe[2], out_pipe[2];
     char *argv[32];
-    if (pipe2(to_child, O_CLOEXEC) != 0)
+    if (pipe2(in_pipe, O_CLOEXEC) != 0) {
+        snprintf(err, CLIENT_ERROR_SIZE, "pipe: %s", strerror(errno));
         return -1;
-    if (pipe2(from_child, O_CLOEXEC) != 0) {
-        close(to_child[0]);
-        close(to_child[1]);
+    }
+    if (pipe2(out_pipe, O_CLOEXEC) != 0) {
+        snprintf(err, CLIENT_ERROR_SIZE, "pipe: %s", strerror(errno));
+        close(in_pipe[0]);
+        close(in_pipe[1]);
         return -1;
     }
     posix_spawn_file_actions_t actions;
     posix_spawn_file_actions_init(&actions);
-    posix_spawn_file_actions_adddup2(&actions, to_child[0], STDIN_FILENO);
-    posix_spawn_file_actions_adddup2(&actions, from_child[1], STDOUT_FILENO);
-    build_argv(argv, 32, engine_path, args, "--stdin", NULL);
+    posix_spawn_file_actions_adddup2(&actions, in_pipe[0], STDIN_FILENO);
+    posix_spawn_file_actions_adddup2(&actions, out_pipe[1], STDOUT_FILENO);
+    build_argv(argv, 32, engine_path, args, "--stdin", mode);
     pid_t pid = spawn(engine_path, argv, &actions);
     posix_spawn_file_actions_destroy(&actions);
-    close(to_child[0]);
-    close(from_child[1]);
+    close(in_pipe[0]);
+    close(out_pipe[1]);
     if (pid < 0) {
         snprintf(err, CLIENT_ERROR_SIZE, "cannot spawn %s: %s", engine_path, strerror(errno));
-        close(to_child[1]);
-        close(from_child[0]);
+        close(in_pipe[1]);
+        close(out_pipe[0]);
         return -1;
     }
-    c->out_fd = to_child[1];
-    c->in_fd = from_child[0];
+    *to_child = in_pipe[1];
+    *from_child = out_pipe[0];
+    return pid;
+}
+
+int engine_spawn_call(struct engine_client *c, const char *engine_path, char *const args[],
+                      size_t len, char err[CLIENT_ERROR_SIZE])
+{
+    int to_child, from_child;
+    pid_t pid = engine_spawn_piped(engine_path, args, NULL, &to_child, &from_child, err);
+    if (pid < 0)
+        return -1;
+    c->out_fd = to_child;
+    c->in_fd = from_child;
     int status = client_round_trip(c, len, err);
-    close(to_child[1]);
-    close(from_child[0]);
+    close(to_child);
+    close(from_child);
     c->in_fd = c->out_fd = -1;
-    int exit_status;
-    waitpid(pid, &exit_status, 0);
+    waitpid(pid, NULL, 0);
     return status;
 }

@@ -62,6 +62,14 @@ int engine_start(struct engine_process *e, const char *engine_path, char *const 
 /* SIGTERM, then wait for the engine to exit. */
 void engine_stop(struct engine_process *e);
 
+/* Finds a loopback TCP port that is free right now; returns 0 or -1. */
+int free_tcp_port(char port[16]);
+
+/* Starts `engine_path args... --stdin [mode]` with its standard input and
+ * output on two pipes; returns its pid, or -1 with err set. */
+pid_t engine_spawn_piped(const char *engine_path, char *const args[], const char *mode,
+                         int *to_child, int *from_child, char err[CLIENT_ERROR_SIZE]);
+
 /* Runs `engine_path --stdin args...` for one request in c->request[0..len):
  * the reply lands in c->reply. Returns as client_round_trip does. */
 int engine_spawn_call(struct engine_client *c, const char *engine_path, char *const args[],

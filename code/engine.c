@@ -187,13 +187,13 @@ struct client {
 
 static atomic_int active_clients;
 
-static void serve_raw(int fd);
+static void serve_raw(int in_fd, int out_fd);
 
 static void *connection_thread(void *arg)
 {
     struct client *cl = arg;
     if (cl->opts->raw) {
-        serve_raw(cl->fd);
+        serve_raw(cl->fd, cl->fd);
     } else {
         struct connection c;
         connection_init(&c, &cl->opts->cfg);
@@ -205,18 +205,18 @@ static void *connection_thread(void *arg)
     atomic_fetch_sub(&active_clients, 1);
     return NULL;
 }
-static void serve_raw(int fd)
+static void serve_raw(int in_fd, int out_fd)
 {
     uint8_t size_word[4];
-    if (read_exact(fd, size_word, 4, NO_DEADLINE) != 0)
+    if (read_exact(in_fd, size_word, 4, NO_DEADLINE) != 0)
         return;
     uint32_t size = le_get_u32(size_word);
     if (size > ENGINE_DEFAULT_MAX_FRAME)
         return;
     uint8_t *buf = malloc(size ? size : 1);
-    while (buf != NULL && read_exact(fd, buf, size, NO_DEADLINE) == 0) {
+    while (buf != NULL && read_exact(in_fd, buf, size, NO_DEADLINE) == 0) {
         struct iovec iov = {buf, size};
-        if (write_all(fd, &iov, 1, NO_DEADLINE) != 0)
+        if (write_all(out_fd, &iov, 1, NO_DEADLINE) != 0)
             break;
     }
     free(buf);
@@ -306,6 +306,10 @@ int main(int argc, char **argv)
     if (install_signal_handlers() != 0) {
         perror("ipctax-engine: signals");
         return 2;
+    }
+    if (o.transport == TRANSPORT_STDIN && o.raw) {
+        serve_raw(STDIN_FILENO, STDOUT_FILENO);        /* the pipe transport's floor */
+        return 0;
     }
     if (o.transport == TRANSPORT_STDIN)
         return serve_stdin(&o);

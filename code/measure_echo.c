@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "arch.h"
@@ -29,9 +30,6 @@ enum {
     REPS_LARGE = 100,          /* beyond: each takes a millisecond or more */
 };
 
-/* A fixed loopback port for TCP transports, below Linux's ephemeral range. */
-#define ECHO_TCP_PORT "27613"
-
 static int paper_reps(int floats)
 {
     return floats <= 1000 ? REPS_SMALL : floats <= 20000 ? REPS_MEDIUM : REPS_LARGE;
@@ -48,6 +46,8 @@ struct echo_transport {
     int (*round_trip)(void *state, const double *values, double *back, size_t n,
                       char err[ARCH_ERROR_SIZE]);
     void (*stop)(void *state);
+    /* Ends one size's round trips, for transports that agree on a size (or NULL). */
+    void (*close_size)(void *state);
 };
 
 struct protocol_echo {
@@ -62,9 +62,10 @@ static void *protocol_start(const struct measure_context *ctx, char err[ARCH_ERR
     struct protocol_echo *s = calloc(1, sizeof *s);
     if (s == NULL)
         return NULL;
+    char port[16];
     snprintf(path, sizeof path, "%s/ipctax-%d-%s.sock", ctx->opts->work_dir, (int)getpid(), tag);
-    int fd = engine_start(&s->engine, ctx->opts->engine_path, args, path,
-                          tcp ? ECHO_TCP_PORT : NULL, err);
+    int fd = tcp && free_tcp_port(port) != 0 ? -1
+           : engine_start(&s->engine, ctx->opts->engine_path, args, path, tcp ? port : NULL, err);
     if (fd < 0) {
         free(s);
         return NULL;
@@ -115,11 +116,12 @@ static void *raw_start_with(const struct measure_context *ctx, char err[ARCH_ERR
     struct raw_pong *s = calloc(1, sizeof *s);
     if (s == NULL)
         return NULL;
+    char port[16];
     s->tcp = tcp;
     s->buf = malloc((size_t)ECHO_SIZES[N_ECHO_SIZES - 1] * 8);
     snprintf(path, sizeof path, "%s/ipctax-%d-%s.sock", ctx->opts->work_dir, (int)getpid(), tag);
-    int fd = s->buf ? engine_start(&s->engine, ctx->opts->engine_path, args, path,
-                                   tcp ? ECHO_TCP_PORT : NULL, err) : -1;
+    int fd = s->buf == NULL || (tcp && free_tcp_port(port) != 0) ? -1
+           : engine_start(&s->engine, ctx->opts->engine_path, args, path, tcp ? port : NULL, err);
     if (fd < 0) {
         free(s->buf);
         free(s);
@@ -167,12 +169,12 @@ static int raw_round_trip(void *state, const double *values, double *back, size_
 }
 
 /* After each size the connection is closed; the next size opens another. */
-static int raw_close_size(struct raw_pong *s)
+static void raw_close_size(void *state)
 {
+    struct raw_pong *s = state;
     if (s->fd >= 0)
         close(s->fd);
     s->fd = -1;
-    return 0;
 }
 
 static void raw_stop(void *state)
@@ -184,12 +186,96 @@ static void raw_stop(void *state)
     free(s);
 }
 
+static void *tcp_echo_start(const struct measure_context *ctx, char err[ARCH_ERROR_SIZE])
+{
+    static char *const args[] = {NULL};
+    return protocol_start(ctx, err, args, "tcpecho", 1);
+}
+
+static void *tcp_raw_start(const struct measure_context *ctx, char err[ARCH_ERROR_SIZE])
+{
+    return raw_start_with(ctx, err, "tcpraw", 1);
+}
+struct pipe_pong {
+    const char *engine_path;
+    pid_t pid;
+    int to_child, from_child;
+    uint8_t *buf;
+};
+
+static void *pipe_raw_start(const struct measure_context *ctx, char err[ARCH_ERROR_SIZE])
+{
+    struct pipe_pong *s = calloc(1, sizeof *s);
+    if (s == NULL || (s->buf = malloc((size_t)ECHO_SIZES[N_ECHO_SIZES - 1] * 8)) == NULL) {
+        snprintf(err, ARCH_ERROR_SIZE, "out of memory");
+        free(s);
+        return NULL;
+    }
+    s->engine_path = ctx->opts->engine_path;
+    s->pid = -1;
+    return s;
+}
+
+static int pipe_raw_open(void *state, size_t n, char err[ARCH_ERROR_SIZE])
+{
+    struct pipe_pong *s = state;
+    static char *const args[] = {NULL};
+    uint8_t word[4];
+    s->pid = engine_spawn_piped(s->engine_path, args, "--raw", &s->to_child, &s->from_child,
+                                err);
+    if (s->pid < 0)
+        return -1;
+    le_put_u32(word, (uint32_t)(n * 8));
+    struct iovec iov = {word, 4};
+    return write_all(s->to_child, &iov, 1, NO_DEADLINE);
+}
+
+static int pipe_raw_round_trip(void *state, const double *values, double *back, size_t n,
+                               char err[ARCH_ERROR_SIZE])
+{
+    struct pipe_pong *s = state;
+    memcpy(s->buf, values, n * 8);
+    struct iovec iov = {s->buf, n * 8};
+    if (write_all(s->to_child, &iov, 1, NO_DEADLINE) != 0 ||
+        read_exact(s->from_child, s->buf, n * 8, NO_DEADLINE) != 0) {
+        snprintf(err, ARCH_ERROR_SIZE, "pipe round trip: %s", strerror(errno));
+        return -1;
+    }
+    memcpy(back, s->buf, n * 8);
+    return 0;
+}
+
+static void pipe_raw_close_size(void *state)
+{
+    struct pipe_pong *s = state;
+    if (s->pid < 0)
+        return;
+    close(s->to_child);                /* the child sees the end of its input */
+    close(s->from_child);
+    waitpid(s->pid, NULL, 0);
+    s->pid = -1;
+}
+
+static void pipe_raw_stop(void *state)
+{
+    struct pipe_pong *s = state;
+    pipe_raw_close_size(s);
+    free(s->buf);
+    free(s);
+}
+
 static const struct echo_transport TRANSPORTS[] = {
     {"unix", "protocol echo over a Unix socket", unix_echo_start, protocol_open,
-     protocol_round_trip, protocol_stop},
+     protocol_round_trip, protocol_stop, NULL},
     {"unix_raw", "raw ping-pong over a Unix socket", unix_raw_start, raw_open,
-     raw_round_trip, raw_stop},
-    };
+     raw_round_trip, raw_stop, raw_close_size},
+    {"tcp", "protocol echo over TCP loopback", tcp_echo_start, protocol_open,
+     protocol_round_trip, protocol_stop, NULL},
+    {"tcp_raw", "raw ping-pong over TCP loopback", tcp_raw_start, raw_open,
+     raw_round_trip, raw_stop, raw_close_size},
+    {"pipe_raw", "raw ping-pong over a pair of pipes", pipe_raw_start, pipe_raw_open,
+     pipe_raw_round_trip, pipe_raw_stop, pipe_raw_close_size},
+};
 enum { N_TRANSPORTS = sizeof TRANSPORTS / sizeof TRANSPORTS[0] };
 
 static int sample_size(const struct echo_transport *tr, void *state, size_t n, int reps,
@@ -236,8 +322,8 @@ static int sample_transport(const struct echo_transport *tr, const struct measur
             break;                         /* a reduced job echoes its own series */
         status = sample_size(tr, state, n, scaled_count(ctx, paper_reps((int)n), 20),
                              ctx->job->close, back, out, err);
-        if (tr->open == raw_open)
-            raw_close_size(state);
+        if (tr->close_size != NULL)
+            tr->close_size(state);
     }
     fprintf(stderr, "  echo %-10s done\n", tr->name);
     tr->stop(state);
