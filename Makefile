@@ -19,7 +19,7 @@ CC ?= cc
 CFLAGS_FP := -ffp-contract=off -fno-fast-math
 CFLAGS ?= -O2 -g
 CFLAGS_ALL := -std=c11 -D_GNU_SOURCE -Wall -Wextra $(CFLAGS_FP) $(CFLAGS)
-LDLIBS := -lcsv -lnettle -lm
+LDLIBS := -lcsv -lnettle -ljansson -lm
 
 BUILD := build
 CHAPTERS := $(sort $(wildcard paper/[0-9]*.md))
@@ -33,7 +33,7 @@ LIB_OBJ := $(LIB_SRC:code/%.c=$(BUILD)/obj/%.o)
 TESTS := $(patsubst tests/%.c,%,$(wildcard tests/test_*.c))
 
 # --- Debian packages -------------------------------------------------------
-PAPER_DEBS := build-essential pkg-config git libcsv-dev nettle-dev pandoc gnuplot-nox \
+PAPER_DEBS := build-essential pkg-config git libcsv-dev nettle-dev libjansson-dev pandoc gnuplot-nox \
               texlive-latex-recommended texlive-latex-extra texlive-fonts-recommended lmodern
 TEST_DEBS := $(PAPER_DEBS) libcmocka-dev python3-jsonschema python3-ruamel.yaml python3-numpy
 

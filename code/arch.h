@@ -47,6 +47,7 @@ extern const struct architecture arch_batch_unix;
 extern const struct architecture arch_chatty_unix;
 extern const struct architecture arch_spawn_stdin;
 extern const struct measurement measure_echo;
+extern const struct measurement measure_serialization;
 extern const struct measurement measure_spawn;
 extern const struct architecture arch_stateful_unix;
 extern const struct architecture arch_per_bar_unix;

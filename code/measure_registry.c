@@ -9,6 +9,7 @@
 
 const struct measurement *const MEASUREMENTS[] = {
     &measure_echo,
+    &measure_serialization,
     &measure_spawn,
     NULL,
 };

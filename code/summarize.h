@@ -14,6 +14,7 @@ void summarize_original(struct summary *s);
 void summarize_sweep(struct summary *s);
 void summarize_architectures(struct summary *s);
 void summarize_echo(struct summary *s);
+void summarize_serialization(struct summary *s);
 void summarize_crossings(struct summary *s);
 
 #endif

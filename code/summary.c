@@ -17,6 +17,7 @@ static void (*const SUMMARIZERS[])(struct summary *) = {
     summarize_sweep,
     summarize_architectures,
     summarize_echo,
+    summarize_serialization,
     summarize_crossings,
 };
 
