@@ -18,7 +18,7 @@ CC ?= cc
 # fast-math; everything else is ordinary optimisation.
 CFLAGS_FP := -ffp-contract=off -fno-fast-math
 CFLAGS ?= -O2 -g
-CFLAGS_ALL := -std=c11 -D_GNU_SOURCE -Wall -Wextra $(CFLAGS_FP) $(CFLAGS)
+CFLAGS_ALL := -std=c11 -D_GNU_SOURCE -pthread -Wall -Wextra $(CFLAGS_FP) $(CFLAGS)
 LDLIBS := -lcsv -lnettle -ljansson -lm
 
 BUILD := build

@@ -42,6 +42,8 @@ struct architecture {
 extern const struct architecture *const ARCHITECTURES[];
 const struct architecture *architecture_named(const char *name);
 
+extern const struct architecture arch_in_process_tuned;
+extern const struct architecture arch_in_process_tuned_1core;
 extern const struct architecture arch_in_process;
 extern const struct architecture arch_batch_unix;
 extern const struct architecture arch_chatty_unix;

@@ -8,6 +8,8 @@
 #include "arch.h"
 
 const struct architecture *const ARCHITECTURES[] = {
+    &arch_in_process_tuned,
+    &arch_in_process_tuned_1core,
     &arch_in_process,
     &arch_batch_unix,
     &arch_chatty_unix,
