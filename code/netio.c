@@ -7,6 +7,7 @@
 #include <netdb.h>
 #include <netinet/in.h>
 #include <netinet/tcp.h>
+#include <poll.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/socket.h>
@@ -55,13 +56,46 @@ int read_exact(int fd, void *buf, size_t n, uint64_t deadline_ns)
     return 0;
 }
 
+/* One non-blocking attempt to send what is left. */
+static ssize_t send_some(int fd, struct iovec *iov, int iovcnt)
+{
+    struct msghdr msg = {.msg_iov = iov, .msg_iovlen = (size_t)iovcnt};
+    ssize_t w = sendmsg(fd, &msg, MSG_DONTWAIT | MSG_NOSIGNAL);
+    if (w < 0 && errno == ENOTSOCK)
+        return writev(fd, iov, iovcnt);
+    return w;
+}
+
+/* Waits until fd can take more bytes or the deadline passes (ETIMEDOUT). */
+static int wait_writable(int fd, uint64_t deadline_ns)
+{
+    for (;;) {
+        uint64_t now = clock_ns();
+        if (now >= deadline_ns) {
+            errno = ETIMEDOUT;
+            return -1;
+        }
+        struct pollfd p = {fd, POLLOUT, 0};
+        int r = poll(&p, 1, (int)((deadline_ns - now) / 1000000u) + 1);
+        if (r > 0)
+            return 0;
+        if (r < 0 && errno != EINTR)
+            return -1;
+    }
+}
+
 int write_all(int fd, struct iovec *iov, int iovcnt, uint64_t deadline_ns)
 {
     while (iovcnt > 0) {
-        ssize_t w = writev(fd, iov, iovcnt);
+        ssize_t w = deadline_ns == NO_DEADLINE ? writev(fd, iov, iovcnt)
+                                               : send_some(fd, iov, iovcnt);
         if (w < 0) {
-            if (!may_retry(deadline_ns))
+            if (deadline_ns != NO_DEADLINE && (errno == EAGAIN || errno == EWOULDBLOCK)) {
+                if (wait_writable(fd, deadline_ns) != 0)
+                    return -1;
+            } else if (!may_retry(deadline_ns)) {
                 return -1;
+            }
             continue;
         }
         while (iovcnt > 0 && (size_t)w >= iov->iov_len) {
@@ -132,8 +166,9 @@ int unix_listen(const char *path, int backlog, char *err, size_t err_size)
         snprintf(err, err_size, "socket: %s", strerror(errno));
         return -1;
     }
-    /* bind creates the file; a umask of 077 makes it owner-only from birth. */
-    mode_t old_mask = umask(077);
+    /* bind creates the file; a umask of 0177 makes it 0600 from birth, with
+     * no window in which another user could connect. */
+    mode_t old_mask = umask(0177);
     int bound = bind(fd, (struct sockaddr *)&addr, sizeof addr);
     umask(old_mask);
     if (bound != 0 || listen(fd, backlog) != 0) {

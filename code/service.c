@@ -14,12 +14,15 @@
 #include "service.h"
 #include "timing.h"
 
-/* Returns a buffer of at least `size` bytes, or NULL when out of memory. */
+/* Returns a buffer of at least `size` bytes, or NULL when out of memory.
+ * A zero-byte request still gets a real buffer: NULL means only failure. */
 static void *grow(struct grow_buffer *b, size_t size)
 {
+    if (size == 0)
+        size = 1;
     if (size <= b->cap)
         return b->data;
-    void *bigger = realloc(b->data, size ? size : 1);
+    void *bigger = realloc(b->data, size);
     if (bigger == NULL)
         return NULL;
     b->data = bigger;
@@ -238,24 +241,47 @@ static void send_error(struct connection *c, int fd, const char *message)
     write_all(fd, iov, 2, deadline_in(c->cfg->frame_timeout_ms));
 }
 
+/* Describes why a frame could not be read whole, for the error frame. */
+static void describe_read_failure(char *err, size_t size, const char *part, int timeout_ms)
+{
+    if (errno == ETIMEDOUT)
+        snprintf(err, size, "the frame's %s did not arrive within %d ms", part, timeout_ms);
+    else if (errno == ECONNRESET)
+        snprintf(err, size, "the connection ended in the middle of the frame's %s", part);
+    else
+        snprintf(err, size, "reading the frame's %s: %s", part, strerror(errno));
+}
+
 int serve_connection(struct connection *c, int in_fd, int out_fd, int max_requests)
 {
     char err[512];
+    const struct engine_config *cfg = c->cfg;
     for (int served = 0; max_requests == 0 || served < max_requests; served++) {
         uint8_t header[FRAME_HEADER_BYTES];
-        int r = read_exact(in_fd, header, sizeof header, deadline_in(c->cfg->idle_timeout_ms));
+        int r = read_exact(in_fd, header, 1, deadline_in(cfg->idle_timeout_ms));
         if (r == 1)
             return 0;                                  /* the client is done */
         if (r != 0) {
-            snprintf(err, sizeof err, "no complete frame header within the idle timeout "
-                     "of %d ms: %s", c->cfg->idle_timeout_ms, strerror(errno));
+            if (errno == ETIMEDOUT)
+                snprintf(err, sizeof err, "no request within the idle timeout of %d ms",
+                         cfg->idle_timeout_ms);
+            else
+                snprintf(err, sizeof err, "reading a request: %s", strerror(errno));
+            send_error(c, out_fd, err);
+            return -1;
+        }
+        uint64_t frame_deadline = deadline_in(cfg->frame_timeout_ms);
+        if (read_exact(in_fd, header + 1, sizeof header - 1, frame_deadline) != 0) {
+            if (errno == 0)
+                errno = ECONNRESET;                    /* ended after the first byte */
+            describe_read_failure(err, sizeof err, "header", cfg->frame_timeout_ms);
             send_error(c, out_fd, err);
             return -1;
         }
         uint32_t len = le_get_u32(header);
-        if (len > c->cfg->max_frame) {
+        if (len > cfg->max_frame) {
             snprintf(err, sizeof err, "frame of %u bytes exceeds the engine's maximum of %u",
-                     len, c->cfg->max_frame);
+                     len, cfg->max_frame);
             send_error(c, out_fd, err);
             return -1;
         }
@@ -264,9 +290,10 @@ int serve_connection(struct connection *c, int in_fd, int out_fd, int max_reques
             send_error(c, out_fd, "engine out of memory for the request body");
             return -1;
         }
-        if (read_exact(in_fd, body, len, deadline_in(c->cfg->frame_timeout_ms)) != 0) {
-            snprintf(err, sizeof err, "incomplete frame body (%u bytes announced): %s",
-                     len, errno == 0 ? "closed" : strerror(errno));
+        if (read_exact(in_fd, body, len, frame_deadline) != 0) {
+            if (errno == 0)
+                errno = ECONNRESET;
+            describe_read_failure(err, sizeof err, "body", cfg->frame_timeout_ms);
             send_error(c, out_fd, err);
             return -1;
         }
