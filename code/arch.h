@@ -55,6 +55,8 @@ extern const struct architecture arch_stateful_unix;
 extern const struct architecture arch_per_bar_unix;
 extern const struct architecture arch_spawn_per_combo;
 extern const struct architecture arch_batch_tcp;
+extern const struct architecture arch_json_unix;
+extern const struct architecture arch_json_chatty_unix;
 
 struct measure_context {
     const struct sweep_job *job;       /* the study's series and grid */

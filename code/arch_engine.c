@@ -5,10 +5,12 @@
  */
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <unistd.h>
 
 #include "arch.h"
 #include "client.h"
+#include "json_codec.h"
 #include "netio.h"
 
 struct engine_state {
@@ -113,5 +115,65 @@ const struct architecture arch_batch_tcp = {
     .description = "persistent engine on TCP loopback (TCP_NODELAY), one round trip per sweep",
     .setup = batch_tcp_setup,
     .run = batch_run,
+    .teardown = stop_engine,
+};
+
+/* One JSON round trip for combos [first, first+count). */
+static int json_call(struct engine_client *c, const struct sweep_job *job, size_t first,
+                     size_t count, struct combo_result *results, char err[ARCH_ERROR_SIZE])
+{
+    size_t len;
+    char *text = json_request_encode(job->close, job->n_bars, job->params + first, count, &len);
+    if (text == NULL || client_request_buffer(c, len) == NULL) {
+        free(text);
+        snprintf(err, ARCH_ERROR_SIZE, "out of memory for a JSON request");
+        return -1;
+    }
+    memcpy(c->request, text, len);
+    free(text);
+    if (client_round_trip(c, len, err) != 0)
+        return -1;
+    return json_reply_decode((const char *)c->reply, c->reply_len, results + first, count,
+                             err, ARCH_ERROR_SIZE);
+}
+
+static int json_batch_run(void *state, const struct sweep_job *job,
+                          struct combo_result *results, char err[ARCH_ERROR_SIZE])
+{
+    struct engine_state *s = state;
+    return json_call(&s->client, job, 0, job->n_combos, results, err);
+}
+
+static int json_chatty_run(void *state, const struct sweep_job *job,
+                           struct combo_result *results, char err[ARCH_ERROR_SIZE])
+{
+    struct engine_state *s = state;
+    for (size_t k = 0; k < job->n_combos; k++)
+        if (json_call(&s->client, job, k, 1, results, err) != 0)
+            return -1;
+    return 0;
+}
+
+static int json_setup(void **state, const struct arch_options *opts,
+                      const struct sweep_job *job, char err[ARCH_ERROR_SIZE])
+{
+    (void)job;
+    static char *const args[] = {"--kernel", "naive", NULL};
+    return start_engine(state, opts, args, "json", 0, err);
+}
+
+const struct architecture arch_json_unix = {
+    .name = "json_unix",
+    .description = "persistent engine, JSON request and reply, one round trip per sweep",
+    .setup = json_setup,
+    .run = json_batch_run,
+    .teardown = stop_engine,
+};
+
+const struct architecture arch_json_chatty_unix = {
+    .name = "json_chatty_unix",
+    .description = "persistent engine, JSON, one round trip per combo with the series",
+    .setup = json_setup,
+    .run = json_chatty_run,
     .teardown = stop_engine,
 };

@@ -18,6 +18,8 @@ const struct architecture *const ARCHITECTURES[] = {
     &arch_per_bar_unix,
     &arch_spawn_per_combo,
     &arch_batch_tcp,
+    &arch_json_unix,
+    &arch_json_chatty_unix,
     NULL,
 };
 

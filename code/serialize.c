@@ -31,27 +31,31 @@ int raw_series_decode(const uint8_t *body, size_t len, double *x, size_t n)
     return 0;
 }
 
-char *json_series_encode(const double *x, size_t n, size_t *len)
+json_t *json_series_array(const double *x, size_t n)
 {
     json_t *array = json_array();
-    if (array == NULL)
-        return NULL;
-    for (size_t i = 0; i < n; i++) {
+    for (size_t i = 0; array != NULL && i < n; i++) {
         if (json_array_append_new(array, json_real(x[i])) != 0) {
             json_decref(array);
             return NULL;
         }
     }
-    char *text = json_dumps(array, JSON_COMPACT | JSON_REAL_PRECISION(17));
+    return array;
+}
+
+char *json_series_encode(const double *x, size_t n, size_t *len)
+{
+    json_t *array = json_series_array(x, n);
+    if (array == NULL)
+        return NULL;
+    char *text = json_dumps(array, JSON_PRINT_FLAGS);
     json_decref(array);
     if (text != NULL)
         *len = strlen(text);
     return text;
 }
-int json_series_decode(const char *text, size_t len, double *x, size_t n)
+int json_series_values(const json_t *array, double *x, size_t n)
 {
-    json_error_t error;
-    json_t *array = json_loadb(text, len, JSON_DECODE_INT_AS_REAL, &error);
     int ok = json_is_array(array) && json_array_size(array) == n;
     for (size_t i = 0; ok && i < n; i++) {
         json_t *value = json_array_get(array, i);
@@ -59,8 +63,16 @@ int json_series_decode(const char *text, size_t len, double *x, size_t n)
         if (ok)
             x[i] = json_real_value(value);
     }
-    json_decref(array);            /* NULL when parsing failed, which is fine */
     return ok ? 0 : -1;
+}
+
+int json_series_decode(const char *text, size_t len, double *x, size_t n)
+{
+    json_error_t error;
+    json_t *array = json_loadb(text, len, JSON_DECODE_INT_AS_REAL, &error);
+    int status = array != NULL ? json_series_values(array, x, n) : -1;
+    json_decref(array);            /* NULL when parsing failed, which is fine */
+    return status;
 }
 
 enum { TEXT_MAX_DOUBLE = 24 };     /* strlen("-2.2250738585072014e-308") */

@@ -8,6 +8,7 @@
 #ifndef IPCTAX_SERIALIZE_H
 #define IPCTAX_SERIALIZE_H
 
+#include <jansson.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -17,6 +18,16 @@ size_t raw_series_size(size_t n);
 void raw_series_encode(uint8_t *body, const double *x, size_t n);
 /* Reads n doubles from a request body; returns 0, or -1 if it is not one. */
 int raw_series_decode(const uint8_t *body, size_t len, double *x, size_t n);
+
+/* The series as a jansson array of reals (json_decref it); NULL if a value
+   is NaN or infinite, or memory ran out. */
+json_t *json_series_array(const double *x, size_t n);
+/* Copies the n numbers of a JSON array into x; returns 0, or -1 if it is
+   not an array of exactly n numbers. */
+int json_series_values(const json_t *array, double *x, size_t n);
+/* jansson's flags for printing: compact, and 17 significant digits, which
+   every double needs to come back as itself. */
+#define JSON_PRINT_FLAGS (JSON_COMPACT | JSON_REAL_PRECISION(17))
 
 /* The series as a compact JSON array, NUL-terminated, its length in *len;
    free() it. NULL if a value is NaN or infinite, or memory ran out. */

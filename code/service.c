@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "frame.h"
+#include "json_codec.h"
 #include "kernel_stream.h"
 #include "netio.h"
 #include "service.h"
@@ -46,6 +47,7 @@ void connection_free(struct connection *c)
     free(c->loaded);
     if (c->streaming)
         stream_free(&c->stream);
+    free(c->json_reply);
     memset(c, 0, sizeof *c);
 }
 
@@ -189,11 +191,45 @@ static int handle_stream(struct connection *c, const struct request_view *req,
     return 0;
 }
 
+static int handle_json(struct connection *c, const uint8_t *body, size_t len,
+                       char *err, size_t err_size)
+{
+    struct json_request req;
+    if (json_request_decode((const char *)body, len, &req, err, err_size) != 0)
+        return -1;
+    size_t n_combos = req.n_combos;    /* req is freed before the reply is built */
+    struct combo_result *results = grow(&c->results, n_combos * sizeof *results);
+    int status = -1;
+    if (results == NULL)
+        snprintf(err, err_size, "engine out of memory for %zu combos", n_combos);
+    else if (c->cfg->sweep(&c->workspace, req.close, req.n_bars, req.params, n_combos,
+                           results) != 0)
+        snprintf(err, err_size, "engine out of memory for the sweep workspace");
+    else
+        status = 0;
+    json_request_free(&req);
+    if (status != 0)
+        return -1;
+    size_t text_len;
+    free(c->json_reply);
+    c->json_reply = json_reply_encode(results, n_combos, &text_len);
+    if (c->json_reply == NULL) {
+        snprintf(err, err_size, "engine out of memory for the JSON reply");
+        return -1;
+    }
+    c->reply[0] = c->json_reply;
+    c->reply_len[0] = text_len;
+    c->n_reply = 1;
+    return 0;
+}
+
 int handle_request(struct connection *c, const uint8_t *body, size_t len,
                    char *err, size_t err_size)
 {
     struct request_view req;
     c->n_reply = 0;
+    if (len > 0 && body[0] == '{')
+        return handle_json(c, body, len, err, err_size);
     if (request_decode(body, len, &req, err, err_size) != 0)
         return -1;
     switch (req.opcode) {

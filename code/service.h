@@ -37,6 +37,7 @@ struct connection {
     uint32_t loaded_bars;
     struct sweep_stream stream;            /* opcode 4's stream */
     int streaming;
+    char *json_reply;                      /* the last JSON reply's text */
     /* The reply body: up to two pieces, sent with the header in one writev. */
     const void *reply[2];
     size_t reply_len[2];
