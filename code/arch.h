@@ -46,6 +46,7 @@ extern const struct architecture arch_in_process_tuned;
 extern const struct architecture arch_in_process_tuned_1core;
 extern const struct architecture arch_in_process;
 extern const struct architecture arch_batch_unix;
+extern const struct architecture arch_batch_unix_tuned;
 extern const struct architecture arch_chatty_unix;
 extern const struct architecture arch_spawn_stdin;
 extern const struct measurement measure_echo;

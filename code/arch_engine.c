@@ -76,6 +76,22 @@ const struct architecture arch_batch_unix = {
     .teardown = stop_engine,
 };
 
+static int batch_unix_tuned_setup(void **state, const struct arch_options *opts,
+                                  const struct sweep_job *job, char err[ARCH_ERROR_SIZE])
+{
+    (void)job;
+    static char *const args[] = {"--kernel", "tuned", NULL};
+    return start_engine(state, opts, args, "tuned", 0, err);
+}
+
+const struct architecture arch_batch_unix_tuned = {
+    .name = "batch_unix_tuned",
+    .description = "batch_unix with the bit-identical tuned kernel (one thread) behind it",
+    .setup = batch_unix_tuned_setup,
+    .run = batch_run,
+    .teardown = stop_engine,
+};
+
 static int chatty_run(void *state, const struct sweep_job *job, struct combo_result *results,
                       char err[ARCH_ERROR_SIZE])
 {

@@ -8,10 +8,11 @@
 #include "arch.h"
 
 const struct architecture *const ARCHITECTURES[] = {
+    &arch_in_process,
     &arch_in_process_tuned,
     &arch_in_process_tuned_1core,
-    &arch_in_process,
     &arch_batch_unix,
+    &arch_batch_unix_tuned,
     &arch_chatty_unix,
     &arch_spawn_stdin,
     &arch_stateful_unix,

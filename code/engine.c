@@ -18,6 +18,7 @@
 
 #include "frame.h"
 #include "kernel.h"
+#include "kernel_tuned.h"
 #include "netio.h"
 #include "service.h"
 
@@ -55,7 +56,7 @@ static void usage(FILE *to)
         "  --unix PATH          listen on a Unix domain socket (created mode 0600)\n"
         "  --tcp [HOST:]PORT    listen on TCP, TCP_NODELAY; HOST defaults to 127.0.0.1\n"
         "  --stdin              serve one request from stdin to stdout, then exit\n"
-        "  --kernel NAME        naive (default) or another kernel listed by --help\n"
+        "  --kernel NAME        naive (default) or tuned (bit-identical, one thread)\n"
         "  --max-frame BYTES    largest request body accepted (default %u)\n"
         "  --max-clients N      concurrent connections (default %d)\n"
         "  --idle-timeout MS    longest wait between frames (default %d)\n"
@@ -77,8 +78,17 @@ struct named_kernel {
     sweep_fn sweep;
 };
 
+static int sweep_tuned_one_thread(struct sweep_workspace *ws, const double *close,
+                                  size_t n_bars, const struct combo_params *params,
+                                  size_t n_combos, struct combo_result *results)
+{
+    (void)ws;
+    return sweep_tuned(close, n_bars, params, n_combos, results, 1);
+}
+
 static const struct named_kernel KERNELS[] = {
     {"naive", sweep_naive_in},
+    {"tuned", sweep_tuned_one_thread},
 };
 
 static int parse_int(const char *text, long min, long max, long *value)
