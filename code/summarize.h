@@ -16,5 +16,6 @@ void summarize_architectures(struct summary *s);
 void summarize_echo(struct summary *s);
 void summarize_serialization(struct summary *s);
 void summarize_crossings(struct summary *s);
+void summarize_claims(struct summary *s);
 
 #endif

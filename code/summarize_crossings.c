@@ -66,6 +66,7 @@ static void summarize_chatty(struct summary *s, const struct csv_table *runs, do
     if (isnan(chatty) || isnan(batch) || !(combos > 1))
         return;
     double extra = chatty - batch, crossings = combos - 1;
+    put_fixed(s, "cross.chatty_over_batch", chatty / batch, 3);
     double out_bytes = (double)FRAME_HEADER_BYTES + REQUEST_HEADER_BYTES + 8 * bars + PARAM_BYTES;
     double back_bytes = (double)FRAME_HEADER_BYTES + RESULT_BYTES;
     put_fixed(s, "cross.chatty_extra_ms", extra * 1e3, 1);
@@ -84,8 +85,11 @@ static void summarize_chatty(struct summary *s, const struct csv_table *runs, do
 static void summarize_spawn(struct summary *s, const struct csv_table *runs, double combos)
 {
     double spawn = median_seconds(runs, "spawn_stdin"), batch = median_seconds(runs, "batch_unix");
+    double per_combo = median_seconds(runs, "spawn_per_combo");
     if (!isnan(spawn) && !isnan(batch))
         put_fixed(s, "cross.spawn_over_batch_ms", (spawn - batch) * 1e3, 1);
+    if (!isnan(per_combo) && !isnan(batch) && combos > 0)
+        put_fixed(s, "cross.spawn_per_combo_call_ms", (per_combo - batch) / combos * 1e3, 2);
     struct csv_table t;
     if (load_data(s, "spawn.csv", &t) != 0)
         return;
@@ -100,6 +104,10 @@ static void summarize_spawn(struct summary *s, const struct csv_table *runs, dou
     put_fixed(s, "spawn.min_ms", st.min * 1e3, 2);
     put_fixed(s, "spawn.p90_ms", st.p90 * 1e3, 2);
     put_fixed(s, "spawn.per_combo_ms", st.p50 * combos * 1e3, 1);
+    if (!isnan(spawn) && !isnan(batch) && st.p50 > 0)
+        put_fixed(s, "cross.spawn_sweep_over_alone", (spawn - batch) / st.p50, 2);
+    if (!isnan(per_combo) && !isnan(batch) && st.p50 > 0 && combos > 0)
+        put_fixed(s, "cross.spawn_call_over_alone", (per_combo - batch) / combos / st.p50, 2);
     free(x);
     csv_table_free(&t);
 }
@@ -121,6 +129,9 @@ static void summarize_break_even(struct summary *s, const struct csv_table *runs
     double per_sweep = sweep_s * 1e6, per_combo = per_sweep / combos;
     double per_bar = per_sweep / bars;
     put_fixed(s, "cross.compute_per_combo_us", per_combo, 0);
+    const struct number *one_crossing = value_number(s, "echo.unix.p50_us.150000");
+    if (one_crossing != NULL)
+        put_fixed(s, "cross.one_crossing_pct", one_crossing->value / per_sweep * 100.0, 3);
     put_fixed(s, "cross.compute_per_bar_us", per_bar, 2);
     put_fixed(s, "cross.per_bar_ipc_s", bars * floor_us / 1e6, 2);
     put_grain(s, "sweep", per_sweep, floor_us);

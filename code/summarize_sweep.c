@@ -23,6 +23,10 @@ static void summarize_oracle(struct summary *s)
         else
             put_text(s, key, csv_table_cell(&t, r, v));
     }
+    const struct number *combos = value_number(s, "oracle.combos");
+    const struct number *identical = value_number(s, "oracle.identical");
+    if (combos != NULL && identical != NULL)
+        put_count(s, "oracle.mismatches", (int64_t)(combos->value - identical->value));
     csv_table_free(&t);
 }
 

@@ -19,6 +19,7 @@ static void (*const SUMMARIZERS[])(struct summary *) = {
     summarize_echo,
     summarize_serialization,
     summarize_crossings,
+    summarize_claims,
 };
 
 int main(int argc, char **argv)
@@ -45,5 +46,6 @@ int main(int argc, char **argv)
         SUMMARIZERS[i](&s);
     if (csv_out_close(&s.values) != 0)
         s.errors++;
+    free(s.numbers);
     return s.errors ? 1 : 0;
 }

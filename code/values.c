@@ -7,6 +7,7 @@
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "values.h"
@@ -56,18 +57,46 @@ void put_text(struct summary *s, const char *key, const char *text)
     csv_out_end_row(&s->values);
 }
 
+static void remember(struct summary *s, const char *key, double value, const char *text)
+{
+    if (s->n_numbers == s->numbers_cap) {
+        size_t cap = s->numbers_cap ? 2 * s->numbers_cap : 256;
+        struct number *bigger = realloc(s->numbers, cap * sizeof *bigger);
+        if (bigger == NULL) {
+            s->errors++;
+            return;
+        }
+        s->numbers = bigger;
+        s->numbers_cap = cap;
+    }
+    struct number *n = &s->numbers[s->n_numbers++];
+    snprintf(n->key, sizeof n->key, "%s", key);
+    snprintf(n->text, sizeof n->text, "%s", text);
+    n->value = value;
+}
+
+const struct number *value_number(const struct summary *s, const char *key)
+{
+    for (size_t i = s->n_numbers; i-- > 0;)        /* the latest put wins */
+        if (strcmp(s->numbers[i].key, key) == 0)
+            return &s->numbers[i];
+    return NULL;
+}
+
 void put_count(struct summary *s, const char *key, int64_t n)
 {
     char plain[32], grouped[48];
     snprintf(plain, sizeof plain, "%" PRId64, n);
     group_thousands(plain, grouped);
     put_text(s, key, grouped);
+    remember(s, key, (double)n, grouped);
 }
 
 void put_fixed(struct summary *s, const char *key, double x, int decimals)
 {
     char buf[64];
     put_text(s, key, format_fixed(buf, x, decimals));
+    remember(s, key, x, buf);
 }
 
 int load_data(struct summary *s, const char *name, struct csv_table *t)

@@ -13,11 +13,21 @@
 
 enum { KEY_SIZE = 128 };
 
+/* A number the summary put, kept so that later summarizers (the claims)
+ * can judge it without parsing the text it was printed as. */
+struct number {
+    char key[KEY_SIZE];
+    double value;
+    char text[64];
+};
+
 struct summary {
     const char *data_dir;      /* where the run's CSV files are */
     const char *out_dir;       /* where values.csv and tables/ go */
     struct csv_out values;
     int errors;
+    struct number *numbers;
+    size_t n_numbers, numbers_cap;
 };
 
 /* Formats a key (printf-style) into buf and returns buf. */
@@ -30,6 +40,9 @@ void put_fixed(struct summary *s, const char *key, double x, int decimals); /* 2
 
 /* Formats x like put_fixed into buf (at least 64 bytes) and returns buf. */
 const char *format_fixed(char *buf, double x, int decimals);
+
+/* The number put under key (and its printed text); NULL if none was put. */
+const struct number *value_number(const struct summary *s, const char *key);
 
 /* Loads DATA_DIR/name; a failure is reported and counted, and returns -1. */
 int load_data(struct summary *s, const char *name, struct csv_table *t);
