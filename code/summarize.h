@@ -17,5 +17,6 @@ void summarize_echo(struct summary *s);
 void summarize_serialization(struct summary *s);
 void summarize_crossings(struct summary *s);
 void summarize_claims(struct summary *s);
+void summarize_comparison(struct summary *s);
 
 #endif

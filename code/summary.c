@@ -20,17 +20,21 @@ static void (*const SUMMARIZERS[])(struct summary *) = {
     summarize_serialization,
     summarize_crossings,
     summarize_claims,
+    summarize_comparison,
 };
 
 int main(int argc, char **argv)
 {
-    if (argc != 3) {
-        fprintf(stderr, "usage: ipctax-summary DATA_DIR OUT_DIR\n"
+    if (argc != 3 && argc != 4) {
+        fprintf(stderr, "usage: ipctax-summary DATA_DIR OUT_DIR [PUBLISHED_OUT_DIR]\n"
                         "Writes OUT_DIR/values.csv, OUT_DIR/tables/*.csv and the\n"
-                        "derived files the figures plot.\n");
+                        "derived files the figures plot. With PUBLISHED_OUT_DIR (the\n"
+                        "OUT_DIR of a summary of the published run) it also compares\n"
+                        "this run with the published one.\n");
         return 2;
     }
-    struct summary s = {.data_dir = argv[1], .out_dir = argv[2]};
+    struct summary s = {.data_dir = argv[1], .out_dir = argv[2],
+                        .published_dir = argc == 4 ? argv[3] : NULL};
     char path[4096];
     snprintf(path, sizeof path, "%s/tables", s.out_dir);
     mkdir(s.out_dir, 0777);

@@ -24,6 +24,7 @@ struct number {
 struct summary {
     const char *data_dir;      /* where the run's CSV files are */
     const char *out_dir;       /* where values.csv and tables/ go */
+    const char *published_dir; /* a summary of the published run, or NULL */
     struct csv_out values;
     int errors;
     struct number *numbers;
