@@ -74,15 +74,36 @@ local function value_of(key)
   return v
 end
 
+-- How a value is printed: a leading minus is a minus sign (U+2212), not a
+-- hyphen, as in the prose; the text in data/ is unchanged.
+local function display(text)
+  return (text:gsub("^%-(%d)", "\u{2212}%1"))
+end
+
+-- A long unbroken value (a SHA-256, say) may break between groups of eight
+-- characters in the PDF; in HTML the style sheet lets it wrap anywhere.
+local function value_inlines(text)
+  text = display(text)
+  if not FORMAT:match("latex") or #text <= 24 or text:find("[%s\128-\255]") then
+    return {pandoc.Str(text)}
+  end
+  local out = {}
+  for i = 1, #text, 8 do
+    if i > 1 then out[#out + 1] = pandoc.RawInline("latex", "\\allowbreak{}") end
+    out[#out + 1] = pandoc.Str(text:sub(i, i + 7))
+  end
+  return out
+end
+
 local function Span(el)
   if not el.classes:includes("num") then return nil end
   local key = pandoc.utils.stringify(el.content)
   local attr = pandoc.Attr("", {"num"}, {{"title", "from data/: " .. key}})
-  return pandoc.Span({pandoc.Str(value_of(key))}, attr)
+  return pandoc.Span(value_inlines(value_of(key)), attr)
 end
 
 local function cell(text)
-  return {pandoc.Plain({pandoc.Str(text)})}
+  return {pandoc.Plain({pandoc.Str(display(text))})}
 end
 
 local function looks_numeric(text)
