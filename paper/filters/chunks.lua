@@ -3,15 +3,28 @@
 -- Every code block that the tangler reads ({.c #name} or {.c file=path})
 -- gets a header naming it, with links: where it is defined, where it is
 -- appended to, and which chunks use it. A line that is only <<name>> is shown
--- as a link to that chunk instead of as code. In HTML each chunk is a
--- <details> element, open unless the block has the class "fold"; in LaTeX the
--- links carry page numbers.
+-- as a link to that chunk instead of as code.
+--
+-- HTML: each chunk is a <details> element whose id is the chunk's anchor,
+-- open unless the block has the class "fold"; a folded chunk says how many
+-- lines it holds. paper/web/chunks.js opens a folded chunk when a link or
+-- the address bar jumps into it.
+--
+-- LaTeX: each chunk is one listing (the ChunkCode environment of
+-- paper/latex/preamble.tex, which also defines the macros used here) under a
+-- \ChunkHead line, with its <<name>>
+-- lines typeset inside the listing at their indentation as \ChunkRef, so the
+-- code reads as one block; every link carries the page it points to.
+--
+-- Every anchor is unique, and a <<name>> that no block defines stops the
+-- weave (the tangler would refuse it too), so no chunk link can dangle.
 --
 -- The rules for what is a chunk and what is a reference are the tangler's
 -- (paper/90-appendix-tangle.md); this filter only reads them.
 
 local is_latex = FORMAT:match("latex") ~= nil
 local chunks = {}       -- name -> {root, pieces = {anchor...}, users = {{name, anchor}...}}
+local taken = {}        -- anchor -> true
 local REF = "^(%s*)<<(.-)>>%s*$"
 
 local function target(block)
@@ -24,8 +37,22 @@ local function slug(name)
   return "chunk-" .. name:gsub("[^%w%-]", "-")
 end
 
+-- A fresh anchor: chunk-NAME for the first piece, chunk-NAME-2 ... for the
+-- pieces appended later, with a further suffix if another name already
+-- took it (a.b and a-b have the same slug).
+local function new_anchor(name, index)
+  local base = slug(name) .. (index > 1 and ("-" .. index) or "")
+  local anchor, n = base, 1
+  while taken[anchor] do
+    n = n + 1
+    anchor = base .. "_" .. n
+  end
+  taken[anchor] = true
+  return anchor
+end
+
 local function chunk(name)
-  if not chunks[name] then chunks[name] = {pieces = {}, users = {}} end
+  if not chunks[name] then chunks[name] = {pieces = {}, users = {}, lines = {}} end
   return chunks[name]
 end
 
@@ -41,17 +68,32 @@ local function collect(blocks)
       if not name then return nil end
       local c = chunk(name)
       c.root = root
-      local anchor = slug(name) .. (#c.pieces > 0 and ("-" .. (#c.pieces + 1)) or "")
+      local anchor = new_anchor(name, #c.pieces + 1)
       c.pieces[#c.pieces + 1] = anchor
+      local n = 0
       for line in each_line(b.text) do
+        n = n + 1
         local _, used = line:match(REF)
         if used then
           local u = chunk(used).users
           u[#u + 1] = {name = name, anchor = anchor}
         end
       end
+      c.lines[#c.pieces] = n
     end,
   })
+  local undefined = {}
+  for name, c in pairs(chunks) do
+    if #c.pieces == 0 then
+      local where = {}
+      for _, u in ipairs(c.users) do where[#where + 1] = u.name end
+      undefined[#undefined + 1] = "<<" .. name .. ">> (used in " .. table.concat(where, ", ") .. ")"
+    end
+  end
+  if #undefined > 0 then
+    table.sort(undefined)
+    error("chunks.lua: chunks used but never defined: " .. table.concat(undefined, "; "))
+  end
 end
 
 local function html_escape(s)
@@ -69,8 +111,7 @@ end
 
 local function link(name, anchor)
   if is_latex then
-    return "$\\langle$\\textit{" .. latex_escape(name) .. "}$\\rangle$~p.\\,\\pageref{"
-      .. anchor .. "}"
+    return "\\ChunkLink{" .. latex_escape(name) .. "}{" .. anchor .. "}"
   end
   return '<a class="chunk-link" href="#' .. anchor .. '">⟨' .. html_escape(name) .. "⟩</a>"
 end
@@ -80,8 +121,8 @@ local function links(label, list)
   return label .. " " .. table.concat(list, ", ")
 end
 
--- The header line: name, ≡ or +≡, and the navigation.
-local function header(name, index)
+-- The navigation of a header: defined in / appended in / used in.
+local function navigation(name, index)
   local c = chunks[name]
   local parts = {}
   if index > 1 then
@@ -99,33 +140,33 @@ local function header(name, index)
     end
   end
   parts[#parts + 1] = links("used in", users)
-  local nav = table.concat(parts, "; ")
+  return table.concat(parts, "; ")
+end
+
+-- The header line: name, ≡ or +≡, and the navigation.
+local function header(name, index)
+  local c = chunks[name]
+  local nav = navigation(name, index)
   local anchor = c.pieces[index]
-  local op = index > 1 and "+≡" or "≡"
   if is_latex then
-    return "\\par\\noindent\\phantomsection\\label{" .. anchor .. "}"
-      .. "{\\small$\\langle$\\textit{" .. latex_escape(name) .. "}$\\rangle$"
-      .. (index > 1 and "$+\\!\\!\\equiv$" or "$\\equiv$") .. "}"
-      .. (nav ~= "" and ("\\hfill{\\scriptsize " .. nav .. "}") or "")
-      .. "\\par\\nopagebreak"
+    return "\\ChunkHead{" .. anchor .. "}{" .. latex_escape(name) .. "}{"
+      .. (index > 1 and "+\\!\\equiv" or "\\equiv") .. "}{" .. nav .. "}"
   end
+  local op = index > 1 and "+≡" or "≡"
+  local n = c.lines[index]
   return '<span class="chunk-name"><a href="#' .. anchor .. '">⟨' .. html_escape(name)
     .. '⟩</a></span> <span class="chunk-op">' .. op .. "</span>"
     .. (nav ~= "" and (' <span class="chunk-nav">' .. nav .. "</span>") or "")
+    .. ' <span class="chunk-lines">' .. n .. (n == 1 and " line" or " lines") .. "</span>"
 end
 
--- A <<name>> line, shown as a link with the line's indentation kept.
+-- HTML: a <<name>> line, shown as a link with the line's indentation kept.
 local function reference_line(indent, name)
-  local anchor = chunks[name] and chunks[name].pieces[1] or slug(name)
-  if is_latex then
-    return pandoc.RawBlock("latex", "\\par\\noindent{\\footnotesize\\texttt{\\phantom{"
-      .. string.rep("x", #indent) .. "}}}" .. link(name, anchor) .. "\\par")
-  end
   return pandoc.RawBlock("html", '<pre class="chunk-ref"><code>' .. indent
-    .. link(name, anchor) .. "</code></pre>")
+    .. link(name, chunks[name].pieces[1]) .. "</code></pre>")
 end
 
--- The code of a chunk, cut at its reference lines.
+-- HTML: the code of a chunk, cut at its reference lines.
 local function segments(block)
   local out, run = {}, {}
   local function flush()
@@ -147,6 +188,62 @@ local function segments(block)
   return out
 end
 
+-- LaTeX: the lines of a run of code, highlighted by pandoc's own writer and
+-- ready for a Verbatim environment whose command characters are \ { }.
+local function latex_lines(lines, classes)
+  local cb = pandoc.CodeBlock(table.concat(lines, "\n"), pandoc.Attr("", classes))
+  local tex = pandoc.write(pandoc.Pandoc({cb}), "latex")
+  local body = tex:match("\\begin{Highlighting}%[%]\n(.-)\n?\\end{Highlighting}")
+  if body then return body end
+  local out = {}     -- no highlighter for this language: escape the three
+  for _, line in ipairs(lines) do
+    out[#out + 1] = line:gsub("[\\{}]", function(ch)
+      return ch == "\\" and "\\textbackslash{}" or ("\\" .. ch)
+    end)
+  end
+  return table.concat(out, "\n")
+end
+
+-- LaTeX: a macro name for the n-th reference line of a listing (A, B, ...).
+local function ref_macro(n)
+  local s = ""
+  repeat
+    local r = (n - 1) % 26
+    s = string.char(65 + r) .. s
+    n = (n - 1 - r) // 26
+  until n == 0
+  return "\\ChunkRef" .. s
+end
+
+-- LaTeX: the whole chunk as one listing, reference lines inside it. Inside
+-- Verbatim, "-" and "," are active characters that would break a label, so
+-- each reference line is a macro without arguments, defined before the
+-- listing.
+local function latex_listing(block)
+  local out, run, defs = {}, {}, {}
+  local function flush()
+    if #run > 0 then
+      out[#out + 1] = latex_lines(run, block.classes)
+      run = {}
+    end
+  end
+  for line in each_line(block.text) do
+    local indent, name = line:match(REF)
+    if name then
+      flush()
+      local macro = ref_macro(#defs + 1)
+      defs[#defs + 1] = "\\def" .. macro .. "{\\ChunkRef{" .. latex_escape(name) .. "}{"
+        .. chunks[name].pieces[1] .. "}}"
+      out[#out + 1] = indent .. macro
+    else
+      run[#run + 1] = line
+    end
+  end
+  flush()
+  return table.concat(defs, "\n") .. (#defs > 0 and "\n" or "")
+    .. "\\begin{ChunkCode}\n" .. table.concat(out, "\n") .. "\n\\end{ChunkCode}"
+end
+
 local seen_pieces = {}
 
 local function render(block)
@@ -155,17 +252,15 @@ local function render(block)
   seen_pieces[name] = (seen_pieces[name] or 0) + 1
   local index = seen_pieces[name]
   local anchor = chunks[name].pieces[index]
-  local body = segments(block)
-  local blocks = pandoc.List()
   if is_latex then
-    blocks:insert(pandoc.RawBlock("latex", header(name, index)))
-    blocks:extend(body)
-    return pandoc.Div(blocks, pandoc.Attr("", {"chunk"}))
+    return pandoc.RawBlock("latex", header(name, index) .. "\n" .. latex_listing(block))
   end
-  local open = block.classes:includes("fold") and "" or " open"
-  blocks:insert(pandoc.RawBlock("html", '<details class="chunk" id="' .. anchor .. '"' .. open
-    .. "><summary>" .. header(name, index) .. "</summary>"))
-  blocks:extend(body)
+  local blocks = pandoc.List()
+  local folded = block.classes:includes("fold")
+  blocks:insert(pandoc.RawBlock("html", '<details class="chunk' .. (folded and " fold" or "")
+    .. '" id="' .. anchor .. '"' .. (folded and "" or " open") .. "><summary>"
+    .. header(name, index) .. "</summary>"))
+  blocks:extend(segments(block))
   blocks:insert(pandoc.RawBlock("html", "</details>"))
   return pandoc.Div(blocks, pandoc.Attr("", {"chunk-wrap"}))
 end
