@@ -158,7 +158,7 @@ $(WOVEN)/values.csv: $(BUILD)/ipctax-summary $(DATA_FILES)
 # the paper's PDF.
 GNUPLOT := gnuplot -e "DATA='data'; WOVEN='$(WOVEN)'"
 figures/%.svg: figures/%.gp $(WOVEN)/values.csv
-	$(GNUPLOT) -e "set terminal svg size 760,440 dynamic enhanced font 'Helvetica,13' \
+	$(GNUPLOT) -e "set terminal svg size 760,440 dynamic enhanced mouse font 'Helvetica,13' \
 	  background rgb 'white'; set output '$@'" $<
 # cairo stamps each PDF with the time it was drawn and ignores
 # SOURCE_DATE_EPOCH; the stamp is rewritten, at the same length, to the

@@ -1,11 +1,26 @@
 -- figures.lua: one figure source, two renderings.
 --
--- A figure is written once as ![caption](figures/NAME.svg){#fig:id}. In HTML
--- the SVG that gnuplot wrote is put inline (not as an <img>), so that its
--- scripts and hover titles work and the page stays one self-contained file;
--- its ids are prefixed with the figure's id so two figures cannot collide. In
--- LaTeX the same figure is included as figures/NAME.pdf, the vector PDF that
--- gnuplot wrote beside the SVG.
+-- A figure is written once as ![caption](figures/NAME.svg){#fig:id}. In LaTeX
+-- the same figure is included as figures/NAME.pdf, the vector PDF that
+-- gnuplot wrote beside the SVG. In HTML the SVG that gnuplot wrote (with the
+-- svg terminal's "mouse" option) is put inline, not as an <img>, so that the
+-- page stays one self-contained file and paper/web/figures.js can make it
+-- interactive. On the way in, gnuplot's own scripting is taken out and what
+-- it knew is kept as markup that figures.js reads:
+--
+--   <script> elements, on...="" handlers   removed (gnuplot_svg.js is not
+--                                          on the page; ours is)
+--   the script of axis settings            data-gnuplot='{"plot_xmin":...}'
+--                                          on the <svg>: plot area and axis
+--                                          ranges, to map the pointer to data
+--   <g id="gnuplot_plot_N"><title>T</title>  class="gp-plot" data-title="T"
+--   <g id="gnuplot_plot_N_keyentry" ...>   class="gp-keyentry" (two per
+--                                          series, text and sample; no id)
+--   showHypertext(evt,'TEXT') groups       class="gp-point" data-text="TEXT"
+--                                          (from "with labels hypertext")
+--
+-- Every remaining id, and every reference to one, is prefixed with the
+-- figure's id, so that several figures on one page cannot collide.
 
 local is_latex = FORMAT:match("latex") ~= nil
 
@@ -17,12 +32,79 @@ local function read(path)
   return text
 end
 
+local function attr_escape(s)
+  return (s:gsub("&", "&amp;"):gsub("<", "&lt;"):gsub(">", "&gt;"):gsub('"', "&quot;"))
+end
+
+-- XML text (as gnuplot escapes it) back to plain text.
+local function xml_unescape(s)
+  return (s:gsub("&lt;", "<"):gsub("&gt;", ">"):gsub("&quot;", '"'):gsub("&apos;", "'")
+           :gsub("&amp;", "&"))
+end
+
+-- gnuplot_svg.KEY = VALUE; lines -> one JSON object, in the order written.
+local function settings_json(script)
+  local fields = {}
+  for key, value in script:gmatch("gnuplot_svg%.([%w_]+)%s*=%s*(.-);") do
+    if not (value:match("^%-?[%d.]+[eE]?[-+]?%d*$") or value == "true" or value == "false"
+            or value == "null" or value:match('^".*"$')) then
+      value = '"' .. value:gsub('["\\]', "\\%0") .. '"'
+    end
+    fields[#fields + 1] = '"' .. key .. '":' .. value
+  end
+  return "{" .. table.concat(fields, ",") .. "}"
+end
+
+-- The text gnuplot put in showHypertext(evt,'...'): \n is a line break.
+local function hypertext(js)
+  return (js:gsub("\\(.)", function(c) return c == "n" and "\n" or c end))
+end
+
 local function inline_svg(path, prefix)
   local svg = read(path)
   svg = svg:gsub("^.-<svg", "<svg", 1)                 -- drop the XML prolog and doctype
-  svg = svg:gsub('id="', 'id="' .. prefix .. "-")
+  -- What gnuplot's script knew about the axes, kept as data.
+  local settings = nil
+  svg = svg:gsub("<script[^>]*>%s*<!%[CDATA%[(.-)%]%]>%s*</script>", function(body)
+    if body:match("gnuplot_svg%.plot_xmin") then settings = settings_json(body) end
+    return ""
+  end)
+  svg = svg:gsub("<script[^>]*/>", "")
+  svg = svg:gsub("<script.-</script>", "")
+  -- Points that carry a value: hypertext labels.
+  svg = svg:gsub("<g onmousemove=\"gnuplot_svg%.showHypertext%(evt,'(.-)'%)\"[^>]*>%s*<title>[^<]*</title>",
+    function(text)
+      return '<g class="gp-point" data-text="' .. attr_escape(hypertext(text)) .. '">'
+    end)
+  -- Series and their key entries.
+  svg = svg:gsub('<g id="gnuplot_plot_(%d+)_keyentry"[^>]*>', '<g class="gp-keyentry" visibility="visible">')
+  svg = svg:gsub('<g id="gnuplot_plot_(%d+)"%s*>%s*<title>(.-)</title>', function(n, title)
+    local keyed = title ~= "gnuplot_plot_" .. n
+    return '<g id="gnuplot_plot_' .. n .. '" class="gp-plot"'
+      .. (keyed and (' data-title="' .. attr_escape(xml_unescape(title)) .. '"') or "") .. ">"
+  end)
+  -- gnuplot's own mouse machinery: the frame that caught clicks, the
+  -- coordinate box and hypertext box it drew into, its grid button, its
+  -- handlers.
+  svg = svg:gsub("<!%-%- Tie mousing.-%-%->%s*<rect[^>]*/>", "")
+  svg = svg:gsub("<!%-%-[^>]-%-%->", "")
+  svg = svg:gsub('%s*<text id="coord_text".-</text>', "")
+  svg = svg:gsub('%s*<rect id="hypertextbox".-/>', "")
+  svg = svg:gsub('%s*<text id="hypertext".-</text>', "")
+  svg = svg:gsub('%s*<image id="hyperimage".-/>', "")
+  svg = svg:gsub("%s*<image[^>]-gnuplot_svg%.toggleGrid[^>]-/>", "")
+  svg = svg:gsub('%s+on%a+="[^"]*"', "")
+  svg = svg:gsub("%s+on%a+='[^']*'", "")
+  -- The document's title ("Gnuplot") would be every point's tooltip.
+  svg = svg:gsub("<title>Gnuplot</title>%s*", "", 1)
+  svg = svg:gsub("<desc>.-</desc>%s*", "", 1)
+  -- Prefix ids and references to them, whichever quotes gnuplot used.
+  svg = svg:gsub("([%s])id=([\"'])", "%1id=%2" .. prefix .. "-")
   svg = svg:gsub("url%(#", "url(#" .. prefix .. "-")
-  svg = svg:gsub('href="#', 'href="#' .. prefix .. "-")
+  svg = svg:gsub("href=([\"'])#", "href=%1#" .. prefix .. "-")
+  local extra = ' class="gp-figure"'
+  if settings then extra = extra .. ' data-gnuplot="' .. attr_escape(settings) .. '"' end
+  svg = svg:gsub("^<svg", "<svg" .. extra, 1)
   return svg
 end
 
@@ -37,8 +119,11 @@ local function Para(p)
   local id = img.identifier
   local prefix = id:gsub("[^%w]", "-")
   local caption = pandoc.write(pandoc.Pandoc({pandoc.Plain(img.caption)}), "html")
+  local label = pandoc.utils.stringify(img.caption)
+  local svg = inline_svg(img.src, prefix):gsub("^<svg", '<svg aria-label="'
+    .. attr_escape(label) .. '"', 1)
   return pandoc.RawBlock("html", '<figure id="' .. id .. '" class="plot">\n'
-    .. inline_svg(img.src, prefix) .. "\n<figcaption>" .. caption .. "</figcaption>\n</figure>")
+    .. svg .. "\n<figcaption>" .. caption .. "</figcaption>\n</figure>")
 end
 
 return {{Para = Para}}
