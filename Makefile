@@ -148,7 +148,7 @@ WOVEN := $(BUILD)/woven
 DATA_FILES = $(wildcard data/*.csv)
 FIGURE_SCRIPTS := $(wildcard figures/*.gp)
 FIGURES := $(FIGURE_SCRIPTS:.gp=.svg) $(FIGURE_SCRIPTS:.gp=.pdf)
-WEAVE_INPUTS := paper/metadata.yaml $(CHAPTERS) paper/references.bib \
+WEAVE_INPUTS := paper/metadata.yaml $(CHAPTERS) paper/references.bib CITATION.cff \
                 $(wildcard paper/filters/*.lua paper/web/* paper/latex/*)
 
 $(WOVEN)/values.csv: $(BUILD)/ipctax-summary $(DATA_FILES)
@@ -173,6 +173,7 @@ figures: $(FIGURES)
 
 PANDOC := IPCTAX_WOVEN=$(WOVEN) pandoc paper/metadata.yaml $(CHAPTERS) \
   --from markdown --number-sections --resource-path=. \
+  --lua-filter paper/filters/reader.lua \
   --lua-filter paper/filters/values.lua --lua-filter paper/filters/crossref.lua \
   --lua-filter paper/filters/chunks.lua \
   --citeproc --bibliography paper/references.bib \

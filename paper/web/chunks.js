@@ -1,0 +1,101 @@
+/* chunks.js - the reader's controls for the literate program's chunks.
+ *
+ * paper/filters/chunks.lua makes every chunk a <details class="chunk">
+ * (folded when the chapter marked it .fold). This script:
+ *
+ *  - opens whatever hides the target of a jump: following a link, or
+ *    arriving with #anchor in the address, to an element inside a folded
+ *    chunk (or to the folded chunk itself) unfolds it first, then scrolls;
+ *  - adds "fold all" / "unfold all" / "as written" buttons above the table
+ *    of contents, for a reader who wants only the prose, or all the code;
+ *  - unfolds every chunk while the page is printed, and restores it after.
+ */
+(function () {
+  "use strict";
+
+  function chunks() {
+    return Array.prototype.slice.call(document.querySelectorAll("details.chunk"));
+  }
+
+  /* Opens every closed <details> from el up; true if one was closed. */
+  function reveal(el) {
+    var opened = false;
+    for (var node = el; node; node = node.parentElement) {
+      if (node.tagName === "DETAILS" && !node.open) {
+        node.open = true;
+        opened = true;
+      }
+    }
+    return opened;
+  }
+
+  function targetOf(hash) {
+    if (!hash || hash.length < 2) return null;
+    var id;
+    try {
+      id = decodeURIComponent(hash.slice(1));
+    } catch (e) {
+      id = hash.slice(1);
+    }
+    return document.getElementById(id);
+  }
+
+  function revealHash() {
+    var el = targetOf(window.location.hash);
+    if (el && reveal(el)) el.scrollIntoView();
+  }
+
+  /* A click on an in-page link: open the target before the browser scrolls
+     to it, so that it scrolls to where the target will be. */
+  document.addEventListener("click", function (e) {
+    var a = e.target.closest && e.target.closest('a[href^="#"]');
+    if (!a) return;
+    var el = targetOf(a.getAttribute("href"));
+    if (!el) return;
+    reveal(el);
+  }, true);
+  window.addEventListener("hashchange", revealHash);
+
+  function setAll(open) {
+    chunks().forEach(function (d) {
+      d.open = open === null ? !d.classList.contains("fold") : open;
+    });
+  }
+
+  function controls() {
+    var toc = document.getElementById("TOC");
+    if (!toc || chunks().length === 0) return;
+    var bar = document.createElement("div");
+    bar.className = "chunk-controls";
+    bar.appendChild(document.createTextNode("Code chunks: "));
+    [["fold all", false], ["unfold all", true], ["as written", null]].forEach(function (b) {
+      var button = document.createElement("button");
+      button.type = "button";
+      button.textContent = b[0];
+      button.setAttribute("data-chunks", b[1] === null ? "default" : (b[1] ? "unfold" : "fold"));
+      button.addEventListener("click", function () { setAll(b[1]); });
+      bar.appendChild(button);
+    });
+    toc.insertBefore(bar, toc.firstChild);
+  }
+
+  /* Printing shows all code; the folds come back afterwards. */
+  var beforePrint = null;
+  window.addEventListener("beforeprint", function () {
+    beforePrint = chunks().map(function (d) { return d.open; });
+    setAll(true);
+  });
+  window.addEventListener("afterprint", function () {
+    if (!beforePrint) return;
+    chunks().forEach(function (d, i) { d.open = beforePrint[i]; });
+    beforePrint = null;
+  });
+
+  function init() {
+    controls();
+    revealHash();
+  }
+
+  if (document.readyState === "loading") document.addEventListener("DOMContentLoaded", init);
+  else init();
+})();
