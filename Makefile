@@ -117,7 +117,7 @@ CFF_SCHEMA := tests/vendor/cff-schema-1.2.0.json
 check-cff:
 	/usr/bin/python3 tests/check_cff.py CITATION.cff $(CFF_SCHEMA)
 
-test: deps-test check-tangle unit-tests check-cff
+test: deps-test check-tangle unit-tests check-cff check-browser
 
 clean:
 	rm -rf $(BUILD)
@@ -199,3 +199,18 @@ paper: deps-paper
 	$(MAKE) --no-print-directory measure
 	$(MAKE) --no-print-directory weave
 	@echo "paper: site/index.html and site/paper.pdf woven from data/"
+
+# --- Browser check -----------------------------------------------------------
+# Weaves site/index.html afresh from the sources and reads it as a reader
+# would, in headless Chromium: no console errors, nothing fetched, inline and
+# interactive figures (series toggles, values on hover), folding chunks,
+# every in-page link resolving. Debian's chromium and chromedriver, driven by
+# Debian's python3-selenium (so /usr/bin/python3). See tests/browser/.
+BROWSER_DEBS := chromium chromium-driver python3-selenium
+TEST_DEBS += $(BROWSER_DEBS)
+.PHONY: check-browser
+check-browser:
+	$(call ensure-debs,$(BROWSER_DEBS))
+	@rm -f site/index.html
+	$(MAKE) --no-print-directory site/index.html
+	/usr/bin/python3 tests/browser/check_page.py site/index.html
