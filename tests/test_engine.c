@@ -1,0 +1,1114 @@
+/*
+ * test_engine.c - build/ipctax-engine as a process: over a Unix socket in a
+ * private temporary directory, over --stdin pipes, and over TCP on
+ * 127.0.0.1. What a client sees is checked byte by byte: echoes come back
+ * verbatim, sweeps equal the in-process kernel bit for bit (gate_compare),
+ * every kind of bad frame gets an error frame and a closed connection, and
+ * the engine goes on serving correct sweeps after each. Also: stalled, idle
+ * and vanishing clients, --max-clients, SIGTERM, stale and live socket
+ * files, and the socket file's permissions.
+ *
+ * The engine and bench programs are brought up to date with make first
+ * (see build_programs in testengine.h). No timing is asserted: the time
+ * limits below only bound how long a test may wait for something to happen.
+ */
+#include <netinet/in.h>
+#include <netinet/tcp.h>
+#include <sys/un.h>
+
+#include "testengine.h"
+#include "../code/service.h"
+
+/* ---- Engines -------------------------------------------------------------- */
+
+/* Starts the engine on test_dir/name with args; returns the connected fd
+ * that engine_start makes (the engine counts it as a client). */
+static int start_engine(struct engine_process *e, const char *name, char *const args[],
+                        char path[108])
+{
+    char err[CLIENT_ERROR_SIZE] = "";
+    scratch_path(path, 108, name);
+    int fd = engine_start_tracked(e, args, path, NULL, err);
+    if (fd < 0)
+        fail_msg("cannot start the engine on %s: %s", path, err);
+    return fd;
+}
+
+static void assert_engine_alive(const struct engine_process *e)
+{
+    int status;
+    pid_t r = waitpid(e->pid, &status, WNOHANG);
+    if (r == e->pid)
+        untrack_child(e->pid);                 /* reaped: its pid is no longer ours */
+    if (r == e->pid)
+        fail_msg("the engine died (%s %d)", WIFSIGNALED(status) ? "signal" : "exit status",
+                 WIFSIGNALED(status) ? WTERMSIG(status) : WEXITSTATUS(status));
+    assert_int_equal(r, 0);
+}
+
+/* Stops the engine with `sig` and checks it exits 0 and removes its socket. */
+static void stop_engine_checked(struct engine_process *e, int sig)
+{
+    int status;
+    assert_engine_alive(e);
+    assert_int_equal(kill(e->pid, sig), 0);
+    if (wait_for_exit(e->pid, 3000, &status) != 0)
+        fail_msg("the engine did not exit within 3 s of signal %d", sig);   /* teardown kills it */
+    untrack_child(e->pid);
+    e->pid = 0;
+    if (!WIFEXITED(status) || WEXITSTATUS(status) != 0)
+        fail_msg("the engine stopped with %s %d, expected exit status 0",
+                 WIFSIGNALED(status) ? "signal" : "exit status",
+                 WIFSIGNALED(status) ? WTERMSIG(status) : WEXITSTATUS(status));
+    if (e->socket_path[0] != '\0' && access(e->socket_path, F_OK) == 0)
+        fail_msg("the engine left its socket file %s behind", e->socket_path);
+}
+
+/* For teardown after a failure: never leaves an engine running. */
+static void kill_engine(struct engine_process *e)
+{
+    if (e->pid > 0) {
+        kill(e->pid, SIGKILL);
+        waitpid(e->pid, NULL, 0);
+        untrack_child(e->pid);
+        e->pid = 0;
+    }
+    if (e->socket_path[0] != '\0')
+        unlink(e->socket_path);
+}
+
+/* ---- Reference checks on raw replies ----------------------------------- */
+
+/* The reply body `body[0..len)` to a sweep of combos [first, first+count). */
+static void assert_sweep_reply(const uint8_t *body, size_t len, size_t first, size_t count)
+{
+    struct combo_result results[REF_COMBOS];
+    if (sweep_reply_decode(body, len, results, (uint32_t)count) != 0)
+        fail_msg("a sweep reply of %zu bytes for %zu combos", len, count);
+    struct gate_verdict v = gate_compare(ref.expected + first, results, count);
+    if (!v.passed)
+        fail_msg("combos %zu..%zu: %zu of %zu identical", first, first + count - 1,
+                 v.identical, count);
+}
+
+/* Values whose bits must survive: every pattern, NaN payloads included. */
+static double *bit_patterns(size_t n, uint64_t seed)
+{
+    double *v = malloc((n ? n : 1) * sizeof *v);
+    uint64_t x = seed * 0x9e3779b97f4a7c15ULL + 1;
+    for (size_t i = 0; i < n; i++) {
+        x ^= x << 13;
+        x ^= x >> 7;
+        x ^= x << 17;
+        uint64_t bits = x;
+        if (i % 5 == 1)
+            bits = 0x7ff8000000000000ULL | (x & 0xfffff);   /* quiet NaN with a payload */
+        else if (i % 5 == 2)
+            bits = 0x8000000000000000ULL;                     /* -0.0 */
+        memcpy(&v[i], &bits, 8);
+    }
+    return v;
+}
+
+/* ---- Basic service --------------------------------------------------------- */
+
+static void echo_returns_the_payload_bit_for_bit(void **state)
+{
+    (void)state;
+    struct engine_process e;
+    char path[108];
+    int fd = start_engine(&e, "echo.sock", NULL, path);
+    struct engine_client c;
+    client_init(&c, fd, fd);
+    const size_t sizes[] = {0, 1, 7, 1000, 150000, 3};
+    for (size_t s = 0; s < sizeof sizes / sizeof sizes[0]; s++) {
+        size_t n = sizes[s];
+        double *values = bit_patterns(n, s + 1);
+        double *back = malloc((n ? n : 1) * sizeof *back);
+        memset(back, 0xa5, (n ? n : 1) * sizeof *back);
+        char err[CLIENT_ERROR_SIZE] = "";
+        int r = client_echo(&c, values, n, back, err);
+        if (r != 0)
+            fail_msg("echo of %zu values failed (%d): %s", n, r, err);
+        assert_int_equal(c.reply_len, n * 8);
+        /* The reply body is the request's close bytes, byte for byte. */
+        if (n > 0) {
+            assert_memory_equal(c.reply, c.request + REQUEST_HEADER_BYTES, n * 8);
+            assert_memory_equal(back, values, n * 8);
+        }
+        free(values);
+        free(back);
+    }
+    client_close(&c);
+    stop_engine_checked(&e, SIGTERM);
+}
+
+static void sweep_equals_the_in_process_kernel(void **state)
+{
+    (void)state;
+    struct engine_process e;
+    char path[108];
+    int fd = start_engine(&e, "sweep.sock", NULL, path);
+    assert_sweep_over(fd);
+    close(fd);
+    stop_engine_checked(&e, SIGTERM);
+}
+
+/* One connection carries any number of requests, of both kinds, in any order. */
+static void many_requests_on_one_connection(void **state)
+{
+    (void)state;
+    struct engine_process e;
+    char path[108];
+    int fd = start_engine(&e, "many.sock", NULL, path);
+    struct engine_client c;
+    client_init(&c, fd, fd);
+    for (int i = 0; i < 60; i++) {
+        char err[CLIENT_ERROR_SIZE] = "";
+        if (i % 3 == 2) {
+            size_t n = 1 + (size_t)i * 37;
+            double back[2300];
+            assert_true(n <= 2300);
+            if (client_echo(&c, ref.close, n, back, err) != 0)
+                fail_msg("request %d (echo of %zu): %s", i, n, err);
+            assert_memory_equal(back, ref.close, n * 8);
+        } else {
+            size_t first = (size_t)i % REF_COMBOS;
+            size_t count = 1 + (size_t)i % (REF_COMBOS - first);
+            struct combo_result results[REF_COMBOS];
+            if (client_sweep(&c, &ref.job, first, count, results, err) != 0)
+                fail_msg("request %d (sweep of %zu combos): %s", i, count, err);
+            struct gate_verdict v = gate_compare(ref.expected + first, results + first, count);
+            if (!v.passed)
+                fail_msg("request %d: sweep of combos %zu..%zu differs", i, first,
+                         first + count - 1);
+        }
+    }
+    client_close(&c);
+    stop_engine_checked(&e, SIGTERM);
+}
+
+/*
+ * Four connections each have a request outstanding at once, and the replies
+ * are read in the reverse order of the requests. An engine that served one
+ * connection at a time would never answer the fourth while the first waits
+ * for its next request, and the read would time out.
+ */
+static void four_clients_interleave(void **state)
+{
+    (void)state;
+    enum { CLIENTS = 4, ROUNDS = 12 };
+    struct engine_process e;
+    char path[108];
+    int first_fd = start_engine(&e, "four.sock", NULL, path);
+    int fds[CLIENTS] = {first_fd};
+    for (int k = 1; k < CLIENTS; k++) {
+        fds[k] = connect_unix(path);
+        assert_true(fds[k] >= 0);
+    }
+    for (int round = 0; round < ROUNDS; round++) {
+        size_t firsts[CLIENTS], ns[CLIENTS];
+        int sweeps[CLIENTS];
+        for (int k = 0; k < CLIENTS; k++) {
+            size_t len;
+            uint8_t *body;
+            sweeps[k] = (round + k) % 2 == 0;
+            if (sweeps[k]) {
+                firsts[k] = (size_t)(round + k) % (REF_COMBOS - 1);
+                ns[k] = 2;
+                len = (size_t)request_body_size(REF_BARS, 2);
+                body = malloc(len);
+                request_encode(body, OP_SWEEP, ref.close, REF_BARS, ref.params + firsts[k], 2);
+            } else {
+                ns[k] = 100 * (size_t)(k + 1) + (size_t)round;
+                body = reference_request(OP_ECHO, (uint32_t)ns[k], 0, &len);
+            }
+            assert_int_equal(send_frame(fds[k], (uint32_t)len, body, len), 0);
+            free(body);
+        }
+        for (int k = CLIENTS - 1; k >= 0; k--) {
+            uint32_t word = 0;
+            uint8_t *body;
+            if (read_frame(fds[k], &word, &body, TEST_IO_TIMEOUT_MS) != 0)
+                fail_msg("round %d: client %d got no reply", round, k);
+            assert_false(word & ERROR_FRAME_FLAG);
+            if (sweeps[k])
+                assert_sweep_reply(body, word, firsts[k], ns[k]);
+            else {
+                assert_int_equal(word, ns[k] * 8);
+                assert_memory_equal(body, ref.close, ns[k] * 8);
+            }
+            free(body);
+        }
+    }
+    for (int k = 0; k < CLIENTS; k++)
+        close(fds[k]);
+    stop_engine_checked(&e, SIGTERM);
+}
+
+/*
+ * A sweep of no combinations is valid (request_decode accepts it) and its
+ * reply is an empty body. It is the first request of a fresh connection
+ * here, where the connection's buffers are still unallocated.
+ */
+static void sweep_of_no_combos_gets_an_empty_reply(void **state)
+{
+    (void)state;
+    /* In the service alone, with no socket. */
+    struct engine_config cfg = {1u << 20, sweep_naive_in, 1000, 1000};
+    struct connection conn;
+    connection_init(&conn, &cfg);
+    const double close3[3] = {100, 101, 102};
+    uint8_t body3[9 + 24];
+    request_encode(body3, OP_SWEEP, close3, 3, NULL, 0);
+    char err[512] = "";
+    int r = handle_request(&conn, body3, sizeof body3, err, sizeof err);
+    size_t reply_bytes = 0;
+    for (int i = 0; r == 0 && i < conn.n_reply; i++)
+        reply_bytes += conn.reply_len[i];
+    connection_free(&conn);
+    if (r != 0)
+        fail_msg("a sweep of 3 bars x 0 combos was refused: %s", err);
+    assert_int_equal(reply_bytes, 0);
+
+    /* Through the engine, then a normal sweep on the same connection. */
+    struct engine_process e;
+    char path[108];
+    int fd = start_engine(&e, "nocombos.sock", NULL, path);
+    size_t len;
+    uint8_t *body = reference_request(OP_SWEEP, REF_BARS, 0, &len);
+    assert_int_equal(send_frame(fd, (uint32_t)len, body, len), 0);
+    free(body);
+    uint32_t word = 0;
+    uint8_t *reply = NULL;
+    assert_int_equal(read_frame(fd, &word, &reply, TEST_IO_TIMEOUT_MS), 0);
+    if (word != 0)
+        fail_msg("a sweep of %d bars x 0 combos got word 0x%08x \"%s\", expected an empty reply",
+                 REF_BARS, word, (word & ERROR_FRAME_FLAG) ? (char *)reply : "");
+    free(reply);
+    assert_sweep_over(fd);
+    close(fd);
+    stop_engine_checked(&e, SIGTERM);
+}
+
+/* ---- Bad frames: one engine that must survive all of them ------------------- */
+
+/* The reference sweep's request is exactly the engine's maximum frame. */
+static struct engine_process bad_engine;
+static char bad_path[108];
+static uint32_t bad_max_frame;
+
+static int bad_frames_setup(void **state)
+{
+    (void)state;
+    static char max_frame[32];
+    bad_max_frame = (uint32_t)request_body_size(REF_BARS, REF_COMBOS);
+    snprintf(max_frame, sizeof max_frame, "%u", bad_max_frame);
+    char *const args[] = {"--max-frame", max_frame, NULL};
+    char err[CLIENT_ERROR_SIZE] = "";
+    scratch_path(bad_path, sizeof bad_path, "bad.sock");
+    int fd = engine_start_tracked(&bad_engine, args, bad_path, NULL, err);
+    if (fd < 0) {
+        fprintf(stderr, "cannot start the engine: %s\n", err);
+        return -1;
+    }
+    close(fd);
+    untrack_child(bad_engine.pid);             /* it belongs to the group, not a test */
+    group_child = bad_engine.pid;
+    return 0;
+}
+
+static int bad_frames_teardown(void **state)
+{
+    (void)state;
+    kill_engine(&bad_engine);
+    group_child = 0;
+    return 0;
+}
+
+struct bad_frame {
+    const char *what;
+    uint32_t word;             /* the length word sent */
+    enum { BODY_NONE, BODY_REFERENCE, BODY_ZEROS, BODY_ECHO10 } body;
+    size_t send;               /* bytes of body actually sent (SIZE_MAX: word's worth) */
+    int opcode;                /* -1: leave the reference's */
+    int combo, param;          /* param to overwrite (-1: none) */
+    int64_t value;
+    size_t header_bytes;       /* send only this many header bytes (4: all) */
+    int shut;                  /* shut down writing after sending */
+    const char *needle;        /* in the error message */
+};
+
+#define REF_LEN ((uint32_t)(9 + 8 * REF_BARS + 48 * REF_COMBOS))
+
+static const struct bad_frame BAD_FRAMES[] = {
+    {"a frame one byte over --max-frame", REF_LEN + 1, BODY_NONE, 0, -1, -1, -1, 0, 4, 0,
+     "exceeds the engine's maximum of 24297"},
+    {"a length word of 2^31 - 1", 0x7fffffffu, BODY_NONE, 0, -1, -1, -1, 0, 4, 0,
+     "frame of 2147483647 bytes exceeds"},
+    {"a request length word with the error bit set", 0x80000020u, BODY_NONE, 0, -1, -1, -1, 0,
+     4, 0, "exceeds"},
+    {"a truncated header (2 bytes, then end of stream)", 0, BODY_NONE, 0, -1, -1, -1, 0, 2, 1,
+     "the connection ended in the middle of the frame's header"},
+    {"a truncated body (100 announced, 10 sent, then end of stream)", 100, BODY_ZEROS, 10, -1,
+     -1, -1, 0, 4, 1, "the connection ended in the middle of the frame's body"},
+    {"a zero-length frame", 0, BODY_NONE, 0, -1, -1, -1, 0, 4, 0,
+     "request body of 0 bytes is shorter than its 9-byte header"},
+    {"a body shorter than the request header", 5, BODY_ZEROS, SIZE_MAX, -1, -1, -1, 0, 4, 0,
+     "request body of 5 bytes is shorter than its 9-byte header"},
+    {"a body 8 bytes shorter than its counts say", REF_LEN - 8, BODY_REFERENCE, SIZE_MAX, -1,
+     -1, -1, 0, 4, 0, "body is 24289 bytes but n_bars = 3000 and n_combos = 6 require 24297"},
+    {"a body 8 bytes longer than its counts say", 9 + 80 + 8, BODY_ECHO10, SIZE_MAX, -1, -1,
+     -1, 0, 4, 0, "body is 97 bytes but n_bars = 10 and n_combos = 0 require 89"},
+    {"an unknown opcode", REF_LEN, BODY_REFERENCE, SIZE_MAX, OPCODE_COUNT, -1, -1, 0, 4, 0,
+     "unknown opcode"},
+    {"opcode 255", REF_LEN, BODY_REFERENCE, SIZE_MAX, 255, -1, -1, 0, 4, 0,
+     "unknown opcode 255"},
+    {"a zero window", REF_LEN, BODY_REFERENCE, SIZE_MAX, -1, 2, 1, 0, 4, 0,
+     "combo 2, parameter 1: window 0 is outside 1..n_bars (3000)"},
+    {"a negative window", REF_LEN, BODY_REFERENCE, SIZE_MAX, -1, 5, 5, -3, 4, 0,
+     "combo 5, parameter 5: window -3 is outside"},
+    {"a window longer than the series", REF_LEN, BODY_REFERENCE, SIZE_MAX, -1, 0, 0, 3001, 4,
+     0, "combo 0, parameter 0: window 3001 is outside 1..n_bars (3000)"},
+    {"a sweep of no bars", 9, BODY_ZEROS, SIZE_MAX, OP_SWEEP, -1, -1, 0, 4, 0,
+     "a sweep needs at least one bar"},
+};
+
+static void bad_frame_gets_an_error_frame_then_the_engine_serves_on(void **state)
+{
+    const struct bad_frame *b = *state;
+    size_t body_len = 0;
+    uint8_t *body = NULL;
+    if (b->body == BODY_REFERENCE || b->body == BODY_ECHO10) {
+        body = b->body == BODY_ECHO10 ? reference_request(OP_ECHO, 10, 0, &body_len)
+                                      : reference_request(OP_SWEEP, REF_BARS, REF_COMBOS, &body_len);
+        body = realloc(body, body_len + 64);
+        memset(body + body_len, 0, 64);
+        if (b->opcode >= 0)
+            body[0] = (uint8_t)b->opcode;
+        if (b->combo >= 0)
+            le_put_i64s(body + 9 + 8 * REF_BARS + 48 * b->combo + 8 * b->param, &b->value, 1);
+    } else {
+        body_len = 256;
+        body = calloc(1, body_len);
+        if (b->opcode >= 0)
+            body[0] = (uint8_t)b->opcode;
+    }
+    size_t send = b->send == SIZE_MAX ? b->word : b->send;
+    if (b->body == BODY_NONE)
+        send = 0;
+    assert_true(send <= body_len + 64);
+
+    int fd = connect_unix(bad_path);
+    assert_true(fd >= 0);
+    uint8_t header[4];
+    le_put_u32(header, b->word);
+    assert_int_equal(send_bytes(fd, header, b->header_bytes), 0);
+    if (send > 0)
+        assert_int_equal(send_bytes(fd, body, send), 0);
+    if (b->shut)
+        shutdown(fd, SHUT_WR);
+    char message[512];
+    assert_error_frame_then_eof(fd, b->needle, message, sizeof message);
+    close(fd);
+    free(body);
+
+    assert_engine_alive(&bad_engine);
+    assert_new_client_sweeps(bad_path);
+}
+
+/* A request of exactly --max-frame bytes is served (the bound is inclusive). */
+static void a_frame_of_exactly_max_frame_is_served(void **state)
+{
+    (void)state;
+    assert_int_equal(bad_max_frame, REF_LEN);
+    assert_new_client_sweeps(bad_path);
+    assert_engine_alive(&bad_engine);
+}
+
+/* ---- Clients that stall, idle, vanish, or crowd in ----------------------- */
+
+static void client_vanishing_mid_reply_does_not_take_the_engine_down(void **state)
+{
+    (void)state;
+    enum { N = 150000 };
+    struct engine_process e;
+    char path[108];
+    close(start_engine(&e, "vanish.sock", NULL, path));
+    double *values = bit_patterns(N, 7);
+    size_t len = (size_t)request_body_size(N, 0);
+    uint8_t *body = malloc(len);
+    request_encode(body, OP_ECHO, values, N, NULL, 0);
+    for (int i = 0; i < 6; i++) {
+        int fd = connect_unix(path);
+        assert_true(fd >= 0);
+        if (i == 5)
+            shutdown(fd, SHUT_RD);
+        assert_int_equal(send_frame(fd, (uint32_t)len, body, len), 0);
+        if (i == 5) {
+            /* It shut down reading before sending: the reply can only meet EPIPE. */
+        } else if (i % 2 == 0) {
+            /* The 1.2 MB reply cannot fit the socket's buffer: once its header
+             * is here the engine is blocked writing the rest when we leave. */
+            uint8_t header[4];
+            assert_int_equal(read_exact(fd, header, 4, deadline_after_ms(TEST_IO_TIMEOUT_MS)), 0);
+            assert_int_equal(le_get_u32(header), N * 8);
+        }
+        close(fd);
+    }
+    sleep_ms(50);
+    assert_engine_alive(&e);
+    assert_new_client_sweeps(path);
+    free(values);
+    free(body);
+    stop_engine_checked(&e, SIGTERM);
+}
+
+/*
+ * A client that asks for 1.2 MB and never reads it: the engine gives up
+ * writing after the frame timeout and closes; the client finds a partial
+ * reply and then the end of the stream. Meanwhile others are served.
+ */
+static void client_not_reading_its_reply_is_dropped(void **state)
+{
+    (void)state;
+    enum { N = 150000 };
+    struct engine_process e;
+    char path[108];
+    char *const args[] = {"--frame-timeout", "300", NULL};
+    close(start_engine(&e, "noread.sock", args, path));
+    double *values = bit_patterns(N, 3);
+    size_t len = (size_t)request_body_size(N, 0);
+    uint8_t *body = malloc(len);
+    request_encode(body, OP_ECHO, values, N, NULL, 0);
+    int fd = connect_unix(path);
+    assert_int_equal(send_frame(fd, (uint32_t)len, body, len), 0);
+    assert_new_client_sweeps(path);
+    sleep_ms(1200);
+    size_t got = 0;
+    uint8_t chunk[65536];
+    uint64_t deadline = deadline_after_ms(TEST_IO_TIMEOUT_MS);
+    for (;;) {
+        ssize_t r = read(fd, chunk, sizeof chunk);
+        if (r > 0) {
+            got += (size_t)r;
+            continue;
+        }
+        if (r == 0)
+            break;
+        if ((errno == EAGAIN || errno == EINTR) && clock_ns() < deadline)
+            continue;
+        fail_msg("reading the partial reply: %s", strerror(errno));
+    }
+    if (got >= 4 + (size_t)N * 8)
+        fail_msg("the whole reply (%zu bytes) arrived; the engine should have given up", got);
+    close(fd);
+    assert_engine_alive(&e);
+    assert_new_client_sweeps(path);
+    free(values);
+    free(body);
+    stop_engine_checked(&e, SIGTERM);
+}
+
+/* Half a frame, then silence: dropped by the frame timeout (the idle timeout
+ * is a minute, the test's wait five seconds), while another client is served. */
+static void stalled_client_is_dropped_after_the_frame_timeout(void **state)
+{
+    (void)state;
+    struct engine_process e;
+    char path[108];
+    char *const args[] = {"--frame-timeout", "300", "--idle-timeout", "60000", NULL};
+    close(start_engine(&e, "stall.sock", args, path));
+    int fd = connect_unix(path);
+    uint8_t partial[4 + 10] = {0};
+    le_put_u32(partial, 100);
+    assert_int_equal(send_bytes(fd, partial, sizeof partial), 0);
+    assert_new_client_sweeps(path);                    /* while the stalled one waits */
+    assert_error_frame_then_eof(fd, "the frame's body did not arrive within 300 ms", NULL, 0);
+    close(fd);
+    assert_engine_alive(&e);
+    assert_new_client_sweeps(path);
+    stop_engine_checked(&e, SIGTERM);
+}
+
+/* Half a header, then silence: the frame deadline starts at a frame's first
+ * byte, so the idle timeout (a minute here) does not protect a stalled frame. */
+static void half_a_header_is_dropped_after_the_frame_timeout(void **state)
+{
+    (void)state;
+    struct engine_process e;
+    char path[108];
+    char *const args[] = {"--frame-timeout", "300", "--idle-timeout", "60000", NULL};
+    close(start_engine(&e, "half.sock", args, path));
+    int fd = connect_unix(path);
+    const uint8_t two[2] = {0x10, 0x00};
+    assert_int_equal(send_bytes(fd, two, 2), 0);
+    assert_new_client_sweeps(path);                    /* while the stalled one waits */
+    assert_error_frame_then_eof(fd, "the frame's header did not arrive within 300 ms", NULL, 0);
+    close(fd);
+    assert_engine_alive(&e);
+    stop_engine_checked(&e, SIGTERM);
+}
+
+/*
+ * A client that reads its 1.2 MB reply slowly (64 KiB per 100 ms, about 2 s
+ * in all) may not hold its connection past the frame timeout: the engine
+ * gives up writing and closes, so the whole reply never arrives. (A blocking
+ * writev on a Unix socket restarts its timeout for every chunk, so this
+ * needs the engine to bound the write as a whole.)
+ */
+static void slow_reader_is_dropped_after_the_frame_timeout(void **state)
+{
+    (void)state;
+    enum { N = 150000 };
+    struct engine_process e;
+    char path[108];
+    char *const args[] = {"--frame-timeout", "300", NULL};
+    close(start_engine(&e, "slow.sock", args, path));
+    int fd = connect_unix(path);
+    size_t len = (size_t)request_body_size(N, 0);
+    uint8_t *body = calloc(1, len);
+    body[0] = OP_ECHO;
+    le_put_u32(body + 1, N);
+    assert_int_equal(send_frame(fd, (uint32_t)len, body, len), 0);
+    free(body);
+    size_t got = 0;
+    int ended = 0;
+    uint8_t chunk[65536];
+    uint64_t deadline = deadline_after_ms(8000);
+    while (got < 4 + (size_t)N * 8 && clock_ns() < deadline) {
+        ssize_t r = read(fd, chunk, sizeof chunk);
+        if (r == 0) {
+            ended = 1;
+            break;
+        }
+        if (r > 0)
+            got += (size_t)r;
+        sleep_ms(100);
+    }
+    close(fd);
+    if (got >= 4 + (size_t)N * 8)
+        fail_msg("a client reading 64 KiB per 100 ms received all %zu bytes; the frame "
+                 "timeout of 300 ms was not applied to the write", got);
+    assert_true(ended);
+    assert_engine_alive(&e);
+    assert_new_client_sweeps(path);
+    stop_engine_checked(&e, SIGTERM);
+}
+
+/* A client that sends nothing for longer than the idle timeout is told so. */
+static void idle_client_is_dropped_after_the_idle_timeout(void **state)
+{
+    (void)state;
+    struct engine_process e;
+    char path[108];
+    char *const args[] = {"--idle-timeout", "300", NULL};
+    int fd = start_engine(&e, "idle.sock", args, path);
+    assert_sweep_over(fd);                             /* served, then silent */
+    assert_error_frame_then_eof(fd, "idle timeout of 300 ms", NULL, 0);
+    close(fd);
+    assert_engine_alive(&e);
+    assert_new_client_sweeps(path);
+    stop_engine_checked(&e, SIGTERM);
+}
+
+static void client_beyond_max_clients_is_told_busy(void **state)
+{
+    (void)state;
+    struct engine_process e;
+    char path[108];
+    char *const args[] = {"--max-clients", "2", NULL};
+    int a = start_engine(&e, "busy.sock", args, path);          /* client 1 */
+    int b = connect_unix(path);                                  /* client 2 */
+    assert_true(b >= 0);
+    assert_sweep_over(b);                              /* b is accepted and counted */
+    int c = connect_unix(path);                                  /* client 3 */
+    assert_true(c >= 0);
+    assert_error_frame_then_eof(c, "engine busy: 2 clients are connected", NULL, 0);
+    close(c);
+    /* Refused clients that stop reading at once: when the busy message meets
+     * EPIPE (whenever the shutdown wins the race with it), the engine lives. */
+    for (int i = 0; i < 10; i++) {
+        int gone = connect_unix(path);
+        assert_true(gone >= 0);
+        shutdown(gone, SHUT_RD);
+        close(gone);
+    }
+    sleep_ms(50);
+    assert_engine_alive(&e);
+    assert_sweep_over(a);                              /* the two are unaffected */
+    assert_sweep_over(b);
+    close(a);
+    /* A's slot comes back once its thread has noticed; give it up to 3 s. */
+    uint64_t deadline = deadline_after_ms(3000);
+    for (;;) {
+        int d = connect_unix(path);
+        assert_true(d >= 0);
+        struct engine_client cl;
+        struct combo_result results[REF_COMBOS];
+        char err[CLIENT_ERROR_SIZE] = "";
+        client_init(&cl, d, d);
+        int r = client_sweep(&cl, &ref.job, 0, REF_COMBOS, results, err);
+        client_close(&cl);
+        if (r == 0) {
+            assert_reference_results(results);
+            break;
+        }
+        if (r != -2 || strstr(err, "busy") == NULL || clock_ns() > deadline)
+            fail_msg("after a client left, a new one was not served: %s", err);
+        sleep_ms(20);
+    }
+    close(b);
+    stop_engine_checked(&e, SIGTERM);
+}
+
+/*
+ * --raw, the transport's floor for the echo measurement: a u32 size once,
+ * then each round trip is that many bytes in and the same bytes out. A
+ * client that has stopped reading makes the engine's write fail with EPIPE
+ * (the raw loop writes without a deadline, so SIGPIPE must be ignored).
+ */
+static void raw_mode_echoes_bytes_and_survives_a_reader_gone(void **state)
+{
+    (void)state;
+    enum { SIZE = 100000 };
+    struct engine_process e;
+    char path[108];
+    char *const args[] = {"--raw", NULL};
+    int fd = start_engine(&e, "raw.sock", args, path);
+    uint8_t *out = malloc(SIZE), *in = malloc(SIZE);
+    for (size_t i = 0; i < SIZE; i++)
+        out[i] = (uint8_t)(i * 131 + 7);
+    uint8_t size_word[4];
+    le_put_u32(size_word, SIZE);
+    assert_int_equal(send_bytes(fd, size_word, 4), 0);
+    for (int round = 0; round < 3; round++) {
+        out[0] = (uint8_t)round;
+        assert_int_equal(send_bytes(fd, out, SIZE), 0);
+        assert_int_equal(read_exact(fd, in, SIZE, deadline_after_ms(TEST_IO_TIMEOUT_MS)), 0);
+        assert_memory_equal(in, out, SIZE);
+    }
+    close(fd);
+
+    int gone = connect_unix(path);
+    assert_int_equal(send_bytes(gone, size_word, 4), 0);
+    shutdown(gone, SHUT_RD);
+    assert_int_equal(send_bytes(gone, out, SIZE), 0);
+    sleep_ms(100);
+    close(gone);
+    assert_engine_alive(&e);
+
+    fd = connect_unix(path);
+    le_put_u32(size_word, 8);
+    assert_int_equal(send_bytes(fd, size_word, 4), 0);
+    assert_int_equal(send_bytes(fd, "12345678", 8), 0);
+    assert_int_equal(read_exact(fd, in, 8, deadline_after_ms(TEST_IO_TIMEOUT_MS)), 0);
+    assert_memory_equal(in, "12345678", 8);
+    close(fd);
+    free(out);
+    free(in);
+    stop_engine_checked(&e, SIGTERM);
+}
+
+/* ---- Lifetime and the socket file ----------------------------------------- */
+
+static void sigterm_stops_the_engine_and_removes_its_socket(void **state)
+{
+    (void)state;
+    struct engine_process e;
+    char path[108];
+    int fd = start_engine(&e, "term.sock", NULL, path);       /* a client is connected */
+    assert_int_equal(access(path, F_OK), 0);
+    stop_engine_checked(&e, SIGTERM);
+    assert_int_equal(access(path, F_OK), -1);
+    assert_int_equal(errno, ENOENT);
+    close(fd);
+}
+
+static void sigint_stops_the_engine_too(void **state)
+{
+    (void)state;
+    struct engine_process e;
+    char path[108];
+    close(start_engine(&e, "int.sock", NULL, path));
+    stop_engine_checked(&e, SIGINT);
+    assert_int_equal(access(path, F_OK), -1);
+}
+
+/* A socket file nobody listens on, as a crash or kill -9 leaves it. */
+static void make_stale_socket_file(const char *path)
+{
+    struct sockaddr_un addr = {.sun_family = AF_UNIX};
+    snprintf(addr.sun_path, sizeof addr.sun_path, "%s", path);
+    int s = socket(AF_UNIX, SOCK_STREAM, 0);
+    assert_true(s >= 0);
+    assert_int_equal(bind(s, (struct sockaddr *)&addr, sizeof addr), 0);
+    close(s);
+}
+
+static void stale_socket_file_is_taken_over(void **state)
+{
+    (void)state;
+    char path[108];
+    scratch_path(path, sizeof path, "stale.sock");
+    make_stale_socket_file(path);
+    struct stat st;
+    assert_int_equal(lstat(path, &st), 0);
+    assert_true(S_ISSOCK(st.st_mode));
+    assert_int_equal(unix_connect(path), -1);                  /* nobody answers */
+    assert_int_equal(errno, ECONNREFUSED);
+
+    struct engine_process e;
+    int fd = start_engine(&e, "stale.sock", NULL, path);
+    assert_sweep_over(fd);
+    close(fd);
+    assert_new_client_sweeps(path);
+    stop_engine_checked(&e, SIGTERM);
+}
+
+static void live_engine_path_is_not_stolen(void **state)
+{
+    (void)state;
+    struct engine_process e;
+    char path[108];
+    int fd = start_engine(&e, "live.sock", NULL, path);
+    struct stat before, after;
+    assert_int_equal(lstat(path, &before), 0);
+
+    char *argv[] = {(char *)engine_binary(), "--unix", path, NULL};
+    struct run_result r;
+    assert_int_equal(run_program(argv, NULL, NULL, 0, 3000, &r), 0);
+    if (r.timed_out) {
+        run_result_free(&r);
+        fail_msg("a second engine on a live path kept running (it took the path over)");
+    }
+    if (exit_code(&r) == 0 || strstr(r.err, "already listening") == NULL)
+        fail_msg("second engine: exit %d, stderr \"%s\"; expected non-zero and "
+                 "\"already listening\"", exit_code(&r), r.err);
+    run_result_free(&r);
+
+    assert_int_equal(lstat(path, &after), 0);
+    assert_true(after.st_ino == before.st_ino);               /* the same socket file */
+    assert_sweep_over(fd);                                     /* the old connection */
+    assert_new_client_sweeps(path);                            /* and new ones */
+    close(fd);
+    stop_engine_checked(&e, SIGTERM);
+}
+
+static void a_file_that_is_not_a_socket_is_left_alone(void **state)
+{
+    (void)state;
+    char path[108];
+    scratch_path(path, sizeof path, "precious.sock");
+    FILE *f = fopen(path, "w");
+    assert_non_null(f);
+    fputs("precious", f);
+    fclose(f);
+    char *argv[] = {(char *)engine_binary(), "--unix", path, NULL};
+    struct run_result r;
+    assert_int_equal(run_program(argv, NULL, NULL, 0, 3000, &r), 0);
+    if (r.timed_out || exit_code(&r) == 0 || strstr(r.err, "not a socket") == NULL)
+        fail_msg("engine on a regular file: exit %d, stderr \"%s\"", exit_code(&r), r.err);
+    run_result_free(&r);
+    char text[32] = "";
+    f = fopen(path, "r");
+    assert_non_null(f);
+    assert_non_null(fgets(text, sizeof text, f));
+    fclose(f);
+    assert_string_equal(text, "precious");
+    unlink(path);
+}
+
+/* 0600 as documented: only the owner may connect, whatever the umask. */
+static void socket_file_is_created_mode_0600(void **state)
+{
+    (void)state;
+    mode_t old = umask(0);                   /* a permissive umask must not matter */
+    struct engine_process e;
+    char path[108];
+    int fd = start_engine(&e, "mode.sock", NULL, path);
+    umask(old);
+    struct stat st;
+    assert_int_equal(lstat(path, &st), 0);
+    assert_true(S_ISSOCK(st.st_mode));
+    if ((st.st_mode & 07777) != 0600)
+        fail_msg("socket file mode is %04o, expected 0600", (unsigned)(st.st_mode & 07777));
+    assert_true(st.st_uid == getuid());
+    close(fd);
+    stop_engine_checked(&e, SIGTERM);
+}
+
+static void bad_options_exit_2_with_a_message(void **state)
+{
+    (void)state;
+    char path[108];
+    scratch_path(path, sizeof path, "opts.sock");
+    char *const cases[][6] = {
+        {"--kernel", "nosuch", "--unix", path, NULL},
+        {"--max-clients", "0", "--unix", path, NULL},
+        {"--max-frame", "8", "--unix", path, NULL},
+        {"--idle-timeout", "1O", "--unix", path, NULL},
+        {"--tcp", "", NULL},
+        {"--frame-timeout", "100", NULL},                       /* no transport */
+        {"--unix", path, "extra", NULL},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        char *argv[8] = {(char *)engine_binary()};
+        for (int k = 0; cases[i][k] != NULL; k++)
+            argv[k + 1] = cases[i][k];
+        struct run_result r;
+        assert_int_equal(run_program(argv, NULL, NULL, 0, 3000, &r), 0);
+        if (exit_code(&r) != 2 || r.err_len == 0)
+            fail_msg("case %zu (%s %s): exit %d, stderr \"%s\"; expected 2 and a message", i,
+                     cases[i][0], cases[i][1], exit_code(&r), r.err);
+        run_result_free(&r);
+        assert_int_equal(access(path, F_OK), -1);         /* nothing was created */
+    }
+}
+
+/* ---- --stdin ------------------------------------------------------------------ */
+
+/* A whole request frame: header and body; caller frees. */
+static uint8_t *framed(const uint8_t *body, size_t len, size_t *framed_len)
+{
+    uint8_t *f = malloc(len + 4);
+    le_put_u32(f, (uint32_t)len);
+    memcpy(f + 4, body, len);
+    *framed_len = len + 4;
+    return f;
+}
+
+static void stdin_sweep_equals_in_process(void **state)
+{
+    (void)state;
+    /* Through the production client, as the spawn_stdin architecture calls it. */
+    struct engine_client c;
+    client_init(&c, -1, -1);
+    size_t len = (size_t)request_body_size(REF_BARS, REF_COMBOS);
+    assert_non_null(client_request_buffer(&c, len));
+    request_encode(c.request, OP_SWEEP, ref.close, REF_BARS, ref.params, REF_COMBOS);
+    char err[CLIENT_ERROR_SIZE] = "";
+    if (engine_spawn_call(&c, engine_binary(), NULL, len, err) != 0)
+        fail_msg("engine --stdin: %s", err);
+    assert_sweep_reply(c.reply, c.reply_len, 0, REF_COMBOS);
+    client_close(&c);
+
+    /* And raw: exactly one reply frame on stdout, exit status 0. */
+    size_t body_len, in_len;
+    uint8_t *body = reference_request(OP_SWEEP, REF_BARS, REF_COMBOS, &body_len);
+    uint8_t *in = framed(body, body_len, &in_len);
+    char *argv[] = {(char *)engine_binary(), "--stdin", NULL};
+    struct run_result r;
+    assert_int_equal(run_program(argv, NULL, in, in_len, 5000, &r), 0);
+    assert_int_equal(exit_code(&r), 0);
+    assert_int_equal(r.out_len, 4 + 16 * REF_COMBOS);
+    assert_int_equal(le_get_u32((uint8_t *)r.out), 16 * REF_COMBOS);
+    assert_sweep_reply((uint8_t *)r.out + 4, r.out_len - 4, 0, REF_COMBOS);
+    run_result_free(&r);
+    free(in);
+    free(body);
+}
+
+static void stdin_echo_is_verbatim(void **state)
+{
+    (void)state;
+    enum { N = 150000 };
+    double *values = bit_patterns(N, 11);
+    struct engine_client c;
+    client_init(&c, -1, -1);
+    size_t len = (size_t)request_body_size(N, 0);
+    assert_non_null(client_request_buffer(&c, len));
+    request_encode(c.request, OP_ECHO, values, N, NULL, 0);
+    char err[CLIENT_ERROR_SIZE] = "";
+    if (engine_spawn_call(&c, engine_binary(), NULL, len, err) != 0)
+        fail_msg("engine --stdin: %s", err);
+    assert_int_equal(c.reply_len, (size_t)N * 8);
+    assert_memory_equal(c.reply, values, (size_t)N * 8);
+    client_close(&c);
+    free(values);
+}
+
+/* A request the engine refuses: an error frame on stdout and exit status 1. */
+static void stdin_bad_request_gets_an_error_frame_and_status_1(void **state)
+{
+    (void)state;
+    size_t body_len, in_len;
+    uint8_t *body = reference_request(OP_SWEEP, REF_BARS, REF_COMBOS, &body_len);
+    const int64_t zero = 0;
+    le_put_i64s(body + 9 + 8 * REF_BARS + 48 * 3 + 8 * 4, &zero, 1);
+    uint8_t *in = framed(body, body_len, &in_len);
+    struct {
+        const char *what;
+        char *extra[3];
+        size_t send;
+        const char *needle;
+    } cases[] = {
+        {"a zero window", {NULL}, in_len, "combo 3, parameter 4: window 0 is outside"},
+        {"a truncated body", {NULL}, 4 + 100, "the connection ended in the middle of the frame's body"},
+        {"a frame over --max-frame", {"--max-frame", "1000", NULL}, in_len,
+         "frame of 24297 bytes exceeds the engine's maximum of 1000"},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        char *argv[6] = {(char *)engine_binary(), "--stdin"};
+        for (int k = 0; cases[i].extra[k] != NULL; k++)
+            argv[2 + k] = cases[i].extra[k];
+        struct run_result r;
+        assert_int_equal(run_program(argv, NULL, in, cases[i].send, 5000, &r), 0);
+        if (exit_code(&r) != 1)
+            fail_msg("%s: exit %d, expected 1", cases[i].what, exit_code(&r));
+        if (r.out_len < 5)
+            fail_msg("%s: %zu bytes on stdout, expected an error frame", cases[i].what, r.out_len);
+        uint32_t word = le_get_u32((uint8_t *)r.out);
+        assert_true(word & ERROR_FRAME_FLAG);
+        size_t n = word & FRAME_LENGTH_MASK;
+        assert_int_equal(r.out_len, 4 + n);                    /* nothing else */
+        assert_true(is_utf8_text((uint8_t *)r.out + 4, n));
+        if (strstr(r.out + 4, cases[i].needle) == NULL)
+            fail_msg("%s: message \"%s\" lacks \"%s\"", cases[i].what, r.out + 4,
+                     cases[i].needle);
+        run_result_free(&r);
+    }
+    free(in);
+    free(body);
+}
+
+/* ---- TCP ---------------------------------------------------------------------- */
+
+/* A port on 127.0.0.1 that nothing listens on just now. */
+static int pick_port(char port[16], int attempt)
+{
+    for (int i = 0; i < 200; i++) {
+        int p = 20000 + (int)((getpid() + (attempt * 200 + i) * 7919) % 20000);
+        struct sockaddr_in a = {.sin_family = AF_INET, .sin_port = htons((uint16_t)p),
+                                .sin_addr.s_addr = htonl(INADDR_LOOPBACK)};
+        int s = socket(AF_INET, SOCK_STREAM, 0);
+        int one = 1;
+        setsockopt(s, SOL_SOCKET, SO_REUSEADDR, &one, sizeof one);
+        int ok = bind(s, (struct sockaddr *)&a, sizeof a) == 0;
+        close(s);
+        if (ok) {
+            snprintf(port, 16, "%d", p);
+            return 0;
+        }
+    }
+    return -1;
+}
+
+static void tcp_echo_and_sweep(void **state)
+{
+    (void)state;
+    struct engine_process e;
+    char port[16], err[CLIENT_ERROR_SIZE] = "";
+    int fd = -1;
+    for (int attempt = 0; attempt < 5 && fd < 0; attempt++) {
+        assert_int_equal(pick_port(port, attempt), 0);
+        fd = engine_start_tracked(&e, NULL, NULL, port, err);
+    }
+    if (fd < 0)
+        fail_msg("cannot start the engine on TCP: %s", err);
+    int nodelay = 0;
+    socklen_t size = sizeof nodelay;
+    assert_int_equal(getsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &nodelay, &size), 0);
+    assert_int_equal(nodelay, 1);
+
+    enum { N = 150000 };
+    double *values = bit_patterns(N, 5);
+    double *back = malloc(N * sizeof *back);
+    struct engine_client c;
+    client_init(&c, fd, fd);
+    if (client_echo(&c, values, N, back, err) != 0)
+        fail_msg("echo over TCP: %s", err);
+    assert_memory_equal(back, values, (size_t)N * 8);
+    if (client_echo(&c, values, 0, back, err) != 0)
+        fail_msg("empty echo over TCP: %s", err);
+    c.in_fd = c.out_fd = -1;
+    client_close(&c);
+    assert_sweep_over(fd);
+
+    int fd2 = test_socket(tcp_connect("127.0.0.1", port));
+    assert_true(fd2 >= 0);
+    nodelay = 0;
+    assert_int_equal(getsockopt(fd2, IPPROTO_TCP, TCP_NODELAY, &nodelay, &size), 0);
+    assert_int_equal(nodelay, 1);
+    assert_sweep_over(fd2);
+    /* A refused request over TCP: the error frame arrives, then the end. */
+    size_t len;
+    uint8_t *body = reference_request(OP_SWEEP, REF_BARS, REF_COMBOS, &len);
+    const int64_t too_long = REF_BARS + 1;
+    le_put_i64s(body + 9 + 8 * REF_BARS, &too_long, 1);
+    assert_int_equal(send_frame(fd2, (uint32_t)len, body, len), 0);
+    assert_error_frame_then_eof(fd2, "window 3001 is outside", NULL, 0);
+    close(fd2);
+    assert_sweep_over(fd);
+    close(fd);
+    free(body);
+    free(values);
+    free(back);
+    stop_engine_checked(&e, SIGTERM);
+}
+
+/* ---- Groups -------------------------------------------------------------------- */
+
+static int group_setup(void **state)
+{
+    (void)state;
+    signal(SIGPIPE, SIG_IGN);
+    if (build_programs() != 0 || test_dir_create() != 0)
+        return -1;
+    reference_job_init();
+    return 0;
+}
+
+static int group_teardown(void **state)
+{
+    (void)state;
+    test_dir_remove();
+    return 0;
+}
+
+#define T(f) cmocka_unit_test_setup_teardown(f, test_arm_watchdog, test_disarm_watchdog)
+#define BAD(i) {BAD_FRAMES[i].what, bad_frame_gets_an_error_frame_then_the_engine_serves_on, \
+                test_arm_watchdog, test_disarm_watchdog, (void *)&BAD_FRAMES[i]}
+
+int main(void)
+{
+    const struct CMUnitTest service[] = {
+        T(echo_returns_the_payload_bit_for_bit),
+        T(sweep_equals_the_in_process_kernel),
+        T(many_requests_on_one_connection),
+        T(sweep_of_no_combos_gets_an_empty_reply),
+        T(four_clients_interleave),
+        T(client_vanishing_mid_reply_does_not_take_the_engine_down),
+        T(client_not_reading_its_reply_is_dropped),
+        T(stalled_client_is_dropped_after_the_frame_timeout),
+        T(half_a_header_is_dropped_after_the_frame_timeout),
+        T(slow_reader_is_dropped_after_the_frame_timeout),
+        T(idle_client_is_dropped_after_the_idle_timeout),
+        T(client_beyond_max_clients_is_told_busy),
+        T(raw_mode_echoes_bytes_and_survives_a_reader_gone),
+        T(sigterm_stops_the_engine_and_removes_its_socket),
+        T(sigint_stops_the_engine_too),
+        T(stale_socket_file_is_taken_over),
+        T(live_engine_path_is_not_stolen),
+        T(a_file_that_is_not_a_socket_is_left_alone),
+        T(socket_file_is_created_mode_0600),
+        T(bad_options_exit_2_with_a_message),
+        T(stdin_sweep_equals_in_process),
+        T(stdin_echo_is_verbatim),
+        T(stdin_bad_request_gets_an_error_frame_and_status_1),
+        T(tcp_echo_and_sweep),
+    };
+    const struct CMUnitTest bad_frames[] = {
+        BAD(0), BAD(1), BAD(2), BAD(3), BAD(4), BAD(5), BAD(6), BAD(7),
+        BAD(8), BAD(9), BAD(10), BAD(11), BAD(12), BAD(13), BAD(14),
+        T(a_frame_of_exactly_max_frame_is_served),
+    };
+    _Static_assert(sizeof BAD_FRAMES / sizeof BAD_FRAMES[0] == 15, "list every bad frame");
+    if (group_setup(NULL) != 0)
+        return 1;
+    int failed = cmocka_run_group_tests_name("engine", service, NULL, NULL);
+    failed += cmocka_run_group_tests_name("bad frames", bad_frames, bad_frames_setup,
+                                          bad_frames_teardown);
+    group_teardown(NULL);
+    return failed != 0;
+}
