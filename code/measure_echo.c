@@ -14,6 +14,7 @@
 #include "client.h"
 #include "csvout.h"
 #include "netio.h"
+#include "series.h"
 #include "timing.h"
 
 /* 1-2-5 steps from one double to the study's series, both ends included. */
@@ -263,6 +264,98 @@ static void pipe_raw_stop(void *state)
     free(s->buf);
     free(s);
 }
+struct shm_echo {
+    struct shm_engine shm;
+    enum shm_wait wait;
+    uint8_t *buf;                      /* the raw ping-pong's bytes */
+};
+
+static void *shm_echo_start(const struct measure_context *ctx, char err[ARCH_ERROR_SIZE],
+                            enum shm_wait wait, int raw)
+{
+    static char *const protocol_args[] = {NULL};
+    static char *const raw_args[] = {"--raw", NULL};
+    struct shm_echo *s = calloc(1, sizeof *s);
+    if (s == NULL || (s->buf = malloc((size_t)ECHO_SIZES[N_ECHO_SIZES - 1] * 8)) == NULL) {
+        snprintf(err, ARCH_ERROR_SIZE, "out of memory");
+        free(s);
+        return NULL;
+    }
+    s->wait = wait;
+    const char *tag = raw ? "echoraw" : wait == SHM_WAIT_SPIN ? "echospin" : "echofutex";
+    if (shm_engine_start(&s->shm, ctx->opts->engine_path, raw ? raw_args : protocol_args,
+                         tag, wait, err) != 0) {
+        free(s->buf);
+        free(s);
+        return NULL;
+    }
+    return s;
+}
+
+static void *shm_spin_start(const struct measure_context *ctx, char err[ARCH_ERROR_SIZE])
+{
+    return shm_echo_start(ctx, err, SHM_WAIT_SPIN, 0);
+}
+
+static void *shm_futex_start(const struct measure_context *ctx, char err[ARCH_ERROR_SIZE])
+{
+    return shm_echo_start(ctx, err, SHM_WAIT_FUTEX, 0);
+}
+
+static void *shm_spin_raw_start(const struct measure_context *ctx, char err[ARCH_ERROR_SIZE])
+{
+    return shm_echo_start(ctx, err, SHM_WAIT_SPIN, 1);
+}
+
+static int shm_echo_round_trip(void *state, const double *values, double *back, size_t n,
+                               char err[ARCH_ERROR_SIZE])
+{
+    struct shm_echo *s = state;
+    return client_echo(&s->shm.client, values, n, back, err) == 0 ? 0 : -1;
+}
+
+static void shm_echo_stop(void *state)
+{
+    struct shm_echo *s = state;
+    shm_engine_stop(&s->shm);
+    free(s->buf);
+    free(s);
+}
+static int shm_raw_open(void *state, size_t n, char err[ARCH_ERROR_SIZE])
+{
+    struct shm_echo *s = state;
+    struct shm_channel *ch = &s->shm.channel;
+    uint8_t word[4];
+    if (ch->seg == NULL && shm_channel_attach(ch, s->shm.name, s->wait, 5000, err,
+                                              ARCH_ERROR_SIZE) != 0)
+        return -1;
+    le_put_u32(word, (uint32_t)(n * 8));
+    struct iovec iov = {word, 4};
+    return shm_write_all(ch, &iov, 1, NO_DEADLINE);
+}
+
+static int shm_raw_round_trip(void *state, const double *values, double *back, size_t n,
+                              char err[ARCH_ERROR_SIZE])
+{
+    struct shm_echo *s = state;
+    memcpy(s->buf, values, n * 8);
+    struct iovec iov = {s->buf, n * 8};
+    if (shm_write_all(&s->shm.channel, &iov, 1, NO_DEADLINE) != 0 ||
+        shm_read_exact(&s->shm.channel, s->buf, n * 8, NO_DEADLINE) != 0) {
+        snprintf(err, ARCH_ERROR_SIZE, "raw round trip over shared memory: %s",
+                 strerror(errno));
+        return -1;
+    }
+    memcpy(back, s->buf, n * 8);
+    return 0;
+}
+
+/* After each size the client leaves; the engine empties the rings for the next. */
+static void shm_raw_close_size(void *state)
+{
+    struct shm_echo *s = state;
+    shm_channel_detach(&s->shm.channel);
+}
 
 static const struct echo_transport TRANSPORTS[] = {
     {"unix", "protocol echo over a Unix socket", unix_echo_start, protocol_open,
@@ -275,6 +368,12 @@ static const struct echo_transport TRANSPORTS[] = {
      raw_round_trip, raw_stop, raw_close_size},
     {"pipe_raw", "raw ping-pong over a pair of pipes", pipe_raw_start, pipe_raw_open,
      pipe_raw_round_trip, pipe_raw_stop, pipe_raw_close_size},
+    {"shm_futex", "protocol echo over shared memory, both sides sleep in futex",
+     shm_futex_start, protocol_open, shm_echo_round_trip, shm_echo_stop, NULL},
+    {"shm_spin", "protocol echo over shared memory, both sides spin", shm_spin_start,
+     protocol_open, shm_echo_round_trip, shm_echo_stop, NULL},
+    {"shm_spin_raw", "raw ping-pong over shared memory, both sides spin", shm_spin_raw_start,
+     shm_raw_open, shm_raw_round_trip, shm_echo_stop, shm_raw_close_size},
 };
 enum { N_TRANSPORTS = sizeof TRANSPORTS / sizeof TRANSPORTS[0] };
 
@@ -310,7 +409,8 @@ static int sample_size(const struct echo_transport *tr, void *state, size_t n, i
 }
 
 static int sample_transport(const struct echo_transport *tr, const struct measure_context *ctx,
-                            struct csv_out *out, double *back, char err[ARCH_ERROR_SIZE])
+                            struct csv_out *out, const double *payload, double *back,
+                            char err[ARCH_ERROR_SIZE])
 {
     void *state = tr->start(ctx, err);
     if (state == NULL)
@@ -318,10 +418,8 @@ static int sample_transport(const struct echo_transport *tr, const struct measur
     int status = 0;
     for (int i = 0; status == 0 && i < N_ECHO_SIZES; i++) {
         size_t n = (size_t)ECHO_SIZES[i];
-        if (n > ctx->job->n_bars)
-            break;                         /* a reduced job echoes its own series */
         status = sample_size(tr, state, n, scaled_count(ctx, paper_reps((int)n), 20),
-                             ctx->job->close, back, out, err);
+                             payload, back, out, err);
         if (tr->close_size != NULL)
             tr->close_size(state);
     }
@@ -333,19 +431,24 @@ static int sample_transport(const struct echo_transport *tr, const struct measur
 static int run_echo(const struct measure_context *ctx, char err[ARCH_ERROR_SIZE])
 {
     static const char *const header[] = {"transport", "floats", "bytes", "rep", "rtt_ns"};
+    const size_t largest = (size_t)ECHO_SIZES[N_ECHO_SIZES - 1];
     char path[4096];
     struct csv_out out;
-    double *back = malloc(ctx->job->n_bars * sizeof *back);
+    double *payload = malloc(largest * sizeof *payload);
+    double *back = malloc(largest * sizeof *back);
     snprintf(path, sizeof path, "%s/echo.csv", ctx->out_dir);
-    if (back == NULL || csv_out_open(&out, path) != 0) {
+    if (payload == NULL || back == NULL || csv_out_open(&out, path) != 0) {
+        free(payload);
         free(back);
         snprintf(err, ARCH_ERROR_SIZE, "cannot write %.400s", path);
         return -1;
     }
     csv_out_header(&out, header, 5);
+    gbm_series(payload, largest, DEFAULT_SEED);
     int status = 0;
     for (int t = 0; status == 0 && t < N_TRANSPORTS; t++)
-        status = sample_transport(&TRANSPORTS[t], ctx, &out, back, err);
+        status = sample_transport(&TRANSPORTS[t], ctx, &out, payload, back, err);
+    free(payload);
     free(back);
     if (status != 0) {
         csv_out_close(&out);

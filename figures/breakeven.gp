@@ -12,6 +12,6 @@ set key bottom left
 set grid xtics ytics lc rgb "#eeeeee"
 set samples 400
 M = WOVEN."/breakeven_marks.csv"
-plot 1 / (1 + x) with lines lw 2 lc rgb "#08519c" title "1/(1+G)", \\
-     M skip 1 using 2:3 with points pt 7 ps 1.2 lc rgb "#a63603" title "this run's call patterns", \\
+plot 1 / (1 + x) with lines lw 2 lc rgb "#08519c" title "1/(1+G)", \
+     M skip 1 using 2:3 with points pt 7 ps 1.2 lc rgb "#a63603" title "this run's call patterns", \
      M skip 1 using 2:3:1 with labels offset char 1,1 left notitle
