@@ -44,6 +44,8 @@ static uint64_t le_get_u64(const uint8_t *p)
 
 void le_put_f64s(uint8_t *dst, const double *src, size_t n)
 {
+    if (n == 0)
+        return;
     if (HOST_IS_LITTLE_ENDIAN) {
         memcpy(dst, src, n * 8);
         return;
@@ -57,6 +59,8 @@ void le_put_f64s(uint8_t *dst, const double *src, size_t n)
 
 void le_get_f64s(double *dst, const uint8_t *src, size_t n)
 {
+    if (n == 0)
+        return;
     if (HOST_IS_LITTLE_ENDIAN) {
         memcpy(dst, src, n * 8);
         return;

@@ -59,6 +59,9 @@ static int refuse(char *err, size_t err_size, const char *fmt, ...)
     va_start(ap, fmt);
     vsnprintf(err, err_size, fmt, ap);
     va_end(ap);
+    for (char *p = err; *p != '\0'; p++)
+        if (*p < 0x20 || *p > 0x7e)
+            *p = '?';
     return -1;
 }
 

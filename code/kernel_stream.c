@@ -44,6 +44,18 @@ static int64_t longest_close_window(const struct combo_params *p)
     return longest;
 }
 
+uint64_t stream_memory(const struct combo_params *params, size_t n_combos)
+{
+    int64_t longest = 1;
+    uint64_t bytes = (uint64_t)(n_combos ? n_combos : 1) * sizeof(struct stream_combo);
+    for (size_t k = 0; k < n_combos; k++) {
+        int64_t w = longest_close_window(&params[k]);
+        longest = w > longest ? w : longest;
+        bytes += 2 * sizeof(double) * (uint64_t)(params[k].h_sqrt + params[k].t_len);
+    }
+    return bytes + 2 * sizeof(double) * (uint64_t)longest;
+}
+
 int stream_open(struct sweep_stream *s, const struct combo_params *params, size_t n_combos)
 {
     memset(s, 0, sizeof *s);

@@ -33,6 +33,8 @@ struct sweep_stream {
     struct stream_combo *combos;
 };
 
+/* Bytes a stream over these parameter sets allocates: its state and rings. */
+uint64_t stream_memory(const struct combo_params *params, size_t n_combos);
 int stream_open(struct sweep_stream *s, const struct combo_params *params, size_t n_combos);
 /* Advances every combination by one bar; positions[k] gets its side. */
 void stream_bar(struct sweep_stream *s, double close, int8_t *positions);

@@ -4,6 +4,7 @@
  * Tangled from paper/55-engine.md.
  */
 #include <errno.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -148,6 +149,13 @@ static int handle_stream(struct connection *c, const struct request_view *req,
             return -1;
         }
         request_params(req, params);
+        uint64_t need = stream_memory(params, req->n_combos);
+        if (need > c->cfg->max_frame) {
+            snprintf(err, err_size, "a stream of %u combos would hold %llu bytes, more than "
+                     "the engine's maximum frame of %u", req->n_combos,
+                     (unsigned long long)need, c->cfg->max_frame);
+            return -1;
+        }
         if (stream_open(&c->stream, params, req->n_combos) != 0) {
             snprintf(err, err_size, "engine out of memory opening a stream");
             return -1;
@@ -208,6 +216,12 @@ static int handle_json(struct connection *c, const uint8_t *body, size_t len,
     else
         status = 0;
     json_request_free(&req);
+    for (size_t k = 0; status == 0 && k < n_combos; k++)
+        if (!isfinite(results[k].pnl)) {
+            snprintf(err, err_size, "combo %zu's PnL is %g, which JSON cannot represent "
+                     "(the binary protocol can)", k, results[k].pnl);
+            status = -1;
+        }
     if (status != 0)
         return -1;
     size_t text_len;
