@@ -58,6 +58,7 @@ extern const struct architecture arch_spawn_per_combo;
 extern const struct architecture arch_batch_tcp;
 extern const struct architecture arch_json_unix;
 extern const struct architecture arch_json_chatty_unix;
+extern const struct architecture arch_batch_shm;
 
 struct measure_context {
     const struct sweep_job *job;       /* the study's series and grid */

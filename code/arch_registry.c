@@ -21,6 +21,7 @@ const struct architecture *const ARCHITECTURES[] = {
     &arch_batch_tcp,
     &arch_json_unix,
     &arch_json_chatty_unix,
+    &arch_batch_shm,
     NULL,
 };
 

@@ -56,6 +56,43 @@ uint8_t *client_request_buffer(struct engine_client *c, size_t size)
     return ensure(&c->request, &c->request_cap, size ? size : 1);
 }
 
+static int shm_round_trip(struct engine_client *c, size_t len, char err[CLIENT_ERROR_SIZE])
+{
+    uint8_t header[FRAME_HEADER_BYTES];
+    le_put_u32(header, (uint32_t)len);
+    struct iovec iov[2] = {{header, sizeof header}, {c->request, len}};
+    if (shm_write_all(c->shm, iov, 2, NO_DEADLINE) != 0) {
+        snprintf(err, CLIENT_ERROR_SIZE, "sending a request: %s", strerror(errno));
+        return -1;
+    }
+    int r = shm_read_exact(c->shm, header, sizeof header, NO_DEADLINE);
+    if (r != 0) {
+        snprintf(err, CLIENT_ERROR_SIZE, "reading a reply header: %s",
+                 r == 1 ? "the engine ended the session" : strerror(errno));
+        return -1;
+    }
+    uint32_t word = le_get_u32(header), len_back = word & FRAME_LENGTH_MASK;
+    if (word & ERROR_FRAME_FLAG) {
+        char message[CLIENT_ERROR_SIZE - 32];
+        size_t keep = len_back < sizeof message - 1 ? len_back : sizeof message - 1;
+        if (shm_read_exact(c->shm, message, keep, NO_DEADLINE) != 0)
+            keep = 0;
+        message[keep] = '\0';
+        snprintf(err, CLIENT_ERROR_SIZE, "engine error: %s", message);
+        return -2;
+    }
+    if (ensure(&c->reply, &c->reply_cap, word ? word : 1) == NULL) {
+        snprintf(err, CLIENT_ERROR_SIZE, "out of memory for a %u-byte reply", word);
+        return -1;
+    }
+    if (shm_read_exact(c->shm, c->reply, word, NO_DEADLINE) != 0) {
+        snprintf(err, CLIENT_ERROR_SIZE, "reading a %u-byte reply: %s", word, strerror(errno));
+        return -1;
+    }
+    c->reply_len = word;
+    return 0;
+}
+
 static int read_error_frame(struct engine_client *c, uint32_t len, char err[CLIENT_ERROR_SIZE])
 {
     char message[CLIENT_ERROR_SIZE - 32];   /* room for the prefix below */
@@ -69,6 +106,8 @@ static int read_error_frame(struct engine_client *c, uint32_t len, char err[CLIE
 
 int client_round_trip(struct engine_client *c, size_t len, char err[CLIENT_ERROR_SIZE])
 {
+    if (c->shm != NULL)
+        return shm_round_trip(c, len, err);
     uint8_t header[FRAME_HEADER_BYTES];
     le_put_u32(header, (uint32_t)len);
     struct iovec iov[2] = {{header, sizeof header}, {c->request, len}};
@@ -276,4 +315,49 @@ int engine_spawn_call(struct engine_client *c, const char *engine_path, char *co
     c->in_fd = c->out_fd = -1;
     waitpid(pid, NULL, 0);
     return status;
+}
+int shm_engine_start(struct shm_engine *s, const char *engine_path, char *const args[],
+                     const char *tag, enum shm_wait wait, char err[CLIENT_ERROR_SIZE])
+{
+    char *argv[32], why[CLIENT_ERROR_SIZE] = "";
+    size_t n = 0;
+    memset(s, 0, sizeof *s);
+    client_init(&s->client, -1, -1);
+    snprintf(s->name, sizeof s->name, "/ipctax-%d-%s", (int)getpid(), tag);
+    argv[n++] = (char *)engine_path;
+    for (size_t i = 0; args != NULL && args[i] != NULL && n < 32 - 5; i++)
+        argv[n++] = args[i];
+    argv[n++] = "--shm";
+    argv[n++] = s->name;
+    argv[n++] = "--shm-wait";
+    argv[n++] = (char *)shm_wait_name(wait);
+    argv[n] = NULL;
+    s->process.pid = spawn(engine_path, argv, NULL);
+    if (s->process.pid < 0) {
+        snprintf(err, CLIENT_ERROR_SIZE, "cannot start %s: %s", engine_path, strerror(errno));
+        return -1;
+    }
+    for (int attempt = 0; attempt < 5000; attempt++) {
+        if (shm_channel_attach(&s->channel, s->name, wait, 0, why, sizeof why) == 0) {
+            s->client.shm = &s->channel;
+            return 0;
+        }
+        int status;
+        if (waitpid(s->process.pid, &status, WNOHANG) == s->process.pid) {
+            snprintf(err, CLIENT_ERROR_SIZE, "%.200s exited before its segment was ready "
+                     "(status %d)", engine_path, status);
+            s->process.pid = 0;
+            return -1;
+        }
+        nanosleep(&(struct timespec){0, 1000000}, NULL);
+    }
+    snprintf(err, CLIENT_ERROR_SIZE, "%.200s: no ready segment within 5 s: %.200s", engine_path, why);
+    engine_stop(&s->process);
+    return -1;
+}
+void shm_engine_stop(struct shm_engine *s)
+{
+    client_close(&s->client);
+    shm_channel_detach(&s->channel);
+    engine_stop(&s->process);
 }

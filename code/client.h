@@ -12,6 +12,7 @@
 
 #include "arch.h"
 #include "frame.h"
+#include "shm_ring.h"
 
 /* Client errors are reported as architecture errors: one size for both. */
 enum { CLIENT_ERROR_SIZE = ARCH_ERROR_SIZE };
@@ -23,6 +24,7 @@ struct engine_client {
     uint8_t *reply;                /* reply body buffer */
     size_t reply_cap;
     size_t reply_len;
+    struct shm_channel *shm;       /* if set, round trips go through shared memory (@sec:shm) */
 };
 
 void client_init(struct engine_client *c, int in_fd, int out_fd);
@@ -74,5 +76,20 @@ pid_t engine_spawn_piped(const char *engine_path, char *const args[], const char
  * the reply lands in c->reply. Returns as client_round_trip does. */
 int engine_spawn_call(struct engine_client *c, const char *engine_path, char *const args[],
                       size_t len, char err[CLIENT_ERROR_SIZE]);
+/* An engine serving over shared memory, and a client attached to it. */
+struct shm_engine {
+    struct engine_process process;
+    struct shm_channel channel;
+    struct engine_client client;   /* its round trips go through `channel` */
+    char name[SHM_NAME_SIZE];
+};
+
+/* Starts `engine_path args... --shm NAME --shm-wait MODE` (NAME from this
+ * process's pid and `tag`), waits until its segment is ready, and attaches.
+ * Both sides wait in `wait`. Returns 0 or -1 with err set. */
+int shm_engine_start(struct shm_engine *s, const char *engine_path, char *const args[],
+                     const char *tag, enum shm_wait wait, char err[CLIENT_ERROR_SIZE]);
+/* Detaches, stops the engine (which removes its segment), frees the buffers. */
+void shm_engine_stop(struct shm_engine *s);
 
 #endif

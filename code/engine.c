@@ -21,8 +21,10 @@
 #include "kernel_tuned.h"
 #include "netio.h"
 #include "service.h"
+#include "shm_ring.h"
+#include "timing.h"
 
-enum transport { TRANSPORT_NONE, TRANSPORT_UNIX, TRANSPORT_TCP, TRANSPORT_STDIN };
+enum transport { TRANSPORT_NONE, TRANSPORT_UNIX, TRANSPORT_TCP, TRANSPORT_STDIN, TRANSPORT_SHM };
 
 enum {
     DEFAULT_MAX_CLIENTS = 32,
@@ -41,13 +43,15 @@ struct engine_options {
     char tcp_port[16];
     int max_clients;
     int raw;                   /* serve the raw ping-pong, not the protocol */
+    const char *shm_name;      /* --shm: the shared-memory segment's name */
+    enum shm_wait shm_wait;    /* --shm-wait: how the engine waits (zero: futex) */
     struct engine_config cfg;
 };
 
 static void usage(FILE *to)
 {
     fprintf(to,
-        "usage: ipctax-engine (--unix PATH | --tcp [HOST:]PORT | --stdin) [options]\n"
+        "usage: ipctax-engine (--unix PATH | --tcp [HOST:]PORT | --stdin | --shm NAME) [options]\n"
         "Serves the ipctax wire protocol: little-endian, one length-prefixed frame\n"
         "each way; opcode 0 sweep, 1 echo, 2-6 stateful (load, sweep loaded,\n"
         "open stream, bar, close stream). See paper/50-protocol.md and\n"
@@ -56,6 +60,10 @@ static void usage(FILE *to)
         "  --unix PATH          listen on a Unix domain socket (created mode 0600)\n"
         "  --tcp [HOST:]PORT    listen on TCP, TCP_NODELAY; HOST defaults to 127.0.0.1\n"
         "  --stdin              serve one request from stdin to stdout, then exit\n"
+        "  --shm NAME           serve one client at a time over POSIX shared memory\n"
+        "                       (/dev/shm/NAME, mode 0600; see paper/84-shm.md)\n"
+        "  --shm-wait MODE      how --shm waits for its client: futex (default; sleep)\n"
+        "                       or spin (poll; holds a core busy while it waits)\n"
         "  --kernel NAME        naive (default) or tuned (bit-identical, one thread)\n"
         "  --max-frame BYTES    largest request body accepted (default %u)\n"
         "  --max-clients N      concurrent connections (default %d)\n"
@@ -68,7 +76,7 @@ static void usage(FILE *to)
         "\n"
         "A request the engine cannot serve gets an error frame, [u32 0x80000000 |\n"
         "len][len bytes of UTF-8], and the connection is closed. SIGINT and SIGTERM\n"
-        "stop the engine and remove its socket file.\n",
+        "stop the engine and remove its socket file or shared-memory segment.\n",
         ENGINE_DEFAULT_MAX_FRAME, DEFAULT_MAX_CLIENTS, DEFAULT_IDLE_TIMEOUT_MS,
         DEFAULT_FRAME_TIMEOUT_MS);
 }
@@ -123,6 +131,7 @@ static int parse_options(int argc, char **argv, struct engine_options *o)
         {"stdin", no_argument, 0, 's'}, {"kernel", required_argument, 0, 'k'},
         {"max-frame", required_argument, 0, 'f'}, {"max-clients", required_argument, 0, 'c'},
         {"idle-timeout", required_argument, 0, 'i'}, {"frame-timeout", required_argument, 0, 'F'},
+        {"shm", required_argument, 0, 'S'}, {"shm-wait", required_argument, 0, 'W'},
         {"raw", no_argument, 0, 'r'}, {"help", no_argument, 0, 'h'}, {0, 0, 0, 0},
     };
     int opt;
@@ -151,13 +160,15 @@ static int parse_options(int argc, char **argv, struct engine_options *o)
         case 'F': if (parse_int(optarg, 1, 86400000, &v)) goto bad;
                   o->cfg.frame_timeout_ms = v; break;
         case 'r': o->raw = 1; break;
+        case 'S': o->transport = TRANSPORT_SHM; o->shm_name = optarg; break;
+        case 'W': if (shm_wait_parse(optarg, &o->shm_wait) != 0) goto bad; break;
         case 'h': usage(stdout); exit(0);
         default: usage(stderr); return -1;
         }
     }
     if (optind == argc && o->transport != TRANSPORT_NONE)
         return 0;
-    fprintf(stderr, "ipctax-engine: say --unix PATH, --tcp PORT or --stdin (see --help)\n");
+    fprintf(stderr, "ipctax-engine: say --unix PATH, --tcp PORT, --stdin or --shm NAME (see --help)\n");
     return -1;
 bad:
     fprintf(stderr, "ipctax-engine: bad value '%s' for an option (see --help)\n", optarg);
@@ -304,6 +315,152 @@ static int serve_stdin(const struct engine_options *o)
     return status == 0 ? 0 : 1;
 }
 
+static volatile sig_atomic_t shm_stop_requested;
+
+static void on_shm_stop(int sig)
+{
+    (void)sig;
+    shm_stop_requested = 1;
+}
+
+static uint64_t shm_deadline(int ms)
+{
+    return ms > 0 ? clock_ns() + (uint64_t)ms * 1000000u : NO_DEADLINE;
+}
+
+static void shm_send_error(struct shm_channel *ch, const struct engine_config *cfg,
+                           const char *message)
+{
+    uint8_t header[FRAME_HEADER_BYTES];
+    uint32_t n = error_frame_header(header, strlen(message));
+    struct iovec iov[2] = {{header, sizeof header}, {(void *)message, n}};
+    shm_write_all(ch, iov, 2, shm_deadline(cfg->frame_timeout_ms));
+}
+
+static int shm_send_reply(struct shm_channel *ch, const struct connection *c,
+                          const struct engine_config *cfg)
+{
+    uint8_t header[FRAME_HEADER_BYTES];
+    struct iovec iov[3] = {{header, sizeof header}};
+    size_t total = 0;
+    for (int i = 0; i < c->n_reply; i++) {
+        iov[1 + i].iov_base = (void *)c->reply[i];
+        iov[1 + i].iov_len = c->reply_len[i];
+        total += c->reply_len[i];
+    }
+    le_put_u32(header, (uint32_t)total);
+    return shm_write_all(ch, iov, 1 + c->n_reply, shm_deadline(cfg->frame_timeout_ms));
+}
+/* After a frame could not be read whole: only a slow client is still there to be told. */
+static void shm_frame_incomplete(struct shm_channel *ch, const struct engine_config *cfg,
+                                 int r, const char *part)
+{
+    char err[128];
+    if (r < 0 && errno == ETIMEDOUT) {
+        snprintf(err, sizeof err, "the frame's %s did not arrive within %d ms", part,
+                 cfg->frame_timeout_ms);
+        shm_send_error(ch, cfg, err);
+    }
+}
+
+static void serve_shm_session(struct shm_channel *ch, const struct engine_config *cfg)
+{
+    struct connection c;
+    uint8_t *body = NULL;
+    size_t body_cap = 0;
+    char err[512];
+    connection_init(&c, cfg);
+    for (;;) {
+        uint8_t header[FRAME_HEADER_BYTES];
+        int r = shm_read_exact(ch, header, 1, shm_deadline(cfg->idle_timeout_ms));
+        if (r == 1 || (r != 0 && errno != ETIMEDOUT))
+            break;                                 /* the client left, or we must stop */
+        if (r != 0) {
+            snprintf(err, sizeof err, "no request within the idle timeout of %d ms",
+                     cfg->idle_timeout_ms);
+            shm_send_error(ch, cfg, err);
+            break;
+        }
+        uint64_t frame_deadline = shm_deadline(cfg->frame_timeout_ms);
+        r = shm_read_exact(ch, header + 1, sizeof header - 1, frame_deadline);
+        if (r != 0) {
+            shm_frame_incomplete(ch, cfg, r, "header");
+            break;
+        }
+        uint32_t len = le_get_u32(header);
+        if (len > cfg->max_frame) {
+            snprintf(err, sizeof err, "frame of %u bytes exceeds the engine's maximum of %u",
+                     len, cfg->max_frame);
+            shm_send_error(ch, cfg, err);
+            break;
+        }
+        if (len > body_cap) {
+            uint8_t *bigger = realloc(body, len);
+            if (bigger == NULL) {
+                shm_send_error(ch, cfg, "engine out of memory for the request body");
+                break;
+            }
+            body = bigger, body_cap = len;
+        }
+        r = shm_read_exact(ch, body, len, frame_deadline);
+        if (r != 0) {
+            shm_frame_incomplete(ch, cfg, r, "body");
+            break;
+        }
+        if (handle_request(&c, body, len, err, sizeof err) != 0) {
+            shm_send_error(ch, cfg, err);
+            break;
+        }
+        if (shm_send_reply(ch, &c, cfg) != 0)
+            break;
+    }
+    free(body);
+    connection_free(&c);
+}
+static void serve_shm_raw(struct shm_channel *ch)
+{
+    uint8_t size_word[4];
+    if (shm_read_exact(ch, size_word, 4, NO_DEADLINE) != 0)
+        return;
+    uint32_t size = le_get_u32(size_word);
+    if (size > ENGINE_DEFAULT_MAX_FRAME)
+        return;
+    uint8_t *buf = malloc(size ? size : 1);
+    while (buf != NULL && shm_read_exact(ch, buf, size, NO_DEADLINE) == 0) {
+        struct iovec iov = {buf, size};
+        if (shm_write_all(ch, &iov, 1, NO_DEADLINE) != 0)
+            break;
+    }
+    free(buf);
+}
+static int serve_shm(const struct engine_options *o)
+{
+    struct sigaction sa;
+    struct shm_channel ch;
+    char err[512], byte;
+    memset(&sa, 0, sizeof sa);
+    sa.sa_handler = on_shm_stop;
+    sigaction(SIGINT, &sa, NULL);
+    sigaction(SIGTERM, &sa, NULL);
+    if (read(stop_pipe[0], &byte, 1) == 1)
+        shm_stop_requested = 1;
+    if (shm_channel_create(&ch, o->shm_name, SHM_DEFAULT_RING_BYTES, o->shm_wait, err,
+                           sizeof err) != 0) {
+        fprintf(stderr, "ipctax-engine: %s\n", err);
+        return 1;
+    }
+    ch.stop = &shm_stop_requested;
+    while (shm_channel_accept(&ch) == 0) {
+        if (o->raw)
+            serve_shm_raw(&ch);
+        else
+            serve_shm_session(&ch, &o->cfg);
+        shm_channel_release(&ch);
+    }
+    shm_channel_destroy(&ch);
+    return 0;
+}
+
 int main(int argc, char **argv)
 {
     struct engine_options o = {
@@ -317,6 +474,8 @@ int main(int argc, char **argv)
         perror("ipctax-engine: signals");
         return 2;
     }
+    if (o.transport == TRANSPORT_SHM)
+        return serve_shm(&o);
     if (o.transport == TRANSPORT_STDIN && o.raw) {
         serve_raw(STDIN_FILENO, STDOUT_FILENO);        /* the pipe transport's floor */
         return 0;

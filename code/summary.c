@@ -19,6 +19,7 @@ static void (*const SUMMARIZERS[])(struct summary *) = {
     summarize_echo,
     summarize_serialization,
     summarize_crossings,
+    summarize_shm,
     summarize_claims,
     summarize_comparison,
 };
