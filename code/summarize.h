@@ -17,6 +17,7 @@ void summarize_echo(struct summary *s);
 void summarize_serialization(struct summary *s);
 void summarize_crossings(struct summary *s);
 void summarize_shm(struct summary *s);
+void summarize_derived(struct summary *s);
 void summarize_claims(struct summary *s);
 void summarize_comparison(struct summary *s);
 

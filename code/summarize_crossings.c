@@ -104,6 +104,9 @@ static void summarize_spawn(struct summary *s, const struct csv_table *runs, dou
     put_fixed(s, "spawn.min_ms", st.min * 1e3, 2);
     put_fixed(s, "spawn.p90_ms", st.p90 * 1e3, 2);
     put_fixed(s, "spawn.per_combo_ms", st.p50 * combos * 1e3, 1);
+    const struct number *small_rtt = value_number(s, "echo.unix.p50_us.1");
+    if (small_rtt != NULL && small_rtt->value > 0)
+        put_fixed(s, "cross.spawn_in_round_trips", st.p50 * 1e6 / small_rtt->value, 0);
     if (!isnan(spawn) && !isnan(batch) && st.p50 > 0)
         put_fixed(s, "cross.spawn_sweep_over_alone", (spawn - batch) / st.p50, 2);
     if (!isnan(per_combo) && !isnan(batch) && st.p50 > 0 && combos > 0)
@@ -157,6 +160,22 @@ static void summarize_break_even(struct summary *s, const struct csv_table *runs
         s->errors++;
 }
 
+static void summarize_gap(struct summary *s, const struct csv_table *runs)
+{
+    const struct { const char *key, *boundary, *baseline; } GAPS[] = {
+        {"cross.gap_naive_ms", "batch_unix", "in_process"},
+        {"cross.gap_tuned_ms", "batch_unix_tuned", "in_process_tuned_1core"},
+        {"cross.gap_tcp_ms", "batch_tcp", "in_process"},
+        {"cross.gap_shm_ms", "batch_shm", "in_process"},
+    };
+    for (size_t i = 0; i < sizeof GAPS / sizeof GAPS[0]; i++) {
+        double a = median_seconds(runs, GAPS[i].boundary);
+        double b = median_seconds(runs, GAPS[i].baseline);
+        if (!isnan(a) && !isnan(b))
+            put_fixed(s, GAPS[i].key, (a - b) * 1e3, 1);
+    }
+}
+
 void summarize_crossings(struct summary *s)
 {
     struct csv_table runs;
@@ -167,6 +186,7 @@ void summarize_crossings(struct summary *s)
     int have_model = echo_model(s, &floor_us, &bandwidth) == 0;
     summarize_chatty(s, &runs, bars, combos, have_model, floor_us, bandwidth);
     summarize_spawn(s, &runs, combos);
+    summarize_gap(s, &runs);
     if (have_model)
         summarize_break_even(s, &runs, bars, combos, floor_us);
     csv_table_free(&runs);

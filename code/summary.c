@@ -20,6 +20,7 @@ static void (*const SUMMARIZERS[])(struct summary *) = {
     summarize_serialization,
     summarize_crossings,
     summarize_shm,
+    summarize_derived,
     summarize_claims,
     summarize_comparison,
 };
