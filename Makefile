@@ -214,3 +214,102 @@ check-browser:
 	@rm -f site/index.html
 	$(MAKE) --no-print-directory site/index.html
 	/usr/bin/python3 tests/browser/check_page.py site/index.html
+
+# --- Robustness: fuzzing, sanitizers, valgrind, load ---------------------------
+# paper/86-robustness.md. `make test` runs the sanitized unit tests, the
+# engine under valgrind, and (as a unit test) the load test; `make paper`
+# records the load test's and valgrind's figures in data/; `make fuzz` runs
+# libFuzzer for FUZZ_SECONDS and records its figures in data/fuzz.csv.
+ROBUST_DEBS := valgrind libcmocka-dev
+FUZZ_DEBS := clang libclang-rt-14-dev
+TEST_DEBS += $(ROBUST_DEBS)
+PAPER_DEBS += $(ROBUST_DEBS)
+.PHONY: fuzz deps-fuzz check-sanitize check-valgrind measure-robustness
+
+# test_load runs the engine; unit-tests must build it first.
+unit-tests: $(BUILD)/ipctax-engine
+$(BUILD)/tests/test_fuzz_regressions: tests/fuzz/fuzz_request.c tests/fuzz/seeds.c
+test: check-sanitize check-valgrind
+measure: measure-robustness
+
+# The library, the engine and the unit tests again, with AddressSanitizer and
+# UndefinedBehaviorSanitizer, in a tree of their own; any report fails.
+ASAN := $(BUILD)/asan
+SANITIZE := -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer
+ASAN_OBJ := $(LIB_SRC:code/%.c=$(ASAN)/obj/%.o)
+ASAN_ENV := ASAN_OPTIONS=detect_leaks=1:abort_on_error=0:strict_string_checks=1 \
+            UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
+
+$(ASAN)/obj/%.o: code/%.c $(BUILD)/tangled.stamp
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS_ALL) $(SANITIZE) -MMD -MP -c -o $@ $<
+-include $(wildcard $(ASAN)/obj/*.d)
+
+$(ASAN)/ipctax-engine: $(ASAN)/obj/engine.o $(ASAN_OBJ)
+	$(CC) $(CFLAGS_ALL) $(SANITIZE) -o $@ $^ $(LDLIBS)
+
+$(ASAN)/tests/%: tests/%.c tests/testutil.h $(ASAN_OBJ)
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS_ALL) $(SANITIZE) -o $@ $< $(ASAN_OBJ) -lcmocka $(LDLIBS)
+$(ASAN)/tests/test_fuzz_regressions: tests/fuzz/fuzz_request.c tests/fuzz/seeds.c
+
+# The load test runs the sanitized engine; its memory bounds are off there,
+# because a sanitizer's quarantine keeps freed memory resident.
+check-sanitize: $(TESTS:%=$(ASAN)/tests/%) $(ASAN)/ipctax-engine $(BUILD)/ipctax-engine $(BUILD)/tangle
+	@for t in $(TESTS:%=$(ASAN)/tests/%); do echo "== $$t (sanitized)"; \
+	  $(ASAN_ENV) IPCTAX_ROOT=$(CURDIR) IPCTAX_ENGINE=$(CURDIR)/$(ASAN)/ipctax-engine \
+	  IPCTAX_LOAD_MEMORY_BOUNDS=0 $$t || exit 1; done
+	@echo "check-sanitize: every unit test passed under ASan and UBSan"
+
+# The engine under valgrind serves echo, sweeps, the stateful opcodes and
+# bad frames (tests/drive_engine.c), then stops on SIGTERM; any error, or any
+# definitely or indirectly lost byte, fails.
+$(BUILD)/tests/drive_engine: tests/drive_engine.c $(LIB_OBJ)
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS_ALL) -o $@ $< $(LIB_OBJ) $(LDLIBS)
+
+check-valgrind: $(BUILD)/ipctax-engine $(BUILD)/tests/drive_engine
+	tests/check_valgrind.sh $(BUILD)/ipctax-engine $(BUILD)/tests/drive_engine $(BUILD)/valgrind
+
+# Figures for the paper: the load test's counts and valgrind's totals.
+measure-robustness: $(BUILD)/tests/test_load $(BUILD)/ipctax-engine $(BUILD)/tests/drive_engine
+	IPCTAX_ROOT=$(CURDIR) IPCTAX_LOAD_OUT=data/load.csv $(BUILD)/tests/test_load
+	VALGRIND_OUT=data/valgrind.csv tests/check_valgrind.sh $(BUILD)/ipctax-engine \
+	  $(BUILD)/tests/drive_engine $(BUILD)/valgrind
+
+# libFuzzer: the library built with clang and coverage, the target linked
+# with -fsanitize=fuzzer. A fresh corpus grows from the generated seeds; a
+# run that finds a crash stops, keeps the input in build/fuzz/crashes/, and
+# records nothing.
+FUZZ_SECONDS ?= 300
+FUZZ := $(BUILD)/fuzz
+FUZZ_CFLAGS := $(CFLAGS_ALL) -O1 -fsanitize=address,undefined -fno-sanitize-recover=all \
+               -fno-omit-frame-pointer
+FUZZ_OBJ := $(LIB_SRC:code/%.c=$(FUZZ)/obj/%.o)
+FUZZ_ARGS := -max_len=16384 -timeout=10 -rss_limit_mb=2048 -print_final_stats=1
+
+deps-fuzz:
+	$(call ensure-debs,$(FUZZ_DEBS))
+
+$(FUZZ)/obj/%.o: code/%.c $(BUILD)/tangled.stamp
+	@mkdir -p $(@D)
+	clang $(FUZZ_CFLAGS) -fsanitize=fuzzer-no-link -c -o $@ $<
+
+$(FUZZ)/fuzz_request: tests/fuzz/fuzz_request.c $(FUZZ_OBJ)
+	clang $(FUZZ_CFLAGS) -fsanitize=fuzzer -o $@ $^ $(LDLIBS)
+
+$(FUZZ)/make-seeds: tests/fuzz/seeds.c $(LIB_OBJ)
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS_ALL) -o $@ $^ $(LDLIBS)
+
+fuzz: deps-fuzz
+	$(MAKE) --no-print-directory $(FUZZ)/fuzz_request $(FUZZ)/make-seeds
+	rm -rf $(FUZZ)/seeds $(FUZZ)/corpus
+	mkdir -p $(FUZZ)/seeds $(FUZZ)/corpus $(FUZZ)/crashes
+	$(FUZZ)/make-seeds $(FUZZ)/seeds
+	$(FUZZ)/fuzz_request -max_total_time=$(FUZZ_SECONDS) $(FUZZ_ARGS) \
+	  -artifact_prefix=$(FUZZ)/crashes/ $(FUZZ)/corpus $(FUZZ)/seeds 2>&1 | tee $(FUZZ)/log; \
+	  test $${PIPESTATUS[0]} = 0
+	tests/fuzz/record.sh $(FUZZ)/log $(FUZZ)/seeds tests/fuzz/regressions "$(FUZZ_ARGS)" \
+	  > data/fuzz.csv.tmp && mv data/fuzz.csv.tmp data/fuzz.csv
+	@echo "fuzz: no crash in $(FUZZ_SECONDS) s; data/fuzz.csv updated"

@@ -57,6 +57,12 @@ static const struct claim CLAIMS[] = {
      "arch.json_chatty_unix.ratio", NULL, ABOVE, 2, 0},
     {"shm_floor", "shared memory's 8-byte round trip is at least 20x below the Unix socket's",
      "echo.unix.p50_us.1", "echo.shm_spin.p50_us.1", AT_LEAST, 20, 0},
+    {"load_none_lost", "under load and faults the engine answers every well-formed request "
+     "correctly", "load.lost", NULL, AT_MOST, 0, 0},
+    {"valgrind_clean", "valgrind finds no memory error in the engine",
+     "valgrind.socket.errors", NULL, AT_MOST, 0, 0},
+    {"valgrind_no_leak", "valgrind finds no byte definitely lost by the engine",
+     "valgrind.socket.definitely_lost", NULL, AT_MOST, 0, 0},
 };
 enum { N_CLAIMS = sizeof CLAIMS / sizeof CLAIMS[0] };
 

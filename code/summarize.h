@@ -18,6 +18,7 @@ void summarize_serialization(struct summary *s);
 void summarize_crossings(struct summary *s);
 void summarize_shm(struct summary *s);
 void summarize_derived(struct summary *s);
+void summarize_robustness(struct summary *s);
 void summarize_claims(struct summary *s);
 void summarize_comparison(struct summary *s);
 

@@ -21,6 +21,7 @@ static void (*const SUMMARIZERS[])(struct summary *) = {
     summarize_crossings,
     summarize_shm,
     summarize_derived,
+    summarize_robustness,
     summarize_claims,
     summarize_comparison,
 };
