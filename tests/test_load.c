@@ -57,7 +57,7 @@ enum {
     SWEEP_COMBOS = 4,
     STREAM_BARS = 40,
     MAX_ECHO = 3000,               /* doubles */
-    BAD_KINDS = 6,                 /* kinds of bad frame, below */
+    BAD_KINDS = 7,                 /* kinds of bad frame, below */
     CUT_REPLY_MIN = 20000,         /* doubles in an echo abandoned half-way */
     CUT_REPLY_SPREAD = 20000,
     CUT_REPLY_READ = 1000,         /* bytes of its reply read before hanging up */
@@ -297,7 +297,7 @@ static void do_stream(struct worker *w)
 
 static void do_bad_frame(struct worker *w)
 {
-    uint8_t body[REQUEST_HEADER_BYTES + 8 + PARAM_BYTES];
+    uint8_t body[REQUEST_HEADER_BYTES + 8 * PARAM_BYTES];
     memset(body, 0, sizeof body);
     int fd = connect_engine();
     if (fd < 0) {
@@ -338,6 +338,16 @@ static void do_bad_frame(struct worker *w)
         status = send_frame(fd, (uint32_t)request_body_size(0, 1), body,
                             (size_t)request_body_size(0, 1));
         break;
+    case 5: {
+        struct combo_params huge[8];               /* rings of 16 MiB in all */
+        for (int k = 0; k < 8; k++)
+            huge[k] = (struct combo_params){1, 1, MAX_STREAM_WINDOW, 1, 1, MAX_STREAM_WINDOW};
+        request_encode(body, OP_OPEN_STREAM, NULL, 0, huge, 8);
+        needle = "would hold";
+        status = send_frame(fd, (uint32_t)request_body_size(0, 8), body,
+                            (size_t)request_body_size(0, 8));
+        break;
+    }
     default:
         needle = "shorter than";
         status = send_frame(fd, 0, NULL, 0);       /* an empty frame */
