@@ -54,7 +54,7 @@ if [ -n "$$missing" ]; then \
 fi
 endef
 
-.PHONY: all paper test weave figures tangle check-tangle measure deps-paper deps-test clean \
+.PHONY: all paper test weave figures compare tangle check-tangle measure deps-paper deps-test clean \
         unit-tests check-cff check-spec
 
 all: $(BUILD)/ipctax-bench $(BUILD)/ipctax-summary $(BUILD)/ipctax-engine
@@ -106,7 +106,7 @@ $(BUILD)/ipctax-%: $(BUILD)/obj/%.o $(LIB_OBJ)
 -include $(wildcard $(BUILD)/obj/*.d)
 
 # --- Tests -----------------------------------------------------------------
-$(BUILD)/tests/%: tests/%.c tests/testutil.h $(LIB_OBJ)
+$(BUILD)/tests/%: tests/%.c $(wildcard tests/*.h) $(LIB_OBJ)
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS_ALL) -o $@ $< $(LIB_OBJ) -lcmocka $(LDLIBS)
 
@@ -151,8 +151,24 @@ FIGURES := $(FIGURE_SCRIPTS:.gp=.svg) $(FIGURE_SCRIPTS:.gp=.pdf)
 WEAVE_INPUTS := paper/metadata.yaml $(CHAPTERS) paper/references.bib CITATION.cff \
                 $(wildcard paper/filters/*.lua paper/web/* paper/latex/*)
 
+# The published run is data/ as committed (git HEAD); it is summarized on
+# its own and compared with whatever data/ holds now, which after `make
+# paper` is this machine's run. A clone without git history compares the
+# data with itself.
+PUBLISHED := $(BUILD)/published
 $(WOVEN)/values.csv: $(BUILD)/ipctax-summary $(DATA_FILES)
-	$(BUILD)/ipctax-summary data $(WOVEN)
+	@rm -rf $(PUBLISHED) && mkdir -p $(PUBLISHED)
+	@if git ls-files --error-unmatch data/machine.csv >/dev/null 2>&1; then \
+	  git archive HEAD data | tar -x -C $(PUBLISHED); else cp -r data $(PUBLISHED)/; fi
+	@$(BUILD)/ipctax-summary $(PUBLISHED)/data $(PUBLISHED)/woven >/dev/null 2>&1 || \
+	  echo "note: the published data/ could not be fully summarized (an older layout?)"
+	$(BUILD)/ipctax-summary data $(WOVEN) $(PUBLISHED)/woven
+
+# This build's key figures beside the published run's, as a plain table.
+compare: all
+	@rm -f $(WOVEN)/values.csv
+	@$(MAKE) --no-print-directory $(WOVEN)/values.csv >/dev/null
+	@column -s, -t < $(WOVEN)/tables/compare.csv
 
 # Figure scripts set no terminal: the same script draws the page's SVG and
 # the paper's PDF.
@@ -191,14 +207,18 @@ site/paper.pdf: $(WEAVE_INPUTS) $(WOVEN)/values.csv $(FIGURES)
 	  -V geometry:a4paper,margin=2.2cm -V fontsize=10pt -V colorlinks=true \
 	  -V linkcolor=blue -o $@
 
+# Weaving always starts from data/: the summary, the figures and the site
+# are rebuilt even when make's timestamps would say they are current.
 weave: all
-	@rm -f $(WOVEN)/values.csv
+	@rm -f $(WOVEN)/values.csv site/index.html site/paper.pdf
 	$(MAKE) --no-print-directory site/index.html site/paper.pdf
 
 paper: deps-paper
 	$(MAKE) --no-print-directory measure
 	$(MAKE) --no-print-directory weave
 	@echo "paper: site/index.html and site/paper.pdf woven from data/"
+	@echo "paper: the claims, judged on this build's data:"
+	@sed 's/^/  /' $(WOVEN)/claims.txt
 
 # --- Browser check -----------------------------------------------------------
 # Weaves site/index.html afresh from the sources and reads it as a reader
@@ -248,7 +268,7 @@ $(ASAN)/obj/%.o: code/%.c $(BUILD)/tangled.stamp
 $(ASAN)/ipctax-engine: $(ASAN)/obj/engine.o $(ASAN_OBJ)
 	$(CC) $(CFLAGS_ALL) $(SANITIZE) -o $@ $^ $(LDLIBS)
 
-$(ASAN)/tests/%: tests/%.c tests/testutil.h $(ASAN_OBJ)
+$(ASAN)/tests/%: tests/%.c $(wildcard tests/*.h) $(ASAN_OBJ)
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS_ALL) $(SANITIZE) -o $@ $< $(ASAN_OBJ) -lcmocka $(LDLIBS)
 $(ASAN)/tests/test_fuzz_regressions: tests/fuzz/fuzz_request.c tests/fuzz/seeds.c
