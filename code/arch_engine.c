@@ -178,6 +178,16 @@ static int json_setup(void **state, const struct arch_options *opts,
     return start_engine(state, opts, args, "json", 0, err);
 }
 
+/* An engine of its own: the harness keeps every architecture's engine alive
+ * at once, so each needs its own socket name. */
+static int json_chatty_setup(void **state, const struct arch_options *opts,
+                             const struct sweep_job *job, char err[ARCH_ERROR_SIZE])
+{
+    (void)job;
+    static char *const args[] = {"--kernel", "naive", NULL};
+    return start_engine(state, opts, args, "jsonchatty", 0, err);
+}
+
 const struct architecture arch_json_unix = {
     .name = "json_unix",
     .description = "persistent engine, JSON request and reply, one round trip per sweep",
@@ -189,7 +199,7 @@ const struct architecture arch_json_unix = {
 const struct architecture arch_json_chatty_unix = {
     .name = "json_chatty_unix",
     .description = "persistent engine, JSON, one round trip per combo with the series",
-    .setup = json_setup,
+    .setup = json_chatty_setup,
     .run = json_chatty_run,
     .teardown = stop_engine,
 };

@@ -117,41 +117,16 @@ bad:
     return -1;
 }
 
-static void report_progress(const char *arch, int done, int total, double elapsed)
+static void report_progress(int done, int total, double elapsed)
 {
     double left = elapsed / done * (total - done);
-    fprintf(stderr, "  %-22s run %3d of %-3d  %7.1f s elapsed, ~%.1f s left\n",
-            arch, done, total, elapsed, left);
-}
-
-/* Runs one architecture; fills seconds[0..runs-1] and its last results. */
-static int measure_architecture(const struct architecture *arch, const struct bench_config *cfg,
-                                const struct sweep_job *job, double *seconds,
-                                struct combo_result *results)
-{
-    char err[ARCH_ERROR_SIZE] = "";
-    void *state = NULL;
-    if (arch->setup != NULL && arch->setup(&state, &cfg->arch_opts, job, err) != 0) {
-        fprintf(stderr, "ipctax-bench: %s: setup failed: %s\n", arch->name, err);
-        return -1;
-    }
-    int status = arch->run(state, job, results, err);          /* warm-up, not recorded */
-    uint64_t started = clock_ns();
-    for (int run = 0; status == 0 && run < cfg->runs; run++) {
-        uint64_t t0 = clock_ns();
-        status = arch->run(state, job, results, err);
-        seconds[run] = seconds_between(t0, clock_ns());
-        report_progress(arch->name, run + 1, cfg->runs, seconds_between(started, clock_ns()));
-    }
-    if (status != 0)
-        fprintf(stderr, "ipctax-bench: %s: %s\n", arch->name, err);
-    if (arch->teardown != NULL)
-        arch->teardown(state);
-    return status;
+    fprintf(stderr, "  round %3d of %-3d  %7.1f s elapsed, ~%.1f s left\n",
+            done, total, elapsed, left);
 }
 
 struct arch_record {
     const struct architecture *arch;
+    void *state;                   /* from setup until teardown */
     double *seconds;               /* cfg.runs timings */
     struct gate_verdict verdict;
     int failed;                    /* the architecture could not complete its runs */
@@ -323,6 +298,67 @@ static int selected(const char *only, const char *name)
     }
     return 0;
 }
+
+/* Sets up every selected architecture and makes its untimed warm-up run. */
+static void start_architectures(struct bench_results *res, const struct bench_config *cfg,
+                                const struct sweep_job *job)
+{
+    for (size_t a = 0; ARCHITECTURES[a] != NULL; a++) {
+        const struct architecture *arch = ARCHITECTURES[a];
+        char err[ARCH_ERROR_SIZE] = "";
+        if (!selected(cfg->only, arch->name))
+            continue;
+        struct arch_record *rec = &res->records[res->n_records++];
+        rec->arch = arch;
+        rec->verdict.passed = 1;
+        fprintf(stderr, "ipctax-bench: starting %s\n", arch->name);
+        if (arch->setup != NULL && arch->setup(&rec->state, &cfg->arch_opts, job, err) != 0) {
+            fprintf(stderr, "ipctax-bench: %s: setup failed: %s\n", arch->name, err);
+            rec->failed = 1;
+        } else if (arch->run(rec->state, job, res->candidate, err) != 0) {
+            fprintf(stderr, "ipctax-bench: %s: warm-up failed: %s\n", arch->name, err);
+            rec->failed = 1;
+        }
+        res->failed_runs += rec->failed;
+    }
+}
+static void time_one_run(struct arch_record *rec, struct bench_results *res,
+                         const struct sweep_job *job, int run)
+{
+    char err[ARCH_ERROR_SIZE] = "";
+    uint64_t t0 = clock_ns();
+    int status = rec->arch->run(rec->state, job, res->candidate, err);
+    rec->seconds[run] = seconds_between(t0, clock_ns());
+    if (status != 0) {
+        fprintf(stderr, "ipctax-bench: %s: run %d: %s\n", rec->arch->name, run + 1, err);
+        rec->failed = 1;
+        res->failed_runs++;
+        return;
+    }
+    struct gate_verdict v = gate_compare(res->reference, res->candidate, job->n_combos);
+    if (rec->verdict.passed)
+        rec->verdict = v;
+}
+
+static void run_rounds(struct bench_results *res, const struct bench_config *cfg,
+                       const struct sweep_job *job)
+{
+    uint64_t started = clock_ns();
+    for (int run = 0; run < cfg->runs; run++) {
+        for (size_t i = 0; i < res->n_records; i++)
+            if (!res->records[i].failed)
+                time_one_run(&res->records[i], res, job, run);
+        report_progress(run + 1, cfg->runs, seconds_between(started, clock_ns()));
+    }
+}
+
+static void stop_architectures(struct bench_results *res)
+{
+    for (size_t i = 0; i < res->n_records; i++)
+        if (res->records[i].arch->teardown != NULL && res->records[i].state != NULL)
+            res->records[i].arch->teardown(res->records[i].state);
+}
+
 int main(int argc, char **argv)
 {
     struct bench_config cfg = {
@@ -353,23 +389,16 @@ int main(int argc, char **argv)
         fprintf(stderr, "ipctax-bench: out of memory for the reference sweep\n");
         return 2;
     }
-    for (size_t a = 0; ARCHITECTURES[a] != NULL; a++) {
-        const struct architecture *arch = ARCHITECTURES[a];
-        if (!selected(cfg.only, arch->name))
-            continue;
-        struct arch_record *rec = &res.records[res.n_records++];
-        rec->arch = arch;
-        fprintf(stderr, "ipctax-bench: %s (%zu bars x %zu combos, %d runs)\n",
-                arch->name, cfg.n_bars, cfg.n_combos, cfg.runs);
-        if (measure_architecture(arch, &cfg, &job, rec->seconds, res.candidate) != 0) {
-            rec->failed = 1;
-            res.failed_runs++;
-            continue;
-        }
-        rec->verdict = gate_compare(res.reference, res.candidate, cfg.n_combos);
-        if (!rec->verdict.passed) {
-            fprintf(stderr, "ipctax-bench: %s FAILS the equivalence gate: %zu of %zu combos identical\n",
-                    arch->name, rec->verdict.identical, rec->verdict.combos);
+    fprintf(stderr, "ipctax-bench: %zu bars x %zu combos, %d rounds\n", cfg.n_bars, cfg.n_combos,
+            cfg.runs);
+    start_architectures(&res, &cfg, &job);
+    run_rounds(&res, &cfg, &job);
+    stop_architectures(&res);
+    for (size_t i = 0; i < res.n_records; i++) {
+        const struct arch_record *rec = &res.records[i];
+        if (!rec->failed && !rec->verdict.passed) {
+            fprintf(stderr, "ipctax-bench: %s FAILS the equivalence gate: %zu of %zu combos "
+                    "identical\n", rec->arch->name, rec->verdict.identical, rec->verdict.combos);
             res.failed_gates++;
         }
     }

@@ -192,13 +192,22 @@ static pid_t spawn(const char *path, char *const argv[], posix_spawn_file_action
     return pid;
 }
 
-/* argv = path, the args up to their NULL, then `extra` (may be NULL). */
+/* The harness keeps its engines for the whole measurement and runs the
+ * architectures in rounds, so a connection may sit idle for minutes between
+ * two of its requests: engines it starts get a day. Options given in args
+ * come later on the command line and win. */
+#define HARNESS_IDLE_TIMEOUT_MS "86400000"
+
+/* argv = path, the idle timeout, the args up to their NULL, then the extras
+ * (each may be NULL). */
 static void build_argv(char *argv[], size_t max, const char *path, char *const args[],
                        const char *extra1, const char *extra2)
 {
     size_t n = 0;
     argv[n++] = (char *)path;
-    for (size_t i = 0; args != NULL && args[i] != NULL && n < max - 3; i++)
+    argv[n++] = "--idle-timeout";
+    argv[n++] = HARNESS_IDLE_TIMEOUT_MS;
+    for (size_t i = 0; args != NULL && args[i] != NULL && n < max - 3 - 2; i++)
         argv[n++] = args[i];
     if (extra1 != NULL)
         argv[n++] = (char *)extra1;
@@ -325,7 +334,9 @@ int shm_engine_start(struct shm_engine *s, const char *engine_path, char *const 
     client_init(&s->client, -1, -1);
     snprintf(s->name, sizeof s->name, "/ipctax-%d-%s", (int)getpid(), tag);
     argv[n++] = (char *)engine_path;
-    for (size_t i = 0; args != NULL && args[i] != NULL && n < 32 - 5; i++)
+    argv[n++] = "--idle-timeout";
+    argv[n++] = HARNESS_IDLE_TIMEOUT_MS;
+    for (size_t i = 0; args != NULL && args[i] != NULL && n < 32 - 7; i++)
         argv[n++] = args[i];
     argv[n++] = "--shm";
     argv[n++] = s->name;
