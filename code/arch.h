@@ -45,6 +45,7 @@ const struct architecture *architecture_named(const char *name);
 extern const struct architecture arch_in_process_tuned;
 extern const struct architecture arch_in_process_tuned_1core;
 extern const struct architecture arch_in_process;
+extern const struct architecture arch_in_process_control;
 extern const struct architecture arch_batch_unix;
 extern const struct architecture arch_batch_unix_tuned;
 extern const struct architecture arch_chatty_unix;

@@ -47,3 +47,11 @@ const struct architecture arch_in_process = {
     .run = in_process_run,
     .teardown = in_process_teardown,
 };
+
+const struct architecture arch_in_process_control = {
+    .name = "in_process_control",
+    .description = "in_process again, as a separate architecture: the A/A control",
+    .setup = in_process_setup,
+    .run = in_process_run,
+    .teardown = in_process_teardown,
+};

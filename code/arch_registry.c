@@ -11,6 +11,7 @@ const struct architecture *const ARCHITECTURES[] = {
     &arch_in_process,
     &arch_in_process_tuned,
     &arch_in_process_tuned_1core,
+    &arch_in_process_control,
     &arch_batch_unix,
     &arch_batch_unix_tuned,
     &arch_chatty_unix,

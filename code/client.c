@@ -12,6 +12,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/socket.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -322,7 +323,8 @@ int engine_spawn_call(struct engine_client *c, const char *engine_path, char *co
     close(to_child);
     close(from_child);
     c->in_fd = c->out_fd = -1;
-    waitpid(pid, NULL, 0);
+    struct rusage usage;
+    c->child_faults = wait4(pid, NULL, 0, &usage) == pid ? usage.ru_minflt : -1;
     return status;
 }
 int shm_engine_start(struct shm_engine *s, const char *engine_path, char *const args[],

@@ -25,6 +25,7 @@ struct engine_client {
     size_t reply_cap;
     size_t reply_len;
     struct shm_channel *shm;       /* if set, round trips go through shared memory (@sec:shm) */
+    long child_faults;             /* minor page faults of the last spawned engine */
 };
 
 void client_init(struct engine_client *c, int in_fd, int out_fd);

@@ -12,42 +12,62 @@
 
 enum {
     SPAWN_REPS = 100,          /* each takes about a millisecond: cheap enough */
+    SPAWN_SWEEP_REPS = 40,     /* each also sweeps one combination: ~30 ms */
     SPAWN_WARMUP = 5,          /* the first spawns also warm the page cache */
 };
 
-static int spawn_once(struct engine_client *c, const char *engine, const double *one,
-                      char err[ARCH_ERROR_SIZE])
+/* One spawned call: an echo of one double ("echo"), or a sweep of the first
+ * combination over the whole series ("sweep"), the work of one call of
+ * spawn_per_combo. */
+static int spawn_once(struct engine_client *c, const char *engine, const struct sweep_job *job,
+                      int sweep, char err[ARCH_ERROR_SIZE])
 {
     static char *const args[] = {NULL};
-    request_encode(c->request, OP_ECHO, one, 1, NULL, 0);
-    return engine_spawn_call(c, engine, args, (size_t)request_body_size(1, 0), err);
+    size_t n_bars = sweep ? job->n_bars : 1;
+    uint64_t size = request_body_size((uint32_t)n_bars, (uint32_t)sweep);
+    if (client_request_buffer(c, size) == NULL) {
+        snprintf(err, ARCH_ERROR_SIZE, "out of memory for a request");
+        return -1;
+    }
+    request_encode(c->request, sweep ? OP_SWEEP : OP_ECHO, job->close, (uint32_t)n_bars,
+                   job->params, (uint32_t)sweep);
+    return engine_spawn_call(c, engine, args, (size_t)size, err);
+}
+
+static int sample_spawns(struct engine_client *c, const struct measure_context *ctx, int sweep,
+                         struct csv_out *out, char err[ARCH_ERROR_SIZE])
+{
+    int reps = scaled_count(ctx, sweep ? SPAWN_SWEEP_REPS : SPAWN_REPS, 10), status = 0;
+    for (int i = 0; status == 0 && i < SPAWN_WARMUP; i++)
+        status = spawn_once(c, ctx->opts->engine_path, ctx->job, sweep, err);
+    for (int i = 0; status == 0 && i < reps; i++) {
+        uint64_t t0 = clock_ns();
+        status = spawn_once(c, ctx->opts->engine_path, ctx->job, sweep, err);
+        csv_out_text(out, sweep ? "sweep" : "echo");
+        csv_out_int(out, i + 1);
+        csv_out_fixed(out, seconds_between(t0, clock_ns()), 9);
+        csv_out_int(out, c->child_faults);
+        csv_out_end_row(out);
+    }
+    return status;
 }
 
 static int run_spawn(const struct measure_context *ctx, char err[ARCH_ERROR_SIZE])
 {
-    static const char *const header[] = {"rep", "seconds"};
+    static const char *const header[] = {"kind", "rep", "seconds", "minor_faults"};
     struct engine_client c;
     struct csv_out out;
     char path[4096];
-    int reps = scaled_count(ctx, SPAWN_REPS, 10), status = 0;
     client_init(&c, -1, -1);
     snprintf(path, sizeof path, "%s/spawn.csv", ctx->out_dir);
-    if (client_request_buffer(&c, (size_t)request_body_size(1, 0)) == NULL ||
-        csv_out_open(&out, path) != 0) {
+    if (csv_out_open(&out, path) != 0) {
         snprintf(err, ARCH_ERROR_SIZE, "cannot prepare %.400s", path);
-        client_close(&c);
         return -1;
     }
-    csv_out_header(&out, header, 2);
-    for (int i = 0; status == 0 && i < SPAWN_WARMUP; i++)
-        status = spawn_once(&c, ctx->opts->engine_path, ctx->job->close, err);
-    for (int i = 0; status == 0 && i < reps; i++) {
-        uint64_t t0 = clock_ns();
-        status = spawn_once(&c, ctx->opts->engine_path, ctx->job->close, err);
-        csv_out_int(&out, i + 1);
-        csv_out_fixed(&out, seconds_between(t0, clock_ns()), 9);
-        csv_out_end_row(&out);
-    }
+    csv_out_header(&out, header, 4);
+    int status = sample_spawns(&c, ctx, 0, &out, err);
+    if (status == 0)
+        status = sample_spawns(&c, ctx, 1, &out, err);
     client_close(&c);
     if (csv_out_close(&out) != 0 && status == 0) {
         snprintf(err, ARCH_ERROR_SIZE, "cannot write %.400s", path);

@@ -50,27 +50,32 @@ static size_t group_runs(const struct csv_table *t, struct arch_group *groups)
     return n_groups;
 }
 
-static double baseline_median(const struct arch_group *groups, size_t n)
+/* The baseline's statistics: its fastest run is what ratios divide by. */
+static const struct sample_stats *baseline(const struct arch_group *groups, size_t n)
 {
     for (size_t g = 0; g < n; g++)
         if (strcmp(groups[g].name, "in_process") == 0)
-            return groups[g].stats.p50;
-    return 0.0;
+            return &groups[g].stats;
+    return NULL;
 }
 
-static void put_architecture(struct summary *s, const struct arch_group *g, double base)
+static void put_architecture(struct summary *s, const struct arch_group *g,
+                             const struct sample_stats *b)
 {
     char key[KEY_SIZE];
     const struct sample_stats *st = &g->stats;
+    double base = b != NULL ? b->min : 0.0;
     put_fixed(s, keyf(key, "arch.%s.median_s", g->name), st->p50, 3);
     put_fixed(s, keyf(key, "arch.%s.min_s", g->name), st->min, 3);
     put_fixed(s, keyf(key, "arch.%s.max_s", g->name), st->max, 3);
     put_fixed(s, keyf(key, "arch.%s.median_ms", g->name), st->p50 * 1e3, 1);
     put_fixed(s, keyf(key, "arch.%s.spread_pct", g->name), (st->max - st->min) / st->p50 * 100, 1);
-    put_fixed(s, keyf(key, "arch.%s.ratio", g->name), base > 0 ? st->p50 / base : 0.0, 2);
-    put_fixed(s, keyf(key, "arch.%s.speedup", g->name), st->p50 > 0 ? base / st->p50 : 0.0, 1);
+    put_fixed(s, keyf(key, "arch.%s.ratio", g->name), base > 0 ? st->min / base : 0.0, 2);
+    put_fixed(s, keyf(key, "arch.%s.speedup", g->name), st->min > 0 ? base / st->min : 0.0, 1);
     put_fixed(s, keyf(key, "arch.%s.overhead_pct", g->name),
-              base > 0 ? (st->p50 / base - 1.0) * 100.0 : 0.0, 2);
+              base > 0 ? (st->min / base - 1.0) * 100.0 : 0.0, 2);
+    if (b != NULL && b->p50 > 0)
+        put_fixed(s, keyf(key, "arch.%s.median_ratio", g->name), st->p50 / b->p50, 2);
     put_count(s, keyf(key, "arch.%s.runs", g->name), (int64_t)st->n);
 }
 static const char *gate_verdict(const struct csv_table *gate, const char *name)
@@ -92,15 +97,15 @@ static const char *original_value(const struct csv_table *orig, const char *key)
 }
 
 static void write_architecture_table(struct summary *s, const struct arch_group *groups,
-                                     size_t n, double base, const struct csv_table *gate,
-                                     const struct csv_table *orig)
+                                     size_t n, const struct sample_stats *b,
+                                     const struct csv_table *gate, const struct csv_table *orig)
 {
     static const char *const header[] = {
-        "Architecture", "Median (s)", "Min (s)", "Max (s)", "Ratio",
-        "Original (s)", "Original ratio", "Gate"};
+        "Architecture", "Median (s)", "Min (s)", "Max (s)", "Ratio (fastest)",
+        "Ratio (median)", "Original (s)", "Original ratio", "Gate"};
     struct csv_out out;
     char key[KEY_SIZE], buf[64];
-    if (open_table(s, "architectures", &out, header, 8) != 0)
+    if (b == NULL || open_table(s, "architectures", &out, header, 9) != 0)
         return;
     for (size_t g = 0; g < n; g++) {
         const struct sample_stats *st = &groups[g].stats;
@@ -108,7 +113,8 @@ static void write_architecture_table(struct summary *s, const struct arch_group 
         csv_out_text(&out, format_fixed(buf, st->p50, 3));
         csv_out_text(&out, format_fixed(buf, st->min, 3));
         csv_out_text(&out, format_fixed(buf, st->max, 3));
-        csv_out_text(&out, format_fixed(buf, base > 0 ? st->p50 / base : 0.0, 2));
+        csv_out_text(&out, format_fixed(buf, b->min > 0 ? st->min / b->min : 0.0, 2));
+        csv_out_text(&out, format_fixed(buf, b->p50 > 0 ? st->p50 / b->p50 : 0.0, 2));
         csv_out_text(&out, original_value(orig, keyf(key, "arch.%s.seconds", groups[g].name)));
         csv_out_text(&out, original_value(orig, keyf(key, "arch.%s.ratio", groups[g].name)));
         csv_out_text(&out, gate_verdict(gate, groups[g].name));
@@ -119,8 +125,9 @@ static void write_architecture_table(struct summary *s, const struct arch_group 
 }
 
 static void write_architecture_stats(struct summary *s, const struct arch_group *groups,
-                                     size_t n, double base)
+                                     size_t n, const struct sample_stats *b)
 {
+    double base = b != NULL ? b->min : 0.0;
     static const char *const header[] = {"index", "architecture", "median", "min", "max",
                                          "ratio"};
     struct csv_out out;
@@ -132,7 +139,7 @@ static void write_architecture_stats(struct summary *s, const struct arch_group 
         csv_out_double(&out, groups[g].stats.p50);
         csv_out_double(&out, groups[g].stats.min);
         csv_out_double(&out, groups[g].stats.max);
-        csv_out_double(&out, base > 0 ? groups[g].stats.p50 / base : 0.0);
+        csv_out_double(&out, base > 0 ? groups[g].stats.min / base : 0.0);
         csv_out_end_row(&out);
     }
     if (csv_out_close(&out) != 0)
@@ -150,7 +157,7 @@ void summarize_architectures(struct summary *s)
         return;
     }
     size_t n = group_runs(&runs, groups);
-    double base = baseline_median(groups, n);
+    const struct sample_stats *base = baseline(groups, n);
     int failed = 0;
     char key[KEY_SIZE];
     for (size_t g = 0; g < n; g++) {

@@ -12,8 +12,9 @@
 #include "summarize.h"
 #include "timing.h"
 
-/* Median seconds of an architecture's runs, or NAN if it did not run. */
-static double median_seconds(const struct csv_table *runs, const char *arch)
+/* The fastest of an architecture's runs in seconds, or NAN if it did not
+ * run: comparisons use the fastest runs (@sec:harness). */
+static double best_seconds(const struct csv_table *runs, const char *arch)
 {
     int a = csv_table_column(runs, "architecture"), sec = csv_table_column(runs, "seconds");
     double *x = malloc((runs->n_rows + 1) * sizeof *x);
@@ -22,9 +23,9 @@ static double median_seconds(const struct csv_table *runs, const char *arch)
         if (strcmp(csv_table_cell(runs, r, a), arch) == 0 &&
             csv_table_number(runs, r, sec, &x[n]) == 0)
             n++;
-    double median = n > 0 ? sample_stats(x, n).p50 : NAN;
+    double best = n > 0 ? sample_stats(x, n).min : NAN;
     free(x);
-    return median;
+    return best;
 }
 
 /* A setting of the run from machine.csv (bars, combos, ...), or NAN. */
@@ -62,7 +63,7 @@ static int echo_model(struct summary *s, double *floor_us, double *bandwidth_gbp
 static void summarize_chatty(struct summary *s, const struct csv_table *runs, double bars,
                              double combos, int have_model, double floor_us, double gbps)
 {
-    double chatty = median_seconds(runs, "chatty_unix"), batch = median_seconds(runs, "batch_unix");
+    double chatty = best_seconds(runs, "chatty_unix"), batch = best_seconds(runs, "batch_unix");
     if (isnan(chatty) || isnan(batch) || !(combos > 1))
         return;
     double extra = chatty - batch, crossings = combos - 1;
@@ -82,36 +83,61 @@ static void summarize_chatty(struct summary *s, const struct csv_table *runs, do
     put_fixed(s, "cross.measured_over_predicted", extra * 1e6 / crossings / predicted_us, 2);
 }
 
+/* Order statistics of one kind of spawned call: seconds, and page faults. */
+static size_t spawn_samples(const struct csv_table *t, const char *kind,
+                            struct sample_stats *seconds, struct sample_stats *faults)
+{
+    int k = csv_table_column(t, "kind"), sec = csv_table_column(t, "seconds");
+    int flt = csv_table_column(t, "minor_faults");
+    double *x = malloc((t->n_rows + 1) * sizeof *x), *f = malloc((t->n_rows + 1) * sizeof *f);
+    size_t n = 0;
+    for (size_t r = 0; x != NULL && f != NULL && k >= 0 && r < t->n_rows; r++)
+        if (strcmp(csv_table_cell(t, r, k), kind) == 0 &&
+            csv_table_number(t, r, sec, &x[n]) == 0 && csv_table_number(t, r, flt, &f[n]) == 0)
+            n++;
+    *seconds = sample_stats(x, n);
+    *faults = sample_stats(f, n);
+    free(x);
+    free(f);
+    return n;
+}
+
 static void summarize_spawn(struct summary *s, const struct csv_table *runs, double combos)
 {
-    double spawn = median_seconds(runs, "spawn_stdin"), batch = median_seconds(runs, "batch_unix");
-    double per_combo = median_seconds(runs, "spawn_per_combo");
+    double spawn = best_seconds(runs, "spawn_stdin"), batch = best_seconds(runs, "batch_unix");
+    double per_combo = best_seconds(runs, "spawn_per_combo");
+    double in_process = best_seconds(runs, "in_process");
     if (!isnan(spawn) && !isnan(batch))
         put_fixed(s, "cross.spawn_over_batch_ms", (spawn - batch) * 1e3, 1);
     if (!isnan(per_combo) && !isnan(batch) && combos > 0)
         put_fixed(s, "cross.spawn_per_combo_call_ms", (per_combo - batch) / combos * 1e3, 2);
     struct csv_table t;
+    struct sample_stats st, faults, sweep, sweep_faults;
     if (load_data(s, "spawn.csv", &t) != 0)
         return;
-    double *x = malloc((t.n_rows + 1) * sizeof *x);
-    size_t n = 0;
-    for (size_t r = 0; x != NULL && r < t.n_rows; r++)
-        if (csv_table_number(&t, r, csv_table_column(&t, "seconds"), &x[n]) == 0)
-            n++;
-    struct sample_stats st = sample_stats(x, n);
-    put_count(s, "spawn.reps", (int64_t)n);
+    put_count(s, "spawn.reps", (int64_t)spawn_samples(&t, "echo", &st, &faults));
     put_fixed(s, "spawn.p50_ms", st.p50 * 1e3, 2);
     put_fixed(s, "spawn.min_ms", st.min * 1e3, 2);
     put_fixed(s, "spawn.p90_ms", st.p90 * 1e3, 2);
+    put_count(s, "spawn.faults", (int64_t)faults.p50);
     put_fixed(s, "spawn.per_combo_ms", st.p50 * combos * 1e3, 1);
+    put_count(s, "spawn.sweep_reps", (int64_t)spawn_samples(&t, "sweep", &sweep, &sweep_faults));
+    put_fixed(s, "spawn.sweep_p50_ms", sweep.p50 * 1e3, 1);
+    put_fixed(s, "spawn.sweep_min_ms", sweep.min * 1e3, 1);
+    put_count(s, "spawn.sweep_faults", (int64_t)sweep_faults.p50);
+    if (!isnan(in_process) && combos > 0 && sweep.n > 0) {
+        /* a spawned one-combo sweep, less one combination's share of the compute */
+        double overhead = sweep.min - in_process / combos;
+        put_fixed(s, "spawn.sweep_overhead_ms", overhead * 1e3, 1);
+        if (!isnan(per_combo) && !isnan(batch) && overhead > 0)
+            put_fixed(s, "cross.spawn_call_over_sweep_alone",
+                      (per_combo - batch) / combos / overhead, 2);
+    }
     const struct number *small_rtt = value_number(s, "echo.unix.p50_us.1");
     if (small_rtt != NULL && small_rtt->value > 0)
         put_fixed(s, "cross.spawn_in_round_trips", st.p50 * 1e6 / small_rtt->value, 0);
-    if (!isnan(spawn) && !isnan(batch) && st.p50 > 0)
-        put_fixed(s, "cross.spawn_sweep_over_alone", (spawn - batch) / st.p50, 2);
-    if (!isnan(per_combo) && !isnan(batch) && st.p50 > 0 && combos > 0)
-        put_fixed(s, "cross.spawn_call_over_alone", (per_combo - batch) / combos / st.p50, 2);
-    free(x);
+    if (!isnan(per_combo) && !isnan(batch) && st.min > 0 && combos > 0)
+        put_fixed(s, "cross.spawn_call_over_alone", (per_combo - batch) / combos / st.min, 2);
     csv_table_free(&t);
 }
 
@@ -126,7 +152,7 @@ static void put_grain(struct summary *s, const char *grain, double compute_us, d
 static void summarize_break_even(struct summary *s, const struct csv_table *runs, double bars,
                                  double combos, double floor_us)
 {
-    double sweep_s = median_seconds(runs, "in_process");
+    double sweep_s = best_seconds(runs, "in_process");
     if (isnan(sweep_s) || !(floor_us > 0))
         return;
     double per_sweep = sweep_s * 1e6, per_combo = per_sweep / combos;
@@ -169,8 +195,8 @@ static void summarize_gap(struct summary *s, const struct csv_table *runs)
         {"cross.gap_shm_ms", "batch_shm", "in_process"},
     };
     for (size_t i = 0; i < sizeof GAPS / sizeof GAPS[0]; i++) {
-        double a = median_seconds(runs, GAPS[i].boundary);
-        double b = median_seconds(runs, GAPS[i].baseline);
+        double a = best_seconds(runs, GAPS[i].boundary);
+        double b = best_seconds(runs, GAPS[i].baseline);
         if (!isnan(a) && !isnan(b))
             put_fixed(s, GAPS[i].key, (a - b) * 1e3, 1);
     }

@@ -78,7 +78,7 @@ static void write_floors(struct summary *s)
 
 static void write_compute(struct summary *s)
 {
-    static const char *const header[] = {"Kernel", "Median (s)", "Speedup over naive"};
+    static const char *const header[] = {"Kernel", "Fastest run (s)", "Speedup over naive"};
     static const struct { const char *arch, *label; } kernels[] = {
         {"in_process", "naive (the definition)"},
         {"in_process_tuned_1core", "tuned, one thread"},
@@ -89,10 +89,10 @@ static void write_compute(struct summary *s)
     if (open_table(s, "compute", &out, header, 3) != 0)
         return;
     for (size_t i = 0; i < sizeof kernels / sizeof kernels[0]; i++) {
-        if (isnan(v(s, keyf(key, "arch.%s.median_s", kernels[i].arch))))
+        if (isnan(v(s, keyf(key, "arch.%s.min_s", kernels[i].arch))))
             continue;
         csv_out_text(&out, kernels[i].label);
-        csv_out_text(&out, shown(buf, v(s, keyf(key, "arch.%s.median_s", kernels[i].arch)), 3));
+        csv_out_text(&out, shown(buf, v(s, keyf(key, "arch.%s.min_s", kernels[i].arch)), 3));
         csv_out_text(&out, shown(buf, v(s, keyf(key, "arch.%s.speedup", kernels[i].arch)), 1));
         csv_out_end_row(&out);
     }
@@ -105,9 +105,9 @@ static void write_measured_shares(struct summary *s, double in_process_s, double
 {
     static const char *const header[] = {"label", "G", "share"};
     const struct { const char *label, *arch; double calls; } patterns[] = {
-        {"per_bar_unix", "arch.per_bar_unix.median_s", bars},
-        {"stateful_unix", "arch.stateful_unix.median_s", combos},
-        {"batch_unix", "arch.batch_unix.median_s", 1},
+        {"per_bar_unix", "arch.per_bar_unix.min_s", bars},
+        {"stateful_unix", "arch.stateful_unix.min_s", combos},
+        {"batch_unix", "arch.batch_unix.min_s", 1},
     };
     struct csv_out out;
     if (open_derived(s, "breakeven_measured.csv", &out, header, 3) != 0)
@@ -128,7 +128,7 @@ static void write_measured_shares(struct summary *s, double in_process_s, double
 
 void summarize_derived(struct summary *s)
 {
-    double in_s = v(s, "arch.in_process.median_s"), floor_us = v(s, "echo.unix.floor_us");
+    double in_s = v(s, "arch.in_process.min_s"), floor_us = v(s, "echo.unix.floor_us");
     double gbps = v(s, "echo.unix.bandwidth_gbps");
     double bars = v(s, "run.bars"), combos = v(s, "run.combos");
     double spawn_ms = v(s, "spawn.p50_ms"), json_ms = v(s, "serial.json.encode_ms");
@@ -138,15 +138,15 @@ void summarize_derived(struct summary *s)
     double stateful_call_us = floor_us + call_bytes / (gbps * 1e3);
     const struct derivation d[] = {
         {"stateful server, per call", "about 16 µs", stateful_call_us,
-         (v(s, "arch.stateful_unix.median_s") - in_s) * 1e6 / combos, "µs", 1},
+         (v(s, "arch.stateful_unix.min_s") - in_s) * 1e6 / combos, "µs", 1},
         {"stateful server, per sweep", "about 1.3 ms", stateful_call_us * combos / 1e3,
-         (v(s, "arch.stateful_unix.median_s") - in_s) * 1e3, "ms", 2},
+         (v(s, "arch.stateful_unix.min_s") - in_s) * 1e3, "ms", 2},
         {"one call per bar, per sweep", "2.1 s", bars * floor_us / 1e6,
-         v(s, "arch.per_bar_unix.median_s") - in_s, "s", 2},
+         v(s, "arch.per_bar_unix.min_s") - in_s, "s", 2},
         {"one spawn per combination", "1.9 s", combos * spawn_ms / 1e3,
-         v(s, "arch.spawn_per_combo.median_s") - v(s, "arch.batch_unix.median_s"), "s", 2},
+         v(s, "arch.spawn_per_combo.min_s") - v(s, "arch.batch_unix.min_s"), "s", 2},
         {"chatty JSON service", "5.3 s (encoding)", combos * json_ms / 1e3,
-         v(s, "arch.json_chatty_unix.median_s") - in_s, "s", 2},
+         v(s, "arch.json_chatty_unix.min_s") - in_s, "s", 2},
     };
     char key[KEY_SIZE];
     static const char *const names[] = {"stateful_per_call_us", "stateful_total_ms", "per_bar_s",

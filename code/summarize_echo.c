@@ -102,11 +102,13 @@ static void put_point_values(struct summary *s, const struct echo_point *p)
     }
 }
 
+/* Ratios compare the fastest round trips: the two transports were sampled
+ * at different moments, and a shared machine only ever adds time. */
 static void put_ratio(struct summary *s, const char *key, const struct echo_point *a,
                       const struct echo_point *b)
 {
-    if (a != NULL && b != NULL && b->us.p50 > 0)
-        put_fixed(s, key, a->us.p50 / b->us.p50, 2);
+    if (a != NULL && b != NULL && b->us.min > 0)
+        put_fixed(s, key, a->us.min / b->us.min, 2);
 }
 static void write_echo_table(struct summary *s, const struct echo_point *p, size_t n)
 {
