@@ -89,6 +89,7 @@ $(BUILD)/tangled.stamp: $(CHAPTERS) $(BUILD)/tangle
 $(BUILD)/commit.txt: FORCE
 	@mkdir -p $(@D)
 	@echo '$(COMMIT)' | cmp -s - $@ || echo '$(COMMIT)' > $@
+.PHONY: FORCE
 FORCE:
 
 $(BUILD)/obj/%.o: code/%.c $(BUILD)/tangled.stamp
