@@ -12,37 +12,39 @@
 
 enum {
     SPAWN_REPS = 100,          /* each takes about a millisecond: cheap enough */
-    SPAWN_SWEEP_REPS = 40,     /* each also sweeps one combination: ~30 ms */
     SPAWN_WARMUP = 5,          /* the first spawns also warm the page cache */
 };
 
-/* One spawned call: an echo of one double ("echo"), or a sweep of the first
+/* One spawned call: an echo of one double ("echo"), or a sweep of one
  * combination over the whole series ("sweep"), the work of one call of
- * spawn_per_combo. */
+ * spawn_per_combo. Successive sweeps take successive combinations, because
+ * a combination's compute grows with its windows: the samples of one pass
+ * over the grid cost, on average, what spawn_per_combo's calls cost. */
 static int spawn_once(struct engine_client *c, const char *engine, const struct sweep_job *job,
-                      int sweep, char err[ARCH_ERROR_SIZE])
+                      int sweep, int rep, char err[ARCH_ERROR_SIZE])
 {
     static char *const args[] = {NULL};
     size_t n_bars = sweep ? job->n_bars : 1;
+    const struct combo_params *combo = &job->params[(size_t)rep % job->n_combos];
     uint64_t size = request_body_size((uint32_t)n_bars, (uint32_t)sweep);
     if (client_request_buffer(c, size) == NULL) {
         snprintf(err, ARCH_ERROR_SIZE, "out of memory for a request");
         return -1;
     }
     request_encode(c->request, sweep ? OP_SWEEP : OP_ECHO, job->close, (uint32_t)n_bars,
-                   job->params, (uint32_t)sweep);
+                   combo, (uint32_t)sweep);
     return engine_spawn_call(c, engine, args, (size_t)size, err);
 }
 
 static int sample_spawns(struct engine_client *c, const struct measure_context *ctx, int sweep,
                          struct csv_out *out, char err[ARCH_ERROR_SIZE])
 {
-    int reps = scaled_count(ctx, sweep ? SPAWN_SWEEP_REPS : SPAWN_REPS, 10), status = 0;
+    int reps = sweep ? (int)ctx->job->n_combos : scaled_count(ctx, SPAWN_REPS, 10), status = 0;
     for (int i = 0; status == 0 && i < SPAWN_WARMUP; i++)
-        status = spawn_once(c, ctx->opts->engine_path, ctx->job, sweep, err);
+        status = spawn_once(c, ctx->opts->engine_path, ctx->job, sweep, i, err);
     for (int i = 0; status == 0 && i < reps; i++) {
         uint64_t t0 = clock_ns();
-        status = spawn_once(c, ctx->opts->engine_path, ctx->job, sweep, err);
+        status = spawn_once(c, ctx->opts->engine_path, ctx->job, sweep, i, err);
         csv_out_text(out, sweep ? "sweep" : "echo");
         csv_out_int(out, i + 1);
         csv_out_fixed(out, seconds_between(t0, clock_ns()), 9);

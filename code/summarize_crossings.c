@@ -16,16 +16,7 @@
  * run: comparisons use the fastest runs (@sec:harness). */
 static double best_seconds(const struct csv_table *runs, const char *arch)
 {
-    int a = csv_table_column(runs, "architecture"), sec = csv_table_column(runs, "seconds");
-    double *x = malloc((runs->n_rows + 1) * sizeof *x);
-    size_t n = 0;
-    for (size_t r = 0; x != NULL && a >= 0 && sec >= 0 && r < runs->n_rows; r++)
-        if (strcmp(csv_table_cell(runs, r, a), arch) == 0 &&
-            csv_table_number(runs, r, sec, &x[n]) == 0)
-            n++;
-    double best = n > 0 ? sample_stats(x, n).min : NAN;
-    free(x);
-    return best;
+    return fastest_run_seconds(runs, arch);
 }
 
 /* A setting of the run from machine.csv (bars, combos, ...), or NAN. */
@@ -85,7 +76,8 @@ static void summarize_chatty(struct summary *s, const struct csv_table *runs, do
 
 /* Order statistics of one kind of spawned call: seconds, and page faults. */
 static size_t spawn_samples(const struct csv_table *t, const char *kind,
-                            struct sample_stats *seconds, struct sample_stats *faults)
+                            struct sample_stats *seconds, struct sample_stats *faults,
+                            double *mean_seconds)
 {
     int k = csv_table_column(t, "kind"), sec = csv_table_column(t, "seconds");
     int flt = csv_table_column(t, "minor_faults");
@@ -97,6 +89,9 @@ static size_t spawn_samples(const struct csv_table *t, const char *kind,
             n++;
     *seconds = sample_stats(x, n);
     *faults = sample_stats(f, n);
+    *mean_seconds = 0.0;
+    for (size_t i = 0; i < n; i++)
+        *mean_seconds += x[i] / (double)n;
     free(x);
     free(f);
     return n;
@@ -115,19 +110,24 @@ static void summarize_spawn(struct summary *s, const struct csv_table *runs, dou
     struct sample_stats st, faults, sweep, sweep_faults;
     if (load_data(s, "spawn.csv", &t) != 0)
         return;
-    put_count(s, "spawn.reps", (int64_t)spawn_samples(&t, "echo", &st, &faults));
+    double echo_mean;
+    put_count(s, "spawn.reps", (int64_t)spawn_samples(&t, "echo", &st, &faults, &echo_mean));
     put_fixed(s, "spawn.p50_ms", st.p50 * 1e3, 2);
     put_fixed(s, "spawn.min_ms", st.min * 1e3, 2);
     put_fixed(s, "spawn.p90_ms", st.p90 * 1e3, 2);
     put_count(s, "spawn.faults", (int64_t)faults.p50);
     put_fixed(s, "spawn.per_combo_ms", st.p50 * combos * 1e3, 1);
-    put_count(s, "spawn.sweep_reps", (int64_t)spawn_samples(&t, "sweep", &sweep, &sweep_faults));
+    double sweep_mean = 0.0;
+    put_count(s, "spawn.sweep_reps",
+              (int64_t)spawn_samples(&t, "sweep", &sweep, &sweep_faults, &sweep_mean));
     put_fixed(s, "spawn.sweep_p50_ms", sweep.p50 * 1e3, 1);
     put_fixed(s, "spawn.sweep_min_ms", sweep.min * 1e3, 1);
     put_count(s, "spawn.sweep_faults", (int64_t)sweep_faults.p50);
+    put_fixed(s, "spawn.sweep_mean_ms", sweep_mean * 1e3, 1);
     if (!isnan(in_process) && combos > 0 && sweep.n > 0) {
-        /* a spawned one-combo sweep, less one combination's share of the compute */
-        double overhead = sweep.min - in_process / combos;
+        /* a spawned one-combo sweep, less one combination's share of the compute,
+         * both averaged over the grid */
+        double overhead = sweep_mean - in_process / combos;
         put_fixed(s, "spawn.sweep_overhead_ms", overhead * 1e3, 1);
         if (!isnan(per_combo) && !isnan(batch) && overhead > 0)
             put_fixed(s, "cross.spawn_call_over_sweep_alone",

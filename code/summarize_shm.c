@@ -61,19 +61,10 @@ static long largest_size(const struct csv_table *t)
     return largest;
 }
 
-/* Median seconds of an architecture's timed runs, or NAN. */
-static double arch_median(const struct csv_table *runs, const char *arch)
+/* The architectures are compared by their fastest runs (@sec:harness). */
+static double arch_fastest(const struct csv_table *runs, const char *arch)
 {
-    int a = csv_table_column(runs, "architecture"), sec = csv_table_column(runs, "seconds");
-    double *x = malloc((runs->n_rows + 1) * sizeof *x);
-    size_t n = 0;
-    for (size_t r = 0; x != NULL && a >= 0 && sec >= 0 && r < runs->n_rows; r++)
-        if (strcmp(csv_table_cell(runs, r, a), arch) == 0 &&
-            csv_table_number(runs, r, sec, &x[n]) == 0)
-            n++;
-    double median = n > 0 ? sample_stats(x, n).p50 : NAN;
-    free(x);
-    return median;
+    return fastest_run_seconds(runs, arch);
 }
 
 static void put_gain(struct summary *s, const char *key, const struct sample_stats *slow,
@@ -139,8 +130,8 @@ static void put_echo_values(struct summary *s, const struct sample_stats *one,
 
 static void put_batch_values(struct summary *s, const struct csv_table *runs)
 {
-    double shm = arch_median(runs, "batch_shm"), unix_s = arch_median(runs, "batch_unix");
-    double in_process = arch_median(runs, "in_process");
+    double shm = arch_fastest(runs, "batch_shm"), unix_s = arch_fastest(runs, "batch_unix");
+    double in_process = arch_fastest(runs, "in_process");
     if (!isnan(shm) && !isnan(unix_s))
         put_fixed(s, "shm.batch_unix_minus_shm_ms", (unix_s - shm) * 1e3, 1);
     if (!isnan(shm) && !isnan(in_process))

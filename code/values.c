@@ -99,6 +99,17 @@ void put_fixed(struct summary *s, const char *key, double x, int decimals)
     remember(s, key, x, buf);
 }
 
+double fastest_run_seconds(const struct csv_table *runs, const char *arch)
+{
+    int a = csv_table_column(runs, "architecture"), sec = csv_table_column(runs, "seconds");
+    double fastest = NAN, x;
+    for (size_t r = 0; a >= 0 && sec >= 0 && r < runs->n_rows; r++)
+        if (strcmp(csv_table_cell(runs, r, a), arch) == 0 &&
+            csv_table_number(runs, r, sec, &x) == 0 && !(x >= fastest))
+            fastest = x;
+    return fastest;
+}
+
 int load_data(struct summary *s, const char *name, struct csv_table *t)
 {
     char path[4096], err[512];

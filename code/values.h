@@ -45,6 +45,11 @@ const char *format_fixed(char *buf, double x, int decimals);
 /* The number put under key (and its printed text); NULL if none was put. */
 const struct number *value_number(const struct summary *s, const char *key);
 
+/* The fastest timed run of an architecture in architectures.csv, in
+ * seconds, or NAN if it has none: what every comparison of architectures
+ * uses (@sec:harness). */
+double fastest_run_seconds(const struct csv_table *runs, const char *arch);
+
 /* Loads DATA_DIR/name; a failure is reported and counted, and returns -1. */
 int load_data(struct summary *s, const char *name, struct csv_table *t);
 /* Opens OUT_DIR/tables/name.csv (a table the paper shows) with its header. */
