@@ -48,7 +48,7 @@ static const struct claim CLAIMS[] = {
     {"chatty_model", "the echo model predicts chatty's extra cost within a factor of 2",
      "cross.measured_over_predicted", NULL, BETWEEN, 0.5, 2},
     {"spawn_per_sweep", "spawning the engine once per sweep costs under 1% of the sweep",
-     "arch.spawn_stdin.overhead_pct", NULL, BELOW, 1, 0},
+     "cross.spawn_over_batch_pct", NULL, BELOW, 1, 0},
     {"spawn_per_call", "a spawn per combination costs one spawn per call, within a factor of 2",
      "cross.spawn_call_over_alone", NULL, BETWEEN, 0.5, 2},
     {"spawn_per_call_working", "a spawn per combination costs one spawned one-combination sweep "

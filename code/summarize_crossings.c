@@ -104,6 +104,10 @@ static void summarize_spawn(struct summary *s, const struct csv_table *runs, dou
     double in_process = best_seconds(runs, "in_process");
     if (!isnan(spawn) && !isnan(batch))
         put_fixed(s, "cross.spawn_over_batch_ms", (spawn - batch) * 1e3, 1);
+    /* The spawn's share of the sweep, net of what batch_unix already pays
+     * for leaving the process; the claim spawn_per_sweep is judged on it. */
+    if (!isnan(spawn) && !isnan(batch) && in_process > 0)
+        put_fixed(s, "cross.spawn_over_batch_pct", (spawn - batch) / in_process * 100.0, 2);
     if (!isnan(per_combo) && !isnan(batch) && combos > 0)
         put_fixed(s, "cross.spawn_per_combo_call_ms", (per_combo - batch) / combos * 1e3, 2);
     struct csv_table t;

@@ -95,11 +95,23 @@ local function value_inlines(text)
   return out
 end
 
+-- A value that is code (compiler flags, a command) is asked for as
+-- [key]{.num .code} and printed verbatim as inline code: no minus sign.
 local function Span(el)
   if not el.classes:includes("num") then return nil end
   local key = pandoc.utils.stringify(el.content)
   local attr = pandoc.Attr("", {"num"}, {{"title", "from data/: " .. key}})
+  if el.classes:includes("code") then return pandoc.Code(value_of(key), attr) end
   return pandoc.Span(value_inlines(value_of(key)), attr)
+end
+
+-- Inside backticks a placeholder is only text and would be printed as
+-- written; that is a mistake in the prose, so it stops the build.
+local function Code(el)
+  if el.text:match("^%[[%w%._%-]+%]{%.num[^}]*}$") then
+    error("values.lua: placeholder inside backticks, " .. el.text ..
+          "; write [key]{.num .code} for a value printed as code")
+  end
 end
 
 local function cell(text)
@@ -161,4 +173,4 @@ local function Pandoc(doc)
 end
 
 -- Spans first (they may sit inside table captions), then divs, then the check.
-return {{Span = Span}, {Div = Div}, {Pandoc = Pandoc}}
+return {{Span = Span, Code = Code}, {Div = Div}, {Pandoc = Pandoc}}
