@@ -16,6 +16,7 @@
 #include "grid.h"
 #include "kernel.h"
 #include "machine.h"
+#include "options.h"
 #include "series.h"
 #include "timing.h"
 
@@ -60,17 +61,6 @@ static void usage(FILE *to)
         DEFAULT_BARS, DEFAULT_COMBOS, DEFAULT_RUNS, DEFAULT_SEED);
 }
 
-static int parse_count(const char *text, long min, long max, long *value)
-{
-    char *end;
-    errno = 0;
-    long v = strtol(text, &end, 10);
-    if (errno != 0 || end == text || *end != '\0' || v < min || v > max)
-        return -1;
-    *value = v;
-    return 0;
-}
-
 static int parse_options(int argc, char **argv, struct bench_config *cfg)
 {
     static const struct option options[] = {
@@ -86,10 +76,10 @@ static int parse_options(int argc, char **argv, struct bench_config *cfg)
     char *end;
     while ((opt = getopt_long(argc, argv, "", options, NULL)) != -1) {
         switch (opt) {
-        case 'b': if (parse_count(optarg, 1, 100000000, &v)) goto bad; cfg->n_bars = v; break;
-        case 'c': if (parse_count(optarg, 1, 100000, &v)) goto bad; cfg->n_combos = v; break;
-        case 'r': if (parse_count(optarg, 1, MAX_RUNS, &v)) goto bad; cfg->runs = v; break;
-        case 's': if (parse_count(optarg, 0, 0xffffffffL, &v)) goto bad; cfg->seed = v; break;
+        case 'b': if (parse_long_in_range(optarg, 1, 100000000, &v)) goto bad; cfg->n_bars = v; break;
+        case 'c': if (parse_long_in_range(optarg, 1, 100000, &v)) goto bad; cfg->n_combos = v; break;
+        case 'r': if (parse_long_in_range(optarg, 1, MAX_RUNS, &v)) goto bad; cfg->runs = v; break;
+        case 's': if (parse_long_in_range(optarg, 0, 0xffffffffL, &v)) goto bad; cfg->seed = v; break;
         case 'a': cfg->only = optarg; break;
         case 'o': cfg->out_dir = optarg; break;
         case 'e': cfg->arch_opts.engine_path = optarg; break;

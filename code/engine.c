@@ -20,6 +20,7 @@
 #include "kernel.h"
 #include "kernel_tuned.h"
 #include "netio.h"
+#include "options.h"
 #include "service.h"
 #include "shm_ring.h"
 #include "timing.h"
@@ -99,17 +100,6 @@ static const struct named_kernel KERNELS[] = {
     {"tuned", sweep_tuned_one_thread},
 };
 
-static int parse_int(const char *text, long min, long max, long *value)
-{
-    char *end;
-    errno = 0;
-    long v = strtol(text, &end, 10);
-    if (errno != 0 || end == text || *end != '\0' || v < min || v > max)
-        return -1;
-    *value = v;
-    return 0;
-}
-
 static int parse_host_port(const char *text, struct engine_options *o)
 {
     const char *colon = strrchr(text, ':');
@@ -152,12 +142,12 @@ static int parse_options(int argc, char **argv, struct engine_options *o)
             o->cfg.sweep = KERNELS[i].sweep;
             break;
         }
-        case 'f': if (parse_int(optarg, REQUEST_HEADER_BYTES, FRAME_LENGTH_MASK, &v)) goto bad;
+        case 'f': if (parse_long_in_range(optarg, REQUEST_HEADER_BYTES, FRAME_LENGTH_MASK, &v)) goto bad;
                   o->cfg.max_frame = (uint32_t)v; break;
-        case 'c': if (parse_int(optarg, 1, 100000, &v)) goto bad; o->max_clients = v; break;
-        case 'i': if (parse_int(optarg, 1, 86400000, &v)) goto bad;
+        case 'c': if (parse_long_in_range(optarg, 1, 100000, &v)) goto bad; o->max_clients = v; break;
+        case 'i': if (parse_long_in_range(optarg, 1, 86400000, &v)) goto bad;
                   o->cfg.idle_timeout_ms = v; break;
-        case 'F': if (parse_int(optarg, 1, 86400000, &v)) goto bad;
+        case 'F': if (parse_long_in_range(optarg, 1, 86400000, &v)) goto bad;
                   o->cfg.frame_timeout_ms = v; break;
         case 'r': o->raw = 1; break;
         case 'S': o->transport = TRANSPORT_SHM; o->shm_name = optarg; break;
@@ -208,13 +198,11 @@ struct client {
 
 static atomic_int active_clients;
 
-static void serve_raw(int in_fd, int out_fd);
-
 static void *connection_thread(void *arg)
 {
     struct client *cl = arg;
     if (cl->opts->raw) {
-        serve_raw(cl->fd, cl->fd);
+        serve_raw(cl->fd, cl->fd, cl->opts->cfg.max_frame);
     } else {
         struct connection c;
         connection_init(&c, &cl->opts->cfg);
@@ -225,22 +213,6 @@ static void *connection_thread(void *arg)
     free(cl);
     atomic_fetch_sub(&active_clients, 1);
     return NULL;
-}
-static void serve_raw(int in_fd, int out_fd)
-{
-    uint8_t size_word[4];
-    if (read_exact(in_fd, size_word, 4, NO_DEADLINE) != 0)
-        return;
-    uint32_t size = le_get_u32(size_word);
-    if (size > ENGINE_DEFAULT_MAX_FRAME)
-        return;
-    uint8_t *buf = malloc(size ? size : 1);
-    while (buf != NULL && read_exact(in_fd, buf, size, NO_DEADLINE) == 0) {
-        struct iovec iov = {buf, size};
-        if (write_all(out_fd, &iov, 1, NO_DEADLINE) != 0)
-            break;
-    }
-    free(buf);
 }
 
 static void refuse_busy(int fd, int max_clients)
@@ -323,115 +295,28 @@ static void on_shm_stop(int sig)
     shm_stop_requested = 1;
 }
 
-static uint64_t shm_deadline(int ms)
+/* The channel's calls as a byte link; shm_ring.h keeps netio.h's contract. */
+static int shm_link_read(void *ctx, void *buf, size_t n, uint64_t deadline_ns)
 {
-    return ms > 0 ? clock_ns() + (uint64_t)ms * 1000000u : NO_DEADLINE;
+    return shm_read_exact(ctx, buf, n, deadline_ns);
 }
 
-static void shm_send_error(struct shm_channel *ch, const struct engine_config *cfg,
-                           const char *message)
+static int shm_link_write(void *ctx, struct iovec *iov, int iovcnt, uint64_t deadline_ns)
 {
-    uint8_t header[FRAME_HEADER_BYTES];
-    uint32_t n = error_frame_header(header, strlen(message));
-    struct iovec iov[2] = {{header, sizeof header}, {(void *)message, n}};
-    shm_write_all(ch, iov, 2, shm_deadline(cfg->frame_timeout_ms));
+    return shm_write_all(ctx, iov, iovcnt, deadline_ns);
 }
 
-static int shm_send_reply(struct shm_channel *ch, const struct connection *c,
-                          const struct engine_config *cfg)
+static void serve_shm_session(struct shm_channel *ch, const struct engine_options *o)
 {
-    uint8_t header[FRAME_HEADER_BYTES];
-    struct iovec iov[3] = {{header, sizeof header}};
-    size_t total = 0;
-    for (int i = 0; i < c->n_reply; i++) {
-        iov[1 + i].iov_base = (void *)c->reply[i];
-        iov[1 + i].iov_len = c->reply_len[i];
-        total += c->reply_len[i];
+    struct byte_link link = {shm_link_read, shm_link_write, ch};
+    if (o->raw) {
+        serve_raw_link(&link, o->cfg.max_frame);
+        return;
     }
-    le_put_u32(header, (uint32_t)total);
-    return shm_write_all(ch, iov, 1 + c->n_reply, shm_deadline(cfg->frame_timeout_ms));
-}
-/* After a frame could not be read whole: only a slow client is still there to be told. */
-static void shm_frame_incomplete(struct shm_channel *ch, const struct engine_config *cfg,
-                                 int r, const char *part)
-{
-    char err[128];
-    if (r < 0 && errno == ETIMEDOUT) {
-        snprintf(err, sizeof err, "the frame's %s did not arrive within %d ms", part,
-                 cfg->frame_timeout_ms);
-        shm_send_error(ch, cfg, err);
-    }
-}
-
-static void serve_shm_session(struct shm_channel *ch, const struct engine_config *cfg)
-{
     struct connection c;
-    uint8_t *body = NULL;
-    size_t body_cap = 0;
-    char err[512];
-    connection_init(&c, cfg);
-    for (;;) {
-        uint8_t header[FRAME_HEADER_BYTES];
-        int r = shm_read_exact(ch, header, 1, shm_deadline(cfg->idle_timeout_ms));
-        if (r == 1 || (r != 0 && errno != ETIMEDOUT))
-            break;                                 /* the client left, or we must stop */
-        if (r != 0) {
-            snprintf(err, sizeof err, "no request within the idle timeout of %d ms",
-                     cfg->idle_timeout_ms);
-            shm_send_error(ch, cfg, err);
-            break;
-        }
-        uint64_t frame_deadline = shm_deadline(cfg->frame_timeout_ms);
-        r = shm_read_exact(ch, header + 1, sizeof header - 1, frame_deadline);
-        if (r != 0) {
-            shm_frame_incomplete(ch, cfg, r, "header");
-            break;
-        }
-        uint32_t len = le_get_u32(header);
-        if (len > cfg->max_frame) {
-            snprintf(err, sizeof err, "frame of %u bytes exceeds the engine's maximum of %u",
-                     len, cfg->max_frame);
-            shm_send_error(ch, cfg, err);
-            break;
-        }
-        if (len > body_cap) {
-            uint8_t *bigger = realloc(body, len);
-            if (bigger == NULL) {
-                shm_send_error(ch, cfg, "engine out of memory for the request body");
-                break;
-            }
-            body = bigger, body_cap = len;
-        }
-        r = shm_read_exact(ch, body, len, frame_deadline);
-        if (r != 0) {
-            shm_frame_incomplete(ch, cfg, r, "body");
-            break;
-        }
-        if (handle_request(&c, body, len, err, sizeof err) != 0) {
-            shm_send_error(ch, cfg, err);
-            break;
-        }
-        if (shm_send_reply(ch, &c, cfg) != 0)
-            break;
-    }
-    free(body);
+    connection_init(&c, &o->cfg);
+    serve_link(&c, &link, 0);
     connection_free(&c);
-}
-static void serve_shm_raw(struct shm_channel *ch)
-{
-    uint8_t size_word[4];
-    if (shm_read_exact(ch, size_word, 4, NO_DEADLINE) != 0)
-        return;
-    uint32_t size = le_get_u32(size_word);
-    if (size > ENGINE_DEFAULT_MAX_FRAME)
-        return;
-    uint8_t *buf = malloc(size ? size : 1);
-    while (buf != NULL && shm_read_exact(ch, buf, size, NO_DEADLINE) == 0) {
-        struct iovec iov = {buf, size};
-        if (shm_write_all(ch, &iov, 1, NO_DEADLINE) != 0)
-            break;
-    }
-    free(buf);
 }
 static int serve_shm(const struct engine_options *o)
 {
@@ -451,10 +336,7 @@ static int serve_shm(const struct engine_options *o)
     }
     ch.stop = &shm_stop_requested;
     while (shm_channel_accept(&ch) == 0) {
-        if (o->raw)
-            serve_shm_raw(&ch);
-        else
-            serve_shm_session(&ch, &o->cfg);
+        serve_shm_session(&ch, o);
         shm_channel_release(&ch);
     }
     shm_channel_destroy(&ch);
@@ -477,7 +359,7 @@ int main(int argc, char **argv)
     if (o.transport == TRANSPORT_SHM)
         return serve_shm(&o);
     if (o.transport == TRANSPORT_STDIN && o.raw) {
-        serve_raw(STDIN_FILENO, STDOUT_FILENO);        /* the pipe transport's floor */
+        serve_raw(STDIN_FILENO, STDOUT_FILENO, o.cfg.max_frame);   /* the pipe's floor */
         return 0;
     }
     if (o.transport == TRANSPORT_STDIN)

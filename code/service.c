@@ -264,12 +264,25 @@ int handle_request(struct connection *c, const uint8_t *body, size_t len,
     return -1;
 }
 
+struct fd_pair {
+    int in, out;
+};
+
+static int fd_read_exact(void *ctx, void *buf, size_t n, uint64_t deadline_ns)
+{
+    return read_exact(((const struct fd_pair *)ctx)->in, buf, n, deadline_ns);
+}
+
+static int fd_write_all(void *ctx, struct iovec *iov, int iovcnt, uint64_t deadline_ns)
+{
+    return write_all(((const struct fd_pair *)ctx)->out, iov, iovcnt, deadline_ns);
+}
 static uint64_t deadline_in(int ms)
 {
     return ms > 0 ? clock_ns() + (uint64_t)ms * 1000000u : NO_DEADLINE;
 }
 
-static int send_reply(struct connection *c, int fd)
+static int send_reply(struct connection *c, const struct byte_link *link)
 {
     uint8_t header[FRAME_HEADER_BYTES];
     struct iovec iov[3] = {{header, sizeof header}};
@@ -280,15 +293,17 @@ static int send_reply(struct connection *c, int fd)
         total += c->reply_len[i];
     }
     le_put_u32(header, (uint32_t)total);
-    return write_all(fd, iov, 1 + c->n_reply, deadline_in(c->cfg->frame_timeout_ms));
+    return link->write_all(link->ctx, iov, 1 + c->n_reply,
+                           deadline_in(c->cfg->frame_timeout_ms));
 }
 
-static void send_error(struct connection *c, int fd, const char *message)
+/* Best effort: a peer that has gone cannot be told, and the write says so at once. */
+static void send_error(struct connection *c, const struct byte_link *link, const char *message)
 {
     uint8_t header[FRAME_HEADER_BYTES];
     uint32_t n = error_frame_header(header, strlen(message));
     struct iovec iov[2] = {{header, sizeof header}, {(void *)message, n}};
-    write_all(fd, iov, 2, deadline_in(c->cfg->frame_timeout_ms));
+    link->write_all(link->ctx, iov, 2, deadline_in(c->cfg->frame_timeout_ms));
 }
 
 /* Describes why a frame could not be read whole, for the error frame. */
@@ -302,57 +317,92 @@ static void describe_read_failure(char *err, size_t size, const char *part, int 
         snprintf(err, size, "reading the frame's %s: %s", part, strerror(errno));
 }
 
-int serve_connection(struct connection *c, int in_fd, int out_fd, int max_requests)
+int serve_link(struct connection *c, const struct byte_link *link, int max_requests)
 {
     char err[512];
     const struct engine_config *cfg = c->cfg;
     for (int served = 0; max_requests == 0 || served < max_requests; served++) {
         uint8_t header[FRAME_HEADER_BYTES];
-        int r = read_exact(in_fd, header, 1, deadline_in(cfg->idle_timeout_ms));
+        int r = link->read_exact(link->ctx, header, 1, deadline_in(cfg->idle_timeout_ms));
         if (r == 1)
             return 0;                                  /* the client is done */
+        if (r != 0 && errno == EINTR)
+            return -1;              /* the engine is stopping; between frames nothing is owed */
         if (r != 0) {
             if (errno == ETIMEDOUT)
                 snprintf(err, sizeof err, "no request within the idle timeout of %d ms",
                          cfg->idle_timeout_ms);
             else
                 snprintf(err, sizeof err, "reading a request: %s", strerror(errno));
-            send_error(c, out_fd, err);
+            send_error(c, link, err);
             return -1;
         }
         uint64_t frame_deadline = deadline_in(cfg->frame_timeout_ms);
-        if (read_exact(in_fd, header + 1, sizeof header - 1, frame_deadline) != 0) {
-            if (errno == 0)
+        r = link->read_exact(link->ctx, header + 1, sizeof header - 1, frame_deadline);
+        if (r != 0) {
+            if (r == 1)
                 errno = ECONNRESET;                    /* ended after the first byte */
             describe_read_failure(err, sizeof err, "header", cfg->frame_timeout_ms);
-            send_error(c, out_fd, err);
+            send_error(c, link, err);
             return -1;
         }
         uint32_t len = le_get_u32(header);
         if (len > cfg->max_frame) {
             snprintf(err, sizeof err, "frame of %u bytes exceeds the engine's maximum of %u",
                      len, cfg->max_frame);
-            send_error(c, out_fd, err);
+            send_error(c, link, err);
             return -1;
         }
         uint8_t *body = grow(&c->body, len);
         if (body == NULL) {
-            send_error(c, out_fd, "engine out of memory for the request body");
+            send_error(c, link, "engine out of memory for the request body");
             return -1;
         }
-        if (read_exact(in_fd, body, len, frame_deadline) != 0) {
-            if (errno == 0)
+        r = link->read_exact(link->ctx, body, len, frame_deadline);
+        if (r != 0) {
+            if (r == 1)
                 errno = ECONNRESET;
             describe_read_failure(err, sizeof err, "body", cfg->frame_timeout_ms);
-            send_error(c, out_fd, err);
+            send_error(c, link, err);
             return -1;
         }
         if (handle_request(c, body, len, err, sizeof err) != 0) {
-            send_error(c, out_fd, err);
+            send_error(c, link, err);
             return -1;
         }
-        if (send_reply(c, out_fd) != 0)
+        if (send_reply(c, link) != 0)
             return -1;                                 /* the client went away */
     }
     return 0;
+}
+
+int serve_connection(struct connection *c, int in_fd, int out_fd, int max_requests)
+{
+    struct fd_pair fds = {in_fd, out_fd};
+    struct byte_link link = {fd_read_exact, fd_write_all, &fds};
+    return serve_link(c, &link, max_requests);
+}
+
+void serve_raw_link(const struct byte_link *link, uint32_t max_size)
+{
+    uint8_t size_word[4];
+    if (link->read_exact(link->ctx, size_word, 4, NO_DEADLINE) != 0)
+        return;
+    uint32_t size = le_get_u32(size_word);
+    if (size > max_size)
+        return;
+    uint8_t *buf = malloc(size ? size : 1);
+    while (buf != NULL && link->read_exact(link->ctx, buf, size, NO_DEADLINE) == 0) {
+        struct iovec iov = {buf, size};
+        if (link->write_all(link->ctx, &iov, 1, NO_DEADLINE) != 0)
+            break;
+    }
+    free(buf);
+}
+
+void serve_raw(int in_fd, int out_fd, uint32_t max_size)
+{
+    struct fd_pair fds = {in_fd, out_fd};
+    struct byte_link link = {fd_read_exact, fd_write_all, &fds};
+    serve_raw_link(&link, max_size);
 }

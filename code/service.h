@@ -8,6 +8,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <sys/uio.h>
 
 #include "kernel.h"
 #include "kernel_stream.h"
@@ -54,9 +55,26 @@ void connection_free(struct connection *c);
 int handle_request(struct connection *c, const uint8_t *body, size_t len,
                    char *err, size_t err_size);
 
-/* Serves frames from in_fd to out_fd until the peer closes or max_requests
- * (0: no limit) have been answered (returns 0), or until a request is
- * refused or I/O fails (returns -1). */
+/* Where a connection's bytes come from and go to. Both calls keep the
+ * contract of read_exact and write_all (netio.h): 0 when done; a read
+ * returns 1 when the peer left before its first byte; otherwise -1 with
+ * errno ETIMEDOUT, ECONNRESET, EPIPE or what the system said. */
+struct byte_link {
+    int (*read_exact)(void *ctx, void *buf, size_t n, uint64_t deadline_ns);
+    int (*write_all)(void *ctx, struct iovec *iov, int iovcnt, uint64_t deadline_ns);
+    void *ctx;                 /* the transport's own state */
+};
+
+/* Serves frames from the link until the peer closes or max_requests (0: no
+ * limit) have been answered (returns 0), or until a request is refused or
+ * I/O fails (returns -1). */
+int serve_link(struct connection *c, const struct byte_link *link, int max_requests);
+/* The same, reading in_fd and writing out_fd. */
 int serve_connection(struct connection *c, int in_fd, int out_fd, int max_requests);
+
+/* The raw ping-pong: one size word (at most max_size), then that many bytes
+ * in and the same bytes out, until the peer leaves. */
+void serve_raw_link(const struct byte_link *link, uint32_t max_size);
+void serve_raw(int in_fd, int out_fd, uint32_t max_size);
 
 #endif

@@ -11,6 +11,7 @@
 #include "../code/csvout.h"
 #include "../code/csvread.h"
 #include "../code/gate.h"
+#include "../code/options.h"
 #include "../code/timing.h"
 #include "../code/values.h"
 
@@ -156,9 +157,27 @@ static void gate_fails_on_any_difference(void **state)
     assert_false(gate_compare(ref, c, 3).passed);
 }
 
+static void command_line_numbers_are_checked_whole(void **state)
+{
+    (void)state;
+    long v = -7;
+    assert_int_equal(parse_long_in_range("10", 1, 100, &v), 0);
+    assert_int_equal(v, 10);
+    assert_int_equal(parse_long_in_range("1", 1, 100, &v), 0);
+    assert_int_equal(parse_long_in_range("100", 1, 100, &v), 0);
+    assert_int_equal(v, 100);
+    v = -7;
+    const char *bad[] = {"", "1O", "10 ", " x", "0", "101", "-5", "99999999999999999999999"};
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        assert_int_equal(parse_long_in_range(bad[i], 1, 100, &v), -1);
+        assert_int_equal(v, -7);             /* a refused number sets nothing */
+    }
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
+        cmocka_unit_test(command_line_numbers_are_checked_whole),
         cmocka_unit_test(median_of_an_even_count_averages_the_middle_pair),
         cmocka_unit_test(quantiles_of_one_sample_are_that_sample),
         cmocka_unit_test(clock_is_monotonic),
