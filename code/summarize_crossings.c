@@ -190,6 +190,31 @@ static void summarize_break_even(struct summary *s, const struct csv_table *runs
         s->errors++;
 }
 
+/* How this run's naive gap reads against its A/A difference, in words. */
+static void put_gap_reading(struct summary *s, const struct csv_table *runs)
+{
+    double in_process = best_seconds(runs, "in_process");
+    double batch = best_seconds(runs, "batch_unix");
+    double control = best_seconds(runs, "in_process_control");
+    if (isnan(in_process) || isnan(batch) || isnan(control) || in_process <= 0)
+        return;
+    double gap_pct = (batch - in_process) / in_process * 100.0;
+    double aa_pct = fabs(control - in_process) / in_process * 100.0;
+    put_fixed(s, "cross.gap_naive_pct", gap_pct, 2);
+    const char *reading;
+    if (fabs(gap_pct) < 1.0 || fabs(gap_pct) <= 2.0 * aa_pct)
+        reading = "within what this run can resolve, so it cannot tell the sweep behind "
+                  "the socket from the sweep in the harness's own process";
+    else if (gap_pct > 0)
+        reading = "beyond this run's noise: the same kernel, on the same bits, ran more "
+                  "slowly in the engine's process than in the harness's";
+    else
+        reading = "beyond the A/A difference but negative: the sweep behind the socket "
+                  "was the faster, which no boundary can cause, so a difference of this "
+                  "size is the machine's and not the architecture's";
+    put_text(s, "cross.gap_reading", reading);
+}
+
 static void summarize_gap(struct summary *s, const struct csv_table *runs)
 {
     const struct { const char *key, *boundary, *baseline; } GAPS[] = {
@@ -204,6 +229,7 @@ static void summarize_gap(struct summary *s, const struct csv_table *runs)
         if (!isnan(a) && !isnan(b))
             put_fixed(s, GAPS[i].key, (a - b) * 1e3, 1);
     }
+    put_gap_reading(s, runs);
 }
 
 void summarize_crossings(struct summary *s)
