@@ -115,7 +115,32 @@ local function Code(el)
 end
 
 local function cell(text)
-  return {pandoc.Plain({pandoc.Str(display(text))})}
+  return {pandoc.Plain(value_inlines(text))}
+end
+
+-- A table whose cells would not fit the page side by side gets relative
+-- column widths, so that LaTeX wraps its text columns instead of running
+-- past the margin. A column asks for its longest cell, but at most
+-- WIDEST_ASK characters, so one long column cannot starve the numbers.
+local FITS_ON_A_LINE, WIDEST_ASK = 90, 40
+
+local function column_widths(rows)
+  local asks, natural, total = {}, 0, 0
+  for c = 1, #rows[1] do
+    local longest = 0
+    for r = 1, #rows do
+      local text = rows[r][c] or ""
+      longest = math.max(longest, utf8.len(text) or #text)
+    end
+    natural = natural + longest + 2
+    asks[c] = math.min(longest, WIDEST_ASK) + 2
+    total = total + asks[c]
+  end
+  local widths = {}
+  for c = 1, #rows[1] do
+    widths[c] = natural > FITS_ON_A_LINE and 0.97 * asks[c] / total or 0
+  end
+  return widths
 end
 
 local function looks_numeric(text)
@@ -138,8 +163,8 @@ local function data_table(div)
       if rows[r][c] ~= "" and not looks_numeric(rows[r][c]) then numeric = false end
     end
     aligns[c] = numeric and pandoc.AlignRight or pandoc.AlignLeft
-    widths[c] = 0
   end
+  widths = column_widths(rows)
   for r = 2, #rows do
     local cells = {}
     for c = 1, #rows[1] do cells[c] = cell(rows[r][c] or "") end
