@@ -214,6 +214,15 @@ weave: all
 	@rm -f $(WOVEN)/values.csv site/index.html site/paper.pdf
 	$(MAKE) --no-print-directory site/index.html site/paper.pdf
 
+# The committed site/ and figures/ must be what the committed paper/ and
+# data/ weave, byte for byte (CI runs this on a clean clone).
+check-woven: weave
+	@git diff --quiet -- site figures || { git diff --stat -- site figures; \
+	  echo "check-woven: site/ or figures/ differ from what paper/ and data/ weave;" \
+	       "run make weave and commit them"; exit 1; }
+	@echo "check-woven: site/ and figures/ are exactly what paper/ and data/ weave"
+.PHONY: check-woven
+
 paper: deps-paper
 	$(MAKE) --no-print-directory measure
 	$(MAKE) --no-print-directory weave
