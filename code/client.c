@@ -57,80 +57,50 @@ uint8_t *client_request_buffer(struct engine_client *c, size_t size)
     return ensure(&c->request, &c->request_cap, size ? size : 1);
 }
 
-static int shm_round_trip(struct engine_client *c, size_t len, char err[CLIENT_ERROR_SIZE])
-{
-    uint8_t header[FRAME_HEADER_BYTES];
-    le_put_u32(header, (uint32_t)len);
-    struct iovec iov[2] = {{header, sizeof header}, {c->request, len}};
-    if (shm_write_all(c->shm, iov, 2, NO_DEADLINE) != 0) {
-        snprintf(err, CLIENT_ERROR_SIZE, "sending a request: %s", strerror(errno));
-        return -1;
-    }
-    int r = shm_read_exact(c->shm, header, sizeof header, NO_DEADLINE);
-    if (r != 0) {
-        snprintf(err, CLIENT_ERROR_SIZE, "reading a reply header: %s",
-                 r == 1 ? "the engine ended the session" : strerror(errno));
-        return -1;
-    }
-    uint32_t word = le_get_u32(header), len_back = word & FRAME_LENGTH_MASK;
-    if (word & ERROR_FRAME_FLAG) {
-        char message[CLIENT_ERROR_SIZE - 32];
-        size_t keep = len_back < sizeof message - 1 ? len_back : sizeof message - 1;
-        if (shm_read_exact(c->shm, message, keep, NO_DEADLINE) != 0)
-            keep = 0;
-        message[keep] = '\0';
-        snprintf(err, CLIENT_ERROR_SIZE, "engine error: %s", message);
-        return -2;
-    }
-    if (ensure(&c->reply, &c->reply_cap, word ? word : 1) == NULL) {
-        snprintf(err, CLIENT_ERROR_SIZE, "out of memory for a %u-byte reply", word);
-        return -1;
-    }
-    if (shm_read_exact(c->shm, c->reply, word, NO_DEADLINE) != 0) {
-        snprintf(err, CLIENT_ERROR_SIZE, "reading a %u-byte reply: %s", word, strerror(errno));
-        return -1;
-    }
-    c->reply_len = word;
-    return 0;
-}
-
-static int read_error_frame(struct engine_client *c, uint32_t len, char err[CLIENT_ERROR_SIZE])
+static int read_error_frame(const struct byte_link *link, uint32_t len,
+                            char err[CLIENT_ERROR_SIZE])
 {
     char message[CLIENT_ERROR_SIZE - 32];   /* room for the prefix below */
     size_t keep = len < sizeof message - 1 ? len : sizeof message - 1;
-    if (read_exact(c->in_fd, message, keep, NO_DEADLINE) != 0)
+    if (link->read_exact(link->ctx, message, keep, NO_DEADLINE) != 0)
         keep = 0;
     message[keep] = '\0';
     snprintf(err, CLIENT_ERROR_SIZE, "engine error: %s", message);
     return -2;
 }
 
+/* Why a read of the reply failed: a clean end (1) has no errno of its own. */
+static const char *read_failure(int r)
+{
+    return r == 1 ? "the engine closed the connection" : strerror(errno);
+}
+
 int client_round_trip(struct engine_client *c, size_t len, char err[CLIENT_ERROR_SIZE])
 {
-    if (c->shm != NULL)
-        return shm_round_trip(c, len, err);
+    struct fd_pair fds = {c->in_fd, c->out_fd};
+    struct byte_link link = c->shm != NULL ? shm_link(c->shm) : fd_link(&fds);
     uint8_t header[FRAME_HEADER_BYTES];
     le_put_u32(header, (uint32_t)len);
     struct iovec iov[2] = {{header, sizeof header}, {c->request, len}};
-    if (write_all(c->out_fd, iov, 2, NO_DEADLINE) != 0) {
+    if (link.write_all(link.ctx, iov, 2, NO_DEADLINE) != 0) {
         snprintf(err, CLIENT_ERROR_SIZE, "sending a request: %s", strerror(errno));
         return -1;
     }
-    if (read_exact(c->in_fd, header, sizeof header, NO_DEADLINE) != 0) {
-        snprintf(err, CLIENT_ERROR_SIZE, "reading a reply header: %s",
-                 errno ? strerror(errno) : "the engine closed the connection");
+    int r = link.read_exact(link.ctx, header, sizeof header, NO_DEADLINE);
+    if (r != 0) {
+        snprintf(err, CLIENT_ERROR_SIZE, "reading a reply header: %s", read_failure(r));
         return -1;
     }
     uint32_t word = le_get_u32(header);
     if (word & ERROR_FRAME_FLAG)
-        return read_error_frame(c, word & FRAME_LENGTH_MASK, err);
+        return read_error_frame(&link, word & FRAME_LENGTH_MASK, err);
     if (ensure(&c->reply, &c->reply_cap, word ? word : 1) == NULL) {
         snprintf(err, CLIENT_ERROR_SIZE, "out of memory for a %u-byte reply", word);
         return -1;
     }
-    if (read_exact(c->in_fd, c->reply, word, NO_DEADLINE) != 0) {
-        snprintf(err, CLIENT_ERROR_SIZE, "reading a %u-byte reply: %s", word,
-                 errno ? strerror(errno) : "closed");
+    r = link.read_exact(link.ctx, c->reply, word, NO_DEADLINE);
+    if (r != 0) {
+        snprintf(err, CLIENT_ERROR_SIZE, "reading a %u-byte reply: %s", word, read_failure(r));
         return -1;
     }
     c->reply_len = word;

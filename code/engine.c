@@ -295,20 +295,9 @@ static void on_shm_stop(int sig)
     shm_stop_requested = 1;
 }
 
-/* The channel's calls as a byte link; shm_ring.h keeps netio.h's contract. */
-static int shm_link_read(void *ctx, void *buf, size_t n, uint64_t deadline_ns)
-{
-    return shm_read_exact(ctx, buf, n, deadline_ns);
-}
-
-static int shm_link_write(void *ctx, struct iovec *iov, int iovcnt, uint64_t deadline_ns)
-{
-    return shm_write_all(ctx, iov, iovcnt, deadline_ns);
-}
-
 static void serve_shm_session(struct shm_channel *ch, const struct engine_options *o)
 {
-    struct byte_link link = {shm_link_read, shm_link_write, ch};
+    struct byte_link link = shm_link(ch);
     if (o->raw) {
         serve_raw_link(&link, o->cfg.max_frame);
         return;

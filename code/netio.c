@@ -111,6 +111,21 @@ int write_all(int fd, struct iovec *iov, int iovcnt, uint64_t deadline_ns)
     return 0;
 }
 
+static int fd_read_exact(void *ctx, void *buf, size_t n, uint64_t deadline_ns)
+{
+    return read_exact(((const struct fd_pair *)ctx)->in, buf, n, deadline_ns);
+}
+
+static int fd_write_all(void *ctx, struct iovec *iov, int iovcnt, uint64_t deadline_ns)
+{
+    return write_all(((const struct fd_pair *)ctx)->out, iov, iovcnt, deadline_ns);
+}
+
+struct byte_link fd_link(struct fd_pair *fds)
+{
+    return (struct byte_link){fd_read_exact, fd_write_all, fds};
+}
+
 static int unix_address(const char *path, struct sockaddr_un *addr)
 {
     memset(addr, 0, sizeof *addr);

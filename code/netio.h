@@ -21,6 +21,22 @@ int read_exact(int fd, void *buf, size_t n, uint64_t deadline_ns);
 /* Writes every byte of the iovecs (which it may modify). 0 or -1 as above. */
 int write_all(int fd, struct iovec *iov, int iovcnt, uint64_t deadline_ns);
 
+/* Where a connection's bytes come from and go to. Both calls keep the
+ * contract of read_exact and write_all (netio.h): 0 when done; a read
+ * returns 1 when the peer left before its first byte; otherwise -1 with
+ * errno ETIMEDOUT, ECONNRESET, EPIPE or what the system said. */
+struct byte_link {
+    int (*read_exact)(void *ctx, void *buf, size_t n, uint64_t deadline_ns);
+    int (*write_all)(void *ctx, struct iovec *iov, int iovcnt, uint64_t deadline_ns);
+    void *ctx;                 /* the transport's own state */
+};
+struct fd_pair {
+    int in, out;               /* read from in, write to out */
+};
+
+/* A link that reads fds->in and writes fds->out. */
+struct byte_link fd_link(struct fd_pair *fds);
+
 /* Listens on a Unix socket at path (mode 0600), replacing a stale socket
  * file but never a live one. Returns the fd, or -1 with a message in err. */
 int unix_listen(const char *path, int backlog, char *err, size_t err_size);

@@ -264,19 +264,6 @@ int handle_request(struct connection *c, const uint8_t *body, size_t len,
     return -1;
 }
 
-struct fd_pair {
-    int in, out;
-};
-
-static int fd_read_exact(void *ctx, void *buf, size_t n, uint64_t deadline_ns)
-{
-    return read_exact(((const struct fd_pair *)ctx)->in, buf, n, deadline_ns);
-}
-
-static int fd_write_all(void *ctx, struct iovec *iov, int iovcnt, uint64_t deadline_ns)
-{
-    return write_all(((const struct fd_pair *)ctx)->out, iov, iovcnt, deadline_ns);
-}
 static uint64_t deadline_in(int ms)
 {
     return ms > 0 ? clock_ns() + (uint64_t)ms * 1000000u : NO_DEADLINE;
@@ -379,7 +366,7 @@ int serve_link(struct connection *c, const struct byte_link *link, int max_reque
 int serve_connection(struct connection *c, int in_fd, int out_fd, int max_requests)
 {
     struct fd_pair fds = {in_fd, out_fd};
-    struct byte_link link = {fd_read_exact, fd_write_all, &fds};
+    struct byte_link link = fd_link(&fds);
     return serve_link(c, &link, max_requests);
 }
 
@@ -403,6 +390,6 @@ void serve_raw_link(const struct byte_link *link, uint32_t max_size)
 void serve_raw(int in_fd, int out_fd, uint32_t max_size)
 {
     struct fd_pair fds = {in_fd, out_fd};
-    struct byte_link link = {fd_read_exact, fd_write_all, &fds};
+    struct byte_link link = fd_link(&fds);
     serve_raw_link(&link, max_size);
 }

@@ -8,10 +8,9 @@
 
 #include <stddef.h>
 #include <stdint.h>
-#include <sys/uio.h>
-
 #include "kernel.h"
 #include "kernel_stream.h"
+#include "netio.h"
 
 /* The kernel behind the sweep opcode; it may use (and grow) the workspace. */
 typedef int (*sweep_fn)(struct sweep_workspace *ws, const double *close, size_t n_bars,
@@ -55,17 +54,7 @@ void connection_free(struct connection *c);
 int handle_request(struct connection *c, const uint8_t *body, size_t len,
                    char *err, size_t err_size);
 
-/* Where a connection's bytes come from and go to. Both calls keep the
- * contract of read_exact and write_all (netio.h): 0 when done; a read
- * returns 1 when the peer left before its first byte; otherwise -1 with
- * errno ETIMEDOUT, ECONNRESET, EPIPE or what the system said. */
-struct byte_link {
-    int (*read_exact)(void *ctx, void *buf, size_t n, uint64_t deadline_ns);
-    int (*write_all)(void *ctx, struct iovec *iov, int iovcnt, uint64_t deadline_ns);
-    void *ctx;                 /* the transport's own state */
-};
-
-/* Serves frames from the link until the peer closes or max_requests (0: no
+/* Serves frames from the link (netio.h) until the peer closes or max_requests (0: no
  * limit) have been answered (returns 0), or until a request is refused or
  * I/O fails (returns -1). */
 int serve_link(struct connection *c, const struct byte_link *link, int max_requests);

@@ -289,6 +289,21 @@ int shm_read_exact(struct shm_channel *ch, void *buf, size_t n, uint64_t deadlin
     return 0;
 }
 
+static int shm_link_read(void *ctx, void *buf, size_t n, uint64_t deadline_ns)
+{
+    return shm_read_exact(ctx, buf, n, deadline_ns);
+}
+
+static int shm_link_write(void *ctx, struct iovec *iov, int iovcnt, uint64_t deadline_ns)
+{
+    return shm_write_all(ctx, iov, iovcnt, deadline_ns);
+}
+
+struct byte_link shm_link(struct shm_channel *ch)
+{
+    return (struct byte_link){shm_link_read, shm_link_write, ch};
+}
+
 /* Sets errno and a message; returns -1. */
 static int fail(char *err, size_t err_size, int code, const char *fmt, ...)
 {

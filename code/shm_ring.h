@@ -14,6 +14,8 @@
 #include <sys/types.h>
 #include <sys/uio.h>
 
+#include "netio.h"
+
 /* How one side waits for the other; each side chooses for itself. */
 enum shm_wait {
     SHM_WAIT_FUTEX,            /* sleep in the kernel until woken (the default) */
@@ -80,5 +82,9 @@ int shm_write_all(struct shm_channel *ch, const struct iovec *iov, int iovcnt,
 /* Reads exactly n bytes. 0; 1 when the peer left before the first byte (a
  * clean end); -1 with errno as above, or ECONNRESET when it left mid-way. */
 int shm_read_exact(struct shm_channel *ch, void *buf, size_t n, uint64_t deadline_ns);
+
+/* The two calls above as a byte link (netio.h), for the protocol's loop
+ * and the harness's client. */
+struct byte_link shm_link(struct shm_channel *ch);
 
 #endif
