@@ -1,17 +1,13 @@
 # ipctax - "The IPC Tax", re-run in C as a literate, reproducible paper.
-#
-#   make paper   install what is missing, build, measure, plot, weave site/
-#   make test    unit tests, tangle check, citation check
-#   make weave   re-weave site/ from the committed data/ without measuring
-#   make tangle  regenerate code/ from paper/*.md
-#
-# QUICK=1 shrinks the measurement (fewer bars and runs) for CI and smoke runs;
-# the paper it weaves says so on its first page.
+# `make help` lists the targets. QUICK=1 shrinks the measurement (fewer bars
+# and rounds) for CI and smoke runs; the paper it weaves says so on its first
+# page.
 
 SHELL := /bin/bash
 .DELETE_ON_ERROR:
 .SECONDARY:
 .SUFFIXES:
+.DEFAULT_GOAL := all
 
 CC ?= cc
 # The floating-point rules of kernel-spec.md: no fused multiply-add, no
@@ -24,18 +20,37 @@ LDLIBS := -lcsv -lnettle -ljansson -lm
 BUILD := build
 CHAPTERS := $(sort $(wildcard paper/[0-9]*.md))
 COMMIT := $(shell git describe --always --dirty 2>/dev/null || echo unknown)
+PYTHON := /usr/bin/python3
 
-# Programs (each a code/*.c with a main) and the library everything else forms.
-PROGRAMS := bench summary engine
-MAINS := $(PROGRAMS:%=code/%.c) code/tangle.c
-LIB_SRC := $(filter-out $(MAINS),$(wildcard code/*.c))
-LIB_OBJ := $(LIB_SRC:code/%.c=$(BUILD)/obj/%.o)
-TESTS := $(patsubst tests/%.c,%,$(wildcard tests/test_*.c))
+.PHONY: all help paper test weave figures compare tangle check-tangle measure clean \
+        unit-tests check-cff check-spec check-woven check-browser check-sanitize \
+        check-valgrind check-packages fuzz FORCE
+FORCE:
 
-# --- Debian packages -------------------------------------------------------
-PAPER_DEBS := build-essential pkg-config git libcsv-dev nettle-dev libjansson-dev pandoc gnuplot-nox \
-              texlive-latex-recommended texlive-latex-extra texlive-fonts-recommended lmodern
-TEST_DEBS := $(PAPER_DEBS) libcmocka-dev python3-jsonschema python3-ruamel.yaml python3-numpy
+help:
+	@echo "make paper      install what is missing, build, measure, plot, weave site/"
+	@echo "make test       unit tests (also sanitized), valgrind, browser, tangle, citation"
+	@echo "make weave      re-weave site/ and figures/ from data/ without measuring"
+	@echo "make compare    this build's key figures beside the published run's"
+	@echo "make check-spec the numpy oracle against data/sweep.csv"
+	@echo "make fuzz       libFuzzer on every target (FUZZ_SECONDS each); records data/fuzz.csv"
+	@echo "make tangle     regenerate code/ and figures/*.gp from paper/"
+	@echo "make check-woven  fail unless site/ and figures/ are what paper/ and data/ weave"
+	@echo "make clean      remove build/"
+	@echo "QUICK=1         a reduced job (smoke test), for paper and measure"
+
+# --- Debian packages ---------------------------------------------------------
+# Each list is what one kind of target runs; tests/check_packages.py proves
+# that every program and Python module `make paper` runs comes from one of
+# the packages it installs (or from an essential package).
+BUILD_DEBS := build-essential git libcsv-dev nettle-dev libjansson-dev
+MEASURE_DEBS := python3-numpy valgrind libcmocka-dev
+WEAVE_DEBS := pandoc gnuplot-nox fonts-dejavu-core texlive-latex-recommended \
+              texlive-latex-extra texlive-fonts-recommended lmodern
+PAPER_DEBS := $(BUILD_DEBS) $(MEASURE_DEBS) $(WEAVE_DEBS)
+TEST_DEBS := $(BUILD_DEBS) $(MEASURE_DEBS) libcmocka-dev python3-jsonschema python3-ruamel.yaml \
+             pandoc chromium chromium-driver python3-selenium
+FUZZ_DEBS := clang libclang-rt-14-dev
 
 # Installs what is missing when run as root; otherwise prints the one command.
 define ensure-debs
@@ -54,19 +69,17 @@ if [ -n "$$missing" ]; then \
 fi
 endef
 
-.PHONY: all paper test weave figures compare tangle check-tangle measure deps-paper deps-test clean \
-        unit-tests check-cff check-spec
-
-all: $(BUILD)/ipctax-bench $(BUILD)/ipctax-summary $(BUILD)/ipctax-engine
-
+.PHONY: deps-paper deps-test deps-fuzz
 deps-paper:
 	$(call ensure-debs,$(PAPER_DEBS))
 deps-test:
 	$(call ensure-debs,$(TEST_DEBS))
+deps-fuzz:
+	$(call ensure-debs,$(FUZZ_DEBS))
 
-# --- Tangle ----------------------------------------------------------------
+# --- Tangle ------------------------------------------------------------------
 # code/ is committed; the tangler is built from its own committed source.
-$(BUILD)/tangle: code/tangle.c
+$(BUILD)/tangle: code/tools/tangle.c
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS_ALL) -o $@ $<
 
@@ -83,65 +96,121 @@ $(BUILD)/tangled.stamp: $(CHAPTERS) $(BUILD)/tangle
 	$(BUILD)/tangle --stray code $(CHAPTERS)
 	@touch $@
 
-# --- Build -----------------------------------------------------------------
+# --- Build: one rule set, instantiated per variant -----------------------------
+# code/ holds one folder per layer; each layer is a static library that knows
+# only the layers below it. The engine links kernel, wire and engine alone.
+LAYERS := kernel wire engine harness report
+MAINS := code/engine/engine.c code/harness/bench.c code/report/summary.c
+layer_src = $(filter-out $(MAINS),$(wildcard code/$(1)/*.c))
+ENGINE_LIBS = libengine.a libwire.a libkernel.a
+ALL_LIBS = libreport.a libharness.a libengine.a libwire.a libkernel.a
+
 # The commit goes into machine.c; a stamp that changes only with the commit
 # keeps every other object from rebuilding.
 $(BUILD)/commit.txt: FORCE
 	@mkdir -p $(@D)
 	@echo '$(COMMIT)' | cmp -s - $@ || echo '$(COMMIT)' > $@
-.PHONY: FORCE
-FORCE:
 
-$(BUILD)/obj/%.o: code/%.c $(BUILD)/tangled.stamp
-	@mkdir -p $(@D)
-	$(CC) $(CFLAGS_ALL) -MMD -MP -c -o $@ $<
+define LAYER_LIB
+$(1)/lib$(2).a: $(patsubst code/%.c,$(1)/obj/%.o,$(call layer_src,$(2)))
+	@rm -f $$@
+	ar rcs $$@ $$^
+endef
 
-$(BUILD)/obj/machine.o: code/machine.c $(BUILD)/tangled.stamp $(BUILD)/commit.txt
-	@mkdir -p $(@D)
-	$(CC) $(CFLAGS_ALL) -DIPCTAX_CFLAGS='"$(CFLAGS_ALL)"' \
-	  -DIPCTAX_COMMIT='"$(shell cat $(BUILD)/commit.txt)"' -MMD -MP -c -o $@ $<
+# $(1) the variant's directory, $(2) its compiler, $(3) its extra flags.
+define VARIANT
+$(1)/obj/%.o: code/%.c $(BUILD)/tangled.stamp
+	@mkdir -p $$(@D)
+	$(2) $(CFLAGS_ALL) $(3) $$(DEFS_$$*) -Icode -MMD -MP -c -o $$@ $$<
+$(1)/obj/harness/machine.o: $(BUILD)/commit.txt
+$(foreach L,$(LAYERS),$(eval $(call LAYER_LIB,$(1),$(L))))
+$(1)/ipctax-engine: $(1)/obj/engine/engine.o $(addprefix $(1)/,$(ENGINE_LIBS))
+	$(2) $(CFLAGS_ALL) $(3) -o $$@ $$^ $(LDLIBS)
+$(1)/ipctax-bench: $(1)/obj/harness/bench.o $(addprefix $(1)/,$(ALL_LIBS))
+	$(2) $(CFLAGS_ALL) $(3) -o $$@ $$^ $(LDLIBS)
+$(1)/ipctax-summary: $(1)/obj/report/summary.o $(addprefix $(1)/,$(ALL_LIBS))
+	$(2) $(CFLAGS_ALL) $(3) -o $$@ $$^ $(LDLIBS)
+$(1)/tests/%: tests/%.c $(wildcard tests/*.h) $(addprefix $(1)/,$(ALL_LIBS))
+	@mkdir -p $$(@D)
+	$(2) $(CFLAGS_ALL) $(3) -Icode -o $$@ $$< $(addprefix $(1)/,$(ALL_LIBS)) -lcmocka $(LDLIBS)
+-include $$(shell find $(1)/obj -name '*.d' 2>/dev/null)
+endef
 
-$(BUILD)/ipctax-%: $(BUILD)/obj/%.o $(LIB_OBJ)
-	$(CC) $(CFLAGS_ALL) -o $@ $^ $(LDLIBS)
+# Definitions one object needs beyond the flags: DEFS_<layer>/<file>.
+DEFS_harness/machine = -DIPCTAX_CFLAGS='"$(CFLAGS_ALL)"' -DIPCTAX_COMMIT='"$(shell cat $(BUILD)/commit.txt)"'
 
--include $(wildcard $(BUILD)/obj/*.d)
+SANITIZE := -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer
+FUZZ_FLAGS := -O1 $(SANITIZE) -fsanitize=fuzzer-no-link
+ASAN := $(BUILD)/asan
+FUZZ := $(BUILD)/fuzz
+$(eval $(call VARIANT,$(BUILD),$(CC),))
+$(eval $(call VARIANT,$(ASAN),$(CC),$(SANITIZE)))
+$(eval $(call VARIANT,$(FUZZ),clang,$(FUZZ_FLAGS)))
 
-# --- Tests -----------------------------------------------------------------
-$(BUILD)/tests/%: tests/%.c $(wildcard tests/*.h) $(LIB_OBJ)
-	@mkdir -p $(@D)
-	$(CC) $(CFLAGS_ALL) -o $@ $< $(LIB_OBJ) -lcmocka $(LDLIBS)
-
-unit-tests: $(TESTS:%=$(BUILD)/tests/%) $(BUILD)/tangle
-	@for t in $(TESTS:%=$(BUILD)/tests/%); do echo "== $$t"; IPCTAX_ROOT=$(CURDIR) $$t || exit 1; done
-
-CFF_SCHEMA := tests/vendor/cff-schema-1.2.0.json
-check-cff:
-	/usr/bin/python3 tests/check_cff.py CITATION.cff $(CFF_SCHEMA)
-
-test: deps-test check-tangle unit-tests check-cff check-browser
+all: $(BUILD)/ipctax-bench $(BUILD)/ipctax-summary $(BUILD)/ipctax-engine
 
 clean:
 	rm -rf $(BUILD)
 
-# --- Measure ---------------------------------------------------------------
+# --- Tests -------------------------------------------------------------------
+TESTS := $(patsubst tests/%.c,%,$(wildcard tests/test_*.c))
+$(BUILD)/tests/test_fuzz_regressions $(ASAN)/tests/test_fuzz_regressions: \
+  tests/fuzz/fuzz_request.c tests/fuzz/seeds.c
+
+unit-tests: $(TESTS:%=$(BUILD)/tests/%) $(BUILD)/tangle all
+	@for t in $(TESTS:%=$(BUILD)/tests/%); do echo "== $$t"; IPCTAX_ROOT=$(CURDIR) $$t || exit 1; done
+
+# The unit tests again with AddressSanitizer and UndefinedBehaviorSanitizer;
+# any report fails. The load test runs the sanitized engine with its memory
+# bounds off, because a sanitizer's quarantine keeps freed memory resident.
+ASAN_ENV := ASAN_OPTIONS=detect_leaks=1:abort_on_error=0:strict_string_checks=1 \
+            UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
+check-sanitize: $(TESTS:%=$(ASAN)/tests/%) $(ASAN)/ipctax-engine all $(BUILD)/tangle
+	@for t in $(TESTS:%=$(ASAN)/tests/%); do echo "== $$t (sanitized)"; \
+	  $(ASAN_ENV) IPCTAX_ROOT=$(CURDIR) IPCTAX_ENGINE=$(CURDIR)/$(ASAN)/ipctax-engine \
+	  IPCTAX_LOAD_MEMORY_BOUNDS=0 $$t || exit 1; done
+	@echo "check-sanitize: every unit test passed under ASan and UBSan"
+
+CFF_SCHEMA := tests/vendor/cff-schema-1.2.0.json
+check-cff:
+	$(PYTHON) tests/check_cff.py CITATION.cff $(CFF_SCHEMA)
+
+# The engine under valgrind serves echo, sweeps, the stateful opcodes and
+# bad frames (tests/drive_engine.c), then stops on SIGTERM; any error, or any
+# definitely or indirectly lost byte, fails.
+check-valgrind: $(BUILD)/ipctax-engine $(BUILD)/tests/drive_engine
+	tests/check_valgrind.sh $(BUILD)/ipctax-engine $(BUILD)/tests/drive_engine $(BUILD)/valgrind
+
+test: deps-test check-tangle unit-tests check-sanitize check-valgrind check-cff check-browser
+	@echo "test: every check passed"
+
+# --- Measure -----------------------------------------------------------------
+# The harness writes a whole run into a staging folder; the numpy oracle
+# re-derives every combination from it; only when everything succeeded do
+# the files replace data/, so a failed or interrupted run loses nothing.
 ifdef QUICK
 BENCH_ARGS ?= --bars 20000 --runs 3
 else
 BENCH_ARGS ?=
 endif
+STAGE := $(BUILD)/run
 
-# The harness writes data/; the numpy oracle then re-derives every
-# combination independently and records whether all of them agree.
-measure: all
-	$(BUILD)/ipctax-bench --out data $(BENCH_ARGS)
-	/usr/bin/python3 tests/reference/spec_numpy.py data/sweep.csv \
-	  "$$(awk -F, '$$1=="bars"{print $$2}' data/machine.csv)" data/oracle.csv
+measure: all $(BUILD)/tests/test_load $(BUILD)/tests/drive_engine
+	@rm -rf $(STAGE) && mkdir -p $(STAGE)
+	$(BUILD)/ipctax-bench --out $(STAGE) $(BENCH_ARGS)
+	IPCTAX_ROOT=$(CURDIR) IPCTAX_LOAD_OUT=$(STAGE)/load.csv $(BUILD)/tests/test_load
+	VALGRIND_OUT=$(STAGE)/valgrind.csv tests/check_valgrind.sh $(BUILD)/ipctax-engine \
+	  $(BUILD)/tests/drive_engine $(BUILD)/valgrind
+	$(PYTHON) tests/reference/spec_numpy.py $(STAGE)/sweep.csv \
+	  "$$(awk -F, '$$1=="bars"{print $$2}' $(STAGE)/machine.csv)" $(STAGE)/oracle.csv
+	@for f in $(STAGE)/*.csv; do mv -f $$f data/; done
+	@echo "measure: data/ replaced by the run in $(STAGE)"
 
 check-spec:
-	/usr/bin/python3 tests/reference/spec_numpy.py data/sweep.csv \
+	$(PYTHON) tests/reference/spec_numpy.py data/sweep.csv \
 	  "$$(awk -F, '$$1=="bars"{print $$2}' data/machine.csv)"
 
-# --- Weave -----------------------------------------------------------------
+# --- Weave -------------------------------------------------------------------
 # Dates inside PDFs come from SOURCE_DATE_EPOCH, by default the time of the
 # measurement, so weaving the same data twice gives the same bytes.
 PDF_EPOCH = $${SOURCE_DATE_EPOCH:-$$(awk -F, '$$1=="date_epoch"{print $$2}' data/machine.csv)}
@@ -165,23 +234,24 @@ $(WOVEN)/values.csv: $(BUILD)/ipctax-summary $(DATA_FILES)
 	  echo "note: the published data/ could not be fully summarized (an older layout?)"
 	$(BUILD)/ipctax-summary data $(WOVEN) $(PUBLISHED)/woven
 
-# This build's key figures beside the published run's, as a plain table.
 compare: all
 	@rm -f $(WOVEN)/values.csv
 	@$(MAKE) --no-print-directory $(WOVEN)/values.csv >/dev/null
 	@column -s, -t < $(WOVEN)/tables/compare.csv
 
 # Figure scripts set no terminal: the same script draws the page's SVG and
-# the paper's PDF.
+# the paper's PDF. The font is named, and comes from fonts-dejavu-core, so
+# the figures are the same bytes whatever other fonts a machine has.
+FIGURE_FONT := DejaVu Sans
 GNUPLOT := gnuplot -e "DATA='data'; WOVEN='$(WOVEN)'"
 figures/%.svg: figures/%.gp $(WOVEN)/values.csv
-	$(GNUPLOT) -e "set terminal svg size 760,440 dynamic enhanced mouse font 'Helvetica,13' \
+	$(GNUPLOT) -e "set terminal svg size 760,440 dynamic enhanced mouse font '$(FIGURE_FONT),13' \
 	  background rgb 'white'; set output '$@'" $<
 # cairo stamps each PDF with the time it was drawn and ignores
 # SOURCE_DATE_EPOCH; the stamp is rewritten, at the same length, to the
 # measurement's time, so the same data gives the same bytes.
 figures/%.pdf: figures/%.gp $(WOVEN)/values.csv
-	$(GNUPLOT) -e "set terminal pdfcairo size 15cm,8.8cm enhanced font 'Helvetica,9'; \
+	$(GNUPLOT) -e "set terminal pdfcairo size 15cm,8.8cm enhanced font '$(FIGURE_FONT),9'; \
 	  set output '$@'" $<
 	stamp=$$(date -u -d "@$(PDF_EPOCH)" +%Y%m%d%H%M%S) && \
 	  perl -pi -e "s/\/CreationDate \(D:\d{14}Z\)/\/CreationDate (D:$${stamp}Z)/" $@
@@ -195,11 +265,12 @@ PANDOC := IPCTAX_WOVEN=$(WOVEN) pandoc paper/metadata.yaml $(CHAPTERS) \
   --lua-filter paper/filters/chunks.lua \
   --citeproc --bibliography paper/references.bib \
   --lua-filter paper/filters/figures.lua
+PANDOC_HTML = $(PANDOC) --to html5 --standalone --self-contained --toc --toc-depth 2 \
+  --css paper/web/style.css
 
 site/index.html: $(WEAVE_INPUTS) $(WOVEN)/values.csv $(FIGURES)
 	@mkdir -p $(@D)
-	$(PANDOC) --to html5 --standalone --self-contained --toc --toc-depth 2 \
-	  --css paper/web/style.css -o $@
+	$(PANDOC_HTML) -o $@
 
 site/paper.pdf: $(WEAVE_INPUTS) $(WOVEN)/values.csv $(FIGURES)
 	@mkdir -p $(@D)
@@ -221,7 +292,6 @@ check-woven: weave
 	  echo "check-woven: site/ or figures/ differ from what paper/ and data/ weave;" \
 	       "run make weave and commit them"; exit 1; }
 	@echo "check-woven: site/ and figures/ are exactly what paper/ and data/ weave"
-.PHONY: check-woven
 
 paper: deps-paper
 	$(MAKE) --no-print-directory measure
@@ -230,116 +300,45 @@ paper: deps-paper
 	@echo "paper: the claims, judged on this build's data:"
 	@sed 's/^/  /' $(WOVEN)/claims.txt
 
-# --- Browser check -----------------------------------------------------------
-# Weaves site/index.html afresh from the sources and reads it as a reader
-# would, in headless Chromium: no console errors, nothing fetched, inline and
-# interactive figures (series toggles, values on hover), folding chunks,
-# every in-page link resolving. Debian's chromium and chromedriver, driven by
-# Debian's python3-selenium (so /usr/bin/python3). See tests/browser/.
-BROWSER_DEBS := chromium chromium-driver python3-selenium
-TEST_DEBS += $(BROWSER_DEBS)
-.PHONY: check-browser
-check-browser:
-	$(call ensure-debs,$(BROWSER_DEBS))
-	@rm -f site/index.html
-	$(MAKE) --no-print-directory site/index.html
-	/usr/bin/python3 tests/browser/check_page.py site/index.html
+# --- Browser check -------------------------------------------------------------
+# Weaves the page into build/ from the committed figures (the checkout is not
+# touched) and reads it as a reader would, in headless Chromium: no console
+# errors, nothing fetched, interactive figures, folding chunks, every in-page
+# link resolving. Debian's chromium and chromedriver, driven by Debian's
+# python3-selenium (so /usr/bin/python3). See tests/browser/.
+TEST_PAGE := $(BUILD)/test-site/index.html
+check-browser: all
+	@mkdir -p $(dir $(TEST_PAGE))
+	$(BUILD)/ipctax-summary data $(WOVEN) $(WOVEN) >/dev/null
+	$(PANDOC_HTML) -o $(TEST_PAGE)
+	$(PYTHON) tests/browser/check_page.py $(TEST_PAGE)
 
-# --- Robustness: fuzzing, sanitizers, valgrind, load ---------------------------
-# paper/86-robustness.md. `make test` runs the sanitized unit tests, the
-# engine under valgrind, and (as a unit test) the load test; `make paper`
-# records the load test's and valgrind's figures in data/; `make fuzz` runs
-# libFuzzer for FUZZ_SECONDS and records its figures in data/fuzz.csv.
-ROBUST_DEBS := valgrind libcmocka-dev
-FUZZ_DEBS := clang libclang-rt-14-dev
-TEST_DEBS += $(ROBUST_DEBS)
-PAPER_DEBS += $(ROBUST_DEBS)
-.PHONY: fuzz deps-fuzz check-sanitize check-valgrind measure-robustness
-
-# test_load runs the engine; unit-tests must build it first.
-unit-tests: $(BUILD)/ipctax-engine
-$(BUILD)/tests/test_fuzz_regressions: tests/fuzz/fuzz_request.c tests/fuzz/seeds.c
-test: check-sanitize check-valgrind
-measure: measure-robustness
-
-# The library, the engine and the unit tests again, with AddressSanitizer and
-# UndefinedBehaviorSanitizer, in a tree of their own; any report fails.
-ASAN := $(BUILD)/asan
-SANITIZE := -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer
-ASAN_OBJ := $(LIB_SRC:code/%.c=$(ASAN)/obj/%.o)
-ASAN_ENV := ASAN_OPTIONS=detect_leaks=1:abort_on_error=0:strict_string_checks=1 \
-            UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
-
-$(ASAN)/obj/%.o: code/%.c $(BUILD)/tangled.stamp
-	@mkdir -p $(@D)
-	$(CC) $(CFLAGS_ALL) $(SANITIZE) -MMD -MP -c -o $@ $<
--include $(wildcard $(ASAN)/obj/*.d)
-
-$(ASAN)/ipctax-engine: $(ASAN)/obj/engine.o $(ASAN_OBJ)
-	$(CC) $(CFLAGS_ALL) $(SANITIZE) -o $@ $^ $(LDLIBS)
-
-$(ASAN)/tests/%: tests/%.c $(wildcard tests/*.h) $(ASAN_OBJ)
-	@mkdir -p $(@D)
-	$(CC) $(CFLAGS_ALL) $(SANITIZE) -o $@ $< $(ASAN_OBJ) -lcmocka $(LDLIBS)
-$(ASAN)/tests/test_fuzz_regressions: tests/fuzz/fuzz_request.c tests/fuzz/seeds.c
-
-# The load test runs the sanitized engine; its memory bounds are off there,
-# because a sanitizer's quarantine keeps freed memory resident.
-check-sanitize: $(TESTS:%=$(ASAN)/tests/%) $(ASAN)/ipctax-engine $(BUILD)/ipctax-engine $(BUILD)/tangle
-	@for t in $(TESTS:%=$(ASAN)/tests/%); do echo "== $$t (sanitized)"; \
-	  $(ASAN_ENV) IPCTAX_ROOT=$(CURDIR) IPCTAX_ENGINE=$(CURDIR)/$(ASAN)/ipctax-engine \
-	  IPCTAX_LOAD_MEMORY_BOUNDS=0 $$t || exit 1; done
-	@echo "check-sanitize: every unit test passed under ASan and UBSan"
-
-# The engine under valgrind serves echo, sweeps, the stateful opcodes and
-# bad frames (tests/drive_engine.c), then stops on SIGTERM; any error, or any
-# definitely or indirectly lost byte, fails.
-$(BUILD)/tests/drive_engine: tests/drive_engine.c $(LIB_OBJ)
-	@mkdir -p $(@D)
-	$(CC) $(CFLAGS_ALL) -o $@ $< $(LIB_OBJ) $(LDLIBS)
-
-check-valgrind: $(BUILD)/ipctax-engine $(BUILD)/tests/drive_engine
-	tests/check_valgrind.sh $(BUILD)/ipctax-engine $(BUILD)/tests/drive_engine $(BUILD)/valgrind
-
-# Figures for the paper: the load test's counts and valgrind's totals.
-measure-robustness: $(BUILD)/tests/test_load $(BUILD)/ipctax-engine $(BUILD)/tests/drive_engine
-	IPCTAX_ROOT=$(CURDIR) IPCTAX_LOAD_OUT=data/load.csv $(BUILD)/tests/test_load
-	VALGRIND_OUT=data/valgrind.csv tests/check_valgrind.sh $(BUILD)/ipctax-engine \
-	  $(BUILD)/tests/drive_engine $(BUILD)/valgrind
-
+# --- Fuzzing -------------------------------------------------------------------
 # libFuzzer: the library built with clang and coverage, the target linked
 # with -fsanitize=fuzzer. A fresh corpus grows from the generated seeds; a
 # run that finds a crash stops, keeps the input in build/fuzz/crashes/, and
 # records nothing.
 FUZZ_SECONDS ?= 300
-FUZZ := $(BUILD)/fuzz
-FUZZ_CFLAGS := $(CFLAGS_ALL) -O1 -fsanitize=address,undefined -fno-sanitize-recover=all \
-               -fno-omit-frame-pointer
-FUZZ_OBJ := $(LIB_SRC:code/%.c=$(FUZZ)/obj/%.o)
 FUZZ_ARGS := -max_len=16384 -timeout=10 -rss_limit_mb=2048 -print_final_stats=1
 
-deps-fuzz:
-	$(call ensure-debs,$(FUZZ_DEBS))
+$(FUZZ)/fuzz_request: tests/fuzz/fuzz_request.c $(addprefix $(FUZZ)/,$(ENGINE_LIBS))
+	clang $(CFLAGS_ALL) -O1 $(SANITIZE) -fsanitize=fuzzer -Icode -o $@ $^ $(LDLIBS)
 
-$(FUZZ)/obj/%.o: code/%.c $(BUILD)/tangled.stamp
-	@mkdir -p $(@D)
-	clang $(FUZZ_CFLAGS) -fsanitize=fuzzer-no-link -c -o $@ $<
-
-$(FUZZ)/fuzz_request: tests/fuzz/fuzz_request.c $(FUZZ_OBJ)
-	clang $(FUZZ_CFLAGS) -fsanitize=fuzzer -o $@ $^ $(LDLIBS)
-
-$(FUZZ)/make-seeds: tests/fuzz/seeds.c $(LIB_OBJ)
-	@mkdir -p $(@D)
-	$(CC) $(CFLAGS_ALL) -o $@ $^ $(LDLIBS)
+$(BUILD)/make-seeds: tests/fuzz/seeds.c $(addprefix $(BUILD)/,$(ALL_LIBS))
+	$(CC) $(CFLAGS_ALL) -Icode -o $@ $^ $(LDLIBS)
 
 fuzz: deps-fuzz
-	$(MAKE) --no-print-directory $(FUZZ)/fuzz_request $(FUZZ)/make-seeds
+	$(MAKE) --no-print-directory $(FUZZ)/fuzz_request $(BUILD)/make-seeds
 	rm -rf $(FUZZ)/seeds $(FUZZ)/corpus
 	mkdir -p $(FUZZ)/seeds $(FUZZ)/corpus $(FUZZ)/crashes
-	$(FUZZ)/make-seeds $(FUZZ)/seeds
+	$(BUILD)/make-seeds $(FUZZ)/seeds
 	$(FUZZ)/fuzz_request -max_total_time=$(FUZZ_SECONDS) $(FUZZ_ARGS) \
 	  -artifact_prefix=$(FUZZ)/crashes/ $(FUZZ)/corpus $(FUZZ)/seeds 2>&1 | tee $(FUZZ)/log; \
 	  test $${PIPESTATUS[0]} = 0
 	tests/fuzz/record.sh $(FUZZ)/log $(FUZZ)/seeds tests/fuzz/regressions "$(FUZZ_ARGS)" \
 	  > data/fuzz.csv.tmp && mv data/fuzz.csv.tmp data/fuzz.csv
 	@echo "fuzz: no crash in $(FUZZ_SECONDS) s; data/fuzz.csv updated"
+
+$(BUILD)/tests/drive_engine: tests/drive_engine.c $(addprefix $(BUILD)/,$(ALL_LIBS))
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS_ALL) -Icode -o $@ $< $(addprefix $(BUILD)/,$(ALL_LIBS)) $(LDLIBS)

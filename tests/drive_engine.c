@@ -21,14 +21,14 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "../code/client.h"
-#include "../code/frame.h"
-#include "../code/grid.h"
-#include "../code/json_codec.h"
-#include "../code/kernel.h"
-#include "../code/netio.h"
-#include "../code/series.h"
-#include "../code/timing.h"
+#include "harness/client.h"
+#include "wire/frame.h"
+#include "kernel/grid.h"
+#include "wire/json_codec.h"
+#include "kernel/kernel.h"
+#include "wire/netio.h"
+#include "kernel/series.h"
+#include "wire/timing.h"
 
 enum { BARS = 300, COMBOS = 3, STREAM_BARS = 30, TIMEOUT_MS = 60000 };
 

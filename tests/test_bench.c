@@ -12,7 +12,7 @@
 #include <math.h>
 
 #include "testengine.h"
-#include "../code/csvread.h"
+#include "report/csvread.h"
 
 /* ---- The fake engine ------------------------------------------------------ */
 

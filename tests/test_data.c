@@ -8,8 +8,8 @@
 #include <stdlib.h>
 
 #include "testutil.h"
-#include "../code/rng.h"
-#include "../code/series.h"
+#include "kernel/rng.h"
+#include "kernel/series.h"
 
 static void first_uniforms_match_numpy(void **state)
 {

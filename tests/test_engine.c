@@ -17,7 +17,7 @@
 #include <sys/un.h>
 
 #include "testengine.h"
-#include "../code/service.h"
+#include "engine/service.h"
 
 /* ---- Engines -------------------------------------------------------------- */
 

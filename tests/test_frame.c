@@ -9,7 +9,7 @@
 #include <stdlib.h>
 
 #include "testutil.h"
-#include "../code/frame.h"
+#include "wire/frame.h"
 
 /* ---- Little-endian helpers on known byte patterns --------------------- */
 

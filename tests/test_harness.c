@@ -8,12 +8,12 @@
 #include <unistd.h>
 
 #include "testutil.h"
-#include "../code/csvout.h"
-#include "../code/csvread.h"
-#include "../code/gate.h"
-#include "../code/options.h"
-#include "../code/timing.h"
-#include "../code/values.h"
+#include "harness/csvout.h"
+#include "report/csvread.h"
+#include "harness/gate.h"
+#include "wire/options.h"
+#include "wire/timing.h"
+#include "report/values.h"
 
 static void median_of_an_even_count_averages_the_middle_pair(void **state)
 {

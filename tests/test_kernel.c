@@ -8,9 +8,9 @@
 #include <stdlib.h>
 
 #include "testutil.h"
-#include "../code/grid.h"
-#include "../code/kernel.h"
-#include "../code/series.h"
+#include "kernel/grid.h"
+#include "kernel/kernel.h"
+#include "kernel/series.h"
 
 static void wma_weighs_newest_most(void **state)
 {

@@ -13,10 +13,10 @@
 #include <stdlib.h>
 
 #include "testutil.h"
-#include "../code/grid.h"
-#include "../code/kernel.h"
-#include "../code/kernel_tuned.h"
-#include "../code/series.h"
+#include "kernel/grid.h"
+#include "kernel/kernel.h"
+#include "kernel/kernel_tuned.h"
+#include "kernel/series.h"
 
 static const int WIDTHS[] = {16, 32, 64};
 static const int SMALL_THREADS[] = {0, 1, 2, 3};

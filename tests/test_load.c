@@ -36,13 +36,13 @@
 #include <unistd.h>
 
 #include "testutil.h"
-#include "../code/client.h"
-#include "../code/frame.h"
-#include "../code/grid.h"
-#include "../code/kernel.h"
-#include "../code/netio.h"
-#include "../code/series.h"
-#include "../code/timing.h"
+#include "harness/client.h"
+#include "wire/frame.h"
+#include "kernel/grid.h"
+#include "kernel/kernel.h"
+#include "wire/netio.h"
+#include "kernel/series.h"
+#include "wire/timing.h"
 
 /* The engine's limits for this test, and the size of the load. */
 enum {

@@ -9,9 +9,9 @@
 #include <stdlib.h>
 
 #include "testutil.h"
-#include "../code/frame.h"
-#include "../code/serialize.h"
-#include "../code/series.h"
+#include "wire/frame.h"
+#include "wire/serialize.h"
+#include "kernel/series.h"
 
 /* Doubles that are easy to get wrong: signs, zeros, extremes, subnormals,
    values whose shortest text is not their 17-digit text. */

@@ -22,7 +22,7 @@
 #include <sys/mman.h>
 
 #include "testengine.h"
-#include "../code/shm_ring.h"
+#include "wire/shm_ring.h"
 
 /* ---- Names and data ------------------------------------------------------- */
 

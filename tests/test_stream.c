@@ -5,10 +5,10 @@
 #include <stdlib.h>
 
 #include "testutil.h"
-#include "../code/grid.h"
-#include "../code/kernel.h"
-#include "../code/kernel_stream.h"
-#include "../code/series.h"
+#include "kernel/grid.h"
+#include "kernel/kernel.h"
+#include "kernel/kernel_stream.h"
+#include "kernel/series.h"
 
 static void stream_the_series(const double *close, size_t n_bars,
                               const struct combo_params *params, size_t n_combos,

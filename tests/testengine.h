@@ -26,14 +26,14 @@
 #include <unistd.h>
 
 #include "testutil.h"
-#include "../code/client.h"
-#include "../code/frame.h"
-#include "../code/gate.h"
-#include "../code/grid.h"
-#include "../code/kernel.h"
-#include "../code/netio.h"
-#include "../code/series.h"
-#include "../code/timing.h"
+#include "harness/client.h"
+#include "wire/frame.h"
+#include "harness/gate.h"
+#include "kernel/grid.h"
+#include "kernel/kernel.h"
+#include "wire/netio.h"
+#include "kernel/series.h"
+#include "wire/timing.h"
 
 extern char **environ;
 

@@ -41,11 +41,11 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
-#include "../../code/frame.h"
-#include "../../code/json_codec.h"
-#include "../../code/kernel.h"
-#include "../../code/kernel_stream.h"
-#include "../../code/service.h"
+#include "wire/frame.h"
+#include "wire/json_codec.h"
+#include "kernel/kernel.h"
+#include "kernel/kernel_stream.h"
+#include "engine/service.h"
 
 /*
  * The engine under fuzzing is configured as the real one, except that its

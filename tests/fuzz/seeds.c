@@ -15,10 +15,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../../code/frame.h"
-#include "../../code/grid.h"
-#include "../../code/json_codec.h"
-#include "../../code/series.h"
+#include "wire/frame.h"
+#include "kernel/grid.h"
+#include "wire/json_codec.h"
+#include "kernel/series.h"
 
 typedef void (*seed_fn)(const char *name, const uint8_t *data, size_t len);
 

@@ -1,0 +1,395 @@
+/*
+ * service.c - reads request frames, answers them, one connection at a time.
+ *
+ * Tangled from paper/55-engine.md.
+ */
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "wire/frame.h"
+#include "wire/json_codec.h"
+#include "kernel/kernel_stream.h"
+#include "wire/netio.h"
+#include "engine/service.h"
+#include "wire/timing.h"
+
+/* Returns a buffer of at least `size` bytes, or NULL when out of memory.
+ * A zero-byte request still gets a real buffer: NULL means only failure. */
+static void *grow(struct grow_buffer *b, size_t size)
+{
+    if (size == 0)
+        size = 1;
+    if (size <= b->cap)
+        return b->data;
+    void *bigger = realloc(b->data, size);
+    if (bigger == NULL)
+        return NULL;
+    b->data = bigger;
+    b->cap = size;
+    return bigger;
+}
+
+void connection_init(struct connection *c, const struct engine_config *cfg)
+{
+    memset(c, 0, sizeof *c);
+    c->cfg = cfg;
+    sweep_workspace_init(&c->workspace);
+}
+
+void connection_free(struct connection *c)
+{
+    struct grow_buffer *all[] = {&c->body, &c->close, &c->params, &c->results, &c->out};
+    for (size_t i = 0; i < sizeof all / sizeof all[0]; i++)
+        free(all[i]->data);
+    sweep_workspace_free(&c->workspace);
+    free(c->loaded);
+    if (c->streaming)
+        stream_free(&c->stream);
+    free(c->json_reply);
+    memset(c, 0, sizeof *c);
+}
+
+/* Runs the kernel on a decoded series and encodes the reply. */
+static int sweep_prepared(struct connection *c, const double *close, uint32_t n_bars,
+                          const struct request_view *req, char *err, size_t err_size)
+{
+    struct combo_params *params = grow(&c->params, (size_t)req->n_combos * sizeof *params);
+    struct combo_result *results = grow(&c->results, (size_t)req->n_combos * sizeof *results);
+    uint8_t *out = grow(&c->out, (size_t)sweep_reply_size(req->n_combos));
+    if (params == NULL || results == NULL || out == NULL) {
+        snprintf(err, err_size, "engine out of memory for %u combos", req->n_combos);
+        return -1;
+    }
+    request_params(req, params);
+    if (c->cfg->sweep(&c->workspace, close, n_bars, params, req->n_combos, results) != 0) {
+        snprintf(err, err_size, "engine out of memory for the sweep workspace");
+        return -1;
+    }
+    sweep_reply_encode(out, results, req->n_combos);
+    c->reply[0] = out;
+    c->reply_len[0] = (size_t)sweep_reply_size(req->n_combos);
+    c->n_reply = 1;
+    return 0;
+}
+
+static int handle_sweep(struct connection *c, const struct request_view *req,
+                        char *err, size_t err_size)
+{
+    double *close = grow(&c->close, (size_t)req->n_bars * sizeof(double));
+    if (close == NULL) {
+        snprintf(err, err_size, "engine out of memory for %u bars", req->n_bars);
+        return -1;
+    }
+    le_get_f64s(close, req->close, req->n_bars);
+    return sweep_prepared(c, close, req->n_bars, req, err, err_size);
+}
+
+static int handle_echo(struct connection *c, const struct request_view *req)
+{
+    c->reply[0] = req->close;
+    c->reply_len[0] = (size_t)req->n_bars * 8;
+    c->n_reply = 1;
+    return 0;
+}
+
+static int empty_reply(struct connection *c)
+{
+    c->n_reply = 0;
+    return 0;
+}
+
+static int handle_load(struct connection *c, const struct request_view *req,
+                       char *err, size_t err_size)
+{
+    double *series = realloc(c->loaded, (size_t)req->n_bars * sizeof *series);
+    if (series == NULL) {
+        snprintf(err, err_size, "engine out of memory loading %u bars", req->n_bars);
+        return -1;
+    }
+    le_get_f64s(series, req->close, req->n_bars);
+    c->loaded = series;
+    c->loaded_bars = req->n_bars;
+    return empty_reply(c);
+}
+
+static int handle_sweep_loaded(struct connection *c, const struct request_view *req,
+                               char *err, size_t err_size)
+{
+    if (c->loaded == NULL) {
+        snprintf(err, err_size, "sweep on a loaded series, but no series is loaded "
+                 "(send opcode 2 first)");
+        return -1;
+    }
+    for (uint64_t i = 0; i < (uint64_t)req->n_combos * PARAMS_PER_COMBO; i++) {
+        int64_t six[PARAMS_PER_COMBO];
+        le_get_i64s(six, req->params + PARAM_BYTES * (i / PARAMS_PER_COMBO), PARAMS_PER_COMBO);
+        int64_t w = six[i % PARAMS_PER_COMBO];
+        if (w < 1 || w > (int64_t)c->loaded_bars) {
+            snprintf(err, err_size, "combo %llu: window %lld is outside 1..%u, the loaded "
+                     "series", (unsigned long long)(i / PARAMS_PER_COMBO), (long long)w,
+                     c->loaded_bars);
+            return -1;
+        }
+    }
+    return sweep_prepared(c, c->loaded, c->loaded_bars, req, err, err_size);
+}
+static int handle_stream(struct connection *c, const struct request_view *req,
+                         char *err, size_t err_size)
+{
+    if (req->opcode == OP_OPEN_STREAM) {
+        struct combo_params *params = grow(&c->params, (size_t)req->n_combos * sizeof *params);
+        if (c->streaming)
+            stream_free(&c->stream);
+        c->streaming = 0;
+        if (params == NULL) {
+            snprintf(err, err_size, "engine out of memory for %u combos", req->n_combos);
+            return -1;
+        }
+        request_params(req, params);
+        uint64_t need = stream_memory(params, req->n_combos);
+        if (need > c->cfg->max_frame) {
+            snprintf(err, err_size, "a stream of %u combos would hold %llu bytes, more than "
+                     "the engine's maximum frame of %u", req->n_combos,
+                     (unsigned long long)need, c->cfg->max_frame);
+            return -1;
+        }
+        if (stream_open(&c->stream, params, req->n_combos) != 0) {
+            snprintf(err, err_size, "engine out of memory opening a stream");
+            return -1;
+        }
+        c->streaming = 1;
+        return empty_reply(c);
+    }
+    if (!c->streaming) {
+        snprintf(err, err_size, "opcode %u needs an open stream (send opcode 4 first)",
+                 req->opcode);
+        return -1;
+    }
+    if (req->opcode == OP_BAR) {
+        double close;
+        int8_t *positions = grow(&c->out, c->stream.n_combos);
+        if (positions == NULL) {
+            snprintf(err, err_size, "engine out of memory for the positions");
+            return -1;
+        }
+        le_get_f64s(&close, req->close, 1);
+        stream_bar(&c->stream, close, positions);
+        c->reply[0] = positions;
+        c->reply_len[0] = c->stream.n_combos;
+        c->n_reply = 1;
+        return 0;
+    }
+    uint32_t n = (uint32_t)c->stream.n_combos;
+    struct combo_result *results = grow(&c->results, (size_t)n * sizeof *results);
+    uint8_t *out = grow(&c->out, (size_t)sweep_reply_size(n));
+    if (results == NULL || out == NULL) {
+        snprintf(err, err_size, "engine out of memory for the results");
+        return -1;
+    }
+    stream_close(&c->stream, results);
+    stream_free(&c->stream);
+    c->streaming = 0;
+    sweep_reply_encode(out, results, n);
+    c->reply[0] = out;
+    c->reply_len[0] = (size_t)sweep_reply_size(n);
+    c->n_reply = 1;
+    return 0;
+}
+
+static int handle_json(struct connection *c, const uint8_t *body, size_t len,
+                       char *err, size_t err_size)
+{
+    struct json_request req;
+    if (json_request_decode((const char *)body, len, &req, err, err_size) != 0)
+        return -1;
+    size_t n_combos = req.n_combos;    /* req is freed before the reply is built */
+    struct combo_result *results = grow(&c->results, n_combos * sizeof *results);
+    int status = -1;
+    if (results == NULL)
+        snprintf(err, err_size, "engine out of memory for %zu combos", n_combos);
+    else if (c->cfg->sweep(&c->workspace, req.close, req.n_bars, req.params, n_combos,
+                           results) != 0)
+        snprintf(err, err_size, "engine out of memory for the sweep workspace");
+    else
+        status = 0;
+    json_request_free(&req);
+    for (size_t k = 0; status == 0 && k < n_combos; k++)
+        if (!isfinite(results[k].pnl)) {
+            snprintf(err, err_size, "combo %zu's PnL is %g, which JSON cannot represent "
+                     "(the binary protocol can)", k, results[k].pnl);
+            status = -1;
+        }
+    if (status != 0)
+        return -1;
+    size_t text_len;
+    free(c->json_reply);
+    c->json_reply = json_reply_encode(results, n_combos, &text_len);
+    if (c->json_reply == NULL) {
+        snprintf(err, err_size, "engine out of memory for the JSON reply");
+        return -1;
+    }
+    c->reply[0] = c->json_reply;
+    c->reply_len[0] = text_len;
+    c->n_reply = 1;
+    return 0;
+}
+
+int handle_request(struct connection *c, const uint8_t *body, size_t len,
+                   char *err, size_t err_size)
+{
+    struct request_view req;
+    c->n_reply = 0;
+    if (len > 0 && body[0] == '{')
+        return handle_json(c, body, len, err, err_size);
+    if (request_decode(body, len, &req, err, err_size) != 0)
+        return -1;
+    switch (req.opcode) {
+    case OP_SWEEP:
+        return handle_sweep(c, &req, err, err_size);
+    case OP_ECHO:
+        return handle_echo(c, &req);
+    case OP_LOAD:
+        return handle_load(c, &req, err, err_size);
+    case OP_SWEEP_LOADED:
+        return handle_sweep_loaded(c, &req, err, err_size);
+    case OP_OPEN_STREAM:
+    case OP_BAR:
+    case OP_CLOSE_STREAM:
+        return handle_stream(c, &req, err, err_size);
+    }
+    snprintf(err, err_size, "opcode %u is known but not served", req.opcode);
+    return -1;
+}
+
+static uint64_t deadline_in(int ms)
+{
+    return ms > 0 ? clock_ns() + (uint64_t)ms * 1000000u : NO_DEADLINE;
+}
+
+static int send_reply(struct connection *c, const struct byte_link *link)
+{
+    uint8_t header[FRAME_HEADER_BYTES];
+    struct iovec iov[3] = {{header, sizeof header}};
+    size_t total = 0;
+    for (int i = 0; i < c->n_reply; i++) {
+        iov[1 + i].iov_base = (void *)c->reply[i];
+        iov[1 + i].iov_len = c->reply_len[i];
+        total += c->reply_len[i];
+    }
+    le_put_u32(header, (uint32_t)total);
+    return link->write_all(link->ctx, iov, 1 + c->n_reply,
+                           deadline_in(c->cfg->frame_timeout_ms));
+}
+
+/* Best effort: a peer that has gone cannot be told, and the write says so at once. */
+static void send_error(struct connection *c, const struct byte_link *link, const char *message)
+{
+    uint8_t header[FRAME_HEADER_BYTES];
+    uint32_t n = error_frame_header(header, strlen(message));
+    struct iovec iov[2] = {{header, sizeof header}, {(void *)message, n}};
+    link->write_all(link->ctx, iov, 2, deadline_in(c->cfg->frame_timeout_ms));
+}
+
+/* Describes why a frame could not be read whole, for the error frame. */
+static void describe_read_failure(char *err, size_t size, const char *part, int timeout_ms)
+{
+    if (errno == ETIMEDOUT)
+        snprintf(err, size, "the frame's %s did not arrive within %d ms", part, timeout_ms);
+    else if (errno == ECONNRESET)
+        snprintf(err, size, "the connection ended in the middle of the frame's %s", part);
+    else
+        snprintf(err, size, "reading the frame's %s: %s", part, strerror(errno));
+}
+
+int serve_link(struct connection *c, const struct byte_link *link, int max_requests)
+{
+    char err[512];
+    const struct engine_config *cfg = c->cfg;
+    for (int served = 0; max_requests == 0 || served < max_requests; served++) {
+        uint8_t header[FRAME_HEADER_BYTES];
+        int r = link->read_exact(link->ctx, header, 1, deadline_in(cfg->idle_timeout_ms));
+        if (r == 1)
+            return 0;                                  /* the client is done */
+        if (r != 0 && errno == EINTR)
+            return -1;              /* the engine is stopping; between frames nothing is owed */
+        if (r != 0) {
+            if (errno == ETIMEDOUT)
+                snprintf(err, sizeof err, "no request within the idle timeout of %d ms",
+                         cfg->idle_timeout_ms);
+            else
+                snprintf(err, sizeof err, "reading a request: %s", strerror(errno));
+            send_error(c, link, err);
+            return -1;
+        }
+        uint64_t frame_deadline = deadline_in(cfg->frame_timeout_ms);
+        r = link->read_exact(link->ctx, header + 1, sizeof header - 1, frame_deadline);
+        if (r != 0) {
+            if (r == 1)
+                errno = ECONNRESET;                    /* ended after the first byte */
+            describe_read_failure(err, sizeof err, "header", cfg->frame_timeout_ms);
+            send_error(c, link, err);
+            return -1;
+        }
+        uint32_t len = le_get_u32(header);
+        if (len > cfg->max_frame) {
+            snprintf(err, sizeof err, "frame of %u bytes exceeds the engine's maximum of %u",
+                     len, cfg->max_frame);
+            send_error(c, link, err);
+            return -1;
+        }
+        uint8_t *body = grow(&c->body, len);
+        if (body == NULL) {
+            send_error(c, link, "engine out of memory for the request body");
+            return -1;
+        }
+        r = link->read_exact(link->ctx, body, len, frame_deadline);
+        if (r != 0) {
+            if (r == 1)
+                errno = ECONNRESET;
+            describe_read_failure(err, sizeof err, "body", cfg->frame_timeout_ms);
+            send_error(c, link, err);
+            return -1;
+        }
+        if (handle_request(c, body, len, err, sizeof err) != 0) {
+            send_error(c, link, err);
+            return -1;
+        }
+        if (send_reply(c, link) != 0)
+            return -1;                                 /* the client went away */
+    }
+    return 0;
+}
+
+int serve_connection(struct connection *c, int in_fd, int out_fd, int max_requests)
+{
+    struct fd_pair fds = {in_fd, out_fd};
+    struct byte_link link = fd_link(&fds);
+    return serve_link(c, &link, max_requests);
+}
+
+void serve_raw_link(const struct byte_link *link, uint32_t max_size)
+{
+    uint8_t size_word[4];
+    if (link->read_exact(link->ctx, size_word, 4, NO_DEADLINE) != 0)
+        return;
+    uint32_t size = le_get_u32(size_word);
+    if (size > max_size)
+        return;
+    uint8_t *buf = malloc(size ? size : 1);
+    while (buf != NULL && link->read_exact(link->ctx, buf, size, NO_DEADLINE) == 0) {
+        struct iovec iov = {buf, size};
+        if (link->write_all(link->ctx, &iov, 1, NO_DEADLINE) != 0)
+            break;
+    }
+    free(buf);
+}
+
+void serve_raw(int in_fd, int out_fd, uint32_t max_size)
+{
+    struct fd_pair fds = {in_fd, out_fd};
+    struct byte_link link = fd_link(&fds);
+    serve_raw_link(&link, max_size);
+}

@@ -1,0 +1,69 @@
+/*
+ * service.h - the engine's protocol on one connection.
+ *
+ * Tangled from paper/55-engine.md.
+ */
+#ifndef IPCTAX_SERVICE_H
+#define IPCTAX_SERVICE_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include "kernel/kernel.h"
+#include "kernel/kernel_stream.h"
+#include "wire/netio.h"
+
+/* The kernel behind the sweep opcode; it may use (and grow) the workspace. */
+typedef int (*sweep_fn)(struct sweep_workspace *ws, const double *close, size_t n_bars,
+                        const struct combo_params *params, size_t n_combos,
+                        struct combo_result *results);
+
+struct engine_config {
+    uint32_t max_frame;        /* largest request body accepted, in bytes */
+    sweep_fn sweep;            /* the kernel */
+    int idle_timeout_ms;       /* a client may wait this long between frames */
+    int frame_timeout_ms;      /* a frame must arrive whole within this */
+};
+
+struct grow_buffer {
+    void *data;
+    size_t cap;                /* bytes */
+};
+
+struct connection {
+    const struct engine_config *cfg;
+    struct grow_buffer body, close, params, results, out;
+    struct sweep_workspace workspace;      /* the kernel's, kept between requests */
+    double *loaded;                        /* opcode 2's series, or NULL */
+    uint32_t loaded_bars;
+    struct sweep_stream stream;            /* opcode 4's stream */
+    int streaming;
+    char *json_reply;                      /* the last JSON reply's text */
+    /* The reply body: up to two pieces, sent with the header in one writev. */
+    const void *reply[2];
+    size_t reply_len[2];
+    int n_reply;
+};
+
+void connection_init(struct connection *c, const struct engine_config *cfg);
+void connection_free(struct connection *c);
+
+/* Answers one request body. On success the reply body is described by
+ * c->reply[0..c->n_reply) and 0 is returned; on a request that cannot be
+ * served, -1 with a message in err. Never touches a file descriptor, so it
+ * can be driven by a fuzzer. */
+int handle_request(struct connection *c, const uint8_t *body, size_t len,
+                   char *err, size_t err_size);
+
+/* Serves frames from the link (netio.h) until the peer closes or max_requests (0: no
+ * limit) have been answered (returns 0), or until a request is refused or
+ * I/O fails (returns -1). */
+int serve_link(struct connection *c, const struct byte_link *link, int max_requests);
+/* The same, reading in_fd and writing out_fd. */
+int serve_connection(struct connection *c, int in_fd, int out_fd, int max_requests);
+
+/* The raw ping-pong: one size word (at most max_size), then that many bytes
+ * in and the same bytes out, until the peer leaves. */
+void serve_raw_link(const struct byte_link *link, uint32_t max_size);
+void serve_raw(int in_fd, int out_fd, uint32_t max_size);
+
+#endif

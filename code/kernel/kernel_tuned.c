@@ -1,0 +1,346 @@
+/*
+ * kernel_tuned.c - the sweep of kernel.c, bit for bit, in vector lanes and threads.
+ *
+ * Tangled from paper/35-tuned-kernel.md, which explains why every result is
+ * the naive kernel's to the last bit. Built, like kernel.c, with
+ * -ffp-contract=off and without -ffast-math. The three wma_blocks_*
+ * functions share one body: the chapter writes it once, at three widths.
+ */
+#include <math.h>
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "kernel/kernel_tuned.h"
+
+/*
+ * Fills out[t] for whole spans of bars from t = n-1 on, and returns the
+ * first bar it left for the caller. 1 <= n <= n_bars.
+ */
+typedef size_t wma_blocks_fn(const double *x, size_t n_bars, int64_t n, double weight_sum,
+                             double *out);
+
+/* Independent vector sums in flight at each window position. */
+enum { BLOCKS = 6 };
+
+#if defined(__GNUC__) && (defined(__x86_64__) || defined(__i386__))
+#define TUNED_X86 1
+#else
+#define TUNED_X86 0
+#endif
+
+#if TUNED_X86
+__attribute__((target("avx512f")))
+static size_t wma_blocks_512(const double *x, size_t n_bars, int64_t n, double weight_sum,
+                             double *out)
+{
+    typedef double lanes __attribute__((vector_size(64)));
+    /* Lane i of s[b] holds the running sum of bar t + b*LANES + i. */
+    enum { LANES = sizeof(lanes) / sizeof(double), SPAN = BLOCKS * LANES };
+    const size_t first = (size_t)n - 1;
+    size_t t = first;
+    for (; t + SPAN <= n_bars; t += SPAN) {
+        const double *window = x + t - first;
+        lanes s[BLOCKS] = {0};
+        for (int64_t j = 0; j < n; j++) {
+            const double weight = (double)(j + 1);
+    #pragma GCC unroll 8
+            for (int b = 0; b < BLOCKS; b++) {
+                lanes terms;
+                memcpy(&terms, window + j + b * LANES, sizeof terms);   /* unaligned load */
+                s[b] = s[b] + terms * weight;
+            }
+        }
+    #pragma GCC unroll 8
+        for (int b = 0; b < BLOCKS; b++) {
+            lanes mean = s[b] / weight_sum;
+            memcpy(out + t + b * LANES, &mean, sizeof mean);
+        }
+    }
+    return t;
+}
+
+__attribute__((target("avx2")))
+static size_t wma_blocks_256(const double *x, size_t n_bars, int64_t n, double weight_sum,
+                             double *out)
+{
+    typedef double lanes __attribute__((vector_size(32)));
+    /* Lane i of s[b] holds the running sum of bar t + b*LANES + i. */
+    enum { LANES = sizeof(lanes) / sizeof(double), SPAN = BLOCKS * LANES };
+    const size_t first = (size_t)n - 1;
+    size_t t = first;
+    for (; t + SPAN <= n_bars; t += SPAN) {
+        const double *window = x + t - first;
+        lanes s[BLOCKS] = {0};
+        for (int64_t j = 0; j < n; j++) {
+            const double weight = (double)(j + 1);
+    #pragma GCC unroll 8
+            for (int b = 0; b < BLOCKS; b++) {
+                lanes terms;
+                memcpy(&terms, window + j + b * LANES, sizeof terms);   /* unaligned load */
+                s[b] = s[b] + terms * weight;
+            }
+        }
+    #pragma GCC unroll 8
+        for (int b = 0; b < BLOCKS; b++) {
+            lanes mean = s[b] / weight_sum;
+            memcpy(out + t + b * LANES, &mean, sizeof mean);
+        }
+    }
+    return t;
+}
+#endif
+
+/* SSE2 on x86-64, NEON on ARM; elsewhere the compiler splits it into scalars. */
+static size_t wma_blocks_128(const double *x, size_t n_bars, int64_t n, double weight_sum,
+                             double *out)
+{
+    typedef double lanes __attribute__((vector_size(16)));
+    /* Lane i of s[b] holds the running sum of bar t + b*LANES + i. */
+    enum { LANES = sizeof(lanes) / sizeof(double), SPAN = BLOCKS * LANES };
+    const size_t first = (size_t)n - 1;
+    size_t t = first;
+    for (; t + SPAN <= n_bars; t += SPAN) {
+        const double *window = x + t - first;
+        lanes s[BLOCKS] = {0};
+        for (int64_t j = 0; j < n; j++) {
+            const double weight = (double)(j + 1);
+    #pragma GCC unroll 8
+            for (int b = 0; b < BLOCKS; b++) {
+                lanes terms;
+                memcpy(&terms, window + j + b * LANES, sizeof terms);   /* unaligned load */
+                s[b] = s[b] + terms * weight;
+            }
+        }
+    #pragma GCC unroll 8
+        for (int b = 0; b < BLOCKS; b++) {
+            lanes mean = s[b] / weight_sum;
+            memcpy(out + t + b * LANES, &mean, sizeof mean);
+        }
+    }
+    return t;
+}
+
+int tuned_vector_bytes(void)
+{
+#if TUNED_X86
+    __builtin_cpu_init();
+    if (__builtin_cpu_supports("avx512f"))
+        return 64;
+    if (__builtin_cpu_supports("avx2"))
+        return 32;
+#endif
+    return 16;
+}
+
+/* The widest loop no wider than vector_bytes (0 = the widest there is). */
+static wma_blocks_fn *wma_blocks_for(int vector_bytes)
+{
+    int widest = tuned_vector_bytes();
+    int bytes = vector_bytes > 0 && vector_bytes < widest ? vector_bytes : widest;
+#if TUNED_X86
+    if (bytes >= 64)
+        return wma_blocks_512;
+    if (bytes >= 32)
+        return wma_blocks_256;
+#endif
+    (void)bytes;
+    return wma_blocks_128;
+}
+
+/* wma() of kernel.c, to the bit: whole spans in vectors, the tail as kernel.c does it. */
+static void wma_tuned(const double *x, size_t n_bars, int64_t n, double *out,
+                      wma_blocks_fn *blocks)
+{
+    if (n < 1 || (uint64_t)n > n_bars) {       /* no bar has a full window */
+        for (size_t t = 0; t < n_bars; t++)
+            out[t] = NAN;
+        return;
+    }
+    const double weight_sum = (double)n * (double)(n + 1) / 2.0;
+    const size_t first = (size_t)n - 1;
+    for (size_t t = 0; t < first; t++)
+        out[t] = NAN;
+    for (size_t t = blocks(x, n_bars, n, weight_sum, out); t < n_bars; t++) {
+        const double *window = x + t - first;
+        double s = 0.0;
+        for (int64_t j = 0; j < n; j++)
+            s = s + window[j] * (double)(j + 1);
+        out[t] = s / weight_sum;
+    }
+}
+
+/* One thread's scratch memory: three averages (mixed in place) and the two lines. */
+struct tuned_workspace {
+    double *fast, *middle, *slow, *hma, *hma3;
+};
+
+static int tuned_workspace_alloc(struct tuned_workspace *ws, size_t n_bars)
+{
+    double **arrays[] = {&ws->fast, &ws->middle, &ws->slow, &ws->hma, &ws->hma3};
+    size_t bytes = (n_bars > 0 ? n_bars : 1) * sizeof(double);
+    int ok = 1;
+    for (size_t i = 0; i < sizeof arrays / sizeof arrays[0]; i++) {
+        *arrays[i] = malloc(bytes);
+        ok = ok && *arrays[i] != NULL;
+    }
+    return ok ? 0 : -1;
+}
+
+static void tuned_workspace_free(struct tuned_workspace *ws)
+{
+    free(ws->fast);
+    free(ws->middle);
+    free(ws->slow);
+    free(ws->hma);
+    free(ws->hma3);
+}
+
+/* The two lines of @sec:kernel into hma and hma3; the mixes overwrite ws->fast. */
+static void tuned_lines(const double *close, size_t n_bars, const struct combo_params *p,
+                        struct tuned_workspace *ws, wma_blocks_fn *blocks,
+                        double *hma, double *hma3)
+{
+    /* hma = wma(2*wma(close, h_half) - wma(close, h_len), h_sqrt) */
+    wma_tuned(close, n_bars, p->h_half, ws->fast, blocks);
+    wma_tuned(close, n_bars, p->h_len, ws->slow, blocks);
+    for (size_t t = 0; t < n_bars; t++)
+        ws->fast[t] = 2.0 * ws->fast[t] - ws->slow[t];
+    wma_tuned(ws->fast, n_bars, p->h_sqrt, hma, blocks);
+
+    /* hma3 = wma((3*wma(close, t_third) - wma(close, t_half)) - wma(close, t_len), t_len) */
+    wma_tuned(close, n_bars, p->t_third, ws->fast, blocks);
+    wma_tuned(close, n_bars, p->t_half, ws->middle, blocks);
+    wma_tuned(close, n_bars, p->t_len, ws->slow, blocks);
+    for (size_t t = 0; t < n_bars; t++)
+        ws->fast[t] = (3.0 * ws->fast[t] - ws->middle[t]) - ws->slow[t];
+    wma_tuned(ws->fast, n_bars, p->t_len, hma3, blocks);
+}
+
+static struct combo_result tuned_combo(const double *close, size_t n_bars,
+                                       const struct combo_params *p,
+                                       struct tuned_workspace *ws, wma_blocks_fn *blocks)
+{
+    tuned_lines(close, n_bars, p, ws, blocks, ws->hma, ws->hma3);
+    return stop_and_reverse(close, ws->hma, ws->hma3, n_bars);
+}
+
+/* A combination and its estimated work: the sum of its seven WMA windows. */
+struct combo_order {
+    int64_t work;
+    size_t k;
+};
+
+static int most_work_first(const void *a, const void *b)
+{
+    const struct combo_order *x = a, *y = b;
+    if (x->work != y->work)
+        return x->work > y->work ? -1 : 1;
+    return (x->k > y->k) - (x->k < y->k);
+}
+
+static int64_t combo_work(const struct combo_params *p)
+{
+    return p->h_half + p->h_len + p->h_sqrt + p->t_third + p->t_half + 2 * p->t_len;
+}
+
+/* What the threads of one sweep share. Only `next` and `out_of_memory` change. */
+struct tuned_sweep {
+    const double *close;
+    size_t n_bars;
+    const struct combo_params *params;
+    struct combo_result *results;
+    const struct combo_order *order;   /* the combinations, most work first */
+    size_t n_combos;
+    wma_blocks_fn *blocks;
+    atomic_size_t next;                /* position in order[] of the next one to take */
+    atomic_int out_of_memory;
+};
+
+static void *tuned_worker(void *arg)
+{
+    struct tuned_sweep *sw = arg;
+    struct tuned_workspace ws;
+    if (tuned_workspace_alloc(&ws, sw->n_bars) != 0) {
+        tuned_workspace_free(&ws);
+        atomic_store(&sw->out_of_memory, 1);
+        return NULL;          /* the other threads take its share */
+    }
+    for (;;) {
+        size_t i = atomic_fetch_add(&sw->next, 1);
+        if (i >= sw->n_combos)
+            break;
+        size_t k = sw->order[i].k;
+        sw->results[k] = tuned_combo(sw->close, sw->n_bars, &sw->params[k], &ws, sw->blocks);
+    }
+    tuned_workspace_free(&ws);
+    return NULL;
+}
+
+enum { MAX_THREADS = 256 };
+
+static int thread_count(int n_threads, size_t n_combos)
+{
+    long n = n_threads > 0 ? n_threads : sysconf(_SC_NPROCESSORS_ONLN);
+    if (n > (long)n_combos)
+        n = (long)n_combos;
+    if (n > MAX_THREADS)
+        n = MAX_THREADS;
+    return n < 1 ? 1 : (int)n;
+}
+
+int sweep_tuned_lanes(const double *close, size_t n_bars, const struct combo_params *params,
+                      size_t n_combos, struct combo_result *results, int n_threads,
+                      int vector_bytes)
+{
+    struct combo_order *order = malloc((n_combos > 0 ? n_combos : 1) * sizeof *order);
+    if (order == NULL)
+        return -1;
+    for (size_t k = 0; k < n_combos; k++)
+        order[k] = (struct combo_order){combo_work(&params[k]), k};
+    qsort(order, n_combos, sizeof *order, most_work_first);
+
+    struct tuned_sweep sw = {
+        .close = close, .n_bars = n_bars, .params = params, .results = results,
+        .order = order, .n_combos = n_combos, .blocks = wma_blocks_for(vector_bytes),
+    };
+    atomic_init(&sw.next, 0);
+    atomic_init(&sw.out_of_memory, 0);
+
+    pthread_t threads[MAX_THREADS];
+    int started = 0;
+    for (int i = 1; i < thread_count(n_threads, n_combos); i++)
+        if (pthread_create(&threads[started], NULL, tuned_worker, &sw) == 0)
+            started++;
+    tuned_worker(&sw);
+    for (int i = 0; i < started; i++)
+        pthread_join(threads[i], NULL);
+
+    free(order);
+    return atomic_load(&sw.out_of_memory) ? -1 : 0;
+}
+
+int sweep_tuned(const double *close, size_t n_bars, const struct combo_params *params,
+                size_t n_combos, struct combo_result *results, int n_threads)
+{
+    return sweep_tuned_lanes(close, n_bars, params, n_combos, results, n_threads, 0);
+}
+
+void kernel_tuned_wma(const double *x, size_t n_bars, int64_t n, double *out, int vector_bytes)
+{
+    wma_tuned(x, n_bars, n, out, wma_blocks_for(vector_bytes));
+}
+
+int kernel_tuned_lines(const double *close, size_t n_bars, const struct combo_params *p,
+                       double *hma, double *hma3, int vector_bytes)
+{
+    struct tuned_workspace ws;
+    int status = tuned_workspace_alloc(&ws, n_bars);
+    if (status == 0)
+        tuned_lines(close, n_bars, p, &ws, wma_blocks_for(vector_bytes), hma, hma3);
+    tuned_workspace_free(&ws);
+    return status;
+}

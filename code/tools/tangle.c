@@ -1,0 +1,494 @@
+/*
+ * tangle.c - extract the C of a literate program written in pandoc Markdown.
+ *
+ * Tangled from paper/90-appendix-tangle.md; edit the chapter, not this file.
+ *
+ * Usage: tangle [-l] [-o DIR] [--check] [--stray DIR]... FILE.md...
+ */
+#define _POSIX_C_SOURCE 200809L
+#include <dirent.h>
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+/* A reference nested deeper than this is a cycle the stack check missed. */
+enum { MAX_DEPTH = 64 };
+
+struct piece {
+    const char *chapter;   /* the chapter (paper/NN-name.md) it is in */
+    int first_line;        /* line number of the block's first code line */
+    char **lines;          /* the block's lines, without newlines */
+    int n_lines;
+};
+
+struct chunk {
+    char *name;            /* "#name" without '#', or the file path of a root */
+    int is_root;           /* 1 when the block said file=... */
+    struct piece *pieces;
+    int n_pieces;
+    int reached;           /* set while expanding roots: some file uses it */
+    int expanding;         /* set while this chunk is on the expansion stack */
+};
+
+struct web {
+    struct chunk *chunks;
+    int n_chunks;
+    int n_errors;
+};
+
+static void *xrealloc(void *p, size_t size)
+{
+    p = realloc(p, size);
+    if (p == NULL) {
+        fprintf(stderr, "tangle: out of memory\n");
+        exit(2);
+    }
+    return p;
+}
+
+static char *xstrndup(const char *s, size_t n)
+{
+    char *copy = xrealloc(NULL, n + 1);
+    memcpy(copy, s, n);
+    copy[n] = '\0';
+    return copy;
+}
+
+static struct chunk *find_chunk(struct web *web, const char *name, int is_root)
+{
+    for (int i = 0; i < web->n_chunks; i++)
+        if (web->chunks[i].is_root == is_root && strcmp(web->chunks[i].name, name) == 0)
+            return &web->chunks[i];
+    return NULL;
+}
+
+static struct chunk *find_or_add_chunk(struct web *web, const char *name, int is_root)
+{
+    struct chunk *c = find_chunk(web, name, is_root);
+    if (c != NULL)
+        return c;
+    web->chunks = xrealloc(web->chunks, (web->n_chunks + 1) * sizeof *web->chunks);
+    c = &web->chunks[web->n_chunks++];
+    memset(c, 0, sizeof *c);
+    c->name = xstrndup(name, strlen(name));
+    c->is_root = is_root;
+    return c;
+}
+
+static struct piece *add_piece(struct chunk *c, const char *chapter, int first_line)
+{
+    c->pieces = xrealloc(c->pieces, (c->n_pieces + 1) * sizeof *c->pieces);
+    struct piece *p = &c->pieces[c->n_pieces++];
+    p->chapter = chapter;
+    p->first_line = first_line;
+    p->lines = NULL;
+    p->n_lines = 0;
+    return p;
+}
+
+static void add_line(struct piece *p, const char *text, size_t len)
+{
+    p->lines = xrealloc(p->lines, (p->n_lines + 1) * sizeof *p->lines);
+    p->lines[p->n_lines++] = xstrndup(text, len);
+}
+
+static void report(struct web *web, const char *chapter, int line, const char *fmt, ...)
+{
+    va_list ap;
+    fprintf(stderr, "%s:%d: ", chapter, line);
+    va_start(ap, fmt);
+    vfprintf(stderr, fmt, ap);
+    va_end(ap);
+    fputc('\n', stderr);
+    web->n_errors++;
+}
+
+/* If `line` opens a fence, store its character and length and return 1. */
+static int fence_opening(const char *line, char *fence_char, int *fence_len)
+{
+    int indent = 0;
+    while (line[indent] == ' ' && indent < 4)
+        indent++;
+    if (indent > 3 || (line[indent] != '`' && line[indent] != '~'))
+        return 0;
+    int n = 0;
+    while (line[indent + n] == line[indent])
+        n++;
+    if (n < 3)
+        return 0;
+    *fence_char = line[indent];
+    *fence_len = n;
+    return 1;
+}
+
+static int fence_closing(const char *line, char fence_char, int fence_len)
+{
+    int i = 0, n = 0;
+    while (line[i] == ' ' && i < 4)
+        i++;
+    if (i > 3)
+        return 0;
+    while (line[i + n] == fence_char)
+        n++;
+    if (n < fence_len)
+        return 0;
+    for (i += n; line[i] != '\0'; i++)
+        if (line[i] != ' ' && line[i] != '\t')
+            return 0;
+    return 1;
+}
+/* Copy the value of the `#name` or `file=` attribute of a fence line. */
+static int block_target(const char *line, char **name, int *is_root)
+{
+    const char *open = strchr(line, '{');
+    const char *close = open ? strchr(open, '}') : NULL;
+    if (open == NULL || close == NULL)
+        return 0;
+    *name = NULL;
+    *is_root = 0;
+    for (const char *p = open + 1; p < close;) {
+        while (p < close && (*p == ' ' || *p == '\t'))
+            p++;
+        const char *end = p;
+        while (end < close && *end != ' ' && *end != '\t')
+            end++;
+        if (*p == '#' && end > p + 1 && *name == NULL) {
+            *name = xstrndup(p + 1, end - p - 1);
+        } else if (strncmp(p, "file=", 5) == 0 && end > p + 5) {
+            free(*name);
+            *name = xstrndup(p + 5, end - p - 5);
+            *is_root = 1;
+            break;           /* a root is named by its file, whatever its id */
+        }
+        p = end;
+    }
+    return *name != NULL;
+}
+static char *read_file(const char *path, size_t *len);
+
+static void read_chapter(struct web *web, const char *chapter)
+{
+    size_t len;
+    char *text = read_file(chapter, &len);
+    if (text == NULL) {
+        fprintf(stderr, "tangle: cannot read %s: %s\n", chapter, strerror(errno));
+        exit(2);
+    }
+    char fence_char = 0;
+    int fence_len = 0, in_fence = 0, line_no = 0;
+    struct piece *piece = NULL;
+
+    for (char *line = text; line < text + len;) {
+        char *eol = memchr(line, '\n', text + len - line);
+        size_t n = eol ? (size_t)(eol - line) : (size_t)(text + len - line);
+        if (n > 0 && line[n - 1] == '\r')
+            n--;
+        char saved = line[n];
+        line[n] = '\0';
+        line_no++;
+
+        if (!in_fence) {
+            if (fence_opening(line, &fence_char, &fence_len)) {
+                char *name;
+                int is_root;
+                in_fence = 1;
+                piece = NULL;
+                if (block_target(line, &name, &is_root)) {
+                    piece = add_piece(find_or_add_chunk(web, name, is_root),
+                                      chapter, line_no + 1);
+                    free(name);
+                }
+            }
+        } else if (fence_closing(line, fence_char, fence_len)) {
+            in_fence = 0;
+        } else if (piece != NULL) {
+            add_line(piece, line, n);
+        }
+        line[n] = saved;
+        line = eol ? eol + 1 : text + len;
+    }
+    if (in_fence)
+        report(web, chapter, line_no, "code block is never closed");
+    free(text);
+}
+
+static char *read_file(const char *path, size_t *len)
+{
+    FILE *f = fopen(path, "rb");
+    if (f == NULL)
+        return NULL;
+    char *buf = NULL;
+    size_t cap = 0;
+    *len = 0;
+    for (;;) {
+        if (*len == cap) {
+            cap = cap ? 2 * cap : 65536;
+            buf = xrealloc(buf, cap + 1);
+        }
+        size_t got = fread(buf + *len, 1, cap - *len, f);
+        *len += got;
+        if (got == 0)
+            break;
+    }
+    int failed = ferror(f);
+    fclose(f);
+    if (failed) {
+        free(buf);
+        return NULL;
+    }
+    buf[*len] = '\0';
+    return buf;
+}
+
+struct text {
+    char *data;
+    size_t len, cap;
+};
+
+static void append(struct text *t, const char *s, size_t n)
+{
+    if (t->len + n + 1 > t->cap) {
+        t->cap = (t->len + n + 1) * 2;
+        t->data = xrealloc(t->data, t->cap);
+    }
+    memcpy(t->data + t->len, s, n);
+    t->len += n;
+    t->data[t->len] = '\0';
+}
+
+static void append_str(struct text *t, const char *s)
+{
+    append(t, s, strlen(s));
+}
+static int reference_on_line(const char *line, char **name)
+{
+    int indent = 0;
+    while (line[indent] == ' ' || line[indent] == '\t')
+        indent++;
+    const char *start = line + indent;
+    if (strncmp(start, "<<", 2) != 0)
+        return -1;
+    const char *end = strstr(start + 2, ">>");
+    if (end == NULL || end == start + 2)
+        return -1;
+    for (const char *p = end + 2; *p != '\0'; p++)
+        if (*p != ' ' && *p != '\t')
+            return -1;
+    *name = xstrndup(start + 2, end - start - 2);
+    return indent;
+}
+struct expansion {
+    struct web *web;
+    struct text out;
+    int line_directives;
+};
+
+static void mark_origin(struct expansion *x, const struct piece *p, int line_index)
+{
+    char directive[4096];
+    if (!x->line_directives)
+        return;
+    snprintf(directive, sizeof directive, "#line %d \"%s\"\n",
+             p->first_line + line_index, p->chapter);
+    append_str(&x->out, directive);
+}
+static void expand(struct expansion *x, struct chunk *c, const char *indent, int depth)
+{
+    c->reached = 1;
+    c->expanding = 1;
+    for (int i = 0; i < c->n_pieces; i++) {
+        const struct piece *p = &c->pieces[i];
+        mark_origin(x, p, 0);
+        for (int j = 0; j < p->n_lines; j++) {
+            char *name;
+            int ref_indent = reference_on_line(p->lines[j], &name);
+            if (ref_indent < 0) {
+                if (p->lines[j][0] != '\0')
+                    append_str(&x->out, indent);
+                append_str(&x->out, p->lines[j]);
+                append_str(&x->out, "\n");
+                continue;
+            }
+            struct chunk *child = find_chunk(x->web, name, 0);
+            if (child == NULL) {
+                report(x->web, p->chapter, p->first_line + j,
+                       "<<%s>> is used here but never defined", name);
+            } else if (child->expanding || depth >= MAX_DEPTH) {
+                report(x->web, p->chapter, p->first_line + j,
+                       "<<%s>> includes itself (a cycle through <<%s>>)", name, c->name);
+            } else {
+                char *deeper = xrealloc(NULL, strlen(indent) + ref_indent + 1);
+                strcpy(deeper, indent);
+                strncat(deeper, p->lines[j], ref_indent);
+                expand(x, child, deeper, depth + 1);
+                free(deeper);
+            }
+            free(name);
+            mark_origin(x, p, j + 1);
+        }
+    }
+    c->expanding = 0;
+}
+
+static int make_parents(const char *path)
+{
+    char *dir = xstrndup(path, strlen(path));
+    for (char *slash = strchr(dir + 1, '/'); slash; slash = strchr(slash + 1, '/')) {
+        *slash = '\0';
+        if (mkdir(dir, 0777) != 0 && errno != EEXIST) {
+            free(dir);
+            return -1;
+        }
+        *slash = '/';
+    }
+    free(dir);
+    return 0;
+}
+
+/* Returns 0 when the file on disk already holds `t`, 1 when it was (or, in
+ * check mode, would be) rewritten, -1 on an I/O error. */
+static int update_file(const char *path, const struct text *t, int check_only)
+{
+    size_t old_len;
+    char *old = read_file(path, &old_len);
+    int same = old != NULL && old_len == t->len && memcmp(old, t->data, t->len) == 0;
+    free(old);
+    if (same)
+        return 0;
+    if (check_only)
+        return 1;
+    if (make_parents(path) != 0)
+        return -1;
+    FILE *f = fopen(path, "wb");
+    if (f == NULL)
+        return -1;
+    size_t written = fwrite(t->data, 1, t->len, f);
+    if (fclose(f) != 0 || written != t->len)
+        return -1;
+    return 1;
+}
+static int is_root_path(const struct web *web, const char *out_dir, const char *path)
+{
+    char full[4096];
+    for (int i = 0; i < web->n_chunks; i++) {
+        if (!web->chunks[i].is_root)
+            continue;
+        snprintf(full, sizeof full, "%s%s", out_dir, web->chunks[i].name);
+        if (strcmp(full, path) == 0)
+            return 1;
+    }
+    return 0;
+}
+
+static void report_strays(struct web *web, const char *out_dir, const char *dir)
+{
+    DIR *d = opendir(dir);
+    if (d == NULL)
+        return;
+    for (struct dirent *e; (e = readdir(d)) != NULL;) {
+        char path[4096];
+        struct stat st;
+        if (e->d_name[0] == '.' || strcmp(e->d_name, "__pycache__") == 0)
+            continue;                      /* hidden files; Python's byte-code cache */
+        snprintf(path, sizeof path, "%s/%s", dir, e->d_name);
+        if (stat(path, &st) == 0 && S_ISDIR(st.st_mode)) {
+            report_strays(web, out_dir, path);
+            continue;
+        }
+        if (stat(path, &st) == 0 && S_ISREG(st.st_mode) && !is_root_path(web, out_dir, path)) {
+            fprintf(stderr, "tangle: %s is not produced by any chunk in the paper\n", path);
+            web->n_errors++;
+        }
+    }
+    closedir(d);
+}
+
+static int ends_with(const char *s, const char *suffix)
+{
+    size_t n = strlen(s), m = strlen(suffix);
+    return n >= m && strcmp(s + n - m, suffix) == 0;
+}
+
+static void usage(void)
+{
+    fputs("usage: tangle [-l] [-o DIR] [--check] [--stray DIR]... FILE.md...\n"
+          "  -l           put #line directives into .c and .h files\n"
+          "  -o DIR       write roots under DIR instead of at their own path\n"
+          "  --check      write nothing; fail if any file differs from the paper\n"
+          "  --stray DIR  fail if DIR holds a file that no root produces\n",
+          stderr);
+}
+
+int main(int argc, char **argv)
+{
+    struct web web = {0};
+    const char *out_dir = "";
+    const char *stray_dirs[16];
+    int n_stray = 0, check_only = 0, line_directives = 0, i;
+
+    for (i = 1; i < argc && argv[i][0] == '-'; i++) {
+        if (strcmp(argv[i], "-l") == 0) {
+            line_directives = 1;
+        } else if (strcmp(argv[i], "-o") == 0 && i + 1 < argc) {
+            static char prefix[4096];
+            snprintf(prefix, sizeof prefix, "%s/", argv[++i]);
+            out_dir = prefix;
+        } else if (strcmp(argv[i], "--check") == 0) {
+            check_only = 1;
+        } else if (strcmp(argv[i], "--stray") == 0 && i + 1 < argc && n_stray < 16) {
+            stray_dirs[n_stray++] = argv[++i];
+        } else {
+            usage();
+            return 2;
+        }
+    }
+    if (i == argc) {
+        usage();
+        return 2;
+    }
+    for (; i < argc; i++)
+        read_chapter(&web, argv[i]);
+
+    struct text *files = xrealloc(NULL, (web.n_chunks + 1) * sizeof *files);
+    for (int c = 0; c < web.n_chunks; c++) {
+        struct expansion x = {&web, {NULL, 0, 0}, 0};
+        if (!web.chunks[c].is_root)
+            continue;
+        x.line_directives = line_directives &&
+            (ends_with(web.chunks[c].name, ".c") || ends_with(web.chunks[c].name, ".h"));
+        append(&x.out, "", 0);
+        expand(&x, &web.chunks[c], "", 0);
+        files[c] = x.out;
+    }
+    for (int c = 0; c < web.n_chunks; c++) {
+        const struct chunk *k = &web.chunks[c];
+        if (!k->reached && !k->is_root)
+            report(&web, k->pieces[0].chapter, k->pieces[0].first_line - 1,
+                   "chunk <<%s>> is defined but no file uses it", k->name);
+    }
+    for (int s = 0; s < n_stray; s++)
+        report_strays(&web, out_dir, stray_dirs[s]);
+    if (web.n_errors > 0) {
+        fprintf(stderr, "tangle: %d error(s); nothing written\n", web.n_errors);
+        return 1;
+    }
+    int differ = 0;
+    for (int c = 0; c < web.n_chunks; c++) {
+        char path[4096];
+        if (!web.chunks[c].is_root)
+            continue;
+        snprintf(path, sizeof path, "%s%s", out_dir, web.chunks[c].name);
+        int r = update_file(path, &files[c], check_only);
+        if (r < 0) {
+            fprintf(stderr, "tangle: cannot write %s: %s\n", path, strerror(errno));
+            return 2;
+        }
+        if (r > 0 && check_only)
+            fprintf(stderr, "tangle: %s differs from the paper (run 'make tangle')\n", path);
+        differ += r;
+    }
+    return check_only && differ > 0 ? 1 : 0;
+}

@@ -1,0 +1,82 @@
+/*
+ * frame.h - the wire protocol: one length-prefixed, little-endian frame
+ * each way. The one codec that the engine and every client use.
+ *
+ * Tangled from paper/50-protocol.md.
+ */
+#ifndef IPCTAX_FRAME_H
+#define IPCTAX_FRAME_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "kernel/kernel.h"
+
+enum opcode {
+    OP_SWEEP = 0,              /* run the kernel over every parameter set */
+    OP_ECHO = 1,               /* send the close array back, compute nothing */
+    OP_LOAD = 2,               /* keep a series on the connection */
+    OP_SWEEP_LOADED = 3,       /* sweep parameter sets over the kept series */
+    OP_OPEN_STREAM = 4,        /* start a per-bar stream for these parameter sets */
+    OP_BAR = 5,                /* advance the stream by one bar */
+    OP_CLOSE_STREAM = 6,       /* close every position, return the results */
+    OPCODE_COUNT               /* opcodes are 0 .. OPCODE_COUNT - 1 */
+};
+
+enum {
+    FRAME_HEADER_BYTES = 4,    /* the u32 body length */
+    REQUEST_HEADER_BYTES = 9,  /* u8 opcode, u32 n_bars, u32 n_combos */
+    PARAM_BYTES = PARAMS_PER_COMBO * 8,
+    RESULT_BYTES = 16,         /* f64 pnl + i64 trades per combination */
+};
+
+/* The top bit of a length word marks an error frame; the rest is its length. */
+#define ERROR_FRAME_FLAG 0x80000000u
+#define FRAME_LENGTH_MASK 0x7fffffffu
+
+/* Largest body the engine accepts unless told otherwise: 64 MiB. */
+#define DEFAULT_MAX_FRAME (64u * 1024u * 1024u)
+
+/* Longest window a per-bar stream accepts: each window is a ring of this
+ * many doubles per combination, so it bounds a stream's memory. */
+enum { MAX_STREAM_WINDOW = 1 << 16 };
+
+void le_put_u32(uint8_t *p, uint32_t v);
+uint32_t le_get_u32(const uint8_t *p);
+void le_put_f64s(uint8_t *dst, const double *src, size_t n);
+void le_get_f64s(double *dst, const uint8_t *src, size_t n);
+void le_put_i64s(uint8_t *dst, const int64_t *src, size_t n);
+void le_get_i64s(int64_t *dst, const uint8_t *src, size_t n);
+
+/* Body size of a request with these counts; exact, never wraps. */
+uint64_t request_body_size(uint32_t n_bars, uint32_t n_combos);
+
+/* Writes a request body into body[0 .. request_body_size(...)). */
+void request_encode(uint8_t *body, enum opcode op, const double *close, uint32_t n_bars,
+                    const struct combo_params *params, uint32_t n_combos);
+
+/* A decoded request: counts, and pointers into the body it came from. */
+struct request_view {
+    uint8_t opcode;
+    uint32_t n_bars, n_combos;
+    const uint8_t *close;      /* n_bars little-endian f64 */
+    const uint8_t *params;     /* n_combos x 6 little-endian i64 */
+};
+
+/* Checks a request body; returns 0, or -1 with a message for an error frame. */
+int request_decode(const uint8_t *body, size_t len, struct request_view *req,
+                   char *err, size_t err_size);
+
+/* The parameter sets of a decoded request, as structs. */
+void request_params(const struct request_view *req, struct combo_params *params);
+
+uint64_t sweep_reply_size(uint32_t n_combos);
+void sweep_reply_encode(uint8_t *body, const struct combo_result *results, uint32_t n_combos);
+/* Returns 0, or -1 if the body is not the reply to n_combos combinations. */
+int sweep_reply_decode(const uint8_t *body, size_t len, struct combo_result *results,
+                       uint32_t n_combos);
+
+/* Writes the 4-byte header of an error frame; returns the message length used. */
+uint32_t error_frame_header(uint8_t header[FRAME_HEADER_BYTES], size_t message_len);
+
+#endif

@@ -1,0 +1,194 @@
+/*
+ * json_codec.c - JSON requests and replies through jansson.
+ *
+ * Tangled from paper/83-json.md.
+ */
+#include <jansson.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "wire/json_codec.h"
+#include "wire/serialize.h"
+
+static json_t *params_array(const struct combo_params *params, size_t n_combos)
+{
+    json_t *all = json_array();
+    for (size_t k = 0; all != NULL && k < n_combos; k++) {
+        const struct combo_params *p = &params[k];
+        json_t *six = json_pack("[IIIIII]", (json_int_t)p->h_half, (json_int_t)p->h_len,
+                                (json_int_t)p->h_sqrt, (json_int_t)p->t_third,
+                                (json_int_t)p->t_half, (json_int_t)p->t_len);
+        if (json_array_append_new(all, six) != 0) {
+            json_decref(all);
+            return NULL;
+        }
+    }
+    return all;
+}
+
+static char *print_and_free(json_t *value, size_t *len)
+{
+    char *text = value != NULL ? json_dumps(value, JSON_PRINT_FLAGS) : NULL;
+    json_decref(value);
+    if (text != NULL)
+        *len = strlen(text);
+    return text;
+}
+
+char *json_request_encode(const double *close, size_t n_bars,
+                          const struct combo_params *params, size_t n_combos, size_t *len)
+{
+    json_t *close_array = json_series_array(close, n_bars);
+    json_t *param_arrays = params_array(params, n_combos);
+    if (close_array == NULL || param_arrays == NULL) {
+        json_decref(close_array);
+        json_decref(param_arrays);
+        return NULL;
+    }
+    return print_and_free(json_pack("{s:s,s:o,s:o}", "op", "sweep", "close", close_array,
+                                    "params", param_arrays), len);
+}
+
+static int refuse(char *err, size_t err_size, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(err, err_size, fmt, ap);
+    va_end(ap);
+    for (char *p = err; *p != '\0'; p++)
+        if (*p < 0x20 || *p > 0x7e)
+            *p = '?';
+    return -1;
+}
+
+/* A JSON number that is a whole window length in 1..max. */
+static int window_value(const json_t *v, int64_t max, int64_t *out)
+{
+    double d = json_number_value(v);
+    if (!json_is_number(v) || d != floor(d) || d < 1 || d > (double)max)
+        return -1;
+    *out = (int64_t)d;
+    return 0;
+}
+
+static int decode_params(const json_t *arrays, struct json_request *req, char *err,
+                         size_t err_size)
+{
+    req->n_combos = json_array_size(arrays);
+    req->params = malloc((req->n_combos ? req->n_combos : 1) * sizeof *req->params);
+    if (req->params == NULL)
+        return refuse(err, err_size, "engine out of memory for %zu combos", req->n_combos);
+    for (size_t k = 0; k < req->n_combos; k++) {
+        const json_t *six = json_array_get(arrays, k);
+        int64_t w[PARAMS_PER_COMBO];
+        if (!json_is_array(six) || json_array_size(six) != PARAMS_PER_COMBO)
+            return refuse(err, err_size, "params[%zu] is not an array of 6 windows", k);
+        for (size_t i = 0; i < PARAMS_PER_COMBO; i++)
+            if (window_value(json_array_get(six, i), (int64_t)req->n_bars, &w[i]) != 0)
+                return refuse(err, err_size, "params[%zu][%zu] is not a whole number in "
+                              "1..%zu", k, i, req->n_bars);
+        req->params[k] = (struct combo_params){w[0], w[1], w[2], w[3], w[4], w[5]};
+    }
+    return 0;
+}
+
+int json_request_decode(const char *text, size_t len, struct json_request *req,
+                        char *err, size_t err_size)
+{
+    json_error_t error;
+    const char *op;
+    json_t *close = NULL, *params = NULL;
+    memset(req, 0, sizeof *req);
+    if (len > MAX_JSON_BODY)
+        return refuse(err, err_size, "JSON body of %zu bytes exceeds the endpoint's "
+                      "maximum of %u", len, MAX_JSON_BODY);
+    json_t *doc = json_loadb(text, len, JSON_DECODE_INT_AS_REAL, &error);
+    if (doc == NULL)
+        return refuse(err, err_size, "invalid JSON at line %d, column %d: %s", error.line,
+                      error.column, error.text);
+    int status = 0;
+    if (json_unpack_ex(doc, &error, JSON_STRICT, "{s:s,s:o,s:o}", "op", &op,
+                       "close", &close, "params", &params) != 0)
+        status = refuse(err, err_size, "request object: %s", error.text);
+    else if (strcmp(op, "sweep") != 0)
+        status = refuse(err, err_size, "unknown op \"%s\" (the JSON endpoint serves "
+                        "\"sweep\")", op);
+    else if (!json_is_array(close) || json_array_size(close) == 0 ||
+             json_array_size(close) > UINT32_MAX)
+        status = refuse(err, err_size, "close must be a non-empty array of numbers");
+    else if (!json_is_array(params))
+        status = refuse(err, err_size, "params must be an array of arrays");
+    if (status == 0) {
+        req->n_bars = json_array_size(close);
+        req->close = malloc(req->n_bars * sizeof *req->close);
+        if (req->close == NULL || json_series_values(close, req->close, req->n_bars) != 0)
+            status = refuse(err, err_size, "close must be an array of numbers only");
+        else
+            status = decode_params(params, req, err, err_size);
+    }
+    json_decref(doc);
+    if (status != 0)
+        json_request_free(req);
+    return status;
+}
+
+void json_request_free(struct json_request *req)
+{
+    free(req->close);
+    free(req->params);
+    memset(req, 0, sizeof *req);
+}
+
+char *json_reply_encode(const struct combo_result *results, size_t n_combos, size_t *len)
+{
+    json_t *pnl = json_array(), *trades = json_array();
+    for (size_t k = 0; pnl != NULL && trades != NULL && k < n_combos; k++) {
+        if (json_array_append_new(pnl, json_real(results[k].pnl)) != 0 ||
+            json_array_append_new(trades, json_integer((json_int_t)results[k].trades)) != 0) {
+            json_decref(pnl);
+            json_decref(trades);
+            return NULL;
+        }
+    }
+    if (pnl == NULL || trades == NULL) {
+        json_decref(pnl);
+        json_decref(trades);
+        return NULL;
+    }
+    return print_and_free(json_pack("{s:o,s:o}", "pnl", pnl, "trades", trades), len);
+}
+
+int json_reply_decode(const char *text, size_t len, struct combo_result *results,
+                      size_t n_combos, char *err, size_t err_size)
+{
+    json_error_t error;
+    json_t *pnl, *trades;
+    json_t *doc = json_loadb(text, len, 0, &error);
+    int status = -1;
+    if (doc == NULL)
+        snprintf(err, err_size, "invalid JSON reply: %s", error.text);
+    else if (json_unpack_ex(doc, &error, JSON_STRICT, "{s:o,s:o}", "pnl", &pnl,
+                            "trades", &trades) != 0)
+        snprintf(err, err_size, "reply object: %s", error.text);
+    else if (json_array_size(pnl) != n_combos || json_array_size(trades) != n_combos)
+        snprintf(err, err_size, "reply has %zu and %zu results for %zu combos",
+                 json_array_size(pnl), json_array_size(trades), n_combos);
+    else
+        status = 0;
+    for (size_t k = 0; status == 0 && k < n_combos; k++) {
+        json_t *p = json_array_get(pnl, k), *t = json_array_get(trades, k);
+        if (!json_is_real(p) || !json_is_integer(t)) {
+            snprintf(err, err_size, "reply result %zu is not a real and an integer", k);
+            status = -1;
+        } else {
+            results[k].pnl = json_real_value(p);
+            results[k].trades = (int64_t)json_integer_value(t);
+        }
+    }
+    json_decref(doc);
+    return status;
+}

@@ -1,0 +1,255 @@
+/*
+ * netio.c - byte I/O and sockets, shared by the engine and every client.
+ *
+ * Tangled from paper/55-engine.md.
+ */
+#include <errno.h>
+#include <netdb.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
+#include <poll.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/un.h>
+#include <unistd.h>
+
+#include "wire/netio.h"
+#include "wire/timing.h"
+
+/* After EAGAIN/EINTR: 1 to retry, 0 to give up (errno = ETIMEDOUT). */
+static int may_retry(uint64_t deadline_ns)
+{
+    if (errno == EINTR)
+        return 1;
+    if (errno != EAGAIN && errno != EWOULDBLOCK)
+        return 0;
+    if (deadline_ns != NO_DEADLINE && clock_ns() >= deadline_ns) {
+        errno = ETIMEDOUT;
+        return 0;
+    }
+    return 1;
+}
+
+int read_exact(int fd, void *buf, size_t n, uint64_t deadline_ns)
+{
+    uint8_t *p = buf;
+    size_t got = 0;
+    while (got < n) {
+        ssize_t r = read(fd, p + got, n - got);
+        if (r > 0) {
+            got += (size_t)r;
+            if (got < n && deadline_ns != NO_DEADLINE && clock_ns() >= deadline_ns) {
+                errno = ETIMEDOUT;
+                return -1;
+            }
+        } else if (r == 0) {
+            if (got == 0)
+                return 1;
+            errno = ECONNRESET;
+            return -1;
+        } else if (!may_retry(deadline_ns)) {
+            return -1;
+        }
+    }
+    return 0;
+}
+
+/* One non-blocking attempt to send what is left. */
+static ssize_t send_some(int fd, struct iovec *iov, int iovcnt)
+{
+    struct msghdr msg = {.msg_iov = iov, .msg_iovlen = (size_t)iovcnt};
+    ssize_t w = sendmsg(fd, &msg, MSG_DONTWAIT | MSG_NOSIGNAL);
+    if (w < 0 && errno == ENOTSOCK)
+        return writev(fd, iov, iovcnt);
+    return w;
+}
+
+/* Waits until fd can take more bytes or the deadline passes (ETIMEDOUT). */
+static int wait_writable(int fd, uint64_t deadline_ns)
+{
+    for (;;) {
+        uint64_t now = clock_ns();
+        if (now >= deadline_ns) {
+            errno = ETIMEDOUT;
+            return -1;
+        }
+        struct pollfd p = {fd, POLLOUT, 0};
+        int r = poll(&p, 1, (int)((deadline_ns - now) / 1000000u) + 1);
+        if (r > 0)
+            return 0;
+        if (r < 0 && errno != EINTR)
+            return -1;
+    }
+}
+
+int write_all(int fd, struct iovec *iov, int iovcnt, uint64_t deadline_ns)
+{
+    while (iovcnt > 0) {
+        ssize_t w = deadline_ns == NO_DEADLINE ? writev(fd, iov, iovcnt)
+                                               : send_some(fd, iov, iovcnt);
+        if (w < 0) {
+            if (deadline_ns != NO_DEADLINE && (errno == EAGAIN || errno == EWOULDBLOCK)) {
+                if (wait_writable(fd, deadline_ns) != 0)
+                    return -1;
+            } else if (!may_retry(deadline_ns)) {
+                return -1;
+            }
+            continue;
+        }
+        while (iovcnt > 0 && (size_t)w >= iov->iov_len) {
+            w -= (ssize_t)iov->iov_len;
+            iov++;
+            iovcnt--;
+        }
+        if (iovcnt > 0) {
+            iov->iov_base = (uint8_t *)iov->iov_base + w;
+            iov->iov_len -= (size_t)w;
+        }
+    }
+    return 0;
+}
+
+static int fd_read_exact(void *ctx, void *buf, size_t n, uint64_t deadline_ns)
+{
+    return read_exact(((const struct fd_pair *)ctx)->in, buf, n, deadline_ns);
+}
+
+static int fd_write_all(void *ctx, struct iovec *iov, int iovcnt, uint64_t deadline_ns)
+{
+    return write_all(((const struct fd_pair *)ctx)->out, iov, iovcnt, deadline_ns);
+}
+
+struct byte_link fd_link(struct fd_pair *fds)
+{
+    return (struct byte_link){fd_read_exact, fd_write_all, fds};
+}
+
+static int unix_address(const char *path, struct sockaddr_un *addr)
+{
+    memset(addr, 0, sizeof *addr);
+    addr->sun_family = AF_UNIX;
+    if (strlen(path) >= sizeof addr->sun_path) {
+        errno = ENAMETOOLONG;
+        return -1;
+    }
+    strcpy(addr->sun_path, path);
+    return 0;
+}
+
+int unix_connect(const char *path)
+{
+    struct sockaddr_un addr;
+    if (unix_address(path, &addr) != 0)
+        return -1;
+    int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+    if (fd < 0)
+        return -1;
+    if (connect(fd, (struct sockaddr *)&addr, sizeof addr) != 0) {
+        int saved = errno;
+        close(fd);
+        errno = saved;
+        return -1;
+    }
+    return fd;
+}
+
+int unix_listen(const char *path, int backlog, char *err, size_t err_size)
+{
+    struct sockaddr_un addr;
+    struct stat st;
+    if (unix_address(path, &addr) != 0) {
+        snprintf(err, err_size, "socket path too long: %s", path);
+        return -1;
+    }
+    if (lstat(path, &st) == 0) {
+        if (!S_ISSOCK(st.st_mode)) {
+            snprintf(err, err_size, "%s exists and is not a socket; not touching it", path);
+            return -1;
+        }
+        int probe = unix_connect(path);
+        if (probe >= 0) {
+            close(probe);
+            snprintf(err, err_size, "an engine is already listening on %s", path);
+            return -1;
+        }
+        unlink(path);                  /* nobody answers: the file is stale */
+    }
+    int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+    if (fd < 0) {
+        snprintf(err, err_size, "socket: %s", strerror(errno));
+        return -1;
+    }
+    /* bind creates the file; a umask of 0177 makes it 0600 from birth, with
+     * no window in which another user could connect. */
+    mode_t old_mask = umask(0177);
+    int bound = bind(fd, (struct sockaddr *)&addr, sizeof addr);
+    umask(old_mask);
+    if (bound != 0 || listen(fd, backlog) != 0) {
+        snprintf(err, err_size, "cannot listen on %s: %s", path, strerror(errno));
+        close(fd);
+        return -1;
+    }
+    return fd;
+}
+
+static int tcp_socket(const char *host, const char *port, int listening)
+{
+    struct addrinfo hints = {0}, *res, *ai;
+    hints.ai_family = AF_UNSPEC;
+    hints.ai_socktype = SOCK_STREAM;
+    hints.ai_flags = listening ? AI_PASSIVE : 0;
+    if (getaddrinfo(host, port, &hints, &res) != 0)
+        return -1;
+    int fd = -1;
+    for (ai = res; ai != NULL && fd < 0; ai = ai->ai_next) {
+        fd = socket(ai->ai_family, ai->ai_socktype | SOCK_CLOEXEC, ai->ai_protocol);
+        if (fd < 0)
+            continue;
+        int one = 1;
+        if (listening)
+            setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof one);
+        int ok = listening ? bind(fd, ai->ai_addr, ai->ai_addrlen) == 0
+                           : connect(fd, ai->ai_addr, ai->ai_addrlen) == 0;
+        if (!ok) {
+            close(fd);
+            fd = -1;
+        }
+    }
+    freeaddrinfo(res);
+    return fd;
+}
+
+int tcp_listen(const char *host, const char *port, int backlog, char *err, size_t err_size)
+{
+    int fd = tcp_socket(host, port, 1);
+    if (fd < 0 || listen(fd, backlog) != 0) {
+        snprintf(err, err_size, "cannot listen on %s:%s: %s", host, port, strerror(errno));
+        if (fd >= 0)
+            close(fd);
+        return -1;
+    }
+    return fd;
+}
+
+int tcp_connect(const char *host, const char *port)
+{
+    int fd = tcp_socket(host, port, 0);
+    if (fd >= 0)
+        tcp_no_delay(fd);
+    return fd;
+}
+
+void tcp_no_delay(int fd)
+{
+    int one = 1;
+    setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
+}
+
+void socket_wake_every(int fd, int milliseconds)
+{
+    struct timeval tv = {milliseconds / 1000, (milliseconds % 1000) * 1000};
+    setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof tv);
+    setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof tv);
+}

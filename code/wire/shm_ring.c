@@ -1,0 +1,555 @@
+/*
+ * shm_ring.c - two SPSC byte rings in POSIX shared memory, C11 atomics,
+ * waiting by spinning or in futex.
+ *
+ * Tangled from paper/84-shm.md.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <linux/futex.h>
+#include <stdarg.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "wire/netio.h"
+#include "wire/shm_ring.h"
+#include "wire/timing.h"
+
+/* Two cache lines: some x86 processors fetch lines in adjacent pairs. */
+#define SHM_LINE 128
+
+struct shm_ring {
+    /* The producer's block: written on every publish. */
+    _Alignas(SHM_LINE) _Atomic uint64_t head;      /* bytes ever written */
+    _Atomic uint32_t data_seq;                     /* futex word: data for a sleeping consumer */
+    /* The consumer's block: written on every read. */
+    _Alignas(SHM_LINE) _Atomic uint64_t tail;      /* bytes ever read */
+    _Atomic uint32_t space_seq;                    /* futex word: room for a sleeping producer */
+    /* Written only on going to sleep and waking: cheap for the other side to read. */
+    _Alignas(SHM_LINE) _Atomic uint32_t consumer_sleeping;
+    _Alignas(SHM_LINE) _Atomic uint32_t producer_sleeping;
+};
+
+/* The client word: free, the attached client's pid, or "it has left". */
+enum { SHM_FREE = 0, SHM_CLIENT_LEFT = -1 };
+
+struct shm_segment {
+    uint64_t magic;
+    uint32_t version;
+    uint32_t ring_bytes;
+    _Atomic uint32_t ready;            /* set last, when everything else is in place */
+    _Atomic int32_t engine_pid;        /* 0 once the engine has stopped */
+    _Atomic int32_t client;            /* SHM_FREE, a pid, or SHM_CLIENT_LEFT */
+    _Atomic uint32_t engine_closed;    /* the engine has ended this client's session */
+    _Atomic uint32_t attach_seq;       /* futex word the engine sleeps on between clients */
+    struct shm_ring requests;          /* client to engine */
+    struct shm_ring replies;           /* engine to client */
+};
+
+#define SHM_MAGIC 0x6970637461785368ull        /* "ipctaxSh" */
+#define SHM_VERSION 1u
+/* The rings' bytes start on the first page boundary after the control block. */
+#define SHM_DATA_OFFSET ((sizeof(struct shm_segment) + 4095) / 4096 * 4096)
+_Static_assert(ATOMIC_LLONG_LOCK_FREE == 2 && ATOMIC_INT_LOCK_FREE == 2,
+               "shared-memory atomics must be lock-free to work between processes");
+_Static_assert(sizeof(_Atomic uint32_t) == 4, "a futex word is 32 bits");
+
+/* Points the channel at its two rings: the engine reads requests, the client replies. */
+static void bind_side(struct shm_channel *ch, int is_engine)
+{
+    uint8_t *requests = (uint8_t *)ch->seg + SHM_DATA_OFFSET;
+    uint8_t *replies = requests + ch->capacity;
+    ch->is_engine = is_engine;
+    ch->in = is_engine ? &ch->seg->requests : &ch->seg->replies;
+    ch->out = is_engine ? &ch->seg->replies : &ch->seg->requests;
+    ch->in_data = is_engine ? requests : replies;
+    ch->out_data = is_engine ? replies : requests;
+}
+
+/* Sleeps while *word == expected, at most timeout_ns; a signal also ends it. */
+static void futex_wait(_Atomic uint32_t *word, uint32_t expected, uint64_t timeout_ns)
+{
+    struct timespec ts = {(time_t)(timeout_ns / 1000000000u), (long)(timeout_ns % 1000000000u)};
+    syscall(SYS_futex, (uint32_t *)word, FUTEX_WAIT, expected, &ts, NULL, 0);
+}
+
+/* Changes the word, then wakes whoever sleeps on it. */
+static void futex_bump(_Atomic uint32_t *word)
+{
+    atomic_fetch_add(word, 1);
+    syscall(SYS_futex, (uint32_t *)word, FUTEX_WAKE, 1, NULL, NULL, 0);
+}
+
+/* The spin-wait hint: fewer wasted loads, no flush when the wait ends. */
+static inline void cpu_relax(void)
+{
+#if defined(__x86_64__) || defined(__i386__)
+    __builtin_ia32_pause();
+#elif defined(__aarch64__)
+    __asm__ __volatile__("yield");
+#endif
+}
+
+enum { SHM_SPINS_PER_LOOK = 256 };                 /* polls between looks at the clock */
+#define SHM_CHECK_NS 10000000ull                   /* 10 ms: longest sleep without a check */
+#define SHM_SPIN_PATIENCE_NS 100000000ull          /* 100 ms of spinning, then sleep */
+
+static int alive(pid_t pid)
+{
+    return pid > 0 && (kill(pid, 0) == 0 || errno == EPERM);
+}
+
+/* 0 while the session goes on; -1 with errno EPIPE when the peer has left
+ * or died, or EINTR when the engine has been told to stop. */
+static int session_over(struct shm_channel *ch, uint64_t now)
+{
+    struct shm_segment *seg = ch->seg;
+    if (ch->stop != NULL && *ch->stop) {
+        errno = EINTR;
+        return -1;
+    }
+    int gone = ch->is_engine
+        ? atomic_load(&seg->client) != ch->peer
+        : atomic_load(&seg->engine_pid) != ch->peer || atomic_load(&seg->engine_closed);
+    if (!gone && now >= ch->next_liveness_ns) {
+        ch->next_liveness_ns = now + SHM_CHECK_NS;
+        gone = !alive(ch->peer);
+    }
+    if (gone)
+        errno = EPIPE;
+    return gone ? -1 : 0;
+}
+
+/* After publishing: wakes the other side if, and only if, it sleeps. */
+static void wake_if_sleeping(_Atomic uint32_t *sleeping, _Atomic uint32_t *seq)
+{
+    atomic_thread_fence(memory_order_seq_cst);
+    if (atomic_load_explicit(sleeping, memory_order_relaxed))
+        futex_bump(seq);
+}
+
+/* Sleeps on seq for at most timeout_ns unless *word has moved from seen. */
+static void sleep_unless_moved(_Atomic uint64_t *word, uint64_t seen, _Atomic uint32_t *seq,
+                               _Atomic uint32_t *sleeping, uint64_t timeout_ns)
+{
+    uint32_t ticket = atomic_load_explicit(seq, memory_order_acquire);
+    atomic_store_explicit(sleeping, 1, memory_order_relaxed);
+    atomic_thread_fence(memory_order_seq_cst);
+    if (atomic_load_explicit(word, memory_order_relaxed) == seen)
+        futex_wait(seq, ticket, timeout_ns);
+    atomic_store_explicit(sleeping, 0, memory_order_relaxed);
+}
+/* How long a futex sleep may last: until the next check, or the deadline if sooner. */
+static uint64_t nap_before(uint64_t deadline_ns)
+{
+    if (deadline_ns == NO_DEADLINE)
+        return SHM_CHECK_NS;
+    uint64_t now = clock_ns();
+    if (deadline_ns <= now)
+        return 0;
+    return deadline_ns - now < SHM_CHECK_NS ? deadline_ns - now : SHM_CHECK_NS;
+}
+
+/* Waits until *word moves from seen: 0, or -1 with errno ETIMEDOUT, EPIPE or EINTR. */
+static int await_move(struct shm_channel *ch, _Atomic uint64_t *word, uint64_t seen,
+                      _Atomic uint32_t *seq, _Atomic uint32_t *sleeping, uint64_t deadline_ns)
+{
+    int spinning = ch->wait == SHM_WAIT_SPIN;
+    uint64_t spin_until = 0;
+    for (;;) {
+        if (spinning) {
+            for (int i = 0; i < SHM_SPINS_PER_LOOK; i++) {
+                if (atomic_load_explicit(word, memory_order_acquire) != seen)
+                    return 0;
+                cpu_relax();
+            }
+        } else {
+            sleep_unless_moved(word, seen, seq, sleeping, nap_before(deadline_ns));
+        }
+        if (atomic_load_explicit(word, memory_order_acquire) != seen)
+            return 0;
+        uint64_t now = clock_ns();
+        if (spin_until == 0)
+            spin_until = now + SHM_SPIN_PATIENCE_NS;    /* patience runs from the first look */
+        else if (now >= spin_until)
+            spinning = 0;
+        if (session_over(ch, now) != 0)   /* bytes written just before leaving still count */
+            return atomic_load_explicit(word, memory_order_acquire) != seen ? 0 : -1;
+        if (deadline_ns != NO_DEADLINE && now >= deadline_ns) {
+            errno = ETIMEDOUT;
+            return -1;
+        }
+    }
+}
+
+/* Bytes ready to read; looks at the producer's head only when what was known is used up. */
+static uint64_t readable(struct shm_channel *ch, uint64_t tail)
+{
+    if (ch->head_seen == tail)
+        ch->head_seen = atomic_load_explicit(&ch->in->head, memory_order_acquire);
+    return ch->head_seen - tail;
+}
+
+/* Room to write; looks at the consumer's tail only when what was known is too little. */
+static uint64_t writable(struct shm_channel *ch, uint64_t head, uint64_t want)
+{
+    uint64_t room = ch->capacity - (head - ch->tail_seen);
+    if (room < want) {
+        ch->tail_seen = atomic_load_explicit(&ch->out->tail, memory_order_acquire);
+        room = ch->capacity - (head - ch->tail_seen);
+    }
+    return room;
+}
+
+/* Copies n bytes to ring position pos, wrapping around the end. */
+static void copy_in(uint8_t *ring, uint64_t capacity, uint64_t pos, const uint8_t *src,
+                    size_t n)
+{
+    size_t at = (size_t)(pos & (capacity - 1));
+    size_t first = n < capacity - at ? n : (size_t)(capacity - at);
+    memcpy(ring + at, src, first);
+    memcpy(ring, src + first, n - first);
+}
+
+static void copy_out(uint8_t *dst, const uint8_t *ring, uint64_t capacity, uint64_t pos,
+                     size_t n)
+{
+    size_t at = (size_t)(pos & (capacity - 1));
+    size_t first = n < capacity - at ? n : (size_t)(capacity - at);
+    memcpy(dst, ring + at, first);
+    memcpy(dst + first, ring, n - first);
+}
+int shm_write_all(struct shm_channel *ch, const struct iovec *iov, int iovcnt,
+                  uint64_t deadline_ns)
+{
+    struct shm_ring *r = ch->out;
+    uint64_t head = atomic_load_explicit(&r->head, memory_order_relaxed);
+    uint64_t step = ch->capacity / 4;
+    size_t left = 0, off = 0;
+    for (int i = 0; i < iovcnt; i++)
+        left += iov[i].iov_len;
+    while (left > 0) {
+        uint64_t want = left < step ? left : step;
+        uint64_t room = writable(ch, head, want);
+        if (room == 0) {
+            if (await_move(ch, &r->tail, ch->tail_seen, &r->space_seq, &r->producer_sleeping,
+                           deadline_ns) != 0)
+                return -1;
+            continue;
+        }
+        size_t n = (size_t)(room < want ? room : want);
+        left -= n;
+        while (n > 0) {            /* gather from the iovecs */
+            size_t take = iov->iov_len - off < n ? iov->iov_len - off : n;
+            copy_in(ch->out_data, ch->capacity, head, (const uint8_t *)iov->iov_base + off, take);
+            head += take, off += take, n -= take;
+            if (off == iov->iov_len)
+                iov++, off = 0;
+        }
+        atomic_store_explicit(&r->head, head, memory_order_release);
+        wake_if_sleeping(&r->consumer_sleeping, &r->data_seq);
+    }
+    return 0;
+}
+int shm_read_exact(struct shm_channel *ch, void *buf, size_t n, uint64_t deadline_ns)
+{
+    struct shm_ring *r = ch->in;
+    uint8_t *dst = buf;
+    uint64_t tail = atomic_load_explicit(&r->tail, memory_order_relaxed);
+    uint64_t step = ch->capacity / 4;
+    size_t got = 0;
+    while (got < n) {
+        uint64_t ready = readable(ch, tail);
+        if (ready == 0) {
+            if (await_move(ch, &r->head, tail, &r->data_seq, &r->consumer_sleeping,
+                           deadline_ns) == 0)
+                continue;
+            if (errno == EPIPE && got == 0)
+                return 1;                                  /* a clean end */
+            if (errno == EPIPE)
+                errno = ECONNRESET;
+            return -1;
+        }
+        size_t take = n - got;
+        if (take > ready)
+            take = (size_t)ready;
+        if (take > step)
+            take = (size_t)step;
+        copy_out(dst + got, ch->in_data, ch->capacity, tail, take);
+        tail += take, got += take;
+        atomic_store_explicit(&r->tail, tail, memory_order_release);
+        wake_if_sleeping(&r->producer_sleeping, &r->space_seq);
+    }
+    return 0;
+}
+
+static int shm_link_read(void *ctx, void *buf, size_t n, uint64_t deadline_ns)
+{
+    return shm_read_exact(ctx, buf, n, deadline_ns);
+}
+
+static int shm_link_write(void *ctx, struct iovec *iov, int iovcnt, uint64_t deadline_ns)
+{
+    return shm_write_all(ctx, iov, iovcnt, deadline_ns);
+}
+
+struct byte_link shm_link(struct shm_channel *ch)
+{
+    return (struct byte_link){shm_link_read, shm_link_write, ch};
+}
+
+/* Sets errno and a message; returns -1. */
+static int fail(char *err, size_t err_size, int code, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(err, err_size, fmt, ap);
+    va_end(ap);
+    errno = code;
+    return -1;
+}
+
+/* "name" or "/name" to "/name": one component, as shm_open wants. */
+static int normalize_name(char out[SHM_NAME_SIZE], const char *name)
+{
+    const char *bare = name[0] == '/' ? name + 1 : name;
+    if (bare[0] == '\0' || strchr(bare, '/') != NULL || strlen(bare) + 2 > SHM_NAME_SIZE)
+        return -1;
+    snprintf(out, SHM_NAME_SIZE, "/%s", bare);
+    return 0;
+}
+
+enum segment_state { SEGMENT_STALE, SEGMENT_LIVE, SEGMENT_FOREIGN };
+
+/* What occupies a taken name. */
+static enum segment_state probe_segment(const char *name)
+{
+    struct stat st;
+    enum segment_state state = SEGMENT_STALE;
+    int fd = shm_open(name, O_RDONLY, 0);
+    if (fd < 0)
+        return state;
+    if (fstat(fd, &st) == 0 && (size_t)st.st_size >= sizeof(struct shm_segment)) {
+        struct shm_segment *seg = mmap(NULL, sizeof *seg, PROT_READ, MAP_SHARED, fd, 0);
+        if (seg != MAP_FAILED) {
+            if (seg->magic != SHM_MAGIC)
+                state = SEGMENT_FOREIGN;
+            else if (alive(atomic_load(&seg->engine_pid)))
+                state = SEGMENT_LIVE;
+            munmap(seg, sizeof *seg);
+        }
+    } else if (fstat(fd, &st) == 0 && st.st_size > 0) {
+        state = SEGMENT_FOREIGN;           /* too small to be ours, but not empty */
+    }
+    close(fd);
+    return state;
+}
+int shm_channel_create(struct shm_channel *ch, const char *name, size_t ring_bytes,
+                       enum shm_wait wait, char *err, size_t err_size)
+{
+    memset(ch, 0, sizeof *ch);
+    if (ring_bytes < SHM_MIN_RING_BYTES || ring_bytes > SHM_MAX_RING_BYTES ||
+        (ring_bytes & (ring_bytes - 1)) != 0)
+        return fail(err, err_size, EINVAL, "ring size %zu is not a power of two in %d..%d",
+                    ring_bytes, SHM_MIN_RING_BYTES, SHM_MAX_RING_BYTES);
+    if (normalize_name(ch->name, name) != 0)
+        return fail(err, err_size, EINVAL, "bad shared-memory name '%s'", name);
+    size_t size = SHM_DATA_OFFSET + 2 * ring_bytes;
+    int fd = shm_open(ch->name, O_RDWR | O_CREAT | O_EXCL, 0600);
+    if (fd < 0 && errno == EEXIST) {
+        enum segment_state state = probe_segment(ch->name);
+        if (state == SEGMENT_LIVE)
+            return fail(err, err_size, EADDRINUSE, "an engine is already serving %s", ch->name);
+        if (state == SEGMENT_FOREIGN)
+            return fail(err, err_size, EEXIST, "%s exists and is not an ipctax segment; "
+                        "not touching it", ch->name);
+        shm_unlink(ch->name);                  /* its engine is gone: the segment is stale */
+        fd = shm_open(ch->name, O_RDWR | O_CREAT | O_EXCL, 0600);
+    }
+    if (fd < 0)
+        return fail(err, err_size, errno, "cannot create %s: %s", ch->name, strerror(errno));
+    void *p = ftruncate(fd, (off_t)size) == 0
+        ? mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0) : MAP_FAILED;
+    int saved = errno;
+    close(fd);
+    if (p == MAP_FAILED) {
+        shm_unlink(ch->name);
+        return fail(err, err_size, saved, "cannot size or map %s: %s", ch->name, strerror(saved));
+    }
+    ch->seg = p;
+    ch->map_bytes = size;
+    ch->capacity = ring_bytes;
+    ch->wait = wait;
+    bind_side(ch, 1);
+    atomic_store(&ch->seg->engine_pid, (int32_t)getpid());
+    ch->seg->magic = SHM_MAGIC;
+    ch->seg->version = SHM_VERSION;
+    ch->seg->ring_bytes = (uint32_t)ring_bytes;
+    atomic_store_explicit(&ch->seg->ready, 1, memory_order_release);
+    return 0;
+}
+static int try_attach(struct shm_channel *ch, const char *name, enum shm_wait wait,
+                      char *err, size_t err_size)
+{
+    struct stat st;
+    memset(ch, 0, sizeof *ch);
+    if (normalize_name(ch->name, name) != 0)
+        return fail(err, err_size, EINVAL, "bad shared-memory name '%s'", name);
+    int fd = shm_open(ch->name, O_RDWR, 0);
+    if (fd < 0)
+        return fail(err, err_size, errno, "cannot open %s: %s", ch->name, strerror(errno));
+    if (fstat(fd, &st) != 0 || (size_t)st.st_size < SHM_DATA_OFFSET) {
+        close(fd);
+        return fail(err, err_size, EAGAIN, "%s is not ready", ch->name);
+    }
+    struct shm_segment *seg = mmap(NULL, (size_t)st.st_size, PROT_READ | PROT_WRITE,
+                                   MAP_SHARED, fd, 0);
+    int saved = errno;
+    close(fd);
+    if (seg == MAP_FAILED)
+        return fail(err, err_size, saved, "cannot map %s: %s", ch->name, strerror(saved));
+    int32_t engine = atomic_load(&seg->engine_pid), me = (int32_t)getpid(), expected = SHM_FREE;
+    int code = 0;
+    if (!atomic_load_explicit(&seg->ready, memory_order_acquire))
+        code = fail(err, err_size, EAGAIN, "%s is not ready", ch->name);
+    else if (seg->magic != SHM_MAGIC || seg->version != SHM_VERSION ||
+             (size_t)st.st_size != SHM_DATA_OFFSET + 2 * (size_t)seg->ring_bytes)
+        code = fail(err, err_size, EPROTO, "%s is not an ipctax segment of version %u",
+                    ch->name, SHM_VERSION);
+    else if (!alive(engine))
+        code = fail(err, err_size, ECONNREFUSED, "the engine of %s has stopped", ch->name);
+    else if (!atomic_compare_exchange_strong(&seg->client, &expected, me))
+        code = fail(err, err_size, EBUSY, "%s is serving another client", ch->name);
+    if (code != 0) {
+        saved = errno;
+        munmap(seg, (size_t)st.st_size);
+        errno = saved;
+        return -1;
+    }
+    ch->seg = seg;
+    ch->map_bytes = (size_t)st.st_size;
+    ch->capacity = seg->ring_bytes;
+    ch->wait = wait;
+    ch->peer = engine;
+    bind_side(ch, 0);
+    ch->head_seen = atomic_load(&ch->in->head);
+    ch->tail_seen = atomic_load(&ch->out->tail);
+    futex_bump(&seg->attach_seq);              /* the engine may be asleep, waiting for us */
+    return 0;
+}
+
+int shm_channel_attach(struct shm_channel *ch, const char *name, enum shm_wait wait,
+                       int timeout_ms, char *err, size_t err_size)
+{
+    uint64_t deadline = clock_ns() + (uint64_t)timeout_ms * 1000000u;
+    for (;;) {
+        if (try_attach(ch, name, wait, err, err_size) == 0)
+            return 0;
+        int again = errno == ENOENT || errno == EAGAIN || errno == EBUSY ||
+                    errno == ECONNREFUSED;
+        if (!again || clock_ns() >= deadline)
+            return -1;
+        int saved = errno;
+        nanosleep(&(struct timespec){0, 100000}, NULL);
+        errno = saved;
+    }
+}
+
+/* Empties both rings and frees the channel; only while no client uses it. */
+static void empty_and_free(struct shm_channel *ch)
+{
+    struct shm_ring *rings[2] = {&ch->seg->requests, &ch->seg->replies};
+    for (int i = 0; i < 2; i++) {
+        atomic_store_explicit(&rings[i]->head, 0, memory_order_relaxed);
+        atomic_store_explicit(&rings[i]->tail, 0, memory_order_relaxed);
+        atomic_store_explicit(&rings[i]->consumer_sleeping, 0, memory_order_relaxed);
+        atomic_store_explicit(&rings[i]->producer_sleeping, 0, memory_order_relaxed);
+    }
+    ch->head_seen = ch->tail_seen = 0;
+    atomic_store_explicit(&ch->seg->engine_closed, 0, memory_order_relaxed);
+    atomic_store_explicit(&ch->seg->client, SHM_FREE, memory_order_release);
+}
+
+int shm_channel_accept(struct shm_channel *ch)
+{
+    struct shm_segment *seg = ch->seg;
+    for (;;) {
+        uint32_t ticket = atomic_load(&seg->attach_seq);
+        int32_t client = atomic_load(&seg->client);
+        if (ch->stop != NULL && *ch->stop)
+            return -1;
+        if (client > 0) {
+            ch->peer = client;
+            ch->next_liveness_ns = 0;
+            ch->head_seen = ch->tail_seen = 0;
+            return 0;
+        }
+        if (client == SHM_CLIENT_LEFT)
+            empty_and_free(ch);                /* it came and went before we looked */
+        else
+            futex_wait(&seg->attach_seq, ticket, SHM_CHECK_NS);
+    }
+}
+void shm_channel_release(struct shm_channel *ch)
+{
+    struct shm_segment *seg = ch->seg;
+    atomic_store(&seg->engine_closed, 1);
+    futex_bump(&seg->replies.data_seq);        /* a client waiting for a reply */
+    futex_bump(&seg->requests.space_seq);      /* or for room for its request */
+    for (;;) {
+        uint32_t ticket = atomic_load(&seg->attach_seq);
+        if (atomic_load(&seg->client) != ch->peer || !alive(ch->peer))
+            break;
+        if (ch->stop != NULL && *ch->stop)
+            return;
+        futex_wait(&seg->attach_seq, ticket, SHM_CHECK_NS);
+    }
+    empty_and_free(ch);
+}
+
+void shm_channel_destroy(struct shm_channel *ch)
+{
+    if (ch->seg == NULL)
+        return;
+    atomic_store(&ch->seg->engine_pid, 0);
+    futex_bump(&ch->seg->replies.data_seq);
+    futex_bump(&ch->seg->requests.space_seq);
+    shm_unlink(ch->name);
+    munmap(ch->seg, ch->map_bytes);
+    memset(ch, 0, sizeof *ch);
+}
+void shm_channel_detach(struct shm_channel *ch)
+{
+    if (ch->seg == NULL)
+        return;
+    int32_t me = (int32_t)getpid();
+    if (atomic_compare_exchange_strong(&ch->seg->client, &me, SHM_CLIENT_LEFT)) {
+        futex_bump(&ch->seg->requests.data_seq);
+        futex_bump(&ch->seg->replies.space_seq);
+        futex_bump(&ch->seg->attach_seq);
+    }
+    munmap(ch->seg, ch->map_bytes);
+    memset(ch, 0, sizeof *ch);
+}
+
+int shm_wait_parse(const char *text, enum shm_wait *mode)
+{
+    if (strcmp(text, "futex") == 0)
+        *mode = SHM_WAIT_FUTEX;
+    else if (strcmp(text, "spin") == 0)
+        *mode = SHM_WAIT_SPIN;
+    else
+        return -1;
+    return 0;
+}
+
+const char *shm_wait_name(enum shm_wait mode)
+{
+    return mode == SHM_WAIT_SPIN ? "spin" : "futex";
+}

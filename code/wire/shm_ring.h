@@ -1,0 +1,90 @@
+/*
+ * shm_ring.h - a channel in POSIX shared memory: two single-producer,
+ * single-consumer byte rings (requests and replies) that carry the
+ * protocol's frames between one engine and one client at a time.
+ *
+ * Tangled from paper/84-shm.md.
+ */
+#ifndef IPCTAX_SHM_RING_H
+#define IPCTAX_SHM_RING_H
+
+#include <signal.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+#include <sys/uio.h>
+
+#include "wire/netio.h"
+
+/* How one side waits for the other; each side chooses for itself. */
+enum shm_wait {
+    SHM_WAIT_FUTEX,            /* sleep in the kernel until woken (the default) */
+    SHM_WAIT_SPIN,             /* poll with a pause instruction, a core held busy */
+};
+
+/* "futex" or "spin" into *mode; 0, or -1 for anything else. */
+int shm_wait_parse(const char *text, enum shm_wait *mode);
+const char *shm_wait_name(enum shm_wait mode);
+
+enum {
+    SHM_DEFAULT_RING_BYTES = 256 * 1024,   /* each direction; see the text */
+    SHM_MIN_RING_BYTES = 64,               /* must be a power of two ... */
+    SHM_MAX_RING_BYTES = 1 << 30,          /* ... between these two */
+    SHM_NAME_SIZE = 128,                   /* "/name" and its NUL */
+};
+
+struct shm_segment;                /* the shared layout, private to shm_ring.c */
+struct shm_ring;
+
+/* One process's view of a channel. */
+struct shm_channel {
+    struct shm_segment *seg;       /* the mapping; NULL when not attached */
+    size_t map_bytes;
+    struct shm_ring *in, *out;     /* the ring this side reads, the one it writes */
+    uint8_t *in_data, *out_data;   /* their bytes */
+    uint64_t capacity;             /* bytes in each ring, a power of two */
+    uint64_t head_seen;            /* the incoming ring's head when last read */
+    uint64_t tail_seen;            /* the outgoing ring's tail when last read */
+    enum shm_wait wait;            /* how this side waits */
+    int is_engine;
+    pid_t peer;                    /* the process on the other side */
+    uint64_t next_liveness_ns;     /* when to ask the kernel about the peer again */
+    const volatile sig_atomic_t *stop;   /* engine: set by SIGTERM; NULL elsewhere */
+    char name[SHM_NAME_SIZE];
+};
+
+/* Engine: creates the segment `name` (mode 0600) with rings of ring_bytes
+ * each, replacing a segment left by a dead engine but never a live one.
+ * Returns 0, or -1 with a message in err. */
+int shm_channel_create(struct shm_channel *ch, const char *name, size_t ring_bytes,
+                       enum shm_wait wait, char *err, size_t err_size);
+/* Engine: sleeps until a client attaches (0), or until *ch->stop is set (-1). */
+int shm_channel_accept(struct shm_channel *ch);
+/* Engine: ends the session, waits for the client to leave (or die), and
+ * empties the rings for the next client. */
+void shm_channel_release(struct shm_channel *ch);
+/* Engine: marks the engine gone, unmaps and removes the segment. */
+void shm_channel_destroy(struct shm_channel *ch);
+
+/* Client: attaches to the engine's segment, retrying for up to timeout_ms
+ * while it does not exist yet, is not ready, or serves another client.
+ * Returns 0, or -1 with errno and a message in err. */
+int shm_channel_attach(struct shm_channel *ch, const char *name, enum shm_wait wait,
+                       int timeout_ms, char *err, size_t err_size);
+/* Client: leaves the channel, so that the engine serves the next client. */
+void shm_channel_detach(struct shm_channel *ch);
+
+/* Writes every byte of the iovecs. 0, or -1 with errno ETIMEDOUT (the
+ * deadline, a clock_ns() value, passed), EPIPE (the peer has gone) or
+ * EINTR (the engine was told to stop). */
+int shm_write_all(struct shm_channel *ch, const struct iovec *iov, int iovcnt,
+                  uint64_t deadline_ns);
+/* Reads exactly n bytes. 0; 1 when the peer left before the first byte (a
+ * clean end); -1 with errno as above, or ECONNRESET when it left mid-way. */
+int shm_read_exact(struct shm_channel *ch, void *buf, size_t n, uint64_t deadline_ns);
+
+/* The two calls above as a byte link (netio.h), for the protocol's loop
+ * and the harness's client. */
+struct byte_link shm_link(struct shm_channel *ch);
+
+#endif
