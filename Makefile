@@ -44,7 +44,7 @@ help:
 # that every program and Python module `make paper` runs comes from one of
 # the packages it installs (or from an essential package).
 BUILD_DEBS := build-essential git libcsv-dev nettle-dev libjansson-dev
-MEASURE_DEBS := python3-numpy valgrind libcmocka-dev
+MEASURE_DEBS := python3-numpy valgrind strace libcmocka-dev
 WEAVE_DEBS := pandoc gnuplot-nox fonts-dejavu-core texlive-latex-recommended \
               texlive-latex-extra texlive-fonts-recommended lmodern
 PAPER_DEBS := $(BUILD_DEBS) $(MEASURE_DEBS) $(WEAVE_DEBS)
@@ -100,7 +100,7 @@ $(BUILD)/tangled.stamp: $(CHAPTERS) $(BUILD)/tangle
 # code/ holds one folder per layer; each layer is a static library that knows
 # only the layers below it. The engine links kernel, wire and engine alone.
 LAYERS := kernel wire engine harness report
-MAINS := code/engine/engine.c code/harness/bench.c code/report/summary.c
+MAINS := code/engine/engine.c code/harness/bench.c code/report/summary.c code/tools/kernel.c
 layer_src = $(filter-out $(MAINS),$(wildcard code/$(1)/*.c))
 ENGINE_LIBS = libengine.a libwire.a libkernel.a
 ALL_LIBS = libreport.a libharness.a libengine.a libwire.a libkernel.a
@@ -130,14 +130,23 @@ $(1)/ipctax-bench: $(1)/obj/harness/bench.o $(addprefix $(1)/,$(ALL_LIBS))
 	$(2) $(CFLAGS_ALL) $(3) -o $$@ $$^ $(LDLIBS)
 $(1)/ipctax-summary: $(1)/obj/report/summary.o $(addprefix $(1)/,$(ALL_LIBS))
 	$(2) $(CFLAGS_ALL) $(3) -o $$@ $$^ $(LDLIBS)
+$(1)/ipctax-kernel: $(1)/obj/tools/kernel.o $(1)/libwire.a $(1)/libkernel.a
+	$(2) $(CFLAGS_ALL) $(3) -o $$@ $$^ $(LDLIBS)
 $(1)/tests/%: tests/%.c $(wildcard tests/*.h) $(addprefix $(1)/,$(ALL_LIBS))
 	@mkdir -p $$(@D)
 	$(2) $(CFLAGS_ALL) $(3) -Icode -o $$@ $$< $(addprefix $(1)/,$(ALL_LIBS)) -lcmocka $(LDLIBS)
 -include $$(shell find $(1)/obj -name '*.d' 2>/dev/null)
 endef
 
+# The kernel's functions start on a cache line in every binary, so that its
+# hot loops sit at the same offset within a line in the harness and in the
+# engine (paper/76-layout.md). Flags per object: DEFS_<layer>/<file>.
+KERNEL_OBJS := $(patsubst code/%.c,%,$(wildcard code/kernel/*.c))
+$(foreach o,$(KERNEL_OBJS),$(eval DEFS_$(o) = -falign-functions=64))
 # Definitions one object needs beyond the flags: DEFS_<layer>/<file>.
 DEFS_harness/machine = -DIPCTAX_CFLAGS='"$(CFLAGS_ALL)"' -DIPCTAX_COMMIT='"$(shell cat $(BUILD)/commit.txt)"'
+DEFS_harness/bench = -DIPCTAX_COMMIT='"$(shell cat $(BUILD)/commit.txt)"'
+$(BUILD)/obj/harness/bench.o: $(BUILD)/commit.txt
 
 SANITIZE := -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer
 FUZZ_FLAGS := -O1 $(SANITIZE) -fsanitize=fuzzer-no-link
@@ -147,7 +156,25 @@ $(eval $(call VARIANT,$(BUILD),$(CC),))
 $(eval $(call VARIANT,$(ASAN),$(CC),$(SANITIZE)))
 $(eval $(call VARIANT,$(FUZZ),clang,$(FUZZ_FLAGS)))
 
-all: $(BUILD)/ipctax-bench $(BUILD)/ipctax-summary $(BUILD)/ipctax-engine
+# Engines whose kernel is linked 0, 16, 32 and 48 bytes past a cache line,
+# without the alignment above: the layout measurement's code shifts.
+CODE_SHIFTS := 0 16 32 48
+SHIFT := $(BUILD)/shift
+SHIFT_KERNEL_OBJS := $(KERNEL_OBJS:%=$(SHIFT)/obj/%.o)
+$(SHIFT)/obj/%.o: code/%.c $(BUILD)/tangled.stamp
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS_ALL) -Icode -c -o $@ $<
+$(SHIFT)/pad%.o:
+	@mkdir -p $(@D)
+	printf '.text\n.balign 64\n.globl ipctax_code_shift\nipctax_code_shift:\n.skip %d, 0xcc\n' $* \
+	  | $(CC) -c -x assembler -o $@ -
+$(BUILD)/ipctax-engine-shift%: $(BUILD)/obj/engine/engine.o $(SHIFT)/pad%.o $(SHIFT_KERNEL_OBJS) \
+  $(BUILD)/libengine.a $(BUILD)/libwire.a
+	$(CC) $(CFLAGS_ALL) -o $@ $^ $(LDLIBS)
+SHIFT_ENGINES := $(CODE_SHIFTS:%=$(BUILD)/ipctax-engine-shift%)
+
+all: $(BUILD)/ipctax-bench $(BUILD)/ipctax-summary $(BUILD)/ipctax-engine $(BUILD)/ipctax-kernel \
+     $(SHIFT_ENGINES)
 
 clean:
 	rm -rf $(BUILD)

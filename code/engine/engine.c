@@ -91,8 +91,7 @@ static int sweep_tuned_one_thread(struct sweep_workspace *ws, const double *clos
                                   size_t n_bars, const struct combo_params *params,
                                   size_t n_combos, struct combo_result *results)
 {
-    (void)ws;
-    return sweep_tuned(close, n_bars, params, n_combos, results, 1);
+    return sweep_tuned_in(ws, close, n_bars, params, n_combos, results, 1);
 }
 
 static const struct named_kernel KERNELS[] = {

@@ -36,7 +36,7 @@ void connection_init(struct connection *c, const struct engine_config *cfg)
 {
     memset(c, 0, sizeof *c);
     c->cfg = cfg;
-    sweep_workspace_init(&c->workspace);
+    sweep_workspace_init(&c->workspace, NULL);
 }
 
 void connection_free(struct connection *c)

@@ -1,13 +1,17 @@
 /*
- * arch.h - the interface every architecture implements, and the registry.
+ * arch.h - the architectures, as rows of one table, and the routine that
+ * runs a row once.
  *
- * Tangled from paper/40-harness.md and the chapters that add architectures.
+ * Tangled from paper/41-architectures.md.
  */
 #ifndef IPCTAX_ARCH_H
 #define IPCTAX_ARCH_H
 
 #include <stddef.h>
 
+#include "harness/csvout.h"
+#include "harness/env.h"
+#include "harness/session.h"
 #include "kernel/kernel.h"
 
 /* One sweep to perform: the series and the parameter sets. */
@@ -18,67 +22,58 @@ struct sweep_job {
     size_t n_combos;
 };
 
-/* Settings an architecture may need beyond the job itself. */
-struct arch_options {
-    const char *engine_path;   /* the ipctax-engine binary */
-    const char *work_dir;      /* where sockets and scratch files may go */
-};
+enum arch_client { CLIENT_NONE, CLIENT_C, CLIENT_PYTHON };
+enum arch_kernel { KERNEL_NAIVE, KERNEL_TUNED_ONE_CORE, KERNEL_TUNED_ALL_CORES, KERNEL_NUMBA };
+enum arch_encoding { ENCODING_BINARY, ENCODING_JSON };
+enum arch_grain { GRAIN_SWEEP, GRAIN_COMBO, GRAIN_LOADED, GRAIN_BAR };
 
-enum { ARCH_ERROR_SIZE = 512 };
-
-struct architecture {
-    const char *name;
+struct arch_row {
+    const char *name;          /* as in data/ and the paper */
+    enum arch_client client;
+    enum transport transport;
+    enum arch_kernel kernel;
+    enum arch_encoding encoding;
+    enum arch_grain grain;
+    int headline;              /* its interval decides when the rounds may stop */
     const char *description;
-    /* Prepare; store private state in *state. Returns 0 or -1 with err set. */
-    int (*setup)(void **state, const struct arch_options *opts, const struct sweep_job *job,
-                 char err[ARCH_ERROR_SIZE]);
-    /* One timed sweep into results[0 .. n_combos-1]. Returns 0 or -1 with err set. */
-    int (*run)(void *state, const struct sweep_job *job, struct combo_result *results,
-               char err[ARCH_ERROR_SIZE]);
-    void (*teardown)(void *state);
 };
 
-/* All architectures, in the order the harness runs them; NULL-terminated. */
-extern const struct architecture *const ARCHITECTURES[];
-const struct architecture *architecture_named(const char *name);
+extern const struct arch_row ARCH_ROWS[];
+extern const size_t N_ARCH_ROWS;
 
-extern const struct architecture arch_in_process_tuned;
-extern const struct architecture arch_in_process_tuned_1core;
-extern const struct architecture arch_in_process;
-extern const struct architecture arch_in_process_control;
-extern const struct architecture arch_batch_unix;
-extern const struct architecture arch_batch_unix_tuned;
-extern const struct architecture arch_chatty_unix;
-extern const struct architecture arch_spawn_stdin;
-extern const struct measurement measure_echo;
-extern const struct measurement measure_serialization;
-extern const struct measurement measure_spawn;
-extern const struct architecture arch_stateful_unix;
-extern const struct architecture arch_per_bar_unix;
-extern const struct architecture arch_spawn_per_combo;
-extern const struct architecture arch_batch_tcp;
-extern const struct architecture arch_json_unix;
-extern const struct architecture arch_json_chatty_unix;
-extern const struct architecture arch_batch_shm;
+/* The row's index, or -1. */
+int arch_row_named(const char *name);
 
-struct measure_context {
-    const struct sweep_job *job;       /* the study's series and grid */
-    const struct arch_options *opts;   /* engine binary, scratch directory */
-    const char *out_dir;               /* where the CSV files go */
-    double scale;                      /* repetition multiplier (1 = the paper's) */
+enum { PER_BAR_SAMPLE = 1000 };
+
+struct run_measure {
+    double seconds;            /* the sweep's wall time */
+    double client_cpu_s;       /* processor time of the process that drove it */
+    double engine_cpu_s;       /* of the engine (or the spawned engines); NAN if unknown */
 };
 
-struct measurement {
-    const char *name;
-    const char *description;
-    /* Runs and writes its CSV files; returns 0 or -1 with err set. */
-    int (*run)(const struct measure_context *ctx, char err[ARCH_ERROR_SIZE]);
+/* Where a run's boundary calls go: calls.csv (or nowhere, for a warm-up). */
+struct call_sink {
+    struct csv_out *out;
+    const char *arch;
+    int round;
+    double engine_cpu_ns;      /* summed over the calls that reported it */
+    int engine_cpu_known;
 };
 
-extern const struct measurement *const MEASUREMENTS[];
-const struct measurement *measurement_named(const char *name);
+void call_sink_put(struct call_sink *sink, size_t call, const struct call_timing *t);
 
-/* Repetitions for a measurement: `paper_count` scaled, never below `floor`. */
-int scaled_count(const struct measure_context *ctx, int paper_count, int floor);
+struct worker;                 /* the Python worker, @sec:python-client */
+struct arch_state;
+
+/* Sets a row up: its workspace, session, engine, or worker row. NULL with
+ * err set on failure. */
+struct arch_state *arch_open(const struct arch_row *row, const struct harness_env *env,
+                             struct worker *worker, const struct sweep_job *job,
+                             char err[ERR_SIZE]);
+/* One sweep: results[0..n_combos), the run's measures, its calls into sink. */
+int arch_run(struct arch_state *st, const struct sweep_job *job, struct combo_result *results,
+             struct run_measure *m, struct call_sink *sink, char err[ERR_SIZE]);
+void arch_close(struct arch_state *st);
 
 #endif

@@ -1,5 +1,5 @@
 /*
- * bench.c - ipctax-bench: times every architecture and writes data/.
+ * bench.c - ipctax-bench: runs every architecture and measurement, writes data/.
  *
  * Tangled from paper/40-harness.md.
  */
@@ -9,401 +9,311 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include "harness/arch.h"
 #include "harness/csvout.h"
-#include "harness/gate.h"
+#include "harness/env.h"
+#include "harness/machine.h"
+#include "harness/measure.h"
+#include "harness/names.h"
+#include "harness/schedule.h"
+#include "harness/worker.h"
 #include "kernel/grid.h"
 #include "kernel/kernel.h"
-#include "harness/machine.h"
-#include "wire/options.h"
 #include "kernel/series.h"
-#include "wire/timing.h"
+#include "wire/options.h"
 
-/* MAX_ARCHITECTURES bounds the registry, which holds a few dozen at most. */
-enum { DEFAULT_RUNS = 10, MAX_RUNS = 100000, MAX_ARCHITECTURES = 64 };
+#ifndef IPCTAX_COMMIT
+#define IPCTAX_COMMIT "unknown"
+#endif
+
+enum { MAX_COMBOS = 100000 };
 
 struct bench_config {
     size_t n_bars;
     size_t n_combos;
-    unsigned seed;
-    int runs;
+    uint32_t seed;
+    struct schedule_limits limits;
     const char *out_dir;
-    const char *only;               /* comma-separated architecture names, or NULL */
-    const char *measures;           /* comma-separated measurement names, or NULL */
-    double scale;                   /* measurements' repetition multiplier */
-    struct arch_options arch_opts;
+    const char *rows;          /* comma-separated architecture names, or NULL for all */
+    const char *measures;      /* comma-separated measurement names, NULL for all, "none" */
+    double scale;              /* measurements' repetition multiplier */
+    const char *engine, *python;
+};
+
+static const struct bench_config DEFAULT_CONFIG = {
+    .n_bars = DEFAULT_BARS, .n_combos = DEFAULT_COMBOS, .seed = DEFAULT_SEED,
+    .limits = SCHEDULE_DEFAULT_LIMITS, .out_dir = "data", .scale = 1.0,
 };
 
 static void usage(FILE *to)
 {
     fprintf(to,
         "usage: ipctax-bench [options]\n"
-        "Times each architecture on the HMA/HMA3 sweep and writes tidy CSV.\n"
+        "Runs every architecture of the HMA/HMA3 sweep in randomized rounds, gates\n"
+        "every result bit for bit, runs the boundary measurements, and writes tidy\n"
+        "CSV files (see data/README.md).\n"
         "\n"
-        "  --bars N      bars in the series (default %d)\n"
-        "  --combos N    parameter combinations (default %d)\n"
-        "  --runs N      timed runs per architecture, after one warm-up (default %d)\n"
-        "  --seed N      seed of the series (default %d)\n"
-        "  --arch LIST   comma-separated architectures to run (default: all)\n"
-        "  --measure LIST comma-separated measurements to run (default: all;\n"
-        "                'none' for none)\n"
-        "  --scale X     multiply the measurements' repetitions by X (default 1)\n"
-        "  --out DIR     where the CSV files go (default data)\n"
-        "  --engine PATH the ipctax-engine binary (default build/ipctax-engine)\n"
-        "  --list        list the architectures and measurements, and exit\n"
-        "  --help        this text\n"
+        "  --bars N        bars in the series, 1..100000000 (default %d)\n"
+        "  --combos N      parameter combinations, 1..%d (default %d)\n"
+        "  --seed N        seed of the series and of the rounds' order (default %d)\n"
+        "  --budget S      seconds of rounds at most, 1..86400 (default %.0f)\n"
+        "  --target PCT    stop once every headline interval is within +-PCT%%,\n"
+        "                  0..100 (default %.1f)\n"
+        "  --min-rounds N  rounds at least, 1..10000 (default %d)\n"
+        "  --max-rounds N  rounds at most, 1..10000 (default %d)\n"
+        "  --rounds N      exactly N rounds (sets both)\n"
+        "  --arch LIST     comma-separated architectures (default: all; see --list)\n"
+        "  --measure LIST  comma-separated measurements (default: all; 'none')\n"
+        "  --scale X       multiply the measurements' repetitions, 0.01..100 (default 1)\n"
+        "  --out DIR       where the CSV files go (default data); checked first\n"
+        "  --engine PATH   the engine (default: ipctax-engine beside this program)\n"
+        "  --python PATH   the Python with numpy and numba (default /usr/bin/python3)\n"
+        "  --list          the architectures and measurements, then exit\n"
+        "  --version       the commit this program was built from\n"
+        "  -h, --help      this text\n"
         "\n"
-        "Writes DIR/architectures.csv (every timed run), DIR/sweep.csv (the\n"
-        "in-process result per combination), DIR/gate.csv (the equivalence\n"
-        "verdicts) and DIR/machine.csv. Exits 1 if any architecture's results\n"
-        "differ from in_process, 2 on bad usage or a failed run.\n",
-        DEFAULT_BARS, DEFAULT_COMBOS, DEFAULT_RUNS, DEFAULT_SEED);
+        "Exits 0; 1 if any architecture's results differ from in_process; 2 on bad\n"
+        "usage or a failed run or measurement.\n",
+        DEFAULT_BARS, MAX_COMBOS, DEFAULT_COMBOS, DEFAULT_SEED,
+        SCHEDULE_DEFAULT_LIMITS.budget_s, SCHEDULE_DEFAULT_LIMITS.target * 100.0,
+        SCHEDULE_DEFAULT_LIMITS.min_rounds, SCHEDULE_DEFAULT_LIMITS.max_rounds);
+}
+
+/* Parses optarg as a whole number in [min, max] for option `name`; 0 or -1. */
+static int number_option(const char *name, long min, long max, long *value)
+{
+    if (parse_long_in_range(optarg, min, max, value) == 0)
+        return 0;
+    fprintf(stderr, "ipctax-bench: --%s: '%s' is not a whole number in %ld..%ld\n", name,
+            optarg, min, max);
+    return -1;
+}
+
+static int real_option(const char *name, double min, double max, double *value)
+{
+    char *end;
+    errno = 0;
+    double v = strtod(optarg, &end);
+    if (errno == 0 && end != optarg && *end == '\0' && v >= min && v <= max) {
+        *value = v;
+        return 0;
+    }
+    fprintf(stderr, "ipctax-bench: --%s: '%s' is not a number in %g..%g\n", name, optarg,
+            min, max);
+    return -1;
+}
+
+static void list_everything(void)
+{
+    printf("architectures:\n");
+    for (size_t i = 0; i < N_ARCH_ROWS; i++)
+        printf("  %-24s %s\n", ARCH_ROWS[i].name, ARCH_ROWS[i].description);
+    printf("measurements:\n");
+    for (size_t i = 0; i < N_MEASUREMENTS; i++)
+        printf("  %-24s %s\n", MEASUREMENTS[i].name, MEASUREMENTS[i].description);
 }
 
 static int parse_options(int argc, char **argv, struct bench_config *cfg)
 {
     static const struct option options[] = {
         {"bars", required_argument, 0, 'b'}, {"combos", required_argument, 0, 'c'},
-        {"runs", required_argument, 0, 'r'}, {"seed", required_argument, 0, 's'},
-        {"arch", required_argument, 0, 'a'}, {"out", required_argument, 0, 'o'},
-        {"engine", required_argument, 0, 'e'}, {"list", no_argument, 0, 'l'},
-        {"measure", required_argument, 0, 'm'}, {"scale", required_argument, 0, 'x'},
+        {"seed", required_argument, 0, 's'}, {"budget", required_argument, 0, 'B'},
+        {"target", required_argument, 0, 'T'}, {"min-rounds", required_argument, 0, 'm'},
+        {"max-rounds", required_argument, 0, 'M'}, {"rounds", required_argument, 0, 'r'},
+        {"arch", required_argument, 0, 'a'}, {"measure", required_argument, 0, 'x'},
+        {"scale", required_argument, 0, 'S'}, {"out", required_argument, 0, 'o'},
+        {"engine", required_argument, 0, 'e'}, {"python", required_argument, 0, 'p'},
+        {"list", no_argument, 0, 'l'}, {"version", no_argument, 0, 'V'},
         {"help", no_argument, 0, 'h'}, {0, 0, 0, 0},
     };
-    int opt;
+    int opt, bad = 0;
     long v;
-    char *end;
-    while ((opt = getopt_long(argc, argv, "", options, NULL)) != -1) {
+    double d;
+    while ((opt = getopt_long(argc, argv, "h", options, NULL)) != -1) {
         switch (opt) {
-        case 'b': if (parse_long_in_range(optarg, 1, 100000000, &v)) goto bad; cfg->n_bars = v; break;
-        case 'c': if (parse_long_in_range(optarg, 1, 100000, &v)) goto bad; cfg->n_combos = v; break;
-        case 'r': if (parse_long_in_range(optarg, 1, MAX_RUNS, &v)) goto bad; cfg->runs = v; break;
-        case 's': if (parse_long_in_range(optarg, 0, 0xffffffffL, &v)) goto bad; cfg->seed = v; break;
-        case 'a': cfg->only = optarg; break;
-        case 'o': cfg->out_dir = optarg; break;
-        case 'e': cfg->arch_opts.engine_path = optarg; break;
-        case 'm': cfg->measures = optarg; break;
-        case 'x':
-            cfg->scale = strtod(optarg, &end);
-            if (*end != '\0' || !(cfg->scale > 0.0 && cfg->scale <= 100.0)) goto bad;
+        case 'b': bad |= number_option("bars", 1, 100000000, &v); cfg->n_bars = v; break;
+        case 'c': bad |= number_option("combos", 1, MAX_COMBOS, &v); cfg->n_combos = v; break;
+        case 's': bad |= number_option("seed", 0, 0xffffffffL, &v); cfg->seed = v; break;
+        case 'B': bad |= real_option("budget", 1, 86400, &cfg->limits.budget_s); break;
+        case 'T': bad |= real_option("target", 0, 100, &d); cfg->limits.target = d / 100; break;
+        case 'm': bad |= number_option("min-rounds", 1, 10000, &v); cfg->limits.min_rounds = v; break;
+        case 'M': bad |= number_option("max-rounds", 1, 10000, &v); cfg->limits.max_rounds = v; break;
+        case 'r':
+            bad |= number_option("rounds", 1, 10000, &v);
+            cfg->limits.min_rounds = cfg->limits.max_rounds = v;
             break;
-        case 'l':
-            printf("architectures:\n");
-            for (size_t i = 0; ARCHITECTURES[i] != NULL; i++)
-                printf("  %-22s %s\n", ARCHITECTURES[i]->name, ARCHITECTURES[i]->description);
-            printf("measurements:\n");
-            for (size_t i = 0; MEASUREMENTS[i] != NULL; i++)
-                printf("  %-22s %s\n", MEASUREMENTS[i]->name, MEASUREMENTS[i]->description);
-            exit(0);
+        case 'a': cfg->rows = optarg; break;
+        case 'x': cfg->measures = optarg; break;
+        case 'S': bad |= real_option("scale", 0.01, 100, &cfg->scale); break;
+        case 'o': cfg->out_dir = optarg; break;
+        case 'e': cfg->engine = optarg; break;
+        case 'p': cfg->python = optarg; break;
+        case 'l': list_everything(); exit(0);
+        case 'V': printf("ipctax-bench %s\n", IPCTAX_COMMIT); exit(0);
         case 'h': usage(stdout); exit(0);
         default: usage(stderr); return -1;
         }
     }
-    if (optind == argc)
-        return 0;
-bad:
-    fprintf(stderr, "ipctax-bench: bad value for an option (see --help)\n");
-    return -1;
-}
-
-static void report_progress(int done, int total, double elapsed)
-{
-    double left = elapsed / done * (total - done);
-    fprintf(stderr, "  round %3d of %-3d  %7.1f s elapsed, ~%.1f s left\n",
-            done, total, elapsed, left);
-}
-
-struct arch_record {
-    const struct architecture *arch;
-    void *state;                   /* from setup until teardown */
-    double *seconds;               /* cfg.runs timings */
-    struct gate_verdict verdict;
-    int failed;                    /* the architecture could not complete its runs */
-};
-
-struct bench_results {
-    double *close;
-    struct combo_params *params;
-    struct combo_result *reference, *candidate;
-    struct arch_record records[MAX_ARCHITECTURES];
-    size_t n_records;
-    int failed_runs, failed_gates;
-    char series_sha256[65];
-};
-
-static int bench_results_alloc(struct bench_results *res, const struct bench_config *cfg)
-{
-    memset(res, 0, sizeof *res);
-    res->close = malloc(cfg->n_bars * sizeof *res->close);
-    res->params = malloc(cfg->n_combos * sizeof *res->params);
-    res->reference = malloc(cfg->n_combos * sizeof *res->reference);
-    res->candidate = malloc(cfg->n_combos * sizeof *res->candidate);
-    int ok = res->close && res->params && res->reference && res->candidate;
-    for (size_t i = 0; i < sizeof res->records / sizeof res->records[0]; i++) {
-        res->records[i].seconds = calloc(cfg->runs, sizeof(double));
-        ok = ok && res->records[i].seconds != NULL;
-    }
-    return ok ? 0 : -1;
-}
-static int write_architectures(const char *path, const struct bench_config *cfg,
-                               const struct bench_results *res)
-{
-    static const char *const header[] = {"architecture", "run", "seconds"};
-    struct csv_out out;
-    if (csv_out_open(&out, path) != 0)
+    if (optind < argc) {
+        fprintf(stderr, "ipctax-bench: unexpected argument '%s' (see --help)\n", argv[optind]);
         return -1;
-    csv_out_header(&out, header, 3);
-    for (size_t i = 0; i < res->n_records; i++) {
-        if (res->records[i].failed)
-            continue;
-        for (int run = 0; run < cfg->runs; run++) {
-            csv_out_text(&out, res->records[i].arch->name);
-            csv_out_int(&out, run + 1);
-            csv_out_fixed(&out, res->records[i].seconds[run], 9);
-            csv_out_end_row(&out);
-        }
     }
-    return csv_out_close(&out);
+    if (!bad && cfg->limits.min_rounds > cfg->limits.max_rounds) {
+        fprintf(stderr, "ipctax-bench: --min-rounds %d is above --max-rounds %d\n",
+                cfg->limits.min_rounds, cfg->limits.max_rounds);
+        return -1;
+    }
+    if (!bad && (names_check(cfg->rows, arch_row_named, "architecture") != 0 ||
+                 names_check(cfg->measures, measurement_named, "measurement") != 0))
+        return -1;
+    return bad ? -1 : 0;
 }
-static int write_sweep(const char *path, const struct bench_config *cfg,
-                       const struct bench_results *res)
+
+static int check_out_dir(const char *dir)
+{
+    char probe[4096];
+    if (mkdir(dir, 0777) != 0 && errno != EEXIST) {
+        fprintf(stderr, "ipctax-bench: --out %s: cannot create it: %s\n", dir, strerror(errno));
+        return -1;
+    }
+    snprintf(probe, sizeof probe, "%s/.ipctax-write-probe", dir);
+    FILE *f = fopen(probe, "w");
+    if (f == NULL || fclose(f) != 0) {
+        fprintf(stderr, "ipctax-bench: --out %s: cannot write there: %s\n", dir,
+                strerror(errno));
+        return -1;
+    }
+    remove(probe);
+    return 0;
+}
+
+static int write_sweep(const char *dir, const struct sweep_job *job,
+                       const struct combo_result *reference)
 {
     static const char *const header[] = {"combo", "L", "h_half", "h_len", "h_sqrt",
                                          "t_third", "t_half", "t_len", "pnl", "trades"};
+    char path[4096];
     struct csv_out out;
-    if (csv_out_open(&out, path) != 0)
+    snprintf(path, sizeof path, "%s/sweep.csv", dir);
+    if (csv_out_open(&out, path, header, 10) != 0)
         return -1;
-    csv_out_header(&out, header, 10);
-    for (size_t k = 0; k < cfg->n_combos; k++) {
-        const struct combo_params *p = &res->params[k];
+    for (size_t k = 0; k < job->n_combos; k++) {
+        const struct combo_params *p = &job->params[k];
         const int64_t fields[] = {(int64_t)k, p->h_len, p->h_half, p->h_len, p->h_sqrt,
                                   p->t_third, p->t_half, p->t_len};
         for (size_t f = 0; f < sizeof fields / sizeof fields[0]; f++)
             csv_out_int(&out, fields[f]);
-        csv_out_double(&out, res->reference[k].pnl);
-        csv_out_int(&out, res->reference[k].trades);
-        csv_out_end_row(&out);
-    }
-    return csv_out_close(&out);
-}
-static int write_gate(const char *path, const struct bench_results *res)
-{
-    static const char *const header[] = {"architecture", "combos", "identical",
-                                         "max_abs_pnl_diff", "verdict"};
-    struct csv_out out;
-    if (csv_out_open(&out, path) != 0)
-        return -1;
-    csv_out_header(&out, header, 5);
-    for (size_t i = 0; i < res->n_records; i++) {
-        const struct arch_record *r = &res->records[i];
-        csv_out_text(&out, r->arch->name);
-        csv_out_int(&out, (int64_t)r->verdict.combos);
-        csv_out_int(&out, (int64_t)r->verdict.identical);
-        csv_out_double(&out, r->verdict.max_abs_pnl_diff);
-        csv_out_text(&out, r->failed ? "not run" : r->verdict.passed ? "pass" : "FAIL");
+        csv_out_double(&out, reference[k].pnl);
+        csv_out_int(&out, reference[k].trades);
         csv_out_end_row(&out);
     }
     return csv_out_close(&out);
 }
 
-static int write_machine(const char *path, const struct bench_config *cfg,
-                         const struct bench_results *res)
+static int write_machine(const char *dir)
 {
     static const char *const header[] = {"key", "value"};
-    struct machine_info m;
+    char path[4096];
     struct csv_out out;
-    machine_describe(&m);
-    if (csv_out_open(&out, path) != 0)
+    snprintf(path, sizeof path, "%s/machine.csv", dir);
+    if (csv_out_open(&out, path, header, 2) != 0)
         return -1;
-    csv_out_header(&out, header, 2);
-    machine_write_rows(&out, &m);
-    const struct { const char *key; int64_t value; } settings[] = {
-        {"bars", (int64_t)cfg->n_bars}, {"combos", (int64_t)cfg->n_combos},
-        {"runs", cfg->runs}, {"seed", cfg->seed},
-    };
-    for (size_t i = 0; i < sizeof settings / sizeof settings[0]; i++) {
-        csv_out_text(&out, settings[i].key);
-        csv_out_int(&out, settings[i].value);
-        csv_out_end_row(&out);
-    }
-    csv_out_text(&out, "series_sha256");
-    csv_out_text(&out, res->series_sha256);
-    csv_out_end_row(&out);
+    machine_write_rows(&out);
     return csv_out_close(&out);
 }
-static const char *data_path(char path[4096], const struct bench_config *cfg, const char *name)
+
+static void setting(struct csv_out *out, const char *key, const char *text, double number)
 {
-    snprintf(path, 4096, "%s/%s", cfg->out_dir, name);
-    return path;
+    csv_out_text(out, key);
+    if (text != NULL)
+        csv_out_text(out, text);
+    else
+        csv_out_double(out, number);
+    csv_out_end_row(out);
 }
 
-static int write_results(const struct bench_config *cfg, const struct bench_results *res)
+static int write_run(const char *dir, const struct bench_config *cfg, const char *sha256,
+                     const struct schedule_outcome *how)
 {
+    static const char *const header[] = {"key", "value"};
     char path[4096];
-    mkdir(cfg->out_dir, 0777);         /* an existing directory is fine */
-    if (write_architectures(data_path(path, cfg, "architectures.csv"), cfg, res) != 0 ||
-        write_sweep(data_path(path, cfg, "sweep.csv"), cfg, res) != 0 ||
-        write_gate(data_path(path, cfg, "gate.csv"), res) != 0 ||
-        write_machine(data_path(path, cfg, "machine.csv"), cfg, res) != 0) {
-        fprintf(stderr, "ipctax-bench: cannot write %s: %s\n", path, strerror(errno));
+    struct csv_out out;
+    snprintf(path, sizeof path, "%s/run.csv", dir);
+    if (csv_out_open(&out, path, header, 2) != 0)
         return -1;
-    }
-    return 0;
-}
-
-static int is_known(const char *kind, const char *name)
-{
-    if (strcmp(kind, "architecture") == 0)
-        return architecture_named(name) != NULL;
-    return strcmp(name, "none") == 0 || measurement_named(name) != NULL;
-}
-
-/* Every item of a comma-separated list must name something that exists. */
-static int check_names(const char *list, const char *kind)
-{
-    for (const char *p = list; p != NULL && *p != '\0';) {
-        char name[64];
-        size_t n = strcspn(p, ",");
-        snprintf(name, sizeof name, "%.*s", (int)(n < 63 ? n : 63), p);
-        if (!is_known(kind, name)) {
-            fprintf(stderr, "ipctax-bench: no %s named '%s' (see --list)\n", kind, name);
-            return -1;
-        }
-        p += n + (p[n] == ',');
-    }
-    return 0;
-}
-
-static int selected(const char *only, const char *name)
-{
-    if (only == NULL)
-        return 1;
-    size_t n = strlen(name);
-    for (const char *p = only; *p != '\0';) {
-        size_t item = strcspn(p, ",");
-        if (item == n && strncmp(p, name, n) == 0)
-            return 1;
-        p += item + (p[item] == ',');
-    }
-    return 0;
-}
-
-/* Sets up every selected architecture and makes its untimed warm-up run. */
-static void start_architectures(struct bench_results *res, const struct bench_config *cfg,
-                                const struct sweep_job *job)
-{
-    for (size_t a = 0; ARCHITECTURES[a] != NULL; a++) {
-        const struct architecture *arch = ARCHITECTURES[a];
-        char err[ARCH_ERROR_SIZE] = "";
-        if (!selected(cfg->only, arch->name))
-            continue;
-        struct arch_record *rec = &res->records[res->n_records++];
-        rec->arch = arch;
-        rec->verdict.passed = 1;
-        fprintf(stderr, "ipctax-bench: starting %s\n", arch->name);
-        if (arch->setup != NULL && arch->setup(&rec->state, &cfg->arch_opts, job, err) != 0) {
-            fprintf(stderr, "ipctax-bench: %s: setup failed: %s\n", arch->name, err);
-            rec->failed = 1;
-        } else if (arch->run(rec->state, job, res->candidate, err) != 0) {
-            fprintf(stderr, "ipctax-bench: %s: warm-up failed: %s\n", arch->name, err);
-            rec->failed = 1;
-        }
-        res->failed_runs += rec->failed;
-    }
-}
-static void time_one_run(struct arch_record *rec, struct bench_results *res,
-                         const struct sweep_job *job, int run)
-{
-    char err[ARCH_ERROR_SIZE] = "";
-    uint64_t t0 = clock_ns();
-    int status = rec->arch->run(rec->state, job, res->candidate, err);
-    rec->seconds[run] = seconds_between(t0, clock_ns());
-    if (status != 0) {
-        fprintf(stderr, "ipctax-bench: %s: run %d: %s\n", rec->arch->name, run + 1, err);
-        rec->failed = 1;
-        res->failed_runs++;
-        return;
-    }
-    struct gate_verdict v = gate_compare(res->reference, res->candidate, job->n_combos);
-    if (rec->verdict.passed)
-        rec->verdict = v;
-}
-
-static void run_rounds(struct bench_results *res, const struct bench_config *cfg,
-                       const struct sweep_job *job)
-{
-    uint64_t started = clock_ns();
-    for (int run = 0; run < cfg->runs; run++) {
-        for (size_t i = 0; i < res->n_records; i++)
-            if (!res->records[i].failed)
-                time_one_run(&res->records[i], res, job, run);
-        report_progress(run + 1, cfg->runs, seconds_between(started, clock_ns()));
-    }
-}
-
-static void stop_architectures(struct bench_results *res)
-{
-    for (size_t i = 0; i < res->n_records; i++)
-        if (res->records[i].arch->teardown != NULL && res->records[i].state != NULL)
-            res->records[i].arch->teardown(res->records[i].state);
+    setting(&out, "bars", NULL, (double)cfg->n_bars);
+    setting(&out, "combos", NULL, (double)cfg->n_combos);
+    setting(&out, "seed", NULL, cfg->seed);
+    setting(&out, "series_sha256", sha256, 0);
+    setting(&out, "scale", NULL, cfg->scale);
+    setting(&out, "budget_s", NULL, cfg->limits.budget_s);
+    setting(&out, "target", NULL, cfg->limits.target);
+    setting(&out, "min_rounds", NULL, cfg->limits.min_rounds);
+    setting(&out, "max_rounds", NULL, cfg->limits.max_rounds);
+    setting(&out, "rounds", NULL, how->rounds);
+    setting(&out, "stop_reason", how->stop_reason, 0);
+    setting(&out, "rounds_seconds", NULL, how->seconds);
+    return csv_out_close(&out);
 }
 
 int main(int argc, char **argv)
 {
-    struct bench_config cfg = {
-        DEFAULT_BARS, DEFAULT_COMBOS, DEFAULT_SEED, DEFAULT_RUNS, "data", NULL, NULL, 1.0,
-        {"build/ipctax-engine", "build"},
-    };
-    if (parse_options(argc, argv, &cfg) != 0)
+    struct bench_config cfg = DEFAULT_CONFIG;
+    struct harness_env env;
+    char err[ERR_SIZE], sha256[65];
+    if (parse_options(argc, argv, &cfg) != 0 || check_out_dir(cfg.out_dir) != 0)
         return 2;
-    if (check_names(cfg.only, "architecture") != 0 || check_names(cfg.measures, "measurement") != 0)
-        return 2;
-
-    struct bench_results res;
-    if (bench_results_alloc(&res, &cfg) != 0) {
-        fprintf(stderr, "ipctax-bench: out of memory\n");
+    if (env_open(&env, cfg.engine, cfg.python, err) != 0) {
+        fprintf(stderr, "ipctax-bench: %s\n", err);
         return 2;
     }
-    gbm_series(res.close, cfg.n_bars, cfg.seed);
-    grid_fill(res.params, cfg.n_combos);
-    series_sha256_hex(res.close, cfg.n_bars, res.series_sha256);
+    double *close = malloc(cfg.n_bars * sizeof *close);
+    struct combo_params *params = malloc(cfg.n_combos * sizeof *params);
+    struct combo_result *reference = malloc(cfg.n_combos * sizeof *reference);
+    int status = 2;
+    if (close == NULL || params == NULL || reference == NULL) {
+        fprintf(stderr, "ipctax-bench: out of memory for the job\n");
+        goto done;
+    }
+    gbm_series(close, cfg.n_bars, cfg.seed);
+    grid_fill(params, cfg.n_combos);
+    series_sha256_hex(close, cfg.n_bars, sha256);
     if (cfg.n_bars == DEFAULT_BARS && cfg.seed == DEFAULT_SEED &&
-        strcmp(res.series_sha256, SPEC_SERIES_SHA256) != 0) {
+        strcmp(sha256, SPEC_SERIES_SHA256) != 0) {
         fprintf(stderr, "ipctax-bench: the series hashes to %s, not the specification's %s\n",
-                res.series_sha256, SPEC_SERIES_SHA256);
-        return 2;
+                sha256, SPEC_SERIES_SHA256);
+        goto done;
     }
-    struct sweep_job job = {res.close, cfg.n_bars, res.params, cfg.n_combos};
-    if (sweep_naive(job.close, job.n_bars, job.params, job.n_combos, res.reference) != 0) {
+    struct sweep_job job = {close, cfg.n_bars, params, cfg.n_combos};
+    if (sweep_naive(close, cfg.n_bars, params, cfg.n_combos, reference) != 0) {
         fprintf(stderr, "ipctax-bench: out of memory for the reference sweep\n");
-        return 2;
+        goto done;
     }
-    fprintf(stderr, "ipctax-bench: %zu bars x %zu combos, %d rounds\n", cfg.n_bars, cfg.n_combos,
-            cfg.runs);
-    start_architectures(&res, &cfg, &job);
-    run_rounds(&res, &cfg, &job);
-    stop_architectures(&res);
-    for (size_t i = 0; i < res.n_records; i++) {
-        const struct arch_record *rec = &res.records[i];
-        if (!rec->failed && !rec->verdict.passed) {
-            fprintf(stderr, "ipctax-bench: %s FAILS the equivalence gate: %zu of %zu combos "
-                    "identical\n", rec->arch->name, rec->verdict.identical, rec->verdict.combos);
-            res.failed_gates++;
-        }
+    fprintf(stderr, "ipctax-bench: %zu bars x %zu combos, seed %u, output in %s\n", cfg.n_bars,
+            cfg.n_combos, cfg.seed, cfg.out_dir);
+    struct schedule_outcome how = {0};
+    int gate_failed = 0, failed = 0;
+    if (schedule_run(&env, &job, reference, cfg.rows, cfg.seed, &cfg.limits, cfg.out_dir, &how,
+                     err) != 0) {
+        fprintf(stderr, "ipctax-bench: architectures: %s\n", err);
+        failed = 1;
     }
-    if (write_results(&cfg, &res) != 0)
-        return 2;
-    struct measure_context mctx = {&job, &cfg.arch_opts, cfg.out_dir, cfg.scale};
-    for (size_t m = 0; MEASUREMENTS[m] != NULL; m++) {
-        char err[ARCH_ERROR_SIZE] = "";
-        if (!selected(cfg.measures, MEASUREMENTS[m]->name))
-            continue;
-        fprintf(stderr, "ipctax-bench: measuring %s\n", MEASUREMENTS[m]->name);
-        if (MEASUREMENTS[m]->run(&mctx, err) != 0) {
-            fprintf(stderr, "ipctax-bench: %s failed: %s\n", MEASUREMENTS[m]->name, err);
-            res.failed_runs++;
-        }
+    gate_failed = how.gate_failures > 0;
+    struct measure_context ctx = {&env, &job, cfg.out_dir, cfg.scale, cfg.seed};
+    failed |= measurements_run(&ctx, cfg.measures) != 0;
+    if (write_sweep(cfg.out_dir, &job, reference) != 0 || write_machine(cfg.out_dir) != 0 ||
+        write_run(cfg.out_dir, &cfg, sha256, &how) != 0) {
+        fprintf(stderr, "ipctax-bench: cannot write the run's files in %s: %s\n", cfg.out_dir,
+                strerror(errno));
+        failed = 1;
     }
-    return res.failed_runs ? 2 : res.failed_gates ? 1 : 0;
+    status = failed ? 2 : gate_failed ? 1 : 0;
+done:
+    env_close(&env);
+    free(close);
+    free(params);
+    free(reference);
+    return status;
 }

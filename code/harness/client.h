@@ -15,7 +15,7 @@
 #include "wire/shm_ring.h"
 
 /* Client errors are reported as architecture errors: one size for both. */
-enum { CLIENT_ERROR_SIZE = ARCH_ERROR_SIZE };
+enum { CLIENT_ERROR_SIZE = 512 };
 
 struct engine_client {
     int in_fd, out_fd;             /* where replies come from, where requests go */

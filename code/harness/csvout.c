@@ -5,18 +5,25 @@
  */
 #include <csv.h>
 #include <inttypes.h>
+#include <math.h>
 #include <stdio.h>
 #include <string.h>
 
 #include "harness/csvout.h"
 
-int csv_out_open(struct csv_out *out, const char *path)
+int csv_out_open(struct csv_out *out, const char *path, const char *const *header,
+                 int n_columns)
 {
     memset(out, 0, sizeof *out);
     snprintf(out->path, sizeof out->path, "%s", path);
     snprintf(out->temp_path, sizeof out->temp_path, "%s.tmp", path);
     out->file = fopen(out->temp_path, "w");
-    return out->file ? 0 : -1;
+    if (out->file == NULL)
+        return -1;
+    for (int i = 0; i < n_columns; i++)
+        csv_out_text(out, header[i]);
+    csv_out_end_row(out);
+    return 0;
 }
 
 int csv_out_close(struct csv_out *out)
@@ -31,6 +38,14 @@ int csv_out_close(struct csv_out *out)
         return -1;
     }
     return rename(out->temp_path, out->path) == 0 ? 0 : -1;
+}
+
+void csv_out_abandon(struct csv_out *out)
+{
+    if (out->file != NULL)
+        fclose(out->file);
+    out->file = NULL;
+    remove(out->temp_path);
 }
 
 static void begin_field(struct csv_out *out)
@@ -59,24 +74,24 @@ void csv_out_int(struct csv_out *out, int64_t value)
 void csv_out_double(struct csv_out *out, double value)
 {
     begin_field(out);
-    fprintf(out->file, "%.17g", value);
+    if (isfinite(value))
+        fprintf(out->file, "%.17g", value);
 }
 
 void csv_out_fixed(struct csv_out *out, double value, int decimals)
 {
     begin_field(out);
-    fprintf(out->file, "%.*f", decimals, value);
+    if (isfinite(value))
+        fprintf(out->file, "%.*f", decimals, value);
+}
+
+void csv_out_empty(struct csv_out *out)
+{
+    begin_field(out);
 }
 
 void csv_out_end_row(struct csv_out *out)
 {
     fputc('\n', out->file);
     out->fields_in_row = 0;
-}
-
-void csv_out_header(struct csv_out *out, const char *const *names, int n_names)
-{
-    for (int i = 0; i < n_names; i++)
-        csv_out_text(out, names[i]);
-    csv_out_end_row(out);
 }

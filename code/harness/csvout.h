@@ -17,15 +17,18 @@ struct csv_out {
     int failed;
 };
 
-int csv_out_open(struct csv_out *out, const char *path);
+/* Opens path's temporary and writes the header; 0, or -1 with errno. */
+int csv_out_open(struct csv_out *out, const char *path, const char *const *header,
+                 int n_columns);
 void csv_out_text(struct csv_out *out, const char *text);
 void csv_out_int(struct csv_out *out, int64_t value);
 void csv_out_double(struct csv_out *out, double value);         /* %.17g, round-trips */
 void csv_out_fixed(struct csv_out *out, double value, int decimals);
+void csv_out_empty(struct csv_out *out);                         /* not applicable */
 void csv_out_end_row(struct csv_out *out);
-/* Writes the header row: the names, then a line break. */
-void csv_out_header(struct csv_out *out, const char *const *names, int n_names);
-/* Renames the file into place; returns 0, or -1 if anything failed. */
+/* Renames the file into place; returns 0, or -1 (and removes it) if anything failed. */
 int csv_out_close(struct csv_out *out);
+/* Removes the temporary: the previous file of that name, if any, stays. */
+void csv_out_abandon(struct csv_out *out);
 
 #endif

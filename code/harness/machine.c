@@ -4,6 +4,7 @@
  * Tangled from paper/40-harness.md.
  */
 #include <gnu/libc-version.h>
+#include <inttypes.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/utsname.h>
@@ -19,68 +20,118 @@
 #define IPCTAX_COMMIT "unknown"
 #endif
 
-static void read_cpuinfo(struct machine_info *m)
+static void row(struct csv_out *out, const char *key, const char *value)
+{
+    csv_out_text(out, key);
+    csv_out_text(out, value);
+    csv_out_end_row(out);
+}
+
+static void row_int(struct csv_out *out, const char *key, int64_t value)
+{
+    csv_out_text(out, key);
+    csv_out_int(out, value);
+    csv_out_end_row(out);
+}
+
+/* The value after "key<spaces>:" on the first line of /proc/cpuinfo that has it. */
+static void cpuinfo_field(const char *key, char *value, size_t size)
 {
     char line[4096];
     FILE *f = fopen("/proc/cpuinfo", "r");
-    snprintf(m->cpu, sizeof m->cpu, "unknown");
-    snprintf(m->hypervisor, sizeof m->hypervisor, "no");
-    if (f == NULL)
-        return;
-    int have_model = 0;
-    while (fgets(line, sizeof line, f) != NULL) {
+    snprintf(value, size, NOT_VISIBLE);
+    while (f != NULL && fgets(line, sizeof line, f) != NULL) {
         char *colon = strchr(line, ':');
-        if (colon == NULL)
+        if (colon == NULL || strncmp(line, key, strlen(key)) != 0)
             continue;
-        char *value = colon + 1 + strspn(colon + 1, " \t");
+        char *v = colon + 1 + strspn(colon + 1, " \t");
+        v[strcspn(v, "\n")] = '\0';
+        snprintf(value, size, "%s", v);
+        break;
+    }
+    if (f != NULL)
+        fclose(f);
+}
+
+/* The first line of a file, or NOT_VISIBLE. */
+static void first_line(const char *path, char *value, size_t size)
+{
+    FILE *f = fopen(path, "r");
+    snprintf(value, size, NOT_VISIBLE);
+    if (f != NULL && fgets(value, (int)size, f) != NULL)
         value[strcspn(value, "\n")] = '\0';
-        if (!have_model && strncmp(line, "model name", 10) == 0) {
-            snprintf(m->cpu, sizeof m->cpu, "%s", value);
-            have_model = 1;
-        } else if (strncmp(line, "flags", 5) == 0 && strstr(value, " hypervisor") != NULL) {
-            snprintf(m->hypervisor, sizeof m->hypervisor, "yes");
+    else
+        snprintf(value, size, NOT_VISIBLE);
+    if (f != NULL)
+        fclose(f);
+}
+
+static int64_t memory_bytes(void)
+{
+    long pages = sysconf(_SC_PHYS_PAGES), page = sysconf(_SC_PAGESIZE);
+    return pages > 0 && page > 0 ? (int64_t)pages * page : -1;
+}
+
+static const char *const PACKAGES[] = {
+    "libcsv-dev", "libjansson-dev", "nettle-dev", "pandoc", "gnuplot-nox",
+    "texlive-base", "python3", "python3-numpy", "python3-numba", "valgrind",
+};
+
+static void package_rows(struct csv_out *out)
+{
+    char command[1024] = "dpkg-query -W -f='${Package} ${Version}\\n'", line[512];
+    for (size_t i = 0; i < sizeof PACKAGES / sizeof PACKAGES[0]; i++)
+        snprintf(command + strlen(command), sizeof command - strlen(command), " %s",
+                 PACKAGES[i]);
+    snprintf(command + strlen(command), sizeof command - strlen(command), " 2>/dev/null");
+    for (size_t i = 0; i < sizeof PACKAGES / sizeof PACKAGES[0]; i++) {
+        char key[128], version[256];
+        snprintf(key, sizeof key, "version.%s", PACKAGES[i]);
+        snprintf(version, sizeof version, NOT_VISIBLE);
+        FILE *p = popen(command, "r");
+        while (p != NULL && fgets(line, sizeof line, p) != NULL) {
+            char name[128], v[256];
+            if (sscanf(line, "%127s %255s", name, v) == 2 && strcmp(name, PACKAGES[i]) == 0)
+                snprintf(version, sizeof version, "%s", v);
         }
+        if (p != NULL)
+            pclose(p);
+        row(out, key, version);
     }
-    fclose(f);
 }
 
-void machine_describe(struct machine_info *m)
+void machine_write_rows(struct csv_out *out)
 {
+    char value[512];
     struct utsname u;
-    memset(m, 0, sizeof *m);
-    read_cpuinfo(m);
-    m->cores = sysconf(_SC_NPROCESSORS_ONLN);
+    cpuinfo_field("model name", value, sizeof value);
+    row(out, "cpu", value);
+    row_int(out, "cores", sysconf(_SC_NPROCESSORS_ONLN));
+    row_int(out, "memory_bytes", memory_bytes());
+    cpuinfo_field("flags", value, sizeof value);
+    row(out, "hypervisor", strstr(value, " hypervisor") != NULL ? "yes" : "no");
+    cpuinfo_field("cpu MHz", value, sizeof value);
+    row(out, "cpu_mhz", value);
+    first_line("/sys/devices/system/cpu/cpu0/cpufreq/scaling_governor", value, sizeof value);
+    row(out, "governor", value);
+    first_line("/sys/devices/system/clocksource/clocksource0/current_clocksource", value,
+               sizeof value);
+    row(out, "clock_source", value);
     if (uname(&u) == 0)
-        snprintf(m->kernel, sizeof m->kernel, "%s %s %s", u.sysname, u.release, u.machine);
+        snprintf(value, sizeof value, "%s %s %s", u.sysname, u.release, u.machine);
+    row(out, "kernel", uname(&u) == 0 ? value : NOT_VISIBLE);
 #ifdef __clang__
-    snprintf(m->compiler, sizeof m->compiler, "clang %s", __clang_version__);
+    row(out, "compiler", "clang " __clang_version__);
 #else
-    snprintf(m->compiler, sizeof m->compiler, "gcc %s", __VERSION__);
+    row(out, "compiler", "gcc " __VERSION__);
 #endif
-    snprintf(m->cflags, sizeof m->cflags, "%s", IPCTAX_CFLAGS);
-    snprintf(m->libc, sizeof m->libc, "glibc %s", gnu_get_libc_version());
+    row(out, "cflags", IPCTAX_CFLAGS);
+    snprintf(value, sizeof value, "glibc %s", gnu_get_libc_version());
+    row(out, "libc", value);
     time_t now = time(NULL);
-    m->date_epoch = (long long)now;
-    strftime(m->date, sizeof m->date, "%Y-%m-%dT%H:%M:%SZ", gmtime(&now));
-    snprintf(m->commit, sizeof m->commit, "%s", IPCTAX_COMMIT);
-}
-
-void machine_write_rows(struct csv_out *out, const struct machine_info *m)
-{
-    const struct { const char *key, *value; } rows[] = {
-        {"cpu", m->cpu}, {"kernel", m->kernel}, {"hypervisor", m->hypervisor},
-        {"compiler", m->compiler}, {"cflags", m->cflags}, {"libc", m->libc},
-        {"date", m->date}, {"commit", m->commit},
-    };
-    for (size_t i = 0; i < sizeof rows / sizeof rows[0]; i++) {
-        csv_out_text(out, rows[i].key);
-        csv_out_text(out, rows[i].value);
-        csv_out_end_row(out);
-    }
-    csv_out_text(out, "cores");
-    csv_out_int(out, m->cores);
-    csv_out_end_row(out);
-    csv_out_text(out, "date_epoch");
-    csv_out_int(out, m->date_epoch);
-    csv_out_end_row(out);
+    strftime(value, sizeof value, "%Y-%m-%dT%H:%M:%SZ", gmtime(&now));
+    row(out, "date", value);
+    row_int(out, "date_epoch", (int64_t)now);
+    row(out, "commit", IPCTAX_COMMIT);
+    package_rows(out);
 }

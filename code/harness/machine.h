@@ -8,21 +8,10 @@
 
 #include "harness/csvout.h"
 
-struct machine_info {
-    char cpu[256];
-    long cores;
-    char kernel[256];
-    char hypervisor[8];     /* "yes" or "no", from the CPU's hypervisor flag */
-    char compiler[128];
-    char cflags[512];
-    char libc[64];
-    char date[32];          /* UTC, ISO 8601 */
-    long long date_epoch;
-    char commit[64];
-};
+/* What a system does not show is written as this. */
+#define NOT_VISIBLE "not visible"
 
-void machine_describe(struct machine_info *m);
-/* Adds one "key,value" row per field to an open CSV file. */
-void machine_write_rows(struct csv_out *out, const struct machine_info *m);
+/* Writes one "key,value" row per fact about the machine and the build. */
+void machine_write_rows(struct csv_out *out);
 
 #endif

@@ -10,35 +10,6 @@
 
 #include "kernel/kernel.h"
 
-void sweep_workspace_init(struct sweep_workspace *ws)
-{
-    memset(ws, 0, sizeof *ws);
-}
-
-void sweep_workspace_free(struct sweep_workspace *ws)
-{
-    double **arrays[] = {&ws->fast, &ws->middle, &ws->slow, &ws->mix, &ws->hma, &ws->hma3};
-    for (size_t i = 0; i < sizeof arrays / sizeof arrays[0]; i++)
-        free(*arrays[i]);
-    sweep_workspace_init(ws);
-}
-
-/* Makes every array hold n_bars doubles; returns 0, or -1 when out of memory. */
-static int workspace_reserve(struct sweep_workspace *ws, size_t n_bars)
-{
-    if (n_bars <= ws->capacity && ws->fast != NULL)
-        return 0;
-    double **arrays[] = {&ws->fast, &ws->middle, &ws->slow, &ws->mix, &ws->hma, &ws->hma3};
-    for (size_t i = 0; i < sizeof arrays / sizeof arrays[0]; i++) {
-        double *bigger = realloc(*arrays[i], (n_bars ? n_bars : 1) * sizeof(double));
-        if (bigger == NULL)
-            return -1;
-        *arrays[i] = bigger;
-    }
-    ws->capacity = n_bars;
-    return 0;
-}
-
 /* The weighted sum of one full window, oldest value first, divided by the
  * weights' sum: the definition every kernel in this paper shares. */
 double wma_window(const double *window, int64_t n)
@@ -132,12 +103,13 @@ int sweep_naive_in(struct sweep_workspace *ws, const double *close, size_t n_bar
                    const struct combo_params *params, size_t n_combos,
                    struct combo_result *results)
 {
-    if (workspace_reserve(ws, n_bars) != 0)
+    if (sweep_workspace_load(ws, close, n_bars) != 0)
         return -1;
+    const double *series = ws->series;
     for (size_t k = 0; k < n_combos; k++) {
-        hma_line(close, n_bars, &params[k], ws, ws->hma);
-        hma3_line(close, n_bars, &params[k], ws, ws->hma3);
-        results[k] = stop_and_reverse(close, ws->hma, ws->hma3, n_bars);
+        hma_line(series, n_bars, &params[k], ws, ws->hma);
+        hma3_line(series, n_bars, &params[k], ws, ws->hma3);
+        results[k] = stop_and_reverse(series, ws->hma, ws->hma3, n_bars);
     }
     return 0;
 }
@@ -146,7 +118,7 @@ int sweep_naive(const double *close, size_t n_bars, const struct combo_params *p
                 size_t n_combos, struct combo_result *results)
 {
     struct sweep_workspace ws;
-    sweep_workspace_init(&ws);
+    sweep_workspace_init(&ws, NULL);
     int status = sweep_naive_in(&ws, close, n_bars, params, n_combos, results);
     sweep_workspace_free(&ws);
     return status;
@@ -161,8 +133,8 @@ int kernel_lines(const double *close, size_t n_bars, const struct combo_params *
                  double *hma, double *hma3)
 {
     struct sweep_workspace ws;
-    sweep_workspace_init(&ws);
-    int status = workspace_reserve(&ws, n_bars);
+    sweep_workspace_init(&ws, NULL);
+    int status = sweep_workspace_reserve(&ws, n_bars);
     if (status == 0) {
         hma_line(close, n_bars, p, &ws, hma);
         hma3_line(close, n_bars, p, &ws, hma3);

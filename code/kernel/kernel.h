@@ -10,6 +10,7 @@
 #include <stdint.h>
 
 #include "kernel/grid.h"
+#include "kernel/workspace.h"
 
 /* What one combination earns: PnL in percentage points, and trades closed. */
 struct combo_result {
@@ -27,17 +28,9 @@ struct position {
     struct combo_result result;
 };
 
-/* Scratch memory of a sweep: six arrays of `capacity` doubles, reusable. */
-struct sweep_workspace {
-    double *fast, *middle, *slow, *mix, *hma, *hma3;
-    size_t capacity;
-};
-
-void sweep_workspace_init(struct sweep_workspace *ws);
-void sweep_workspace_free(struct sweep_workspace *ws);
-
-/* Runs every combination over the series in the given workspace, which it
- * grows as needed; returns 0, or -1 when out of memory. */
+/* Loads the series into the workspace (@sec:workspace), which it grows as
+ * needed, and runs every combination over the loaded copy; returns 0, or
+ * -1 when out of memory. Passing ws->series as close copies nothing. */
 int sweep_naive_in(struct sweep_workspace *ws, const double *close, size_t n_bars,
                    const struct combo_params *params, size_t n_combos,
                    struct combo_result *results);

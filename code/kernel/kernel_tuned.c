@@ -173,35 +173,9 @@ static void wma_tuned(const double *x, size_t n_bars, int64_t n, double *out,
     }
 }
 
-/* One thread's scratch memory: three averages (mixed in place) and the two lines. */
-struct tuned_workspace {
-    double *fast, *middle, *slow, *hma, *hma3;
-};
-
-static int tuned_workspace_alloc(struct tuned_workspace *ws, size_t n_bars)
-{
-    double **arrays[] = {&ws->fast, &ws->middle, &ws->slow, &ws->hma, &ws->hma3};
-    size_t bytes = (n_bars > 0 ? n_bars : 1) * sizeof(double);
-    int ok = 1;
-    for (size_t i = 0; i < sizeof arrays / sizeof arrays[0]; i++) {
-        *arrays[i] = malloc(bytes);
-        ok = ok && *arrays[i] != NULL;
-    }
-    return ok ? 0 : -1;
-}
-
-static void tuned_workspace_free(struct tuned_workspace *ws)
-{
-    free(ws->fast);
-    free(ws->middle);
-    free(ws->slow);
-    free(ws->hma);
-    free(ws->hma3);
-}
-
 /* The two lines of @sec:kernel into hma and hma3; the mixes overwrite ws->fast. */
 static void tuned_lines(const double *close, size_t n_bars, const struct combo_params *p,
-                        struct tuned_workspace *ws, wma_blocks_fn *blocks,
+                        struct sweep_workspace *ws, wma_blocks_fn *blocks,
                         double *hma, double *hma3)
 {
     /* hma = wma(2*wma(close, h_half) - wma(close, h_len), h_sqrt) */
@@ -222,7 +196,7 @@ static void tuned_lines(const double *close, size_t n_bars, const struct combo_p
 
 static struct combo_result tuned_combo(const double *close, size_t n_bars,
                                        const struct combo_params *p,
-                                       struct tuned_workspace *ws, wma_blocks_fn *blocks)
+                                       struct sweep_workspace *ws, wma_blocks_fn *blocks)
 {
     tuned_lines(close, n_bars, p, ws, blocks, ws->hma, ws->hma3);
     return stop_and_reverse(close, ws->hma, ws->hma3, n_bars);
@@ -247,7 +221,7 @@ static int64_t combo_work(const struct combo_params *p)
     return p->h_half + p->h_len + p->h_sqrt + p->t_third + p->t_half + 2 * p->t_len;
 }
 
-/* What the threads of one sweep share. Only `next` and `out_of_memory` change. */
+/* What the threads of one sweep share. Only `next` changes. */
 struct tuned_sweep {
     const double *close;
     size_t n_bars;
@@ -257,26 +231,25 @@ struct tuned_sweep {
     size_t n_combos;
     wma_blocks_fn *blocks;
     atomic_size_t next;                /* position in order[] of the next one to take */
-    atomic_int out_of_memory;
+};
+
+/* One thread: its work arrays, and the sweep it shares with the others. */
+struct tuned_thread {
+    struct tuned_sweep *sweep;
+    struct sweep_workspace *ws;
 };
 
 static void *tuned_worker(void *arg)
 {
-    struct tuned_sweep *sw = arg;
-    struct tuned_workspace ws;
-    if (tuned_workspace_alloc(&ws, sw->n_bars) != 0) {
-        tuned_workspace_free(&ws);
-        atomic_store(&sw->out_of_memory, 1);
-        return NULL;          /* the other threads take its share */
-    }
+    struct tuned_thread *me = arg;
+    struct tuned_sweep *sw = me->sweep;
     for (;;) {
         size_t i = atomic_fetch_add(&sw->next, 1);
         if (i >= sw->n_combos)
             break;
         size_t k = sw->order[i].k;
-        sw->results[k] = tuned_combo(sw->close, sw->n_bars, &sw->params[k], &ws, sw->blocks);
+        sw->results[k] = tuned_combo(sw->close, sw->n_bars, &sw->params[k], me->ws, sw->blocks);
     }
-    tuned_workspace_free(&ws);
     return NULL;
 }
 
@@ -292,10 +265,14 @@ static int thread_count(int n_threads, size_t n_combos)
     return n < 1 ? 1 : (int)n;
 }
 
-int sweep_tuned_lanes(const double *close, size_t n_bars, const struct combo_params *params,
-                      size_t n_combos, struct combo_result *results, int n_threads,
-                      int vector_bytes)
+static int sweep_tuned_with(struct sweep_workspace *ws, const double *close, size_t n_bars,
+                            const struct combo_params *params, size_t n_combos,
+                            struct combo_result *results, int n_threads, int vector_bytes)
 {
+    int n = thread_count(n_threads, n_combos);
+    if (sweep_workspace_load(ws, close, n_bars) != 0 ||
+        sweep_workspace_helpers(ws, n - 1, n_bars) != 0)
+        return -1;
     struct combo_order *order = malloc((n_combos > 0 ? n_combos : 1) * sizeof *order);
     if (order == NULL)
         return -1;
@@ -304,23 +281,44 @@ int sweep_tuned_lanes(const double *close, size_t n_bars, const struct combo_par
     qsort(order, n_combos, sizeof *order, most_work_first);
 
     struct tuned_sweep sw = {
-        .close = close, .n_bars = n_bars, .params = params, .results = results,
+        .close = ws->series, .n_bars = n_bars, .params = params, .results = results,
         .order = order, .n_combos = n_combos, .blocks = wma_blocks_for(vector_bytes),
     };
     atomic_init(&sw.next, 0);
-    atomic_init(&sw.out_of_memory, 0);
 
     pthread_t threads[MAX_THREADS];
+    struct tuned_thread workers[MAX_THREADS];
     int started = 0;
-    for (int i = 1; i < thread_count(n_threads, n_combos); i++)
-        if (pthread_create(&threads[started], NULL, tuned_worker, &sw) == 0)
+    for (int i = 1; i < n; i++) {
+        workers[started] = (struct tuned_thread){&sw, &ws->helpers[i - 1]};
+        if (pthread_create(&threads[started], NULL, tuned_worker, &workers[started]) == 0)
             started++;
-    tuned_worker(&sw);
+    }
+    struct tuned_thread caller = {&sw, ws};
+    tuned_worker(&caller);
     for (int i = 0; i < started; i++)
         pthread_join(threads[i], NULL);
-
     free(order);
-    return atomic_load(&sw.out_of_memory) ? -1 : 0;
+    return 0;
+}
+
+int sweep_tuned_in(struct sweep_workspace *ws, const double *close, size_t n_bars,
+                   const struct combo_params *params, size_t n_combos,
+                   struct combo_result *results, int n_threads)
+{
+    return sweep_tuned_with(ws, close, n_bars, params, n_combos, results, n_threads, 0);
+}
+
+int sweep_tuned_lanes(const double *close, size_t n_bars, const struct combo_params *params,
+                      size_t n_combos, struct combo_result *results, int n_threads,
+                      int vector_bytes)
+{
+    struct sweep_workspace ws;
+    sweep_workspace_init(&ws, NULL);
+    int status = sweep_tuned_with(&ws, close, n_bars, params, n_combos, results, n_threads,
+                                  vector_bytes);
+    sweep_workspace_free(&ws);
+    return status;
 }
 
 int sweep_tuned(const double *close, size_t n_bars, const struct combo_params *params,
@@ -337,10 +335,11 @@ void kernel_tuned_wma(const double *x, size_t n_bars, int64_t n, double *out, in
 int kernel_tuned_lines(const double *close, size_t n_bars, const struct combo_params *p,
                        double *hma, double *hma3, int vector_bytes)
 {
-    struct tuned_workspace ws;
-    int status = tuned_workspace_alloc(&ws, n_bars);
+    struct sweep_workspace ws;
+    sweep_workspace_init(&ws, NULL);
+    int status = sweep_workspace_reserve(&ws, n_bars);
     if (status == 0)
         tuned_lines(close, n_bars, p, &ws, wma_blocks_for(vector_bytes), hma, hma3);
-    tuned_workspace_free(&ws);
+    sweep_workspace_free(&ws);
     return status;
 }

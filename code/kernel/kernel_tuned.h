@@ -12,10 +12,16 @@
 #include "kernel/kernel.h"
 
 /*
- * Runs every combination over the series, exactly as sweep_naive, on
- * n_threads threads (1 = the calling thread only, 0 = one per online core).
- * Returns 0, or -1 when out of memory.
+ * Runs every combination over the series, exactly as sweep_naive_in, on
+ * n_threads threads (1 = the calling thread only, 0 = one per online core),
+ * in the given workspace: it loads the series there and keeps one helper
+ * workspace per extra thread. Returns 0, or -1 when out of memory.
  */
+int sweep_tuned_in(struct sweep_workspace *ws, const double *close, size_t n_bars,
+                   const struct combo_params *params, size_t n_combos,
+                   struct combo_result *results, int n_threads);
+
+/* The same with a workspace of its own, allocated and freed per call. */
 int sweep_tuned(const double *close, size_t n_bars, const struct combo_params *params,
                 size_t n_combos, struct combo_result *results, int n_threads);
 

@@ -1,0 +1,300 @@
+/*
+ * arch.c - the architecture table, and one routine that runs any row.
+ *
+ * Tangled from paper/41-architectures.md.
+ */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "harness/arch.h"
+#include "harness/worker.h"
+#include "kernel/kernel_tuned.h"
+#include "wire/timing.h"
+
+#define C CLIENT_C
+#define PY CLIENT_PYTHON
+#define IN CLIENT_NONE
+const struct arch_row ARCH_ROWS[] = {
+    {"in_process", IN, TRANSPORT_NONE, KERNEL_NAIVE, ENCODING_BINARY, GRAIN_SWEEP, 1,
+     "the kernel called directly, no boundary"},
+    {"in_process_control_1", IN, TRANSPORT_NONE, KERNEL_NAIVE, ENCODING_BINARY, GRAIN_SWEEP, 1,
+     "in_process again, at its own random position: an A/A control"},
+    {"in_process_control_2", IN, TRANSPORT_NONE, KERNEL_NAIVE, ENCODING_BINARY, GRAIN_SWEEP, 1,
+     "in_process again: a second A/A control"},
+    {"in_process_control_3", IN, TRANSPORT_NONE, KERNEL_NAIVE, ENCODING_BINARY, GRAIN_SWEEP, 1,
+     "in_process again: a third A/A control"},
+    {"in_process_tuned_1core", IN, TRANSPORT_NONE, KERNEL_TUNED_ONE_CORE, ENCODING_BINARY,
+     GRAIN_SWEEP, 0, "the tuned kernel on one thread, no boundary"},
+    {"in_process_tuned", IN, TRANSPORT_NONE, KERNEL_TUNED_ALL_CORES, ENCODING_BINARY,
+     GRAIN_SWEEP, 0, "the tuned kernel on every core, no boundary"},
+    {"batch_unix", C, TRANSPORT_UNIX, KERNEL_NAIVE, ENCODING_BINARY, GRAIN_SWEEP, 1,
+     "persistent engine on a Unix socket, one round trip per sweep"},
+    {"batch_tcp", C, TRANSPORT_TCP, KERNEL_NAIVE, ENCODING_BINARY, GRAIN_SWEEP, 0,
+     "persistent engine on TCP loopback (TCP_NODELAY), one round trip per sweep"},
+    {"batch_shm", C, TRANSPORT_SHM_FUTEX, KERNEL_NAIVE, ENCODING_BINARY, GRAIN_SWEEP, 0,
+     "persistent engine over shared memory (futex wait), one round trip per sweep"},
+    {"batch_unix_tuned", C, TRANSPORT_UNIX, KERNEL_TUNED_ONE_CORE, ENCODING_BINARY,
+     GRAIN_SWEEP, 0, "batch_unix with the tuned kernel (one thread) behind it"},
+    {"chatty_unix", C, TRANSPORT_UNIX, KERNEL_NAIVE, ENCODING_BINARY, GRAIN_COMBO, 1,
+     "one round trip per combination, the series re-sent each time"},
+    {"stateful_unix", C, TRANSPORT_UNIX, KERNEL_NAIVE, ENCODING_BINARY, GRAIN_LOADED, 1,
+     "the series loaded once per connection, one 48-byte call per combination"},
+    {"per_bar_unix", C, TRANSPORT_UNIX, KERNEL_NAIVE, ENCODING_BINARY, GRAIN_BAR, 0,
+     "one round trip per bar: one close out, every position back"},
+    {"spawn_stdin", C, TRANSPORT_SPAWN, KERNEL_NAIVE, ENCODING_BINARY, GRAIN_SWEEP, 1,
+     "a fresh engine per sweep, request on stdin, reply on stdout"},
+    {"spawn_per_combo", C, TRANSPORT_SPAWN, KERNEL_NAIVE, ENCODING_BINARY, GRAIN_COMBO, 0,
+     "a fresh engine per combination"},
+    {"json_unix", C, TRANSPORT_UNIX, KERNEL_NAIVE, ENCODING_JSON, GRAIN_SWEEP, 0,
+     "JSON request and reply, one round trip per sweep"},
+    {"json_chatty_unix", C, TRANSPORT_UNIX, KERNEL_NAIVE, ENCODING_JSON, GRAIN_COMBO, 0,
+     "JSON, one round trip per combination with the series"},
+    {"numba_in_process", PY, TRANSPORT_NONE, KERNEL_NUMBA, ENCODING_BINARY, GRAIN_SWEEP, 1,
+     "the original's baseline: the kernel in numba, called from Python"},
+    {"python_batch_unix", PY, TRANSPORT_UNIX, KERNEL_NAIVE, ENCODING_BINARY, GRAIN_SWEEP, 1,
+     "the original's configuration: Python calls the engine once per sweep"},
+    {"python_chatty_unix", PY, TRANSPORT_UNIX, KERNEL_NAIVE, ENCODING_BINARY, GRAIN_COMBO, 0,
+     "Python calls the engine once per combination, re-sending the series"},
+    {"python_stateful_unix", PY, TRANSPORT_UNIX, KERNEL_NAIVE, ENCODING_BINARY, GRAIN_LOADED,
+     0, "Python loads the series once, then one call per combination"},
+    {"python_spawn_stdin", PY, TRANSPORT_SPAWN, KERNEL_NAIVE, ENCODING_BINARY, GRAIN_SWEEP, 0,
+     "Python spawns the engine per sweep, as the original's rust_spawn_stdin"},
+};
+#undef C
+#undef PY
+#undef IN
+const size_t N_ARCH_ROWS = sizeof ARCH_ROWS / sizeof ARCH_ROWS[0];
+
+int arch_row_named(const char *name)
+{
+    for (size_t i = 0; i < N_ARCH_ROWS; i++)
+        if (strcmp(ARCH_ROWS[i].name, name) == 0)
+            return (int)i;
+    return -1;
+}
+
+/* A u64 field, or an empty one when `known` is false. */
+static void put_ns(struct csv_out *out, int known, uint64_t ns)
+{
+    if (known)
+        csv_out_int(out, (int64_t)ns);
+    else
+        csv_out_empty(out);
+}
+
+void call_sink_put(struct call_sink *sink, size_t call, const struct call_timing *t)
+{
+    if (t->has_engine || t->has_process) {
+        sink->engine_cpu_ns += (double)(t->has_engine ? t->engine_cpu_ns : t->process_cpu_ns);
+        sink->engine_cpu_known = 1;
+    }
+    if (sink->out == NULL)
+        return;
+    struct csv_out *o = sink->out;
+    csv_out_text(o, sink->arch);
+    csv_out_int(o, sink->round);
+    csv_out_int(o, (int64_t)call);
+    csv_out_int(o, (int64_t)t->rtt_ns);
+    const uint64_t client[] = {t->encode_ns, t->send_ns, t->wait_ns, t->receive_ns,
+                               t->decode_ns};
+    for (size_t i = 0; i < sizeof client / sizeof client[0]; i++)
+        csv_out_int(o, (int64_t)client[i]);
+    const uint64_t engine[] = {t->engine_ns, t->engine_decode_ns, t->compute_ns,
+                               t->engine_encode_ns, t->engine_cpu_ns};
+    for (size_t i = 0; i < sizeof engine / sizeof engine[0]; i++)
+        put_ns(o, t->has_engine, engine[i]);
+    put_ns(o, t->has_process, t->process_ns);
+    put_ns(o, t->has_process, t->process_cpu_ns);
+    put_ns(o, t->has_process, (uint64_t)t->process_minor_faults);
+    csv_out_int(o, (int64_t)t->request_bytes);
+    csv_out_int(o, (int64_t)t->reply_bytes);
+    csv_out_end_row(o);
+}
+
+struct arch_state {
+    const struct arch_row *row;
+    struct sweep_workspace ws;         /* in-process rows */
+    struct session session;            /* engine rows, C and Python */
+    int has_session;
+    struct worker *worker;             /* Python rows */
+};
+
+static const char *engine_kernel(enum arch_kernel k)
+{
+    return k == KERNEL_TUNED_ONE_CORE ? "tuned" : "naive";
+}
+
+static int open_python_row(struct arch_state *st, const struct harness_env *env,
+                           char err[ERR_SIZE])
+{
+    const struct arch_row *row = st->row;
+    if (st->worker == NULL)
+        return fail(err, "%s needs the Python worker, which is not running", row->name);
+    if (row->transport == TRANSPORT_SPAWN)
+        return worker_prepare(st->worker, row->name, "engine", env->engine, err);
+    if (row->transport == TRANSPORT_NONE)
+        return worker_prepare(st->worker, row->name, NULL, NULL, err);
+    struct session_options o = {row->transport, row->name, engine_kernel(row->kernel), NULL,
+                                0, 0, NULL, NULL};
+    if (session_open(&st->session, env, &o, err) != 0)
+        return -1;
+    st->has_session = 1;
+    return worker_prepare(st->worker, row->name, "socket", st->session.socket_path, err);
+}
+
+static int open_c_row(struct arch_state *st, const struct harness_env *env,
+                      const struct sweep_job *job, char err[ERR_SIZE])
+{
+    const struct arch_row *row = st->row;
+    struct session_options o = {row->transport, row->name, engine_kernel(row->kernel), NULL,
+                                0, 1, NULL, NULL};
+    if (session_open(&st->session, env, &o, err) != 0)
+        return -1;
+    st->has_session = 1;
+    if (row->grain == GRAIN_LOADED)
+        return session_load(&st->session, job->close, job->n_bars, NULL, err);
+    return 0;
+}
+
+struct arch_state *arch_open(const struct arch_row *row, const struct harness_env *env,
+                             struct worker *worker, const struct sweep_job *job,
+                             char err[ERR_SIZE])
+{
+    struct arch_state *st = calloc(1, sizeof *st);
+    if (st == NULL) {
+        fail(err, "out of memory");
+        return NULL;
+    }
+    st->row = row;
+    st->worker = worker;
+    sweep_workspace_init(&st->ws, NULL);
+    int status = 0;
+    if (row->client == CLIENT_PYTHON)
+        status = open_python_row(st, env, err);
+    else if (row->client == CLIENT_C)
+        status = open_c_row(st, env, job, err);
+    if (status != 0) {
+        arch_close(st);
+        return NULL;
+    }
+    return st;
+}
+
+void arch_close(struct arch_state *st)
+{
+    if (st == NULL)
+        return;
+    if (st->has_session)
+        session_close(&st->session);
+    sweep_workspace_free(&st->ws);
+    free(st);
+}
+
+static int run_in_process(struct arch_state *st, const struct sweep_job *job,
+                          struct combo_result *results, char err[ERR_SIZE])
+{
+    int status;
+    switch (st->row->kernel) {
+    case KERNEL_TUNED_ONE_CORE:
+        status = sweep_tuned_in(&st->ws, job->close, job->n_bars, job->params, job->n_combos,
+                                results, 1);
+        break;
+    case KERNEL_TUNED_ALL_CORES:
+        status = sweep_tuned_in(&st->ws, job->close, job->n_bars, job->params, job->n_combos,
+                                results, 0);
+        break;
+    default:
+        status = sweep_naive_in(&st->ws, job->close, job->n_bars, job->params, job->n_combos,
+                                results);
+        break;
+    }
+    return status == 0 ? 0 : fail(err, "out of memory for the kernel's workspace");
+}
+
+static int sweep_call(struct arch_state *st, const struct sweep_job *job, size_t first,
+                      size_t count, struct combo_result *results, struct call_timing *t,
+                      char err[ERR_SIZE])
+{
+    if (st->row->encoding == ENCODING_JSON)
+        return session_json_sweep(&st->session, job->close, job->n_bars, job->params + first,
+                                  count, results + first, t, err);
+    return session_sweep(&st->session, job->close, job->n_bars, job->params + first, count,
+                         results + first, t, err);
+}
+
+static int run_per_bar(struct arch_state *st, const struct sweep_job *job,
+                       struct combo_result *results, struct call_sink *sink,
+                       char err[ERR_SIZE])
+{
+    struct session *s = &st->session;
+    struct call_timing t;
+    if (session_stream_open(s, job->params, job->n_combos, &t, err) != 0)
+        return -1;
+    call_sink_put(sink, 0, &t);
+    for (size_t b = 0; b < job->n_bars; b++) {
+        int timed = b % PER_BAR_SAMPLE == 0;
+        if (session_stream_bar(s, job->close[b], job->n_combos, timed ? &t : NULL, err) != 0)
+            return -1;
+        if (timed)
+            call_sink_put(sink, 1 + b, &t);
+    }
+    if (session_stream_close(s, results, job->n_combos, &t, err) != 0)
+        return -1;
+    call_sink_put(sink, 1 + job->n_bars, &t);
+    return 0;
+}
+
+static int run_c_client(struct arch_state *st, const struct sweep_job *job,
+                        struct combo_result *results, struct call_sink *sink,
+                        char err[ERR_SIZE])
+{
+    struct call_timing t;
+    switch (st->row->grain) {
+    case GRAIN_SWEEP:
+        if (sweep_call(st, job, 0, job->n_combos, results, &t, err) != 0)
+            return -1;
+        call_sink_put(sink, 0, &t);
+        return 0;
+    case GRAIN_COMBO:
+        for (size_t k = 0; k < job->n_combos; k++) {
+            if (sweep_call(st, job, k, 1, results, &t, err) != 0)
+                return -1;
+            call_sink_put(sink, k, &t);
+        }
+        return 0;
+    case GRAIN_LOADED:
+        for (size_t k = 0; k < job->n_combos; k++) {
+            if (session_sweep_loaded(&st->session, &job->params[k], 1, &results[k], &t,
+                                     err) != 0)
+                return -1;
+            call_sink_put(sink, k, &t);
+        }
+        return 0;
+    case GRAIN_BAR:
+        return run_per_bar(st, job, results, sink, err);
+    }
+    return fail(err, "%s: unknown grain", st->row->name);
+}
+
+int arch_run(struct arch_state *st, const struct sweep_job *job, struct combo_result *results,
+             struct run_measure *m, struct call_sink *sink, char err[ERR_SIZE])
+{
+    sink->engine_cpu_ns = 0;
+    sink->engine_cpu_known = 0;
+    if (st->row->client == CLIENT_PYTHON) {
+        if (worker_run(st->worker, st->row->name, job->n_combos, results, m, sink, err) != 0)
+            return -1;
+    } else {
+        uint64_t cpu0 = cpu_ns(), t0 = clock_ns();
+        int status = st->row->client == CLIENT_NONE ? run_in_process(st, job, results, err)
+                                                     : run_c_client(st, job, results, sink, err);
+        m->seconds = seconds_between(t0, clock_ns());
+        m->client_cpu_s = (double)(cpu_ns() - cpu0) * 1e-9;
+        if (status != 0)
+            return -1;
+    }
+    m->engine_cpu_s = sink->engine_cpu_known ? sink->engine_cpu_ns * 1e-9 : NAN;
+    return 0;
+}

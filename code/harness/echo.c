@@ -1,0 +1,277 @@
+/*
+ * echo.c - the echo curve: lanes and sizes in randomized interleaved blocks.
+ *
+ * Tangled from paper/65-echo.md.
+ */
+#include <jansson.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "harness/measure.h"
+#include "harness/random.h"
+#include "harness/session.h"
+#include "harness/worker.h"
+#include "kernel/series.h"
+#include "wire/timing.h"
+
+static const int ECHO_SIZES[] = {
+    1, 2, 5, 10, 20, 50, 100, 200, 500, 1000, 2000, 5000,
+    10000, 20000, 50000, 100000, 150000,
+};
+enum { N_ECHO_SIZES = sizeof ECHO_SIZES / sizeof ECHO_SIZES[0] };
+
+enum {
+    ECHO_WARMUP = 3,           /* untimed round trips per mode at the start of a block */
+    ECHO_REPS_SMALL = 20,      /* timed per mode in a block, up to 20,000 doubles */
+    ECHO_REPS_LARGE = 8,       /* beyond */
+    ECHO_LARGE = 20000,
+    ECHO_PASSES = 10,          /* every block this many times */
+};
+
+static int block_reps(const struct measure_context *ctx, int floats)
+{
+    return scaled(ctx, floats <= ECHO_LARGE ? ECHO_REPS_SMALL : ECHO_REPS_LARGE, 2);
+}
+
+enum echo_mode { MODE_PROTOCOL, MODE_PROTOCOL_TIMED, MODE_RAW, N_MODES };
+static const char *const MODE_NAMES[N_MODES] = {"protocol", "protocol_timed", "raw"};
+
+struct echo_lane {
+    const char *client;        /* "c" or "python" */
+    enum transport transport;
+    int modes[N_MODES];        /* which modes the lane measures */
+};
+
+static const struct echo_lane LANES[] = {
+    {"c", TRANSPORT_UNIX, {1, 1, 1}},
+    {"c", TRANSPORT_TCP, {1, 0, 1}},
+    {"c", TRANSPORT_PIPE, {0, 0, 1}},
+    {"c", TRANSPORT_SHM_FUTEX, {1, 0, 1}},
+    {"c", TRANSPORT_SHM_SPIN, {1, 0, 1}},
+    {"python", TRANSPORT_UNIX, {1, 0, 0}},
+};
+enum { N_LANES = sizeof LANES / sizeof LANES[0], PYTHON_LANE = N_LANES - 1 };
+
+struct echo_run {
+    const struct measure_context *ctx;
+    struct session protocol[N_LANES], raw[N_LANES];
+    int has_protocol[N_LANES], has_raw[N_LANES];
+    struct worker worker;
+    int has_worker;
+    double *payload, *back;
+    uint8_t *out_bytes, *in_bytes;
+    struct csv_out out;
+};
+
+static int is_shm(enum transport t)
+{
+    return t == TRANSPORT_SHM_FUTEX || t == TRANSPORT_SHM_SPIN;
+}
+
+static int open_lanes(struct echo_run *er, char err[ERR_SIZE])
+{
+    for (int l = 0; l < PYTHON_LANE; l++) {
+        const struct echo_lane *lane = &LANES[l];
+        char name[64];
+        snprintf(name, sizeof name, "echo-%s", transport_name(lane->transport));
+        struct session_options o = {lane->transport, name, NULL, NULL, 0,
+                                    !is_shm(lane->transport), NULL, NULL};
+        if (lane->modes[MODE_PROTOCOL]) {
+            if (session_open(&er->protocol[l], er->ctx->env, &o, err) != 0)
+                return -1;
+            er->has_protocol[l] = 1;
+        }
+        snprintf(name, sizeof name, "echo-%s-raw", transport_name(lane->transport));
+        o.raw = 1;
+        o.connect = 0;
+        if (lane->modes[MODE_RAW]) {
+            if (session_open(&er->raw[l], er->ctx->env, &o, err) != 0)
+                return -1;
+            er->has_raw[l] = 1;
+        }
+    }
+    if (worker_start(&er->worker, er->ctx->env, er->ctx->job, err) != 0)
+        return -1;
+    er->has_worker = 1;
+    return 0;
+}
+
+static void close_lanes(struct echo_run *er)
+{
+    for (int l = 0; l < N_LANES; l++) {
+        if (er->has_protocol[l])
+            session_close(&er->protocol[l]);
+        if (er->has_raw[l])
+            session_close(&er->raw[l]);
+    }
+    if (er->has_worker)
+        worker_stop(&er->worker);
+}
+
+static void write_sample(struct echo_run *er, int lane, int mode, int floats, int pass,
+                         int block, int rep, uint64_t rtt, int has_engine, uint64_t engine)
+{
+    struct csv_out *o = &er->out;
+    csv_out_text(o, LANES[lane].client);
+    csv_out_text(o, transport_name(LANES[lane].transport));
+    csv_out_text(o, MODE_NAMES[mode]);
+    csv_out_int(o, floats);
+    csv_out_int(o, (int64_t)floats * 8);
+    csv_out_int(o, pass);
+    csv_out_int(o, block);
+    csv_out_int(o, rep);
+    csv_out_int(o, (int64_t)rtt);
+    if (has_engine)
+        csv_out_int(o, (int64_t)engine);
+    else
+        csv_out_empty(o);
+    csv_out_end_row(o);
+}
+
+/* One round trip in one mode: its time, and the engine's when it said. */
+static int round_trip(struct echo_run *er, int lane, int mode, size_t n, uint64_t *rtt,
+                      struct call_timing *t, char err[ERR_SIZE])
+{
+    uint64_t t0 = clock_ns();
+    int status;
+    if (mode == MODE_RAW) {
+        memcpy(er->out_bytes, er->payload, n * 8);
+        status = session_raw_round_trip(&er->raw[lane], er->out_bytes, er->in_bytes, n * 8, err);
+        memcpy(er->back, er->in_bytes, n * 8);
+    } else {
+        status = session_echo(&er->protocol[lane], er->payload, n, er->back,
+                              mode == MODE_PROTOCOL_TIMED ? t : NULL, err);
+    }
+    *rtt = clock_ns() - t0;
+    if (mode == MODE_PROTOCOL_TIMED && status == 0)
+        *rtt = t->rtt_ns;
+    return status;
+}
+
+static int python_block(struct echo_run *er, int floats, int pass, int block, int reps,
+                        char err[ERR_SIZE])
+{
+    json_t *answer = worker_command(
+        &er->worker, json_pack("{s:s,s:s,s:i,s:i,s:i,s:b}", "cmd", "echo", "socket",
+                               er->protocol[0].socket_path, "floats", floats, "reps", reps,
+                               "warmup", ECHO_WARMUP, "timing", 0), err);
+    if (answer == NULL)
+        return -1;
+    const json_t *rtts = json_object_get(answer, "rtt_ns");
+    for (size_t r = 0; r < json_array_size(rtts); r++)
+        write_sample(er, PYTHON_LANE, MODE_PROTOCOL, floats, pass, block, (int)r + 1,
+                     (uint64_t)json_integer_value(json_array_get(rtts, r)), 0, 0);
+    json_decref(answer);
+    return 0;
+}
+
+static int c_block(struct echo_run *er, int lane, int floats, int pass, int block, int reps,
+                   char err[ERR_SIZE])
+{
+    const struct echo_lane *ln = &LANES[lane];
+    size_t n = (size_t)floats;
+    struct call_timing t;
+    uint64_t rtt;
+    if (is_shm(ln->transport) && er->has_protocol[lane] &&
+        session_connect(&er->protocol[lane], err) != 0)
+        return -1;
+    if (ln->modes[MODE_RAW] && session_raw_begin(&er->raw[lane], n * 8, err) != 0)
+        return -1;
+    int status = 0;
+    for (int m = 0; status == 0 && m < N_MODES; m++) {
+        if (!ln->modes[m])
+            continue;
+        for (int w = 0; status == 0 && w < ECHO_WARMUP; w++)
+            status = round_trip(er, lane, m, n, &rtt, &t, err);
+        if (status == 0 && memcmp(er->payload, er->back, n * 8) != 0)
+            status = fail(err, "%s %s: an echo of %d doubles came back different",
+                          transport_name(ln->transport), MODE_NAMES[m], floats);
+    }
+    for (int r = 0; status == 0 && r < reps; r++)
+        for (int k = 0; status == 0 && k < N_MODES; k++) {
+            int m = (r + k) % N_MODES;         /* the modes take turns leading */
+            if (!ln->modes[m])
+                continue;
+            status = round_trip(er, lane, m, n, &rtt, &t, err);
+            if (status == 0)
+                write_sample(er, lane, m, floats, pass, block, r + 1, rtt,
+                             m == MODE_PROTOCOL_TIMED, t.engine_ns);
+        }
+    if (ln->modes[MODE_RAW])
+        session_raw_end(&er->raw[lane]);
+    if (is_shm(ln->transport) && er->has_protocol[lane])
+        session_disconnect(&er->protocol[lane]);
+    return status;
+}
+
+static int run_passes(struct echo_run *er, char err[ERR_SIZE])
+{
+    enum { N_BLOCKS = N_LANES * N_ECHO_SIZES };
+    size_t order[N_BLOCKS];
+    int passes = scaled(er->ctx, ECHO_PASSES, 2), block = 0;
+    for (int pass = 1; pass <= passes; pass++) {
+        struct mt19937 mt;
+        mt19937_seed(&mt, round_seed(er->ctx->seed ^ 0x6563686fu, pass));   /* "echo" */
+        random_order(&mt, order, N_BLOCKS);
+        for (size_t i = 0; i < N_BLOCKS; i++) {
+            int lane = (int)(order[i] / N_ECHO_SIZES), floats = ECHO_SIZES[order[i] % N_ECHO_SIZES];
+            int reps = block_reps(er->ctx, floats), status;
+            block++;
+            status = lane == PYTHON_LANE ? python_block(er, floats, pass, block, reps, err)
+                                         : c_block(er, lane, floats, pass, block, reps, err);
+            if (status != 0)
+                return -1;
+        }
+        fprintf(stderr, "  echo pass %d of %d done\n", pass, passes);
+    }
+    return 0;
+}
+
+static int write_settings(const struct measure_context *ctx, char err[ERR_SIZE])
+{
+    static const char *const header[] = {"key", "value"};
+    struct csv_out out;
+    if (measure_open(ctx, "echo_settings.csv", &out, header, 2, err) != 0)
+        return -1;
+    const struct { const char *key; int value; } rows[] = {
+        {"warmup", ECHO_WARMUP}, {"passes", scaled(ctx, ECHO_PASSES, 2)},
+        {"reps_small", block_reps(ctx, 1)}, {"reps_large", block_reps(ctx, ECHO_LARGE + 1)},
+        {"large_from", ECHO_LARGE + 1}, {"sizes", N_ECHO_SIZES},
+    };
+    for (size_t i = 0; i < sizeof rows / sizeof rows[0]; i++) {
+        csv_out_text(&out, rows[i].key);
+        csv_out_int(&out, rows[i].value);
+        csv_out_end_row(&out);
+    }
+    return csv_out_close(&out) == 0 ? 0 : fail(err, "cannot write echo_settings.csv");
+}
+
+int measure_echo(const struct measure_context *ctx, char err[ERR_SIZE])
+{
+    static const char *const header[] = {"client", "transport", "mode", "floats", "bytes",
+                                         "pass", "block", "rep", "rtt_ns", "engine_ns"};
+    const size_t largest = (size_t)ECHO_SIZES[N_ECHO_SIZES - 1];
+    struct echo_run er = {.ctx = ctx};
+    er.payload = malloc(largest * sizeof(double));
+    er.back = malloc(largest * sizeof(double));
+    er.out_bytes = malloc(largest * sizeof(double));
+    er.in_bytes = malloc(largest * sizeof(double));
+    int status = -1;
+    if (er.payload == NULL || er.back == NULL || er.out_bytes == NULL || er.in_bytes == NULL)
+        fail(err, "out of memory for the echo payloads");
+    else if (measure_open(ctx, "echo.csv", &er.out, header, 10, err) == 0) {
+        gbm_series(er.payload, largest, DEFAULT_SEED);
+        status = open_lanes(&er, err) == 0 ? run_passes(&er, err) : -1;
+        if (status == 0 && csv_out_close(&er.out) != 0)
+            status = fail(err, "cannot write echo.csv");
+        else if (status != 0)
+            csv_out_abandon(&er.out);
+    }
+    close_lanes(&er);
+    free(er.payload);
+    free(er.back);
+    free(er.out_bytes);
+    free(er.in_bytes);
+    return status == 0 ? write_settings(ctx, err) : -1;
+}

@@ -1,0 +1,65 @@
+/*
+ * measure.c - the table of measurements, and running a selection of them.
+ *
+ * Tangled from paper/64-measurements.md and the chapters that add one.
+ */
+#include <stdio.h>
+#include <string.h>
+
+#include "harness/measure.h"
+#include "harness/names.h"
+
+const struct measurement MEASUREMENTS[] = {
+    {"echo", "round trips per payload size, protocol and raw, C and Python clients", measure_echo},
+    {"serialization", "encode and decode the series: raw, memcpy, JSON, text; Python's three",
+     measure_serialization},
+    {"spawn", "one engine process per call, alone: a one-double echo, a one-combination sweep",
+     measure_spawn},
+    {"layout", "the kernel's time over layouts of its data and code, in the process and the engine",
+     measure_layout},
+    {"roofline", "this machine's peak for the kernel's multiply-and-add mix, per width and threads",
+     measure_roofline},
+    {"counts", "instructions (callgrind) of the kernel in and out of the engine, and of a request",
+     measure_counts},
+};
+const size_t N_MEASUREMENTS = sizeof MEASUREMENTS / sizeof MEASUREMENTS[0];
+
+int measurement_named(const char *name)
+{
+    for (size_t i = 0; i < N_MEASUREMENTS; i++)
+        if (strcmp(MEASUREMENTS[i].name, name) == 0)
+            return (int)i;
+    return -1;
+}
+
+int measurements_run(const struct measure_context *ctx, const char *list)
+{
+    int failed = 0;
+    for (size_t i = 0; i < N_MEASUREMENTS; i++) {
+        char err[ERR_SIZE] = "";
+        if (!names_include(list, MEASUREMENTS[i].name))
+            continue;
+        fprintf(stderr, "ipctax-bench: measuring %s\n", MEASUREMENTS[i].name);
+        if (MEASUREMENTS[i].run(ctx, err) != 0) {
+            fprintf(stderr, "ipctax-bench: %s failed: %s\n", MEASUREMENTS[i].name, err);
+            failed = 1;
+        }
+    }
+    return failed ? -1 : 0;
+}
+
+int scaled(const struct measure_context *ctx, int count, int floor)
+{
+    double n = count * ctx->scale;
+    return n < floor ? floor : (int)n;
+}
+
+int measure_open(const struct measure_context *ctx, const char *name, struct csv_out *out,
+                 const char *const *header, int n_columns, char err[ERR_SIZE])
+{
+    char path[4096];
+    snprintf(path, sizeof path, "%s/%s", ctx->out_dir, name);
+    if (csv_out_open(out, path, header, n_columns) != 0)
+        return fail(err, "cannot write %s", path);
+    return 0;
+}

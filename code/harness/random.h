@@ -1,0 +1,23 @@
+/*
+ * random.h - reproducible draws: uniform integers and random orders.
+ *
+ * Tangled from paper/40-harness.md.
+ */
+#ifndef IPCTAX_RANDOM_H
+#define IPCTAX_RANDOM_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "kernel/rng.h"
+
+/* A uniform integer in [0, n), for 1 <= n; never biased. */
+uint32_t random_below(struct mt19937 *mt, uint32_t n);
+
+/* order[0..n) becomes a uniformly random permutation of 0..n-1. */
+void random_order(struct mt19937 *mt, size_t *order, size_t n);
+
+/* The seed of round `round` of a run seeded with `seed`. */
+uint32_t round_seed(uint32_t seed, int round);
+
+#endif

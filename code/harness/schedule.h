@@ -1,0 +1,38 @@
+/*
+ * schedule.h - the architectures in randomized rounds until their intervals
+ * are narrow enough or the budget is spent.
+ *
+ * Tangled from paper/41-architectures.md.
+ */
+#ifndef IPCTAX_SCHEDULE_H
+#define IPCTAX_SCHEDULE_H
+
+#include <stdint.h>
+
+#include "harness/arch.h"
+
+struct schedule_limits {
+    int min_rounds, max_rounds;
+    double budget_s;           /* seconds of rounds at most */
+    double target;             /* stop when every headline half-width is <= this */
+};
+
+#define SCHEDULE_DEFAULT_LIMITS ((struct schedule_limits){5, 40, 540.0, 0.01})
+
+struct schedule_outcome {
+    int rounds;
+    const char *stop_reason;   /* "resolved", "budget" or "max_rounds" */
+    double seconds;            /* spent in rounds */
+    int gate_failures;         /* architectures whose results differed */
+    int failures;              /* architectures that could not run */
+};
+
+/* Runs the selected rows (NULL: all) and writes architectures.csv,
+ * calls.csv and gate.csv into out_dir. Returns 0, or -1 with err set
+ * (nothing was measured); how says what happened. */
+int schedule_run(const struct harness_env *env, const struct sweep_job *job,
+                 const struct combo_result *reference, const char *rows, uint32_t seed,
+                 const struct schedule_limits *limits, const char *out_dir,
+                 struct schedule_outcome *how, char err[ERR_SIZE]);
+
+#endif

@@ -1,0 +1,219 @@
+/*
+ * serialization.c - encode and decode times of the close series in each
+ * format, C and Python, every decode checked bit for bit.
+ *
+ * Tangled from paper/70-serialization.md.
+ */
+#include <jansson.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "harness/measure.h"
+#include "harness/random.h"
+#include "harness/worker.h"
+#include "wire/serialize.h"
+#include "wire/timing.h"
+
+struct serial_bench {
+    const double *series;      /* the job's close series; never written */
+    size_t n;
+    double *back;              /* where every decoder, and the memcpy, write */
+    uint8_t *raw;              /* the request body */
+    size_t raw_bytes;
+    char *text;                /* text_series_capacity(n) bytes */
+    size_t text_bytes;
+    char *json;                /* the encoding the decoder reads */
+    size_t json_bytes;
+};
+
+static int bench_init(struct serial_bench *b, const double *series, size_t n)
+{
+    memset(b, 0, sizeof *b);
+    b->series = series;
+    b->n = n;
+    b->raw_bytes = raw_series_size(n);
+    b->back = malloc(n * sizeof *b->back + 1);
+    b->raw = malloc(b->raw_bytes);
+    b->text = malloc(text_series_capacity(n));
+    return b->back && b->raw && b->text ? 0 : -1;
+}
+
+static void bench_free(struct serial_bench *b)
+{
+    free(b->back);
+    free(b->raw);
+    free(b->text);
+    free(b->json);
+}
+
+static void poison_back(struct serial_bench *b) { memset(b->back, 0xff, b->n * sizeof *b->back); }
+static void poison_raw(struct serial_bench *b) { memset(b->raw, 0xff, b->raw_bytes); }
+static void poison_text(struct serial_bench *b) { memset(b->text, 0xff, text_series_capacity(b->n)); }
+static void drop_json(struct serial_bench *b)
+{
+    free(b->json);
+    b->json = NULL;
+}
+
+static int back_is_series(struct serial_bench *b)
+{
+    return memcmp(b->back, b->series, b->n * sizeof *b->back) == 0 ? 0 : -1;
+}
+
+static long raw_encode(struct serial_bench *b)
+{
+    raw_series_encode(b->raw, b->series, b->n);
+    return (long)b->raw_bytes;
+}
+
+static long raw_decode(struct serial_bench *b)
+{
+    return raw_series_decode(b->raw, b->raw_bytes, b->back, b->n) == 0 ? (long)b->raw_bytes : -1;
+}
+
+static long one_memcpy(struct serial_bench *b)
+{
+    memcpy(b->back, b->series, b->n * sizeof *b->back);
+    return (long)(b->n * sizeof *b->back);
+}
+
+static long json_encode(struct serial_bench *b)
+{
+    b->json = json_series_encode(b->series, b->n, &b->json_bytes);
+    return b->json != NULL ? (long)b->json_bytes : -1;
+}
+
+static long json_decode(struct serial_bench *b)
+{
+    return json_series_decode(b->json, b->json_bytes, b->back, b->n) == 0 ? (long)b->json_bytes
+                                                                            : -1;
+}
+
+static long text_encode(struct serial_bench *b)
+{
+    b->text_bytes = text_series_encode(b->text, b->series, b->n);
+    return (long)b->text_bytes;
+}
+
+static long text_decode(struct serial_bench *b)
+{
+    return text_series_decode(b->text, b->back, b->n) == 0 ? (long)b->text_bytes : -1;
+}
+
+struct serial_op {
+    const char *format;
+    const char *operation;
+    void (*prepare)(struct serial_bench *b);   /* untimed; may be NULL */
+    long (*run)(struct serial_bench *b);       /* timed: bytes moved, or -1 */
+    int (*finish)(struct serial_bench *b);     /* untimed; 0 if the result is right */
+};
+
+static const struct serial_op PAIRS[][2] = {
+    {{"raw", "encode", poison_raw, raw_encode, NULL},
+     {"raw", "decode", poison_back, raw_decode, back_is_series}},
+    {{"memcpy", "copy", poison_back, one_memcpy, back_is_series}, {NULL, NULL, NULL, NULL, NULL}},
+    {{"json", "encode", drop_json, json_encode, NULL},
+     {"json", "decode", poison_back, json_decode, back_is_series}},
+    {{"text", "encode", poison_text, text_encode, NULL},
+     {"text", "decode", poison_back, text_decode, back_is_series}},
+};
+enum { N_PAIRS = sizeof PAIRS / sizeof PAIRS[0], SERIAL_REPS = 30 };
+
+static void write_row(struct csv_out *out, const char *language, const char *format,
+                      const char *operation, int rep, uint64_t ns, long bytes)
+{
+    csv_out_text(out, language);
+    csv_out_text(out, format);
+    csv_out_text(out, operation);
+    csv_out_int(out, rep);
+    csv_out_int(out, (int64_t)ns);
+    csv_out_int(out, bytes);
+    csv_out_end_row(out);
+}
+
+static int time_op(const struct serial_op *op, struct serial_bench *b, struct csv_out *out,
+                   int rep, char err[ERR_SIZE])
+{
+    if (op->prepare != NULL)
+        op->prepare(b);
+    uint64_t t0 = clock_ns();
+    long moved = op->run(b);
+    uint64_t ns = clock_ns() - t0;
+    if (moved < 0)
+        return fail(err, "%s %s failed on the series", op->format, op->operation);
+    if (op->finish != NULL && op->finish(b) != 0)
+        return fail(err, "%s %s did not give back the series bit for bit", op->format,
+                    op->operation);
+    if (rep > 0)
+        write_row(out, "c", op->format, op->operation, rep, ns, moved);
+    return 0;
+}
+
+static int c_repetition(struct serial_bench *b, struct mt19937 *mt, struct csv_out *out,
+                        int rep, char err[ERR_SIZE])
+{
+    size_t order[N_PAIRS];
+    random_order(mt, order, N_PAIRS);
+    for (size_t i = 0; i < N_PAIRS; i++)
+        for (int k = 0; k < 2 && PAIRS[order[i]][k].run != NULL; k++)
+            if (time_op(&PAIRS[order[i]][k], b, out, rep, err) != 0)
+                return -1;
+    return 0;
+}
+
+/* One repetition of the worker's three encodings; rep 0 is its warm-up. */
+static int python_repetition(struct worker *w, struct csv_out *out, int rep, char err[ERR_SIZE])
+{
+    json_t *answer = worker_command(w, json_pack("{s:s,s:i,s:i}", "cmd", "serialize", "reps",
+                                                 1, "seed", rep), err);
+    if (answer == NULL)
+        return -1;
+    const json_t *names = json_object_get(answer, "encodings");
+    for (size_t i = 0; rep > 0 && i < json_array_size(names); i++) {
+        const char *name = json_string_value(json_array_get(names, i));
+        long bytes = (long)json_integer_value(
+            json_object_get(json_object_get(answer, "bytes"), name));
+        const char *ops[] = {"encode", "decode"};
+        for (int k = 0; k < 2; k++) {
+            char key[32];
+            snprintf(key, sizeof key, "%s_ns", ops[k]);
+            const json_t *samples = json_object_get(json_object_get(answer, key), name);
+            write_row(out, "python", name, ops[k], rep,
+                      (uint64_t)json_integer_value(json_array_get(samples, 0)), bytes);
+        }
+    }
+    json_decref(answer);
+    return 0;
+}
+
+int measure_serialization(const struct measure_context *ctx, char err[ERR_SIZE])
+{
+    static const char *const header[] = {"language", "format", "operation", "rep", "ns",
+                                         "bytes"};
+    struct serial_bench b;
+    struct worker w;
+    struct csv_out out;
+    if (bench_init(&b, ctx->job->close, ctx->job->n_bars) != 0) {
+        bench_free(&b);
+        return fail(err, "out of memory for the serialization buffers");
+    }
+    if (worker_start(&w, ctx->env, ctx->job, err) != 0) {
+        bench_free(&b);
+        return -1;
+    }
+    int status = measure_open(ctx, "serialization.csv", &out, header, 6, err);
+    struct mt19937 mt;
+    mt19937_seed(&mt, round_seed(ctx->seed ^ 0x73657269u, 0));          /* "seri" */
+    int reps = scaled(ctx, SERIAL_REPS, 5);
+    for (int rep = 0; status == 0 && rep <= reps; rep++)
+        status = c_repetition(&b, &mt, &out, rep, err) == 0 &&
+                         python_repetition(&w, &out, rep, err) == 0 ? 0 : -1;
+    if (status == 0 && csv_out_close(&out) != 0)
+        status = fail(err, "cannot write serialization.csv");
+    else if (status != 0)
+        csv_out_abandon(&out);
+    worker_stop(&w);
+    bench_free(&b);
+    return status;
+}

@@ -1,0 +1,589 @@
+/*
+ * session.c - engines on transports, and timed protocol calls to them.
+ *
+ * Tangled from paper/57-client.md.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
+#include <spawn.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "harness/session.h"
+#include "wire/frame.h"
+#include "wire/json_codec.h"
+#include "wire/timing.h"
+
+enum {
+    READY_TIMEOUT_MS = 10000,          /* an engine that says nothing for this long failed */
+    CALL_DEADLINE_S = 600,             /* no call of the study takes a tenth of this */
+};
+
+/* The harness may leave a connection idle between rounds for minutes. */
+#define HARNESS_IDLE_TIMEOUT_MS "86400000"
+
+#ifndef OP_TIMED
+#define OP_TIMED 0x80                  /* @sec:protocol: ask for the engine's timing */
+#endif
+#ifndef TIMING_TRAILER_BYTES
+#define TIMING_TRAILER_BYTES 40        /* five u64, appended to a timed reply */
+#endif
+
+static uint64_t call_deadline(void)
+{
+    return clock_ns() + (uint64_t)CALL_DEADLINE_S * 1000000000u;
+}
+
+const char *transport_name(enum transport t)
+{
+    static const char *const names[] = {"none", "unix", "tcp", "shm_futex", "shm_spin",
+                                        "pipe", "spawn"};
+    return (size_t)t < sizeof names / sizeof names[0] ? names[t] : "unknown";
+}
+
+/* Makes *buf hold at least `size` bytes (one, for an empty body); 0 or -1. */
+static int reserve(uint8_t **buf, size_t *cap, size_t size)
+{
+    if (size == 0)
+        size = 1;
+    if (size <= *cap)
+        return 0;
+    uint8_t *bigger = realloc(*buf, size);
+    if (bigger == NULL)
+        return -1;
+    *buf = bigger;
+    *cap = size;
+    return 0;
+}
+
+/* The engine's command line: path, the harness's options, then `extra`. */
+static void engine_argv(const struct session *s, char *argv[], size_t max,
+                        char *const extra[])
+{
+    size_t n = 0;
+    for (size_t i = 0; s->opt.wrapper != NULL && s->opt.wrapper[i] != NULL; i++)
+        argv[n++] = s->opt.wrapper[i];
+    argv[n++] = (char *)(s->opt.engine != NULL ? s->opt.engine : s->env->engine);
+    argv[n++] = "--die-with-parent";
+    argv[n++] = "--idle-timeout";
+    argv[n++] = HARNESS_IDLE_TIMEOUT_MS;
+    if (s->opt.kernel != NULL) {
+        argv[n++] = "--kernel";
+        argv[n++] = (char *)s->opt.kernel;
+    }
+    if (s->opt.layout != NULL) {
+        argv[n++] = "--layout";
+        argv[n++] = (char *)s->opt.layout;
+    }
+    if (s->opt.raw)
+        argv[n++] = "--raw";
+    for (size_t i = 0; extra[i] != NULL && n + 1 < max; i++)
+        argv[n++] = extra[i];
+    argv[n] = NULL;
+}
+
+/* Stops a child: SIGTERM, then its end. */
+static void stop_child(pid_t pid)
+{
+    if (pid <= 0)
+        return;
+    kill(pid, SIGTERM);
+    waitpid(pid, NULL, 0);
+    env_untrack_child(pid);
+}
+
+/* Reads one line from fd within timeout_ms into line; 0, or -1. */
+static int read_line(int fd, char *line, size_t size, int timeout_ms)
+{
+    size_t n = 0;
+    uint64_t deadline = clock_ns() + (uint64_t)timeout_ms * 1000000u;
+    while (n + 1 < size) {
+        int left = (int)((deadline - clock_ns()) / 1000000u);
+        struct pollfd p = {fd, POLLIN, 0};
+        if (clock_ns() >= deadline || poll(&p, 1, left > 0 ? left : 1) <= 0)
+            return -1;
+        if (read(fd, &line[n], 1) != 1)
+            return -1;
+        if (line[n] == '\n')
+            break;
+        n++;
+    }
+    line[n] = '\0';
+    return 0;
+}
+
+static int start_engine(struct session *s, char *const transport_args[], char err[ERR_SIZE])
+{
+    char *argv[32], line[512];
+    int out[2];
+    if (pipe2(out, O_CLOEXEC) != 0)
+        return fail(err, "pipe: %s", strerror(errno));
+    engine_argv(s, argv, 32, transport_args);
+    s->pid = env_spawn(argv, -1, out[1], err);
+    close(out[1]);
+    if (s->pid < 0) {
+        s->pid = 0;
+        close(out[0]);
+        return -1;
+    }
+    int ok = read_line(out[0], line, sizeof line, READY_TIMEOUT_MS) == 0 &&
+             strncmp(line, "listening ", 10) == 0;
+    close(out[0]);
+    if (!ok) {
+        stop_child(s->pid);
+        s->pid = 0;
+        return fail(err, "%s did not say it was listening within %d ms", argv[0],
+                    READY_TIMEOUT_MS);
+    }
+    snprintf(s->address, sizeof s->address, "%s", line + 10);
+    return 0;
+}
+
+static int connect_socket(struct session *s, char err[ERR_SIZE])
+{
+    s->fd = s->opt.transport == TRANSPORT_TCP ? tcp_connect("127.0.0.1", s->tcp_port)
+                                              : unix_connect(s->socket_path);
+    if (s->fd < 0)
+        return fail(err, "connecting to %s: %s", s->address, strerror(errno));
+    if (s->opt.transport == TRANSPORT_TCP)
+        tcp_no_delay(s->fd);
+    s->fds = (struct fd_pair){s->fd, s->fd};
+    s->link = fd_link(&s->fds);
+    return 0;
+}
+
+static enum shm_wait shm_wait_of(const struct session *s)
+{
+    return s->opt.transport == TRANSPORT_SHM_SPIN ? SHM_WAIT_SPIN : SHM_WAIT_FUTEX;
+}
+
+static int connect_shm(struct session *s, char err[ERR_SIZE])
+{
+    if (shm_channel_attach(&s->shm, s->shm_name, shm_wait_of(s), READY_TIMEOUT_MS, err,
+                           ERR_SIZE) != 0)
+        return -1;
+    s->attached = 1;
+    s->link = shm_link(&s->shm);
+    return 0;
+}
+
+int session_connect(struct session *s, char err[ERR_SIZE])
+{
+    if (s->opt.transport == TRANSPORT_SHM_FUTEX || s->opt.transport == TRANSPORT_SHM_SPIN)
+        return connect_shm(s, err);
+    return connect_socket(s, err);
+}
+
+void session_disconnect(struct session *s)
+{
+    if (s->fd >= 0)
+        close(s->fd);
+    s->fd = -1;
+    if (s->attached)
+        shm_channel_detach(&s->shm);
+    s->attached = 0;
+}
+
+int session_open(struct session *s, const struct harness_env *env,
+                 const struct session_options *o, char err[ERR_SIZE])
+{
+    char *args[6] = {NULL};
+    memset(s, 0, sizeof *s);
+    s->opt = *o;
+    s->env = env;
+    s->fd = -1;
+    switch (o->transport) {
+    case TRANSPORT_NONE:
+        return fail(err, "an in-process architecture has no session");
+    case TRANSPORT_SPAWN:
+    case TRANSPORT_PIPE:
+        return 0;                      /* each call, or each raw size, starts an engine */
+    case TRANSPORT_UNIX:
+        env_scratch_path(env, o->name, s->socket_path, sizeof s->socket_path);
+        snprintf(s->socket_path + strlen(s->socket_path),
+                 sizeof s->socket_path - strlen(s->socket_path), ".sock");
+        args[0] = "--unix", args[1] = s->socket_path;
+        break;
+    case TRANSPORT_TCP:
+        args[0] = "--tcp", args[1] = "127.0.0.1:0";
+        break;
+    case TRANSPORT_SHM_FUTEX:
+    case TRANSPORT_SHM_SPIN:
+        snprintf(s->shm_name, sizeof s->shm_name, "/ipctax-%d-%s", (int)getpid(), o->name);
+        args[0] = "--shm", args[1] = s->shm_name, args[2] = "--shm-wait";
+        args[3] = o->transport == TRANSPORT_SHM_SPIN ? "spin" : "futex";
+        break;
+    }
+    if (start_engine(s, args, err) != 0)
+        return -1;
+    if (o->transport == TRANSPORT_TCP) {
+        const char *colon = strrchr(s->address, ':');
+        snprintf(s->tcp_port, sizeof s->tcp_port, "%s", colon != NULL ? colon + 1 : "");
+    }
+    if (o->connect && !o->raw && session_connect(s, err) != 0) {
+        session_close(s);
+        return -1;
+    }
+    return 0;
+}
+
+void session_close(struct session *s)
+{
+    session_raw_end(s);
+    session_disconnect(s);
+    stop_child(s->pid);
+    s->pid = 0;
+    free(s->request);
+    free(s->reply);
+    s->request = s->reply = NULL;
+    s->request_cap = s->reply_cap = s->reply_len = 0;
+}
+
+static int read_error_frame(const struct byte_link *link, uint32_t len, char err[ERR_SIZE])
+{
+    char message[ERR_SIZE - 32];
+    size_t keep = len < sizeof message - 1 ? len : sizeof message - 1;
+    if (link->read_exact(link->ctx, message, keep, call_deadline()) != 0)
+        keep = 0;
+    message[keep] = '\0';
+    return fail(err, "engine error: %s", message);
+}
+
+static uint64_t trailer_u64(const uint8_t *p)
+{
+    return (uint64_t)le_get_u32(p) | (uint64_t)le_get_u32(p + 4) << 32;
+}
+
+/* Takes the engine's timing off the end of the reply. */
+static int take_trailer(struct session *s, struct call_timing *t, char err[ERR_SIZE])
+{
+    if (s->reply_len < TIMING_TRAILER_BYTES)
+        return fail(err, "a timed reply of %zu bytes has no timing", s->reply_len);
+    const uint8_t *p = s->reply + s->reply_len - TIMING_TRAILER_BYTES;
+    t->has_engine = 1;
+    t->engine_ns = trailer_u64(p);
+    t->engine_decode_ns = trailer_u64(p + 8);
+    t->compute_ns = trailer_u64(p + 16);
+    t->engine_encode_ns = trailer_u64(p + 24);
+    t->engine_cpu_ns = trailer_u64(p + 32);
+    s->reply_len -= TIMING_TRAILER_BYTES;
+    return 0;
+}
+
+/* Sends request[0..len) over link, reads the reply into s->reply. */
+static int exchange_on(struct session *s, const struct byte_link *link, size_t len,
+                       struct call_timing *t, char err[ERR_SIZE])
+{
+    uint8_t header[FRAME_HEADER_BYTES];
+    uint64_t deadline = call_deadline(), sent, arrived;
+    le_put_u32(header, (uint32_t)len);
+    struct iovec iov[2] = {{header, sizeof header}, {s->request, len}};
+    uint64_t start = clock_ns();
+    if (link->write_all(link->ctx, iov, 2, deadline) != 0)
+        return fail(err, "sending a %zu-byte request: %s", len, strerror(errno));
+    sent = clock_ns();
+    int r = link->read_exact(link->ctx, header, sizeof header, deadline);
+    if (r != 0)
+        return fail(err, "reading a reply: %s",
+                    r == 1 ? "the engine closed the connection" : strerror(errno));
+    arrived = clock_ns();
+    uint32_t word = le_get_u32(header);
+    if (word & ERROR_FRAME_FLAG)
+        return read_error_frame(link, word & FRAME_LENGTH_MASK, err);
+    if (reserve(&s->reply, &s->reply_cap, word) != 0)
+        return fail(err, "out of memory for a %u-byte reply", word);
+    r = link->read_exact(link->ctx, s->reply, word, deadline);
+    if (r != 0)
+        return fail(err, "reading a %u-byte reply: %s", word,
+                    r == 1 ? "the engine closed the connection" : strerror(errno));
+    s->reply_len = word;
+    if (t == NULL)
+        return 0;
+    t->send_ns = sent - start;
+    t->wait_ns = arrived - sent;
+    t->receive_ns = clock_ns() - arrived;
+    t->request_bytes = FRAME_HEADER_BYTES + len;
+    t->reply_bytes = FRAME_HEADER_BYTES + word;
+    return take_trailer(s, t, err);
+}
+
+static int exchange_spawned(struct session *s, size_t len, struct call_timing *t,
+                            char err[ERR_SIZE])
+{
+    int to_child[2], from_child[2];
+    char *argv[32];
+    static char *const stdin_args[] = {"--stdin", NULL};
+    uint64_t started = clock_ns();
+    if (pipe2(to_child, O_CLOEXEC) != 0)
+        return fail(err, "pipe: %s", strerror(errno));
+    if (pipe2(from_child, O_CLOEXEC) != 0) {
+        close(to_child[0]);
+        close(to_child[1]);
+        return fail(err, "pipe: %s", strerror(errno));
+    }
+    engine_argv(s, argv, 32, stdin_args);
+    pid_t pid = env_spawn(argv, to_child[0], from_child[1], err);
+    close(to_child[0]);
+    close(from_child[1]);
+    int status = -1;
+    if (pid > 0) {
+        struct fd_pair fds = {from_child[0], to_child[1]};
+        struct byte_link link = fd_link(&fds);
+        status = exchange_on(s, &link, len, t, err);
+    }
+    close(to_child[1]);
+    close(from_child[0]);
+    struct rusage usage;
+    if (pid > 0 && wait4(pid, NULL, 0, &usage) == pid && t != NULL) {
+        t->has_process = 1;
+        t->process_ns = clock_ns() - started;
+        t->process_cpu_ns = (uint64_t)(usage.ru_utime.tv_sec + usage.ru_stime.tv_sec) *
+                                1000000000u +
+                            (uint64_t)(usage.ru_utime.tv_usec + usage.ru_stime.tv_usec) * 1000u;
+        t->process_minor_faults = usage.ru_minflt;
+    }
+    if (pid > 0)
+        env_untrack_child(pid);
+    return status;
+}
+
+struct request {
+    enum opcode op;
+    const double *close;
+    uint32_t n_bars;
+    const struct combo_params *params;
+    uint32_t n_combos;
+};
+
+static int exchange(struct session *s, size_t len, struct call_timing *t, char err[ERR_SIZE])
+{
+    if (s->opt.transport == TRANSPORT_SPAWN)
+        return exchange_spawned(s, len, t, err);
+    if (s->link.ctx == NULL)
+        return fail(err, "the session is not connected");
+    return exchange_on(s, &s->link, len, t, err);
+}
+
+/* Encodes and exchanges one request; *started is when the call began. */
+static int call_binary(struct session *s, const struct request *rq, struct call_timing *t,
+                       uint64_t *started, char err[ERR_SIZE])
+{
+    *started = clock_ns();
+    if (t != NULL)
+        memset(t, 0, sizeof *t);
+    uint64_t size = request_body_size(rq->n_bars, rq->n_combos);
+    if (reserve(&s->request, &s->request_cap, (size_t)size) != 0)
+        return fail(err, "out of memory for a %llu-byte request", (unsigned long long)size);
+    request_encode(s->request, rq->op, rq->close, rq->n_bars, rq->params, rq->n_combos);
+    if (t != NULL) {
+        s->request[0] |= OP_TIMED;
+        t->encode_ns = clock_ns() - *started;
+    }
+    return exchange(s, (size_t)size, t, err);
+}
+
+/* Closes the call's clock after the caller decoded its reply at `decoded`. */
+static void finish_call(struct call_timing *t, uint64_t started, uint64_t decode_start)
+{
+    if (t == NULL)
+        return;
+    uint64_t now = clock_ns();
+    t->decode_ns = now - decode_start;
+    t->rtt_ns = now - started;
+}
+
+/* Decodes a sweep reply for n combinations into results. */
+static int decode_results(const struct session *s, struct combo_result *results,
+                          size_t n_combos, char err[ERR_SIZE])
+{
+    if (sweep_reply_decode(s->reply, s->reply_len, results, (uint32_t)n_combos) != 0)
+        return fail(err, "a reply of %zu bytes is not the results of %zu combinations",
+                    s->reply_len, n_combos);
+    return 0;
+}
+
+static int call_for_results(struct session *s, const struct request *rq,
+                            struct combo_result *results, size_t n_combos,
+                            struct call_timing *t, char err[ERR_SIZE])
+{
+    uint64_t started;
+    if (call_binary(s, rq, t, &started, err) != 0)
+        return -1;
+    uint64_t decoding = clock_ns();
+    if (decode_results(s, results, n_combos, err) != 0)
+        return -1;
+    finish_call(t, started, decoding);
+    return 0;
+}
+
+/* A call whose reply must be exactly `expect` bytes (nothing to decode). */
+static int call_for_bytes(struct session *s, const struct request *rq, size_t expect,
+                          struct call_timing *t, char err[ERR_SIZE])
+{
+    uint64_t started;
+    if (call_binary(s, rq, t, &started, err) != 0)
+        return -1;
+    if (s->reply_len != expect)
+        return fail(err, "opcode %d: a reply of %zu bytes, not %zu", (int)rq->op, s->reply_len,
+                    expect);
+    finish_call(t, started, clock_ns());
+    return 0;
+}
+
+int session_sweep(struct session *s, const double *close, size_t n_bars,
+                  const struct combo_params *params, size_t n_combos,
+                  struct combo_result *results, struct call_timing *t, char err[ERR_SIZE])
+{
+    struct request rq = {OP_SWEEP, close, (uint32_t)n_bars, params, (uint32_t)n_combos};
+    return call_for_results(s, &rq, results, n_combos, t, err);
+}
+
+int session_echo(struct session *s, const double *values, size_t n, double *back,
+                 struct call_timing *t, char err[ERR_SIZE])
+{
+    struct request rq = {OP_ECHO, values, (uint32_t)n, NULL, 0};
+    uint64_t started;
+    if (call_binary(s, &rq, t, &started, err) != 0)
+        return -1;
+    if (s->reply_len != n * sizeof(double))
+        return fail(err, "an echo of %zu values came back as %zu bytes", n, s->reply_len);
+    uint64_t decoding = clock_ns();
+    le_get_f64s(back, s->reply, n);
+    finish_call(t, started, decoding);
+    return 0;
+}
+
+int session_load(struct session *s, const double *close, size_t n_bars,
+                 struct call_timing *t, char err[ERR_SIZE])
+{
+    struct request rq = {OP_LOAD, close, (uint32_t)n_bars, NULL, 0};
+    return call_for_bytes(s, &rq, 0, t, err);
+}
+
+int session_sweep_loaded(struct session *s, const struct combo_params *params,
+                         size_t n_combos, struct combo_result *results,
+                         struct call_timing *t, char err[ERR_SIZE])
+{
+    struct request rq = {OP_SWEEP_LOADED, NULL, 0, params, (uint32_t)n_combos};
+    return call_for_results(s, &rq, results, n_combos, t, err);
+}
+
+int session_stream_open(struct session *s, const struct combo_params *params,
+                        size_t n_combos, struct call_timing *t, char err[ERR_SIZE])
+{
+    struct request rq = {OP_OPEN_STREAM, NULL, 0, params, (uint32_t)n_combos};
+    return call_for_bytes(s, &rq, 0, t, err);
+}
+
+int session_stream_bar(struct session *s, double close, size_t n_combos,
+                       struct call_timing *t, char err[ERR_SIZE])
+{
+    struct request rq = {OP_BAR, &close, 1, NULL, 0};
+    return call_for_bytes(s, &rq, n_combos, t, err);
+}
+
+int session_stream_close(struct session *s, struct combo_result *results, size_t n_combos,
+                         struct call_timing *t, char err[ERR_SIZE])
+{
+    struct request rq = {OP_CLOSE_STREAM, NULL, 0, NULL, 0};
+    return call_for_results(s, &rq, results, n_combos, t, err);
+}
+
+int session_json_sweep(struct session *s, const double *close, size_t n_bars,
+                       const struct combo_params *params, size_t n_combos,
+                       struct combo_result *results, struct call_timing *t,
+                       char err[ERR_SIZE])
+{
+    uint64_t started = clock_ns();
+    size_t len;
+    if (t != NULL)
+        memset(t, 0, sizeof *t);
+    char *text = json_request_encode(close, n_bars, params, n_combos, &len);
+    if (text == NULL || reserve(&s->request, &s->request_cap, len) != 0) {
+        free(text);
+        return fail(err, "out of memory for a JSON request");
+    }
+    memcpy(s->request, text, len);
+    free(text);
+    if (t != NULL)
+        t->encode_ns = clock_ns() - started;
+    /* The JSON endpoint is asked for no timing: its reply is plain text. */
+    if (exchange(s, len, NULL, err) != 0)
+        return -1;
+    if (t != NULL) {
+        t->request_bytes = FRAME_HEADER_BYTES + len;
+        t->reply_bytes = FRAME_HEADER_BYTES + s->reply_len;
+    }
+    uint64_t decoding = clock_ns();
+    if (json_reply_decode((const char *)s->reply, s->reply_len, results, n_combos, err,
+                          ERR_SIZE) != 0)
+        return -1;
+    finish_call(t, started, decoding);
+    return 0;
+}
+
+int session_raw_begin(struct session *s, size_t bytes, char err[ERR_SIZE])
+{
+    uint8_t word[4];
+    le_put_u32(word, (uint32_t)bytes);
+    if (s->opt.transport == TRANSPORT_PIPE) {
+        int to_child[2], from_child[2];
+        char *argv[32];
+        static char *const raw_stdin[] = {"--stdin", NULL};
+        if (pipe2(to_child, O_CLOEXEC) != 0 || pipe2(from_child, O_CLOEXEC) != 0)
+            return fail(err, "pipe: %s", strerror(errno));
+        engine_argv(s, argv, 32, raw_stdin);
+        s->raw_child = env_spawn(argv, to_child[0], from_child[1], err);
+        close(to_child[0]);
+        close(from_child[1]);
+        if (s->raw_child < 0) {
+            s->raw_child = 0;
+            close(to_child[1]);
+            close(from_child[0]);
+            return -1;
+        }
+        s->fds = (struct fd_pair){from_child[0], to_child[1]};
+        s->link = fd_link(&s->fds);
+    } else if (session_connect(s, err) != 0) {
+        return -1;
+    }
+    struct iovec iov = {word, sizeof word};
+    if (s->link.write_all(s->link.ctx, &iov, 1, call_deadline()) != 0)
+        return fail(err, "sending the raw size: %s", strerror(errno));
+    return 0;
+}
+
+int session_raw_round_trip(struct session *s, const void *out, void *in, size_t bytes,
+                           char err[ERR_SIZE])
+{
+    uint64_t deadline = call_deadline();
+    struct iovec iov = {(void *)out, bytes};
+    if (s->link.write_all(s->link.ctx, &iov, 1, deadline) != 0 ||
+        s->link.read_exact(s->link.ctx, in, bytes, deadline) != 0)
+        return fail(err, "raw round trip over %s: %s", transport_name(s->opt.transport),
+                    strerror(errno));
+    return 0;
+}
+
+void session_raw_end(struct session *s)
+{
+    if (s->raw_child > 0) {
+        close(s->fds.in);
+        close(s->fds.out);             /* the engine sees the end of its input */
+        waitpid(s->raw_child, NULL, 0);
+        env_untrack_child(s->raw_child);
+        s->raw_child = 0;
+        s->link.ctx = NULL;
+        return;
+    }
+    if (s->opt.raw) {
+        session_disconnect(s);
+        s->link.ctx = NULL;
+    }
+}

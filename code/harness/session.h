@@ -1,0 +1,124 @@
+/*
+ * session.h - an engine on a transport, and the protocol's calls to it,
+ * each optionally timed on both sides of the boundary.
+ *
+ * Tangled from paper/57-client.md.
+ */
+#ifndef IPCTAX_SESSION_H
+#define IPCTAX_SESSION_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "harness/env.h"
+#include "kernel/kernel.h"
+#include "wire/netio.h"
+#include "wire/shm_ring.h"
+
+enum transport {
+    TRANSPORT_NONE,            /* no boundary: the in-process architectures */
+    TRANSPORT_UNIX,            /* a persistent engine on a Unix socket */
+    TRANSPORT_TCP,             /* ... on TCP loopback, TCP_NODELAY */
+    TRANSPORT_SHM_FUTEX,       /* ... over shared memory, both sides sleep in futex */
+    TRANSPORT_SHM_SPIN,        /* ... over shared memory, both sides spin */
+    TRANSPORT_PIPE,            /* an engine on two pipes for one raw ping-pong */
+    TRANSPORT_SPAWN,           /* a fresh engine per call, over stdin and stdout */
+};
+
+const char *transport_name(enum transport t);
+
+struct call_timing {
+    uint64_t rtt_ns;           /* the whole call, as its caller sees it */
+    uint64_t encode_ns;        /* writing the request into the buffer */
+    uint64_t send_ns;          /* handing it to the transport */
+    uint64_t wait_ns;          /* until the reply's length word arrived */
+    uint64_t receive_ns;       /* reading the rest of the reply */
+    uint64_t decode_ns;        /* turning it into results */
+    int has_engine;            /* the reply carried the engine's own timing: */
+    uint64_t engine_ns;        /*   request read .. reply about to be written */
+    uint64_t engine_decode_ns; /*   decoding and checking the request */
+    uint64_t compute_ns;       /*   the kernel */
+    uint64_t engine_encode_ns; /*   encoding the reply */
+    uint64_t engine_cpu_ns;    /*   the engine's processor time meanwhile */
+    int has_process;           /* a process was spawned for the call: */
+    uint64_t process_ns;       /*   from its spawn to its end */
+    uint64_t process_cpu_ns;   /*   its processor time */
+    long process_minor_faults; /*   pages it touched for the first time */
+    uint64_t request_bytes, reply_bytes;
+};
+
+struct session_options {
+    enum transport transport;
+    const char *name;          /* names the socket or segment; unique in a run */
+    const char *kernel;        /* the engine's --kernel, or NULL for its default */
+    const char *layout;        /* the engine's --layout (@sec:workspace), or NULL */
+    int raw;                   /* the engine serves the raw ping-pong instead */
+    int connect;               /* connect now; 0 when another process will */
+    const char *engine;        /* another engine binary, or NULL for the harness's */
+    char *const *wrapper;      /* a command the engine runs under (valgrind), or NULL */
+};
+
+struct session {
+    struct session_options opt;
+    const struct harness_env *env;
+    pid_t pid;                 /* the persistent engine, 0 if none */
+    char address[512];         /* where it said it listens */
+    char socket_path[108];
+    char tcp_port[16];
+    char shm_name[SHM_NAME_SIZE];
+    int fd;                    /* the socket connection, or -1 */
+    struct fd_pair fds;        /* the link's descriptors */
+    struct shm_channel shm;
+    int attached;              /* to the shared-memory channel */
+    struct byte_link link;
+    pid_t raw_child;           /* the pipe transport's engine, 0 if none */
+    uint8_t *request, *reply;
+    size_t request_cap, reply_cap, reply_len;
+};
+
+/* Starts the engine (none for TRANSPORT_SPAWN: each call starts one), waits
+ * until it listens, and connects if asked. Returns 0, or -1 with err set. */
+int session_open(struct session *s, const struct harness_env *env,
+                 const struct session_options *o, char err[ERR_SIZE]);
+/* Disconnects and stops the engine, which removes its socket or segment. */
+void session_close(struct session *s);
+
+/* Leaves the engine running but drops the connection, and makes a new one:
+ * an engine over shared memory serves one client at a time. */
+void session_disconnect(struct session *s);
+int session_connect(struct session *s, char err[ERR_SIZE]);
+
+/* The protocol's calls. With t != NULL the call is timed and asks the
+ * engine for its timing; with NULL it is sent exactly as a client that
+ * does not ask would send it. Each returns 0, or -1 with err set (an engine's
+ * error frame included, with its message). */
+int session_sweep(struct session *s, const double *close, size_t n_bars,
+                  const struct combo_params *params, size_t n_combos,
+                  struct combo_result *results, struct call_timing *t, char err[ERR_SIZE]);
+int session_echo(struct session *s, const double *values, size_t n, double *back,
+                 struct call_timing *t, char err[ERR_SIZE]);
+int session_load(struct session *s, const double *close, size_t n_bars,
+                 struct call_timing *t, char err[ERR_SIZE]);
+int session_sweep_loaded(struct session *s, const struct combo_params *params,
+                         size_t n_combos, struct combo_result *results,
+                         struct call_timing *t, char err[ERR_SIZE]);
+int session_stream_open(struct session *s, const struct combo_params *params,
+                        size_t n_combos, struct call_timing *t, char err[ERR_SIZE]);
+int session_stream_bar(struct session *s, double close, size_t n_combos,
+                       struct call_timing *t, char err[ERR_SIZE]);
+int session_stream_close(struct session *s, struct combo_result *results, size_t n_combos,
+                         struct call_timing *t, char err[ERR_SIZE]);
+int session_json_sweep(struct session *s, const double *close, size_t n_bars,
+                       const struct combo_params *params, size_t n_combos,
+                       struct combo_result *results, struct call_timing *t,
+                       char err[ERR_SIZE]);
+
+/* The raw ping-pong of an engine opened with raw = 1: `bytes` out and the
+ * same bytes back per round trip, until session_raw_end. */
+int session_raw_begin(struct session *s, size_t bytes, char err[ERR_SIZE]);
+int session_raw_round_trip(struct session *s, const void *out, void *in, size_t bytes,
+                           char err[ERR_SIZE]);
+void session_raw_end(struct session *s);
+
+#endif

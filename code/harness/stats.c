@@ -1,0 +1,112 @@
+/*
+ * stats.c - quantiles, order statistics, the bootstrapped median.
+ *
+ * Tangled from paper/40-harness.md.
+ */
+#include <math.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "harness/random.h"
+#include "harness/stats.h"
+
+double quantile_sorted(const double *sorted, size_t n, double q)
+{
+    if (n == 0)
+        return NAN;
+    double position = q * (double)(n - 1);
+    size_t below = (size_t)position;
+    if (below + 1 >= n)
+        return sorted[n - 1];
+    double fraction = position - (double)below;
+    return sorted[below] + fraction * (sorted[below + 1] - sorted[below]);
+}
+
+static int compare_doubles(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+/* The finite values of x[0..n), sorted, in a new array; *kept says how many. */
+static double *sorted_finite(const double *x, size_t n, size_t *kept)
+{
+    double *sorted = malloc((n ? n : 1) * sizeof *sorted);
+    *kept = 0;
+    if (sorted == NULL)
+        return NULL;
+    for (size_t i = 0; i < n; i++)
+        if (isfinite(x[i]))
+            sorted[(*kept)++] = x[i];
+    qsort(sorted, *kept, sizeof *sorted, compare_doubles);
+    return sorted;
+}
+
+struct sample_stats sample_stats(const double *samples, size_t n)
+{
+    struct sample_stats s = {0, NAN, NAN, NAN, NAN, NAN};
+    size_t k;
+    double *sorted = sorted_finite(samples, n, &k);
+    if (sorted != NULL && k > 0) {
+        s.n = k;
+        s.min = sorted[0];
+        s.p50 = quantile_sorted(sorted, k, 0.50);
+        s.p90 = quantile_sorted(sorted, k, 0.90);
+        s.p99 = quantile_sorted(sorted, k, 0.99);
+        s.max = sorted[k - 1];
+    }
+    free(sorted);
+    return s;
+}
+
+/* The median of a resample that drew sorted[i] count[i] times (n draws). */
+static double resample_median(const double *sorted, const uint32_t *count, size_t n)
+{
+    size_t lo_rank = (n - 1) / 2, hi_rank = n / 2, seen = 0;
+    double lo = 0.0;
+    for (size_t i = 0; i < n; i++) {
+        size_t before = seen;
+        seen += count[i];
+        if (before <= lo_rank && lo_rank < seen)
+            lo = sorted[i];
+        if (hi_rank < seen)
+            return (lo + sorted[i]) / 2.0;
+    }
+    return lo;
+}
+
+struct estimate estimate_median(const double *values, size_t n)
+{
+    struct estimate e = {0, NAN, NAN, NAN};
+    size_t k;
+    double *sorted = sorted_finite(values, n, &k);
+    uint32_t *count = calloc(k ? k : 1, sizeof *count);
+    double *medians = malloc(BOOTSTRAP_RESAMPLES * sizeof *medians);
+    if (sorted != NULL && count != NULL && medians != NULL && k > 0) {
+        struct mt19937 mt;
+        mt19937_seed(&mt, BOOTSTRAP_SEED);
+        e.n = k;
+        e.value = quantile_sorted(sorted, k, 0.5);
+        for (int b = 0; b < BOOTSTRAP_RESAMPLES; b++) {
+            memset(count, 0, k * sizeof *count);
+            for (size_t i = 0; i < k; i++)
+                count[random_below(&mt, (uint32_t)k)]++;
+            medians[b] = resample_median(sorted, count, k);
+        }
+        qsort(medians, BOOTSTRAP_RESAMPLES, sizeof *medians, compare_doubles);
+        e.low = quantile_sorted(medians, BOOTSTRAP_RESAMPLES, 0.025);
+        e.high = quantile_sorted(medians, BOOTSTRAP_RESAMPLES, 0.975);
+    }
+    free(sorted);
+    free(count);
+    free(medians);
+    return e;
+}
+
+double estimate_half_width(struct estimate e)
+{
+    if (e.n == 0 || e.value == 0.0)
+        return NAN;
+    return (e.high - e.low) / 2.0 / fabs(e.value);
+}

@@ -1,0 +1,38 @@
+/*
+ * stats.h - order statistics, and the one estimator every comparison uses.
+ *
+ * Tangled from paper/40-harness.md.
+ */
+#ifndef IPCTAX_STATS_H
+#define IPCTAX_STATS_H
+
+#include <stddef.h>
+
+struct sample_stats {
+    size_t n;
+    double min, p50, p90, p99, max;
+};
+
+/* Quantile q in [0, 1] of n sorted values, linearly interpolated. */
+double quantile_sorted(const double *sorted, size_t n, double q);
+
+/* Order statistics of n samples; the samples are not modified. */
+struct sample_stats sample_stats(const double *samples, size_t n);
+
+enum {
+    BOOTSTRAP_RESAMPLES = 10000,
+    BOOTSTRAP_SEED = 42,
+};
+
+/* The median of the finite values, and its 95% percentile-bootstrap interval. */
+struct estimate {
+    size_t n;                  /* finite values it rests on */
+    double value, low, high;   /* NAN when n is 0 */
+};
+
+struct estimate estimate_median(const double *values, size_t n);
+
+/* Half the interval's width, as a fraction of the estimate (NAN if 0 or unknown). */
+double estimate_half_width(struct estimate e);
+
+#endif
