@@ -106,12 +106,15 @@ class FakeEngine:
                 conn, _ = self.listener.accept()
             except OSError:
                 return
-            with conn:
-                try:
-                    while self._answer(conn):
-                        pass
-                except (OSError, struct.error):
+            threading.Thread(target=self._converse, args=(conn,), daemon=True).start()
+
+    def _converse(self, conn):
+        with conn:
+            try:
+                while self._answer(conn):
                     pass
+            except (OSError, struct.error):
+                pass
 
     @staticmethod
     def _read(conn, n):
