@@ -24,12 +24,13 @@ PYTHON := /usr/bin/python3
 
 .PHONY: all help paper test weave figures compare tangle check-tangle measure clean \
         unit-tests check-cff check-spec check-woven check-browser check-sanitize \
-        check-valgrind check-packages fuzz FORCE
+        check-valgrind check-packages check-python fuzz FORCE
 FORCE:
 
 help:
 	@echo "make paper      install what is missing, build, measure, plot, weave site/"
-	@echo "make test       unit tests (also sanitized), valgrind, browser, tangle, citation"
+	@echo "make test       unit tests (also sanitized), valgrind, Python, browser, tangle, citation"
+	@echo "make check-python  the numba kernel, the Python client and worker (tests/python)"
 	@echo "make weave      re-weave site/ and figures/ from data/ without measuring"
 	@echo "make compare    this build's key figures beside the published run's"
 	@echo "make check-spec the numpy oracle against data/sweep.csv"
@@ -44,11 +45,11 @@ help:
 # that every program and Python module `make paper` runs comes from one of
 # the packages it installs (or from an essential package).
 BUILD_DEBS := build-essential git libcsv-dev nettle-dev libjansson-dev
-MEASURE_DEBS := python3-numpy valgrind strace libcmocka-dev
+MEASURE_DEBS := python3-numpy python3-numba valgrind strace libcmocka-dev
 WEAVE_DEBS := pandoc gnuplot-nox fonts-dejavu-core texlive-latex-recommended \
               texlive-latex-extra texlive-fonts-recommended lmodern
 PAPER_DEBS := $(BUILD_DEBS) $(MEASURE_DEBS) $(WEAVE_DEBS)
-TEST_DEBS := $(BUILD_DEBS) $(MEASURE_DEBS) libcmocka-dev python3-jsonschema python3-ruamel.yaml \
+TEST_DEBS := $(BUILD_DEBS) $(MEASURE_DEBS) python3-jsonschema python3-ruamel.yaml \
              pandoc chromium chromium-driver python3-selenium
 FUZZ_DEBS := clang libclang-rt-14-dev
 
@@ -208,7 +209,26 @@ check-cff:
 check-valgrind: $(BUILD)/ipctax-engine $(BUILD)/tests/drive_engine
 	tests/check_valgrind.sh $(BUILD)/ipctax-engine $(BUILD)/tests/drive_engine $(BUILD)/valgrind
 
-test: deps-test check-tangle unit-tests check-sanitize check-valgrind check-cff check-browser
+# The Python side (paper/37-numba.md, paper/58-python-client.md): the numba
+# kernel against the C one, the client and the worker against a real engine.
+# Debian's numpy and numba are /usr/bin/python3's; -B and
+# PYTHONDONTWRITEBYTECODE keep __pycache__ out of code/ and tests/. The last
+# line says how many tests ran and names any that were skipped, and why.
+PY_TEST_LOG := $(BUILD)/check-python.log
+check-python: $(BUILD)/ipctax-engine
+	@mkdir -p $(BUILD)
+	@PYTHONDONTWRITEBYTECODE=1 IPCTAX_ROOT=$(CURDIR) IPCTAX_ENGINE=$(CURDIR)/$(BUILD)/ipctax-engine \
+	  $(PYTHON) -B -m unittest discover -s tests/python -v 2>&1 | tee $(PY_TEST_LOG); \
+	  status=$${PIPESTATUS[0]}; \
+	  ran=$$(grep -E '^Ran [0-9]+ tests?' $(PY_TEST_LOG)); \
+	  verdict=$$(grep -E '^(OK|FAILED)' $(PY_TEST_LOG) | tail -1); \
+	  skipped=$$(grep -oE "skipped '[^']*'" $(PY_TEST_LOG) | sort -u | paste -sd ';' -); \
+	  if [ $$status = 0 ]; then \
+	    echo "check-python: $$ran, $$verdict$${skipped:+ - $$skipped}"; \
+	  else echo "check-python: FAILED: $$ran, $$verdict (see $(PY_TEST_LOG))"; exit 1; fi
+
+test: deps-test check-tangle unit-tests check-sanitize check-valgrind check-cff check-python \
+      check-browser
 	@echo "test: every check passed"
 
 # --- Measure -----------------------------------------------------------------

@@ -1,0 +1,343 @@
+"""worker.py - the Python rows of the harness, in one persistent process.
+
+Tangled from paper/58-python-client.md; edit the chapter, not this file.
+The harness (ipctax-bench) drives it over stdin and stdout, one JSON object
+per line each way; the chapter gives the protocol. It measures, it never
+judges. Run it as: /usr/bin/python3 -B code/python/worker.py
+"""
+import json
+import os
+import pickle
+import random
+import sys
+import time
+import traceback
+
+import numpy as np
+
+import ipctax_client as ipc
+
+class Failure(Exception):
+    """A command that cannot be done; its text goes back as the error."""
+
+
+class Channel:
+    """JSON lines, and a job's raw bytes, in; JSON lines out."""
+
+    def __init__(self, inp, out):
+        self.inp, self.out = inp, out
+
+    def receive(self):
+        """The next message, or None at the end of the input."""
+        line = self.inp.readline()
+        if not line:
+            return None
+        message = json.loads(line)
+        if not isinstance(message, dict):
+            raise Failure("a message must be a JSON object")
+        return message
+
+    def receive_bytes(self, n):
+        data = self.inp.read(n)
+        if len(data) != n:
+            raise EOFError(f"the input ended after {len(data)} of a job's {n} bytes")
+        return data
+
+    def send(self, reply):
+        self.out.write(json.dumps(reply, separators=(",", ":")).encode("utf-8") + b"\n")
+        self.out.flush()
+
+
+class Job:
+    """The series and the parameter sets every row sweeps."""
+
+    def __init__(self, message, body):
+        opcode, close, params = ipc.decode_request(body)
+        if opcode != ipc.OP_SWEEP:
+            raise Failure(f"a job is an opcode-0 request body, not opcode {opcode}")
+        if (len(close), len(params)) != (message["n_bars"], message["n_combos"]):
+            raise Failure(f"the job line says {message['n_bars']} bars and "
+                          f"{message['n_combos']} combos; its body holds {len(close)} "
+                          f"and {len(params)}")
+        self.close = close.astype(np.float64)
+        self.params = params.astype(np.int64)
+
+
+class NumbaInProcess:
+    """numba_in_process: the kernel of paper/37-numba.md in this interpreter."""
+
+    def prepare(self, job, message):
+        import kernel_numba             # importing numba takes seconds: never timed
+        self.kernel = kernel_numba
+        self.workspace = kernel_numba.Workspace()
+        kernel_numba.sweep(job.close, job.params[:1], self.workspace)   # compiles it
+
+    def run(self, job, timing):
+        pnl, trades = self.kernel.sweep(job.close, job.params, self.workspace)
+        return pnl, trades, []
+
+    def close(self):
+        pass
+
+
+class BatchUnix:
+    """python_batch_unix: one sweep request per sweep, over a Unix socket."""
+
+    def prepare(self, job, message):
+        self.engine = ipc.Engine(message["socket"])
+        self.warm_up(job)
+
+    def warm_up(self, job):
+        self.engine.sweep(job.close, job.params[:1])
+
+    def run(self, job, timing):
+        pnl, trades = self.engine.sweep(job.close, job.params, timing)
+        return pnl, trades, [self.engine.last_call]
+
+    def close(self):
+        if getattr(self, "engine", None) is not None:
+            self.engine.close()
+
+
+class ChattyUnix(BatchUnix):
+    """python_chatty_unix: one request per combination, the series re-sent each time."""
+
+    def run(self, job, timing):
+        n = len(job.params)
+        pnl, trades, calls = np.empty(n), np.empty(n, dtype=np.int64), []
+        for k in range(n):
+            p, t = self.engine.sweep(job.close, job.params[k:k + 1], timing)
+            pnl[k], trades[k] = p[0], t[0]
+            calls.append(self.engine.last_call)
+        return pnl, trades, calls
+
+
+class StatefulUnix(BatchUnix):
+    """python_stateful_unix: the series loaded at prepare, one opcode 3 per combination."""
+
+    def warm_up(self, job):
+        self.engine.load(job.close)
+        self.engine.sweep_loaded(job.params[:1])
+
+    def run(self, job, timing):
+        n = len(job.params)
+        pnl, trades, calls = np.empty(n), np.empty(n, dtype=np.int64), []
+        for k in range(n):
+            p, t = self.engine.sweep_loaded(job.params[k:k + 1], timing)
+            pnl[k], trades[k] = p[0], t[0]
+            calls.append(self.engine.last_call)
+        return pnl, trades, calls
+
+
+class SpawnStdin(BatchUnix):
+    """python_spawn_stdin: one ipctax-engine --stdin process per sweep."""
+
+    def prepare(self, job, message):
+        path = message["engine"]
+        if not os.access(path, os.X_OK):
+            raise Failure(f"{path} is not an executable engine")
+        self.engine = ipc.SpawnedEngine(path)
+        self.warm_up(job)
+
+    def close(self):
+        pass                            # nothing stays open between sweeps
+
+
+ROWS = {
+    "numba_in_process": NumbaInProcess,
+    "python_batch_unix": BatchUnix,
+    "python_chatty_unix": ChattyUnix,
+    "python_stateful_unix": StatefulUnix,
+    "python_spawn_stdin": SpawnStdin,
+}
+
+
+def echo_payload(job, n):
+    """The job's first n closes, repeated from the start if the job is shorter."""
+    if job is None or len(job.close) == 0:
+        return 100.0 + np.arange(n, dtype=np.float64) / 1024.0
+    return np.resize(job.close, n)
+
+
+def echo(job, message):
+    n, reps = int(message["floats"]), int(message["reps"])
+    warmup, timing = int(message.get("warmup", 0)), bool(message.get("timing", False))
+    values = echo_payload(job, n)
+    rtts, calls = [], []
+    with ipc.Engine(message["socket"]) as engine:
+        if engine.echo(values).tobytes() != values.tobytes():
+            raise Failure(f"the echo of {n} doubles came back different")
+        for _ in range(warmup):
+            engine.echo(values, timing)
+        for _ in range(reps):
+            engine.echo(values, timing)
+            rtts.append(engine.last_call.rtt_ns)
+            calls.append(engine.last_call)
+    reply = {"ok": True, "rtt_ns": rtts}
+    if timing:
+        reply["calls"] = [c.as_dict() for c in calls]
+    return reply
+
+
+def encode_tobytes(series):
+    return series.tobytes()
+
+
+def decode_tobytes(data):
+    return np.frombuffer(data, dtype=np.float64)
+
+
+def encode_json(series):
+    return json.dumps(series.tolist())
+
+
+def decode_json(text):
+    return np.array(json.loads(text))
+
+
+CODECS = {
+    "tobytes": (encode_tobytes, decode_tobytes),
+    "pickle": (pickle.dumps, pickle.loads),
+    "json": (encode_json, decode_json),
+}
+
+
+def serialize(job, message):
+    if job is None:
+        raise Failure("serialize needs a job")
+    series, reps = job.close, int(message["reps"])
+    rng = random.Random(message.get("seed", 42))
+    names = list(CODECS)
+    encode_ns = {name: [] for name in names}
+    decode_ns = {name: [] for name in names}
+    sizes, orders = {}, []
+    for _ in range(reps):
+        order = names[:]
+        rng.shuffle(order)
+        orders.append(order)
+        for name in order:
+            encode, decode = CODECS[name]
+            t0 = time.perf_counter_ns()
+            data = encode(series)
+            t1 = time.perf_counter_ns()
+            back = decode(data)
+            t2 = time.perf_counter_ns()
+            encode_ns[name].append(t1 - t0)
+            decode_ns[name].append(t2 - t1)
+            sizes[name] = len(data)          # json.dumps is ASCII: characters are bytes
+            if back.dtype != np.float64 or back.tobytes() != series.tobytes():
+                raise Failure(f"{name} did not give the series back bit for bit")
+    return {"ok": True, "encodings": names, "encode_ns": encode_ns, "decode_ns": decode_ns,
+            "bytes": sizes, "order": orders, "pickle_protocol": pickle.DEFAULT_PROTOCOL}
+
+
+class Worker:
+    def __init__(self, channel):
+        self.channel = channel
+        self.job = None
+        self.rows = {}
+
+    def handle(self, message):
+        """The reply to one message; None for quit."""
+        command = message.get("cmd")
+        if command == "quit":
+            return None
+        handler = getattr(self, "cmd_" + str(command), None)
+        if handler is None:
+            raise Failure(f"unknown command {command!r}")
+        return handler(message)
+
+    def cmd_job(self, message):
+        body = self.channel.receive_bytes(int(message["bytes"]))   # read it whatever follows
+        self.close_rows()
+        self.job = None
+        self.job = Job(message, body)
+        return {"ok": True}
+
+    def cmd_prepare(self, message):
+        name = message.get("row")
+        if name not in ROWS:
+            raise Failure(f"unknown row {name!r} (rows are {', '.join(ROWS)})")
+        if self.job is None:
+            raise Failure("prepare needs a job")
+        self.close_row(name)                # a failed prepare leaves it unprepared
+        row = ROWS[name]()
+        try:
+            row.prepare(self.job, message)
+        except BaseException:
+            row.close()
+            raise
+        self.rows[name] = row
+        return {"ok": True}
+
+    def cmd_run(self, message):
+        row = self.rows.get(message.get("row"))
+        if row is None:
+            raise Failure(f"row {message.get('row')!r} is not prepared")
+        timing = bool(message.get("timing", False))
+        c0 = time.process_time_ns()
+        t0 = time.perf_counter_ns()
+        pnl, trades, calls = row.run(self.job, timing)
+        t1 = time.perf_counter_ns()
+        c1 = time.process_time_ns()
+        return {"ok": True, "ns": t1 - t0, "cpu_ns": c1 - c0,
+                "pnl": [float.hex(float(x)) for x in pnl],
+                "trades": [int(x) for x in trades],
+                "calls": [c.as_dict() for c in calls]}
+
+    def cmd_echo(self, message):
+        return echo(self.job, message)
+
+    def cmd_serialize(self, message):
+        return serialize(self.job, message)
+
+    def close_row(self, name):
+        row = self.rows.pop(name, None)
+        if row is not None:
+            row.close()
+
+    def close_rows(self):
+        for name in list(self.rows):
+            self.close_row(name)
+
+
+def describe(error):
+    if isinstance(error, ipc.EngineError):
+        return f"engine error: {error.message}"
+    if isinstance(error, Failure):
+        return str(error)
+    if isinstance(error, KeyError):
+        return f"the message lacks the field {error}"
+    return f"{type(error).__name__}: {error}"
+
+
+def main():
+    out = os.fdopen(os.dup(1), "wb")    # the protocol's own copy of standard output
+    os.dup2(2, 1)                       # anything else written to fd 1 goes to stderr
+    sys.stdout = sys.stderr
+    channel = Channel(sys.stdin.buffer, out)
+    worker = Worker(channel)
+    try:
+        while True:
+            try:
+                message = channel.receive()
+                if message is None:
+                    break                   # the harness has gone
+                reply = worker.handle(message)
+            except EOFError:
+                break
+            except Exception as error:      # every failure is a reply, never a crash
+                traceback.print_exc(file=sys.stderr)
+                reply = {"ok": False, "error": describe(error)}
+            channel.send(reply if reply is not None else {"ok": True})
+            if reply is None:
+                break                       # quit
+    except BrokenPipeError:
+        return 1                            # nobody is listening any more
+    finally:
+        worker.close_rows()
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
