@@ -167,7 +167,7 @@ $(SHIFT)/obj/%.o: code/%.c $(BUILD)/tangled.stamp
 	$(CC) $(CFLAGS_ALL) -Icode -c -o $@ $<
 $(SHIFT)/pad%.o:
 	@mkdir -p $(@D)
-	printf '.text\n.balign 64\n.globl ipctax_code_shift\nipctax_code_shift:\n.skip %d, 0xcc\n' $* \
+	printf '.text\n.balign 64\n.globl ipctax_code_shift\nipctax_code_shift:\n.skip %d, 0xcc\n.section .note.GNU-stack,"",@progbits\n' $* \
 	  | $(CC) -c -x assembler -o $@ -
 $(BUILD)/ipctax-engine-shift%: $(BUILD)/obj/engine/engine.o $(SHIFT)/pad%.o $(SHIFT_KERNEL_OBJS) \
   $(BUILD)/libengine.a $(BUILD)/libwire.a

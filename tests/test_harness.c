@@ -1,6 +1,8 @@
 /*
  * test_harness.c - the pieces the measurements rest on: order statistics,
- * the CSV writer and reader, number formatting, and the equivalence gate.
+ * the bootstrapped median and the verdicts drawn from it, the random order
+ * of the rounds, the CSV writer and reader, number formatting, the
+ * workspace's layout, and the equivalence gate.
  */
 #include <math.h>
 #include <stdio.h>
@@ -9,11 +11,15 @@
 
 #include "testutil.h"
 #include "harness/csvout.h"
-#include "report/csvread.h"
 #include "harness/gate.h"
+#include "harness/random.h"
+#include "harness/stats.h"
+#include "kernel/workspace.h"
+#include "report/claims.h"
+#include "report/csvread.h"
+#include "report/store.h"
 #include "wire/options.h"
 #include "wire/timing.h"
-#include "report/values.h"
 
 static void median_of_an_even_count_averages_the_middle_pair(void **state)
 {
@@ -59,8 +65,7 @@ static void csv_round_trips_text_and_doubles(void **state)
     static const char *const header[] = {"name", "value", "note"};
     const double third = 1.0 / 3.0;
     struct csv_out out;
-    assert_int_equal(csv_out_open(&out, path), 0);
-    csv_out_header(&out, header, 3);
+    assert_int_equal(csv_out_open(&out, path, header, 3), 0);
     csv_out_text(&out, "plain");
     csv_out_double(&out, third);
     csv_out_text(&out, "has, a comma and \"quotes\"\nand a newline");
@@ -74,10 +79,7 @@ static void csv_round_trips_text_and_doubles(void **state)
     assert_int_equal(csv_table_column(&t, "note"), 2);
     assert_int_equal(csv_table_column(&t, "absent"), -1);
     assert_string_equal(csv_table_cell(&t, 0, 2), "has, a comma and \"quotes\"\nand a newline");
-    double back;
-    assert_int_equal(csv_table_number(&t, 0, 1, &back), 0);
-    assert_same_double(back, third);
-    assert_int_equal(csv_table_number(&t, 0, 0, &back), -1);
+    assert_same_double(strtod(csv_table_cell(&t, 0, 1), NULL), third);
     csv_table_free(&t);
     unlink(path);
 }
@@ -87,14 +89,39 @@ static void csv_file_appears_only_when_complete(void **state)
 {
     (void)state;
     const char *path = temp_path("atomic.csv");
+    static const char *const header[] = {"x"};
     struct csv_out out;
     unlink(path);
-    assert_int_equal(csv_out_open(&out, path), 0);
+    assert_int_equal(csv_out_open(&out, path, header, 1), 0);
     csv_out_text(&out, "x");
     csv_out_end_row(&out);
     assert_int_equal(access(path, F_OK), -1);
     assert_int_equal(csv_out_close(&out), 0);
     assert_int_equal(access(path, F_OK), 0);
+    unlink(path);
+}
+
+/* An abandoned file leaves the previous one of that name untouched. */
+static void abandoned_file_keeps_the_published_one(void **state)
+{
+    (void)state;
+    const char *path = temp_path("published.csv");
+    static const char *const header[] = {"x"};
+    FILE *f = fopen(path, "w");
+    fputs("x\npublished\n", f);
+    fclose(f);
+    struct csv_out out;
+    assert_int_equal(csv_out_open(&out, path, header, 1), 0);
+    csv_out_text(&out, "half a measurement");
+    csv_out_end_row(&out);
+    csv_out_abandon(&out);
+    char line[64] = "";
+    f = fopen(path, "r");
+    assert_non_null(fgets(line, sizeof line, f));
+    assert_non_null(fgets(line, sizeof line, f));
+    fclose(f);
+    assert_string_equal(line, "published\n");
+    assert_int_equal(access(out.temp_path, F_OK), -1);
     unlink(path);
 }
 
@@ -174,9 +201,199 @@ static void command_line_numbers_are_checked_whole(void **state)
     }
 }
 
+/* ---- The estimator and the verdicts ------------------------------------ */
+
+/* The median of a sample, and an interval that contains it. */
+static void bootstrap_brackets_the_median(void **state)
+{
+    (void)state;
+    double x[101];
+    for (int i = 0; i < 101; i++)
+        x[i] = 1.0 + 0.001 * ((i * 37) % 101);        /* 1.000 .. 1.100, shuffled */
+    struct estimate e = estimate_median(x, 101);
+    assert_int_equal(e.n, 101);
+    assert_same_double(e.value, 1.050);
+    assert_true(e.low <= e.value && e.value <= e.high);
+    assert_true(e.low > 1.02 && e.high < 1.08);         /* well inside the sample's range */
+    assert_true(e.high - e.low > 0.0);
+}
+
+/* Same data, same interval: the resampling seed is fixed. */
+static void bootstrap_is_reproducible(void **state)
+{
+    (void)state;
+    const double x[] = {3, 1, 4, 1, 5, 9, 2, 6, 5, 3, 5, 8, 9, 7};
+    struct estimate a = estimate_median(x, 14), b = estimate_median(x, 14);
+    assert_memory_equal(&a, &b, sizeof a);
+}
+
+/* A constant sample has a zero-width interval; NaNs are left out; none is n/a. */
+static void bootstrap_edge_cases(void **state)
+{
+    (void)state;
+    const double same[] = {2.5, 2.5, 2.5, 2.5, 2.5};
+    struct estimate e = estimate_median(same, 5);
+    assert_same_double(e.low, 2.5);
+    assert_same_double(e.high, 2.5);
+    const double holes[] = {NAN, 1.0, NAN, 3.0, 2.0};
+    e = estimate_median(holes, 5);
+    assert_int_equal(e.n, 3);
+    assert_same_double(e.value, 2.0);
+    e = estimate_median(holes, 0);
+    assert_int_equal(e.n, 0);
+    assert_true(isnan(e.value));
+}
+
+/* A sample centred on 1 with a 10% spread: equivalence within 5% is
+ * decided one way for a tight sample, undecided for a wide one. */
+static void verdicts_follow_the_interval(void **state)
+{
+    (void)state;
+    struct estimate straddles = {20, 0.99, 0.97, 1.02};
+    assert_int_equal(judge_interval(straddles, BELOW, 1.0, 0), UNDECIDED);
+    assert_int_equal(judge_interval(straddles, ABOVE, 1.0, 0), UNDECIDED);
+    assert_int_equal(judge_interval(straddles, WITHIN, 0.95, 1.05), HOLDS);
+    assert_int_equal(judge_interval(straddles, WITHIN, 0.98, 1.05), UNDECIDED);
+    struct estimate shifted = {20, 1.20, 1.15, 1.26};
+    assert_int_equal(judge_interval(shifted, BELOW, 1.0, 0), FAILS);
+    assert_int_equal(judge_interval(shifted, ABOVE, 1.0, 0), HOLDS);
+    assert_int_equal(judge_interval(shifted, WITHIN, 0.95, 1.05), FAILS);
+    struct estimate touching = {20, 1.02, 1.00, 1.04};
+    assert_int_equal(judge_interval(touching, BELOW, 1.0, 0), FAILS);   /* at the threshold */
+    assert_int_equal(judge_interval(touching, ABOVE, 1.0, 0), UNDECIDED);
+    struct estimate nothing = {0, NAN, NAN, NAN};
+    assert_int_equal(judge_interval(nothing, BELOW, 1.0, 0), UNDECIDED);
+}
+
+/* From samples: a shifted sample fails "no slower", a straddling one is undecided. */
+static void verdicts_from_synthetic_samples(void **state)
+{
+    (void)state;
+    double slower[60], noisy[8];
+    for (int i = 0; i < 60; i++)
+        slower[i] = 1.10 + 0.01 * ((i * 7) % 11 - 5);   /* 1.05 .. 1.15 */
+    for (int i = 0; i < 8; i++)
+        noisy[i] = 1.0 + 0.04 * ((i * 3) % 8 - 3.5) / 3.5;  /* 0.96 .. 1.04 */
+    assert_int_equal(judge_interval(estimate_median(slower, 60), BELOW, 1.01, 0), FAILS);
+    assert_int_equal(judge_interval(estimate_median(noisy, 8), BELOW, 1.01, 0), UNDECIDED);
+    assert_int_equal(judge_interval(estimate_median(noisy, 8), WITHIN, 0.9, 1.1), HOLDS);
+}
+
+/* ---- The rounds' order ------------------------------------------------- */
+
+static void random_order_is_a_permutation(void **state)
+{
+    (void)state;
+    enum { N = 23 };
+    size_t order[N];
+    for (uint32_t seed = 0; seed < 50; seed++) {
+        struct mt19937 mt;
+        int seen[N] = {0};
+        mt19937_seed(&mt, round_seed(42, (int)seed));
+        random_order(&mt, order, N);
+        for (int i = 0; i < N; i++) {
+            assert_true(order[i] < N);
+            seen[order[i]]++;
+        }
+        for (int i = 0; i < N; i++)
+            assert_int_equal(seen[i], 1);
+    }
+}
+
+static void random_order_replays_from_its_seed_and_varies_by_round(void **state)
+{
+    (void)state;
+    enum { N = 23 };
+    size_t a[N], b[N], c[N];
+    struct mt19937 mt;
+    mt19937_seed(&mt, round_seed(42, 7));
+    random_order(&mt, a, N);
+    mt19937_seed(&mt, round_seed(42, 7));
+    random_order(&mt, b, N);
+    mt19937_seed(&mt, round_seed(42, 8));
+    random_order(&mt, c, N);
+    assert_memory_equal(a, b, sizeof a);
+    assert_memory_not_equal(a, c, sizeof a);
+    /* Over many rounds every architecture runs first some time: no fixed slot. */
+    int first[N] = {0};
+    for (int r = 1; r <= 400; r++) {
+        mt19937_seed(&mt, round_seed(42, r));
+        random_order(&mt, a, N);
+        first[a[0]]++;
+    }
+    for (int i = 0; i < N; i++)
+        assert_true(first[i] > 0);
+}
+
+static void bounded_draws_are_in_range_and_hit_every_value(void **state)
+{
+    (void)state;
+    struct mt19937 mt;
+    int seen[7] = {0};
+    mt19937_seed(&mt, 1);
+    for (int i = 0; i < 7000; i++) {
+        uint32_t x = random_below(&mt, 7);
+        assert_true(x < 7);
+        seen[x]++;
+    }
+    for (int i = 0; i < 7; i++)
+        assert_true(seen[i] > 800 && seen[i] < 1200);
+    assert_int_equal(random_below(&mt, 1), 0);
+}
+
+/* ---- The workspace -------------------------------------------------------- */
+
+static void workspace_regions_sit_at_their_layout(void **state)
+{
+    (void)state;
+    struct sweep_layout l;
+    assert_int_equal(sweep_layout_parse("64,2048,576", &l), 0);
+    struct sweep_workspace ws;
+    sweep_workspace_init(&ws, &l);
+    double series[300];
+    for (int i = 0; i < 300; i++)
+        series[i] = i * 0.5;
+    assert_int_equal(sweep_workspace_load(&ws, series, 300), 0);
+    assert_int_equal((uintptr_t)ws.series % 4096, 64);
+    assert_int_equal((uintptr_t)ws.fast % 4096, 2048);
+    assert_int_equal((uintptr_t)ws.middle % 4096, 2048 + 576);
+    assert_int_equal((uintptr_t)ws.hma3 % 4096, (2048 + 5 * 576) % 4096);
+    assert_memory_equal(ws.series, series, sizeof series);
+    /* Growing keeps the loaded series; loading the region itself copies nothing. */
+    assert_int_equal(sweep_workspace_reserve(&ws, 5000), 0);
+    assert_memory_equal(ws.series, series, sizeof series);
+    assert_int_equal(sweep_workspace_load(&ws, ws.series, 300), 0);
+    assert_memory_equal(ws.series, series, sizeof series);
+    sweep_workspace_free(&ws);
+    const char *bad[] = {"", "1,2", "4096,0,0", "0,7,0", "0,0,0,0", "a,b,c"};
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++)
+        assert_int_equal(sweep_layout_parse(bad[i], &l), -1);
+}
+
+static void estimates_print_with_their_interval(void **state)
+{
+    (void)state;
+    char buf[200];
+    struct estimate e = {10, 1.0234, 0.99, 1.051};
+    assert_string_equal(format_estimate(buf, e, 2), "1.02 [0.99, 1.05]");
+    struct estimate none = {0, NAN, NAN, NAN};
+    assert_string_equal(format_estimate(buf, none, 2), "n/a");
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
+        cmocka_unit_test(bootstrap_brackets_the_median),
+        cmocka_unit_test(bootstrap_is_reproducible),
+        cmocka_unit_test(bootstrap_edge_cases),
+        cmocka_unit_test(verdicts_follow_the_interval),
+        cmocka_unit_test(verdicts_from_synthetic_samples),
+        cmocka_unit_test(random_order_is_a_permutation),
+        cmocka_unit_test(random_order_replays_from_its_seed_and_varies_by_round),
+        cmocka_unit_test(bounded_draws_are_in_range_and_hit_every_value),
+        cmocka_unit_test(workspace_regions_sit_at_their_layout),
+        cmocka_unit_test(estimates_print_with_their_interval),
+        cmocka_unit_test(abandoned_file_keeps_the_published_one),
         cmocka_unit_test(command_line_numbers_are_checked_whole),
         cmocka_unit_test(median_of_an_even_count_averages_the_middle_pair),
         cmocka_unit_test(quantiles_of_one_sample_are_that_sample),

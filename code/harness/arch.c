@@ -55,6 +55,8 @@ const struct arch_row ARCH_ROWS[] = {
      "the original's baseline: the kernel in numba, called from Python"},
     {"python_batch_unix", PY, TRANSPORT_UNIX, KERNEL_NAIVE, ENCODING_BINARY, GRAIN_SWEEP, 1,
      "the original's configuration: Python calls the engine once per sweep"},
+    {"python_batch_unix_tuned", PY, TRANSPORT_UNIX, KERNEL_TUNED_ONE_CORE, ENCODING_BINARY,
+     GRAIN_SWEEP, 0, "Python calls the engine once per sweep, the tuned kernel behind it"},
     {"python_chatty_unix", PY, TRANSPORT_UNIX, KERNEL_NAIVE, ENCODING_BINARY, GRAIN_COMBO, 0,
      "Python calls the engine once per combination, re-sending the series"},
     {"python_stateful_unix", PY, TRANSPORT_UNIX, KERNEL_NAIVE, ENCODING_BINARY, GRAIN_LOADED,

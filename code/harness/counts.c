@@ -181,5 +181,7 @@ int measure_counts(const struct measure_context *ctx, char err[ERR_SIZE])
     write_count(&out, "engine", "total_instructions", 3, total3);
     write_count(&out, "engine", "syscalls", 1, calls1);
     write_count(&out, "engine", "syscalls", 3, calls3);
+    write_count(&out, "job", "bars", 0, (double)cj.n_bars);
+    write_count(&out, "job", "combos", 0, COUNT_COMBOS);
     return csv_out_close(&out) == 0 ? 0 : fail(err, "cannot write counts.csv");
 }

@@ -146,6 +146,7 @@ class SpawnStdin(BatchUnix):
 ROWS = {
     "numba_in_process": NumbaInProcess,
     "python_batch_unix": BatchUnix,
+    "python_batch_unix_tuned": BatchUnix,       # the same client; the engine runs the tuned kernel
     "python_chatty_unix": ChattyUnix,
     "python_stateful_unix": StatefulUnix,
     "python_spawn_stdin": SpawnStdin,

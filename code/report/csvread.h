@@ -1,0 +1,27 @@
+/*
+ * csvread.h - a whole CSV file in memory, addressed by column name.
+ *
+ * Tangled from paper/91-appendix-report.md.
+ */
+#ifndef IPCTAX_CSVREAD_H
+#define IPCTAX_CSVREAD_H
+
+#include <stddef.h>
+
+struct csv_table {
+    size_t n_cols;
+    size_t n_rows;             /* data rows, not counting the header */
+    char **cells;              /* (n_rows + 1) * n_cols strings; row 0 is the header */
+    size_t n_cells;            /* strings allocated, which is what is freed */
+};
+
+/* Returns 0, or -1 with a message in err. */
+int csv_table_load(const char *path, struct csv_table *t, char *err, size_t err_size);
+void csv_table_free(struct csv_table *t);
+
+/* Index of the named column, or -1. */
+int csv_table_column(const struct csv_table *t, const char *name);
+/* Field of data row `row` (0-based) in column `col`. */
+const char *csv_table_cell(const struct csv_table *t, size_t row, int col);
+
+#endif

@@ -1,0 +1,209 @@
+/*
+ * store.c - formatting, keeping and writing the paper's named values.
+ *
+ * Tangled from paper/91-appendix-report.md.
+ */
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "report/store.h"
+
+static void group_thousands(const char *plain, char *out)
+{
+    const char *digits = plain + (plain[0] == '-');
+    size_t int_len = strspn(digits, "0123456789");
+    if (digits != plain)
+        *out++ = '-';
+    for (size_t i = 0; i < int_len; i++) {
+        if (i > 0 && (int_len - i) % 3 == 0)
+            *out++ = ',';
+        *out++ = digits[i];
+    }
+    strcpy(out, digits + int_len);
+}
+
+const char *format_fixed(char *buf, double x, int decimals)
+{
+    char plain[64];
+    if (!isfinite(x)) {
+        snprintf(buf, 64, "%s", isnan(x) ? "n/a" : x > 0 ? "inf" : "-inf");
+        return buf;
+    }
+    snprintf(plain, sizeof plain, "%.*f", decimals, x);
+    if (strspn(plain, "-0.") == strlen(plain) && plain[0] == '-')
+        memmove(plain, plain + 1, strlen(plain));        /* no "-0.00" */
+    group_thousands(plain, buf);
+    return buf;
+}
+
+const char *format_estimate(char *buf, struct estimate e, int decimals)
+{
+    char v[64], lo[64], hi[64];
+    if (e.n == 0) {
+        snprintf(buf, 200, "n/a");
+        return buf;
+    }
+    snprintf(buf, 200, "%s [%s, %s]", format_fixed(v, e.value, decimals),
+             format_fixed(lo, e.low, decimals), format_fixed(hi, e.high, decimals));
+    return buf;
+}
+
+void store_init(struct store *s, const char *out_dir)
+{
+    memset(s, 0, sizeof *s);
+    s->out_dir = out_dir;
+}
+
+void store_free(struct store *s)
+{
+    free(s->values);
+    memset(s, 0, sizeof *s);
+}
+
+const char *keyf(char buf[KEY_SIZE], const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(buf, KEY_SIZE, fmt, ap);
+    va_end(ap);
+    return buf;
+}
+
+const struct value *store_get(const struct store *s, const char *key)
+{
+    for (size_t i = 0; i < s->n; i++)
+        if (strcmp(s->values[i].key, key) == 0)
+            return &s->values[i];
+    return NULL;
+}
+
+double store_number(const struct store *s, const char *key)
+{
+    const struct value *v = store_get(s, key);
+    return v != NULL ? v->number : NAN;
+}
+
+static void put(struct store *s, const char *key, const char *text, double number)
+{
+    if (store_get(s, key) != NULL) {
+        fprintf(stderr, "ipctax-summary: the value %s is put twice\n", key);
+        s->errors++;
+        return;
+    }
+    if (s->n == s->cap) {
+        size_t cap = s->cap ? 2 * s->cap : 512;
+        struct value *bigger = realloc(s->values, cap * sizeof *bigger);
+        if (bigger == NULL) {
+            s->errors++;
+            return;
+        }
+        s->values = bigger;
+        s->cap = cap;
+    }
+    struct value *v = &s->values[s->n++];
+    snprintf(v->key, sizeof v->key, "%s", key);
+    snprintf(v->text, sizeof v->text, "%s", text);
+    v->number = number;
+}
+
+void put_text(struct store *s, const char *key, const char *text)
+{
+    put(s, key, text, NAN);
+}
+
+void put_number(struct store *s, const char *key, double x, int decimals)
+{
+    char buf[64];
+    put(s, key, format_fixed(buf, x, decimals), x);
+}
+
+void put_count(struct store *s, const char *key, double n)
+{
+    put_number(s, key, n, 0);
+}
+
+void put_estimate(struct store *s, const char *key, struct estimate e, int decimals)
+{
+    char k[KEY_SIZE];
+    put_number(s, key, e.value, decimals);
+    put_number(s, keyf(k, "%s.low", key), e.low, decimals);
+    put_number(s, keyf(k, "%s.high", key), e.high, decimals);
+    put_count(s, keyf(k, "%s.n", key), (double)e.n);
+}
+
+struct estimate store_estimate(const struct store *s, const char *key)
+{
+    char k[KEY_SIZE];
+    struct estimate e = {0, NAN, NAN, NAN};
+    double n = store_number(s, keyf(k, "%s.n", key));
+    if (!(n > 0))
+        return e;
+    e.n = (size_t)n;
+    e.value = store_number(s, key);
+    e.low = store_number(s, keyf(k, "%s.low", key));
+    e.high = store_number(s, keyf(k, "%s.high", key));
+    return e;
+}
+
+int store_write(struct store *s)
+{
+    static const char *const header[] = {"key", "value"};
+    char path[4096];
+    struct csv_out out;
+    snprintf(path, sizeof path, "%s/values.csv", s->out_dir);
+    if (csv_out_open(&out, path, header, 2) != 0)
+        return -1;
+    for (size_t i = 0; i < s->n; i++) {
+        csv_out_text(&out, s->values[i].key);
+        csv_out_text(&out, s->values[i].text);
+        csv_out_end_row(&out);
+    }
+    return csv_out_close(&out);
+}
+
+static int open_at(struct store *s, const char *path, struct csv_out *out,
+                   const char *const *header, int n_columns)
+{
+    if (csv_out_open(out, path, header, n_columns) != 0) {
+        fprintf(stderr, "ipctax-summary: cannot write %s\n", path);
+        s->errors++;
+        return -1;
+    }
+    return 0;
+}
+
+int table_open(struct store *s, const char *name, struct csv_out *out,
+               const char *const *header, int n_columns)
+{
+    char path[4096];
+    snprintf(path, sizeof path, "%s/tables", s->out_dir);
+    mkdir(path, 0777);
+    snprintf(path, sizeof path, "%s/tables/%s.csv", s->out_dir, name);
+    return open_at(s, path, out, header, n_columns);
+}
+
+int figure_data_open(struct store *s, const char *name, struct csv_out *out,
+                     const char *const *header, int n_columns)
+{
+    char path[4096];
+    snprintf(path, sizeof path, "%s/%s", s->out_dir, name);
+    return open_at(s, path, out, header, n_columns);
+}
+
+void table_close(struct store *s, struct csv_out *out)
+{
+    if (csv_out_close(out) != 0) {
+        fprintf(stderr, "ipctax-summary: cannot write %s\n", out->path);
+        s->errors++;
+    }
+}
+
+void cell_number(struct csv_out *out, double x, int decimals)
+{
+    char buf[64];
+    csv_out_text(out, format_fixed(buf, x, decimals));
+}

@@ -1,0 +1,63 @@
+/*
+ * store.h - the named values, tables and figure files the paper reads.
+ *
+ * Tangled from paper/91-appendix-report.md.
+ */
+#ifndef IPCTAX_STORE_H
+#define IPCTAX_STORE_H
+
+#include <stdint.h>
+
+#include "harness/csvout.h"
+#include "harness/stats.h"
+
+enum { KEY_SIZE = 128, TEXT_SIZE = 512 };
+
+struct value {
+    char key[KEY_SIZE];
+    char text[TEXT_SIZE];      /* what the paper prints */
+    double number;             /* NAN for a text */
+};
+
+struct store {
+    const char *out_dir;       /* where values.csv, tables/ and the figures' files go */
+    struct value *values;
+    size_t n, cap;
+    int errors;                /* anything that went wrong; the summary then fails */
+};
+
+void store_init(struct store *s, const char *out_dir);
+void store_free(struct store *s);
+/* Writes OUT/values.csv; 0 or -1. */
+int store_write(struct store *s);
+
+/* Formats a key (printf-style) into buf and returns buf. */
+const char *keyf(char buf[KEY_SIZE], const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+void put_text(struct store *s, const char *key, const char *text);
+void put_number(struct store *s, const char *key, double x, int decimals);   /* 2,043.4 */
+void put_count(struct store *s, const char *key, double n);                  /* 150,000 */
+void put_estimate(struct store *s, const char *key, struct estimate e, int decimals);
+
+/* The value put under key, or NULL; its number, or NAN. */
+const struct value *store_get(const struct store *s, const char *key);
+double store_number(const struct store *s, const char *key);
+/* An estimate put under key (n = 0 if none). */
+struct estimate store_estimate(const struct store *s, const char *key);
+
+/* Formats x with `decimals` decimals and grouped thousands into buf (>= 64 bytes). */
+const char *format_fixed(char *buf, double x, int decimals);
+/* "value [low, high]" into buf (>= 200 bytes). */
+const char *format_estimate(char *buf, struct estimate e, int decimals);
+
+/* Opens OUT/tables/name.csv (a table the paper shows), or OUT/name (a file
+ * a figure plots), with its header; counts a failure. 0 or -1. */
+int table_open(struct store *s, const char *name, struct csv_out *out,
+               const char *const *header, int n_columns);
+int figure_data_open(struct store *s, const char *name, struct csv_out *out,
+                     const char *const *header, int n_columns);
+void table_close(struct store *s, struct csv_out *out);
+/* A table cell holding x formatted like put_number. */
+void cell_number(struct csv_out *out, double x, int decimals);
+
+#endif

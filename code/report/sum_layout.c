@@ -1,0 +1,136 @@
+/*
+ * sum_layout.c - how much the kernel's time moves with its data and code layout.
+ *
+ * Tangled from paper/91-appendix-report.md.
+ */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "report/summarize.h"
+
+static int same_cell(const struct layout_row *a, const struct layout_row *b)
+{
+    return strcmp(a->side, b->side) == 0 &&
+           (a->code_shift == b->code_shift || (isnan(a->code_shift) && isnan(b->code_shift))) &&
+           a->series_offset == b->series_offset && a->array_offset == b->array_offset &&
+           a->array_stagger == b->array_stagger;
+}
+
+/* The cell's time in a pass, or NAN. */
+static double cell_time(const struct run_data *d, const struct layout_row *cell, long pass)
+{
+    for (size_t i = 0; i < d->n_layout; i++)
+        if (d->layout[i].pass == pass && same_cell(&d->layout[i], cell))
+            return d->layout[i].seconds;
+    return NAN;
+}
+
+static long passes(const struct run_data *d)
+{
+    long n = 0;
+    for (size_t i = 0; i < d->n_layout; i++)
+        n = d->layout[i].pass > n ? d->layout[i].pass : n;
+    return n;
+}
+
+static void layout_table(const struct run_data *d, struct store *s)
+{
+    static const char *const header[] = {"Side", "Code", "Series offset", "Arrays (offset, stagger)",
+                                         "Kernel time (s) [95% interval]"};
+    static const char *const figure[] = {"side", "code_shift", "series_offset", "array_offset",
+                                         "array_stagger", "seconds", "low", "high"};
+    struct csv_out t, fig;
+    char buf[200];
+    if (table_open(s, "layout", &t, header, 5) != 0)
+        return;
+    if (figure_data_open(s, "layout.csv", &fig, figure, 8) != 0) {
+        csv_out_abandon(&t);
+        return;
+    }
+    for (size_t i = 0; i < d->n_layout; i++) {
+        const struct layout_row *c = &d->layout[i];
+        if (c->pass != 1)
+            continue;                          /* one row per cell */
+        struct doubles x = {0};
+        for (size_t j = 0; j < d->n_layout; j++)
+            if (same_cell(&d->layout[j], c))
+                doubles_push(&x, d->layout[j].seconds);
+        struct estimate e = doubles_estimate(&x);
+        csv_out_text(&t, c->side);
+        if (isnan(c->code_shift))
+            csv_out_text(&t, "aligned");
+        else
+            csv_out_text(&t, keyf(buf, "+%.0f bytes", c->code_shift));
+        cell_number(&t, (double)c->series_offset, 0);
+        csv_out_text(&t, keyf(buf, "%ld, %ld", c->array_offset, c->array_stagger));
+        csv_out_text(&t, format_estimate(buf, e, 3));
+        csv_out_end_row(&t);
+        csv_out_text(&fig, c->side);
+        csv_out_double(&fig, c->code_shift);
+        csv_out_int(&fig, c->series_offset);
+        csv_out_int(&fig, c->array_offset);
+        csv_out_int(&fig, c->array_stagger);
+        csv_out_double(&fig, e.value);
+        csv_out_double(&fig, e.low);
+        csv_out_double(&fig, e.high);
+        csv_out_end_row(&fig);
+        doubles_free(&x);
+    }
+    table_close(s, &t);
+    table_close(s, &fig);
+}
+
+/* Per pass, the slowest over the fastest of the cells that match `side` and
+ * whose code is shifted (shifted = 1) or aligned (0). */
+static struct estimate spread(const struct run_data *d, const char *side, int shifted)
+{
+    struct doubles x = {0};
+    for (long p = 1; p <= passes(d); p++) {
+        double lo = INFINITY, hi = 0;
+        for (size_t i = 0; i < d->n_layout; i++) {
+            const struct layout_row *r = &d->layout[i];
+            if (r->pass != p || strcmp(r->side, side) != 0 || isnan(r->code_shift) == shifted)
+                continue;
+            lo = fmin(lo, r->seconds);
+            hi = fmax(hi, r->seconds);
+        }
+        if (hi > 0)
+            doubles_push(&x, hi / lo);
+    }
+    struct estimate e = doubles_estimate(&x);
+    doubles_free(&x);
+    return e;
+}
+
+/* Per pass and data layout, side a's time over side b's (aligned code only). */
+static struct estimate sides(const struct run_data *d, const char *a, const char *b)
+{
+    struct doubles x = {0};
+    for (size_t i = 0; i < d->n_layout; i++) {
+        const struct layout_row *r = &d->layout[i];
+        if (strcmp(r->side, a) != 0 || !isnan(r->code_shift))
+            continue;
+        struct layout_row other = *r;
+        snprintf(other.side, sizeof other.side, "%s", b);
+        doubles_push(&x, r->seconds / cell_time(d, &other, r->pass));
+    }
+    struct estimate e = doubles_estimate(&x);
+    doubles_free(&x);
+    return e;
+}
+
+void summarize_layout(const struct run_data *d, struct store *s)
+{
+    layout_table(d, s);
+    put_estimate(s, "layout.engine_over_in_process", sides(d, "engine", "in_process"), 3);
+    put_estimate(s, "layout.data_spread.in_process", spread(d, "in_process", 0), 3);
+    put_estimate(s, "layout.data_spread.engine", spread(d, "engine", 0), 3);
+    put_estimate(s, "layout.code_spread", spread(d, "engine", 1), 3);
+    put_estimate(s, "layout.tuned_fresh_over_kept",
+                 sides(d, "in_process_tuned_fresh", "in_process_tuned_kept"), 3);
+    put_estimate(s, "layout.tuned_engine_over_kept",
+                 sides(d, "engine_tuned", "in_process_tuned_kept"), 3);
+    put_count(s, "layout.passes", (double)passes(d));
+}

@@ -1,0 +1,159 @@
+/*
+ * sum_roof.c - the peak, the kernels' rates, and callgrind's counts.
+ *
+ * Tangled from paper/91-appendix-report.md.
+ */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "report/summarize.h"
+
+static double wma_operations(double n, long w)
+{
+    return (double)w <= n ? (n - (double)w + 1.0) * (2.0 * (double)w + 1.0) : 0.0;
+}
+
+/* Operations of one sweep of the run's grid over n bars, by the definition. */
+static double sweep_operations(const struct run_data *d, double n)
+{
+    double total = 0;
+    for (size_t k = 0; k < d->n_sweep; k++) {
+        const struct sweep_row *r = &d->sweep[k];
+        total += wma_operations(n, r->h_half) + wma_operations(n, r->h_len) +
+                 wma_operations(n, r->h_sqrt) + wma_operations(n, r->t_third) +
+                 wma_operations(n, r->t_half) + 2.0 * wma_operations(n, r->t_len) + 5.0 * n;
+    }
+    return total;
+}
+
+/* The median rate of one kind of loop on `threads` threads, GFLOP/s. */
+static struct estimate peak(const struct run_data *d, const char *kind, long threads)
+{
+    struct doubles x = {0};
+    for (size_t i = 0; i < d->n_roof; i++)
+        if (strcmp(d->roof[i].kind, kind) == 0 && d->roof[i].threads == threads)
+            doubles_push(&x, d->roof[i].flops / d->roof[i].seconds * 1e-9);
+    struct estimate e = doubles_estimate(&x);
+    doubles_free(&x);
+    return e;
+}
+
+/* The fastest kind's median on `threads` threads; its name into *kind. */
+static struct estimate best_peak(const struct run_data *d, long threads, const char **kind)
+{
+    struct estimate best = {0, NAN, NAN, NAN};
+    for (size_t i = 0; i < d->n_roof; i++)
+        if (d->roof[i].threads == threads) {
+            struct estimate e = peak(d, d->roof[i].kind, threads);
+            if (!(e.value <= best.value)) {
+                best = e;
+                *kind = d->roof[i].kind;
+            }
+        }
+    return best;
+}
+
+static long most_threads(const struct run_data *d)
+{
+    long n = 1;
+    for (size_t i = 0; i < d->n_roof; i++)
+        n = d->roof[i].threads > n ? d->roof[i].threads : n;
+    return n;
+}
+
+static void kernel_rate(const struct run_data *d, struct store *s, struct csv_out *t,
+                        const char *arch, double operations, struct estimate top, long threads)
+{
+    char key[KEY_SIZE], buf[200];
+    long n = run_rounds(d);
+    double *sec = seconds_by_round(d, arch, n);
+    struct doubles rate = {0};
+    for (long r = 0; sec != NULL && r < n; r++)
+        doubles_push(&rate, operations / sec[r] * 1e-9);
+    struct estimate e = doubles_estimate(&rate);
+    free(sec);
+    doubles_free(&rate);
+    if (e.n == 0)
+        return;
+    struct estimate f = {e.n, e.value / top.value * 100.0, e.low / top.value * 100.0,
+                         e.high / top.value * 100.0};
+    put_estimate(s, keyf(key, "roof.%s.gflops", arch), e, 2);
+    put_estimate(s, keyf(key, "roof.%s.fraction_pct", arch), f, 1);
+    csv_out_text(t, arch);
+    cell_number(t, (double)threads, 0);
+    csv_out_text(t, format_estimate(buf, e, 2));
+    csv_out_text(t, format_estimate(buf, f, 1));
+    csv_out_end_row(t);
+}
+
+void summarize_roofline(const struct run_data *d, struct store *s)
+{
+    static const char *const header[] = {"What", "Threads", "GFLOP/s [95% interval]",
+                                         "Share of the peak (%) [95% interval]"};
+    char key[KEY_SIZE], buf[200];
+    const char *kind_one = "none", *kind_all = "none";
+    long all = most_threads(d);
+    struct estimate one = best_peak(d, 1, &kind_one), every = best_peak(d, all, &kind_all);
+    put_estimate(s, "roof.peak_one", one, 2);
+    put_text(s, "roof.peak_one_kind", kind_one);
+    put_estimate(s, "roof.peak_all", every, 2);
+    put_count(s, "roof.threads_all", (double)all);
+    put_estimate(s, "roof.scalar_one", peak(d, "scalar", 1), 2);
+    double operations = sweep_operations(d, kv_number(&d->run, "bars"));
+    put_number(s, "roof.kernel_gflop", operations * 1e-9, 1);
+    put_count(s, "roof.chains", kv_number(&d->roof_settings, "chains"));
+    put_count(s, "roof.passes", kv_number(&d->roof_settings, "passes"));
+    struct csv_out t;
+    if (table_open(s, "roofline", &t, header, 4) != 0)
+        return;
+    static const char *const kinds[] = {"scalar", "sse2", "avx2", "avx512"};
+    for (size_t k = 0; k < sizeof kinds / sizeof kinds[0]; k++)
+        for (long th = 1; th <= all; th += all > 1 ? all - 1 : 1) {
+            struct estimate e = peak(d, kinds[k], th);
+            if (e.n == 0)
+                continue;
+            put_estimate(s, keyf(key, "roof.%s.%ld", kinds[k], th), e, 2);
+            csv_out_text(&t, keyf(key, "peak, %s", kinds[k]));
+            cell_number(&t, (double)th, 0);
+            csv_out_text(&t, format_estimate(buf, e, 2));
+            csv_out_text(&t, "");
+            csv_out_end_row(&t);
+        }
+    kernel_rate(d, s, &t, "in_process", operations, one, 1);
+    kernel_rate(d, s, &t, "numba_in_process", operations, one, 1);
+    kernel_rate(d, s, &t, "in_process_tuned_1core", operations, one, 1);
+    kernel_rate(d, s, &t, "in_process_tuned", operations, every, all);
+    table_close(s, &t);
+}
+
+static double count_of(const struct run_data *d, const char *side, const char *what,
+                       long requests)
+{
+    for (size_t i = 0; i < d->n_counts; i++)
+        if (strcmp(d->counts[i].side, side) == 0 && strcmp(d->counts[i].what, what) == 0 &&
+            d->counts[i].requests == requests)
+            return d->counts[i].value;
+    return NAN;
+}
+
+void summarize_counts(const struct run_data *d, struct store *s)
+{
+    double in_process = count_of(d, "in_process", "kernel_instructions", 1);
+    double engine = count_of(d, "engine", "kernel_instructions", 2) / 2.0;
+    double request = (count_of(d, "engine", "total_instructions", 3) -
+                      count_of(d, "engine", "total_instructions", 1)) / 2.0;
+    double calls = (count_of(d, "engine", "syscalls", 3) - count_of(d, "engine", "syscalls", 1))
+                   / 2.0;
+    put_count(s, "counts.kernel_in_process", in_process);
+    put_count(s, "counts.kernel_engine", engine);
+    put_text(s, "counts.kernel_equal", in_process == engine ? "yes" : "no");
+    put_number(s, "counts.kernel_difference_ppm", (engine - in_process) / in_process * 1e6, 1);
+    put_count(s, "counts.request_instructions", request);
+    put_count(s, "counts.boundary_instructions", request - engine);
+    put_number(s, "counts.boundary_share_ppm", (request - engine) / request * 1e6, 1);
+    put_count(s, "counts.syscalls_per_request", calls);
+    put_count(s, "counts.bars", count_of(d, "job", "bars", 0));
+    put_count(s, "counts.combos", count_of(d, "job", "combos", 0));
+}

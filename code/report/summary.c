@@ -1,0 +1,60 @@
+/*
+ * summary.c - ipctax-summary: reduces data/ to the values the paper quotes.
+ *
+ * Tangled from paper/91-appendix-report.md.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "report/compare.h"
+#include "report/summarize.h"
+
+static summarizer *const SUMMARIZERS[] = {
+    summarize_run, summarize_sweep, summarize_architectures, summarize_calls, summarize_echo,
+    summarize_serialization, summarize_spawn, summarize_layout, summarize_roofline,
+    summarize_counts, summarize_robustness, summarize_derived, summarize_claims,
+};
+
+static void usage(FILE *to)
+{
+    fprintf(to, "usage: ipctax-summary DATA_DIR OUT_DIR [PUBLISHED_OUT_DIR]\n"
+                "Writes OUT_DIR/values.csv, OUT_DIR/tables/*.csv, the figures' files and\n"
+                "OUT_DIR/claims.txt from the run in DATA_DIR. With PUBLISHED_OUT_DIR (the\n"
+                "OUT_DIR of a summary of the published run) it also compares the two runs\n"
+                "(OUT_DIR/tables/compare.csv and OUT_DIR/compare.txt).\n");
+}
+
+int main(int argc, char **argv)
+{
+    char err[512];
+    struct run_data d;
+    struct store s;
+    if (argc == 2 && (strcmp(argv[1], "-h") == 0 || strcmp(argv[1], "--help") == 0)) {
+        usage(stdout);
+        return 0;
+    }
+    if (argc != 3 && argc != 4) {
+        usage(stderr);
+        return 2;
+    }
+    if (run_data_load(&d, argv[1], err, sizeof err) != 0) {
+        fprintf(stderr, "ipctax-summary: %s\n", err);
+        return 1;
+    }
+    mkdir(argv[2], 0777);
+    store_init(&s, argv[2]);
+    for (size_t i = 0; i < sizeof SUMMARIZERS / sizeof SUMMARIZERS[0]; i++)
+        SUMMARIZERS[i](&d, &s);
+    if (argc == 4)
+        compare_with_published(&s, argv[3]);
+    if (store_write(&s) != 0) {
+        fprintf(stderr, "ipctax-summary: cannot write %s/values.csv\n", argv[2]);
+        s.errors++;
+    }
+    int status = s.errors ? 1 : 0;
+    store_free(&s);
+    run_data_free(&d);
+    return status;
+}
