@@ -88,7 +88,7 @@ static void put_ns(struct csv_out *out, int known, uint64_t ns)
 
 void call_sink_put(struct call_sink *sink, size_t call, const struct call_timing *t)
 {
-    if (t->has_engine || t->has_process) {
+    if (t->has_engine || t->has_usage) {
         sink->engine_cpu_ns += (double)(t->has_engine ? t->engine_cpu_ns : t->process_cpu_ns);
         sink->engine_cpu_known = 1;
     }
@@ -108,8 +108,8 @@ void call_sink_put(struct call_sink *sink, size_t call, const struct call_timing
     for (size_t i = 0; i < sizeof engine / sizeof engine[0]; i++)
         put_ns(o, t->has_engine, engine[i]);
     put_ns(o, t->has_process, t->process_ns);
-    put_ns(o, t->has_process, t->process_cpu_ns);
-    put_ns(o, t->has_process, (uint64_t)t->process_minor_faults);
+    put_ns(o, t->has_usage, t->process_cpu_ns);
+    put_ns(o, t->has_usage, (uint64_t)t->process_minor_faults);
     csv_out_int(o, (int64_t)t->request_bytes);
     csv_out_int(o, (int64_t)t->reply_bytes);
     csv_out_end_row(o);

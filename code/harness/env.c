@@ -45,12 +45,21 @@ void env_untrack_child(pid_t pid)
             children[i] = 0;
 }
 
+void env_stop_child(pid_t pid)
+{
+    if (pid <= 0)
+        return;
+    kill(-pid, SIGTERM);
+    waitpid(pid, NULL, 0);
+    env_untrack_child(pid);
+}
+
 /* Async-signal-safe: kill, waitpid and rmdir only. */
 static void stop_children(void)
 {
     for (int i = 0; i < MAX_CHILDREN; i++)
         if (children[i] > 0)
-            kill(children[i], SIGTERM);
+            kill(-children[i], SIGTERM);           /* the child's whole group */
     for (int i = 0; i < MAX_CHILDREN; i++)
         if (children[i] > 0) {
             waitpid(children[i], NULL, 0);
@@ -65,14 +74,19 @@ extern char **environ;
 pid_t env_spawn(char *const argv[], int in_fd, int out_fd, char err[ERR_SIZE])
 {
     posix_spawn_file_actions_t actions;
+    posix_spawnattr_t attributes;
     pid_t pid;
     posix_spawn_file_actions_init(&actions);
+    posix_spawnattr_init(&attributes);
+    posix_spawnattr_setflags(&attributes, POSIX_SPAWN_SETPGROUP);
+    posix_spawnattr_setpgroup(&attributes, 0);             /* a group of its own */
     if (in_fd >= 0)
         posix_spawn_file_actions_adddup2(&actions, in_fd, STDIN_FILENO);
     if (out_fd >= 0)
         posix_spawn_file_actions_adddup2(&actions, out_fd, STDOUT_FILENO);
-    int rc = posix_spawn(&pid, argv[0], &actions, NULL, argv, environ);
+    int rc = posix_spawn(&pid, argv[0], &actions, &attributes, argv, environ);
     posix_spawn_file_actions_destroy(&actions);
+    posix_spawnattr_destroy(&attributes);
     if (rc != 0) {
         fail(err, "cannot start %s: %s", argv[0], strerror(rc));
         return -1;

@@ -40,5 +40,7 @@ pid_t env_spawn(char *const argv[], int in_fd, int out_fd, char err[ERR_SIZE]);
 /* Children the harness must stop if it ends early. */
 void env_track_child(pid_t pid);
 void env_untrack_child(pid_t pid);
+/* SIGTERM to a child's process group, then its end; it is no longer tracked. */
+void env_stop_child(pid_t pid);
 
 #endif

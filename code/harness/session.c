@@ -88,15 +88,6 @@ static void engine_argv(const struct session *s, char *argv[], size_t max,
     argv[n] = NULL;
 }
 
-/* Stops a child: SIGTERM, then its end. */
-static void stop_child(pid_t pid)
-{
-    if (pid <= 0)
-        return;
-    kill(pid, SIGTERM);
-    waitpid(pid, NULL, 0);
-    env_untrack_child(pid);
-}
 
 /* Reads one line from fd within timeout_ms into line; 0, or -1. */
 static int read_line(int fd, char *line, size_t size, int timeout_ms)
@@ -136,7 +127,7 @@ static int start_engine(struct session *s, char *const transport_args[], char er
              strncmp(line, "listening ", 10) == 0;
     close(out[0]);
     if (!ok) {
-        stop_child(s->pid);
+        env_stop_child(s->pid);
         s->pid = 0;
         return fail(err, "%s did not say it was listening within %d ms", argv[0],
                     READY_TIMEOUT_MS);
@@ -237,7 +228,7 @@ void session_close(struct session *s)
 {
     session_raw_end(s);
     session_disconnect(s);
-    stop_child(s->pid);
+    env_stop_child(s->pid);
     s->pid = 0;
     free(s->request);
     free(s->reply);
@@ -342,6 +333,7 @@ static int exchange_spawned(struct session *s, size_t len, struct call_timing *t
     struct rusage usage;
     if (pid > 0 && wait4(pid, NULL, 0, &usage) == pid && t != NULL) {
         t->has_process = 1;
+        t->has_usage = 1;
         t->process_ns = clock_ns() - started;
         t->process_cpu_ns = (uint64_t)(usage.ru_utime.tv_sec + usage.ru_stime.tv_sec) *
                                 1000000000u +

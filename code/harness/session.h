@@ -43,6 +43,7 @@ struct call_timing {
     uint64_t engine_cpu_ns;    /*   the engine's processor time meanwhile */
     int has_process;           /* a process was spawned for the call: */
     uint64_t process_ns;       /*   from its spawn to its end */
+    int has_usage;             /*   and its usage is known: */
     uint64_t process_cpu_ns;   /*   its processor time */
     long process_minor_faults; /*   pages it touched for the first time */
     uint64_t request_bytes, reply_bytes;
