@@ -272,12 +272,34 @@ site/index.html: $(WEAVE_INPUTS) $(WOVEN)/values.csv $(FIGURES)
 	@mkdir -p $(@D)
 	$(PANDOC_HTML) -o $@
 
+# The PDF: pandoc writes the LaTeX, and pdflatex runs in build/woven/latex
+# until the cross-references have settled (the .aux, .toc and .out files are
+# the same after a run as before it): the chunks' labels (12a, 12b) are
+# pages from the previous run, and the contents move the pages, so this
+# takes more runs than pandoc's own PDF step makes. More than LATEX_RUNS
+# runs is an error. The log stays there (paper.log) for a reader who asks.
+LATEX_DIR := $(WOVEN)/latex
+LATEX_RUNS := 8
+PDFLATEX := pdflatex -interaction=nonstopmode -halt-on-error -output-directory=$(LATEX_DIR)
 site/paper.pdf: $(WEAVE_INPUTS) $(WOVEN)/values.csv $(FIGURES)
-	@mkdir -p $(@D)
-	export SOURCE_DATE_EPOCH="$(PDF_EPOCH)" FORCE_SOURCE_DATE=1; \
-	$(PANDOC) --to latex --pdf-engine=pdflatex -H paper/latex/preamble.tex \
+	@mkdir -p $(@D) $(LATEX_DIR)
+	$(PANDOC) --to latex --standalone -H paper/latex/preamble.tex \
+	  --toc --toc-depth 2 \
 	  -V geometry:a4paper,margin=2.2cm -V fontsize=10pt -V colorlinks=true \
-	  -V linkcolor=blue -o $@
+	  -V linkcolor=blue -o $(LATEX_DIR)/paper.tex
+	@export SOURCE_DATE_EPOCH="$(PDF_EPOCH)" FORCE_SOURCE_DATE=1; \
+	rm -f $(LATEX_DIR)/paper.aux $(LATEX_DIR)/paper.toc $(LATEX_DIR)/paper.out; prev=; \
+	for run in $$(seq 1 $(LATEX_RUNS)); do \
+	  echo "pdflatex $(LATEX_DIR)/paper.tex (run $$run)"; \
+	  $(PDFLATEX) $(LATEX_DIR)/paper.tex > /dev/null 2>&1 || { \
+	    grep -A12 '^!' $(LATEX_DIR)/paper.log | head -40; exit 1; }; \
+	  sum=$$(cat $(LATEX_DIR)/paper.aux $(LATEX_DIR)/paper.toc $(LATEX_DIR)/paper.out \
+	         2>/dev/null | md5sum); \
+	  if [ "$$sum" = "$$prev" ]; then break; fi; prev=$$sum; \
+	  if [ $$run = $(LATEX_RUNS) ]; then \
+	    echo "pdflatex: the references did not settle in $(LATEX_RUNS) runs"; exit 1; fi; \
+	done
+	cp $(LATEX_DIR)/paper.pdf $@
 
 # Weaving always starts from data/: the summary, the figures and the site
 # are rebuilt even when make's timestamps would say they are current.
