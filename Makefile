@@ -24,7 +24,7 @@ PYTHON := /usr/bin/python3
 
 .PHONY: all help paper test weave figures compare tangle check-tangle measure clean \
         unit-tests check-cff check-spec check-woven check-browser check-sanitize \
-        check-valgrind check-packages fuzz FORCE
+        check-valgrind check-packages check-bibtex fuzz FORCE
 FORCE:
 
 help:
@@ -36,6 +36,7 @@ help:
 	@echo "make fuzz       libFuzzer on every target (FUZZ_SECONDS each); records data/fuzz.csv"
 	@echo "make tangle     regenerate code/ and figures/*.gp from paper/"
 	@echo "make check-woven  fail unless site/ and figures/ are what paper/ and data/ weave"
+	@echo "make check-bibtex the page's BibTeX through bibtex, no warning allowed"
 	@echo "make clean      remove build/"
 	@echo "QUICK=1         a reduced job (smoke test), for paper and measure"
 
@@ -49,7 +50,7 @@ WEAVE_DEBS := pandoc gnuplot-nox fonts-dejavu-core texlive-latex-recommended \
               texlive-latex-extra texlive-fonts-recommended lmodern
 PAPER_DEBS := $(BUILD_DEBS) $(MEASURE_DEBS) $(WEAVE_DEBS)
 TEST_DEBS := $(BUILD_DEBS) $(MEASURE_DEBS) libcmocka-dev python3-jsonschema python3-ruamel.yaml \
-             pandoc chromium chromium-driver python3-selenium
+             pandoc chromium chromium-driver python3-selenium texlive-binaries texlive-base
 FUZZ_DEBS := clang libclang-rt-14-dev
 
 # Installs what is missing when run as root; otherwise prints the one command.
@@ -181,7 +182,8 @@ check-cff:
 check-valgrind: $(BUILD)/ipctax-engine $(BUILD)/tests/drive_engine
 	tests/check_valgrind.sh $(BUILD)/ipctax-engine $(BUILD)/tests/drive_engine $(BUILD)/valgrind
 
-test: deps-test check-tangle unit-tests check-sanitize check-valgrind check-cff check-browser
+test: deps-test check-tangle unit-tests check-sanitize check-valgrind check-cff check-browser \
+      check-bibtex
 	@echo "test: every check passed"
 
 # --- Measure -----------------------------------------------------------------
@@ -258,15 +260,27 @@ figures/%.pdf: figures/%.gp $(WOVEN)/values.csv
 
 figures: $(FIGURES)
 
-PANDOC := IPCTAX_WOVEN=$(WOVEN) pandoc paper/metadata.yaml $(CHAPTERS) \
+# The commit the weave's sources come from: the last commit that changed
+# anything but the woven outputs (site/, figures' SVG and PDF), so that
+# committing a fresh weave does not change what it says; "-dirty" when
+# tracked sources differ from it. The page and the PDF cite it beside the
+# commit the data was measured at (machine.commit).
+WEAVE_SOURCES := . ':(exclude)site' ':(exclude,glob)figures/*.svg' ':(exclude,glob)figures/*.pdf'
+WEAVE_COMMIT := $(shell c=$$(git log -1 --format=%H -- $(WEAVE_SOURCES) 2>/dev/null | cut -c1-12); \
+  if [ -z "$$c" ]; then echo unknown; \
+  else git diff --quiet HEAD -- $(WEAVE_SOURCES) 2>/dev/null && echo $$c || echo $$c-dirty; fi)
+
+PANDOC := IPCTAX_WOVEN=$(WOVEN) IPCTAX_WEAVE_COMMIT=$(WEAVE_COMMIT) \
+  IPCTAX_DATA_FILES="$(sort $(DATA_FILES))" pandoc paper/metadata.yaml $(CHAPTERS) \
   --from markdown --number-sections --resource-path=. \
   --lua-filter paper/filters/reader.lua \
   --lua-filter paper/filters/values.lua --lua-filter paper/filters/crossref.lua \
   --lua-filter paper/filters/chunks.lua \
   --citeproc --bibliography paper/references.bib \
-  --lua-filter paper/filters/figures.lua
+  --lua-filter paper/filters/figures.lua --lua-filter paper/filters/head.lua
+# Math as MathML: the page stays one file and needs no script for it.
 PANDOC_HTML = $(PANDOC) --to html5 --standalone --self-contained --toc --toc-depth 2 \
-  --css paper/web/style.css
+  --mathml --css paper/web/style.css
 
 site/index.html: $(WEAVE_INPUTS) $(WOVEN)/values.csv $(FIGURES)
 	@mkdir -p $(@D)
@@ -326,14 +340,23 @@ paper: deps-paper
 # Weaves the page into build/ from the committed figures (the checkout is not
 # touched) and reads it as a reader would, in headless Chromium: no console
 # errors, nothing fetched, interactive figures, folding chunks, every in-page
-# link resolving. Debian's chromium and chromedriver, driven by Debian's
-# python3-selenium (so /usr/bin/python3). See tests/browser/.
+# link resolving, the page's weight, its layout at 1280 and 390 pixels, and
+# the contrast of its text in the light and the dark scheme. Debian's
+# chromium and chromedriver, driven by Debian's python3-selenium (so
+# /usr/bin/python3). See tests/browser/.
 TEST_PAGE := $(BUILD)/test-site/index.html
-check-browser: all
+$(TEST_PAGE): all FORCE
 	@mkdir -p $(dir $(TEST_PAGE))
 	$(BUILD)/ipctax-summary data $(WOVEN) $(WOVEN) >/dev/null
 	$(PANDOC_HTML) -o $(TEST_PAGE)
+
+check-browser: $(TEST_PAGE)
 	$(PYTHON) tests/browser/check_page.py $(TEST_PAGE)
+
+# The BibTeX of the "Cite this paper" box, as the weave wrote it, through
+# bibtex with the standard styles: any warning fails.
+check-bibtex: $(TEST_PAGE)
+	$(PYTHON) tests/check_bibtex.py $(WOVEN)/citation.bib
 
 # --- Fuzzing -------------------------------------------------------------------
 # libFuzzer: the library built with clang and coverage, the target linked
