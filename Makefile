@@ -244,16 +244,31 @@ compare: all
 # Figure scripts set no terminal: the same script draws the page's SVG and
 # the paper's PDF. The font is named, and comes from fonts-dejavu-core, so
 # the figures are the same bytes whatever other fonts a machine has.
+#
+# Text is printed as written (noenhanced): most of a figure's text is names
+# from data/ (per_bar_unix, batch_tcp) and titles, where an underscore or a
+# caret is a character, not a subscript or a superscript. What enhanced text
+# was used for, powers of ten on a log axis, the preamble gives every script
+# without it: `@LOG_X` (likewise LOG_Y, LOG_X2, LOG_Y2) labels the decades
+# 10⁻¹², ..., 10¹² in Unicode superscripts (DejaVu Sans has them), in place
+# of `set format x "10^{%T}"`; sup(n) is the function behind it.
 FIGURE_FONT := DejaVu Sans
-GNUPLOT := gnuplot -e "DATA='data'; WOVEN='$(WOVEN)'"
+GNUPLOT_PREAMBLE := set encoding utf8; \
+  supd(d) = word('⁰ ¹ ² ³ ⁴ ⁵ ⁶ ⁷ ⁸ ⁹', d + 1); \
+  sup(n) = n < 0 ? '⁻'.sup(-n) : (n < 10 ? supd(n) : sup(int(n / 10)).supd(n % 10)); \
+  LOG_X = \"set format x ''; set for [k=-12:12] xtics add (sprintf('10%s', sup(k)) 10.0**k)\"; \
+  LOG_Y = \"set format y ''; set for [k=-12:12] ytics add (sprintf('10%s', sup(k)) 10.0**k)\"; \
+  LOG_X2 = \"set format x2 ''; set for [k=-12:12] x2tics add (sprintf('10%s', sup(k)) 10.0**k)\"; \
+  LOG_Y2 = \"set format y2 ''; set for [k=-12:12] y2tics add (sprintf('10%s', sup(k)) 10.0**k)\"
+GNUPLOT := gnuplot -e "DATA='data'; WOVEN='$(WOVEN)'; $(GNUPLOT_PREAMBLE)"
 figures/%.svg: figures/%.gp $(WOVEN)/values.csv
-	$(GNUPLOT) -e "set terminal svg size 760,440 dynamic enhanced mouse font '$(FIGURE_FONT),13' \
+	$(GNUPLOT) -e "set terminal svg size 760,440 dynamic noenhanced mouse font '$(FIGURE_FONT),13' \
 	  background rgb 'white'; set output '$@'" $<
 # cairo stamps each PDF with the time it was drawn and ignores
 # SOURCE_DATE_EPOCH; the stamp is rewritten, at the same length, to the
 # measurement's time, so the same data gives the same bytes.
 figures/%.pdf: figures/%.gp $(WOVEN)/values.csv
-	$(GNUPLOT) -e "set terminal pdfcairo size 15cm,8.8cm enhanced font '$(FIGURE_FONT),9'; \
+	$(GNUPLOT) -e "set terminal pdfcairo size 15cm,8.8cm noenhanced font '$(FIGURE_FONT),9'; \
 	  set output '$@'" $<
 	stamp=$$(date -u -d "@$(PDF_EPOCH)" +%Y%m%d%H%M%S) && \
 	  perl -pi -e "s/\/CreationDate \(D:\d{14}Z\)/\/CreationDate (D:$${stamp}Z)/" $@
