@@ -24,7 +24,7 @@ PYTHON := /usr/bin/python3
 
 .PHONY: all help paper test weave figures compare tangle check-tangle measure clean \
         unit-tests check-cff check-spec check-woven check-browser check-sanitize \
-        check-valgrind check-packages check-bibtex fuzz FORCE
+        check-valgrind check-packages check-bibtex unused-values fuzz FORCE
 FORCE:
 
 help:
@@ -37,6 +37,7 @@ help:
 	@echo "make tangle     regenerate code/ and figures/*.gp from paper/"
 	@echo "make check-woven  fail unless site/ and figures/ are what paper/ and data/ weave"
 	@echo "make check-bibtex the page's BibTeX through bibtex, no warning allowed"
+	@echo "make unused-values  values and tables the summarizer writes and no chapter uses"
 	@echo "make clean      remove build/"
 	@echo "QUICK=1         a reduced job (smoke test), for paper and measure"
 
@@ -335,6 +336,14 @@ site/paper.pdf: $(WEAVE_INPUTS) $(WOVEN)/values.csv $(FIGURES)
 weave: all
 	@rm -f $(WOVEN)/values.csv site/index.html site/paper.pdf
 	$(MAKE) --no-print-directory site/index.html site/paper.pdf
+
+# What the summarizer computes and no chapter uses: the keys of values.csv
+# and the tables that the last weave's used-keys.txt (values.lua) lacks.
+unused-values:
+	@test -s $(WOVEN)/used-keys.txt || { echo "unused-values: weave first (make weave)"; exit 1; }
+	@comm -23 <(tail -n +2 $(WOVEN)/values.csv | cut -d, -f1 | sort -u) \
+	  <(sort $(WOVEN)/used-keys.txt)
+	@comm -23 <(cd $(WOVEN) && ls tables/*.csv | sort) <(sort $(WOVEN)/used-keys.txt)
 
 # The committed site/ and figures/ must be what the committed paper/ and
 # data/ weave, byte for byte (CI runs this on a clean clone).
