@@ -24,7 +24,7 @@ PYTHON := /usr/bin/python3
 
 .PHONY: all help paper test weave figures compare tangle check-tangle measure clean \
         unit-tests check-cff check-spec check-woven check-browser check-sanitize \
-        check-valgrind check-packages check-python fuzz FORCE
+        check-valgrind check-packages check-python check-bibtex unused-values fuzz FORCE
 FORCE:
 
 help:
@@ -37,6 +37,8 @@ help:
 	@echo "make fuzz       libFuzzer on every target (FUZZ_SECONDS each); records data/fuzz.csv"
 	@echo "make tangle     regenerate code/ and figures/*.gp from paper/"
 	@echo "make check-woven  fail unless site/ and figures/ are what paper/ and data/ weave"
+	@echo "make check-bibtex the page's BibTeX through bibtex, no warning allowed"
+	@echo "make unused-values  values and tables the summarizer writes and no chapter uses"
 	@echo "make clean      remove build/"
 	@echo "QUICK=1         a reduced job (smoke test), for paper and measure"
 
@@ -50,7 +52,7 @@ WEAVE_DEBS := pandoc gnuplot-nox fonts-dejavu-core texlive-latex-recommended \
               texlive-latex-extra texlive-fonts-recommended lmodern
 PAPER_DEBS := $(BUILD_DEBS) $(MEASURE_DEBS) $(WEAVE_DEBS)
 TEST_DEBS := $(BUILD_DEBS) $(MEASURE_DEBS) python3-jsonschema python3-ruamel.yaml \
-             pandoc chromium chromium-driver python3-selenium
+             pandoc chromium chromium-driver python3-selenium texlive-binaries texlive-base
 FUZZ_DEBS := clang libclang-rt-14-dev
 
 # Installs what is missing when run as root; otherwise prints the one command.
@@ -228,7 +230,7 @@ check-python: $(BUILD)/ipctax-engine
 	  else echo "check-python: FAILED: $$ran, $$verdict (see $(PY_TEST_LOG))"; exit 1; fi
 
 test: deps-test check-tangle unit-tests check-sanitize check-valgrind check-cff check-python \
-      check-browser
+      check-browser check-bibtex
 	@echo "test: every check passed"
 
 # --- Measure -----------------------------------------------------------------
@@ -289,48 +291,105 @@ compare: all
 # Figure scripts set no terminal: the same script draws the page's SVG and
 # the paper's PDF. The font is named, and comes from fonts-dejavu-core, so
 # the figures are the same bytes whatever other fonts a machine has.
+#
+# Text is printed as written (noenhanced): most of a figure's text is names
+# from data/ (per_bar_unix, batch_tcp) and titles, where an underscore or a
+# caret is a character, not a subscript or a superscript. What enhanced text
+# was used for, powers of ten on a log axis, the preamble gives every script
+# without it: `@LOG_X` (likewise LOG_Y, LOG_X2, LOG_Y2) labels the decades
+# 10⁻¹², ..., 10¹² in Unicode superscripts (DejaVu Sans has them), in place
+# of `set format x "10^{%T}"`; sup(n) is the function behind it.
 FIGURE_FONT := DejaVu Sans
-GNUPLOT := gnuplot -e "DATA='data'; WOVEN='$(WOVEN)'"
+GNUPLOT_PREAMBLE := set encoding utf8; \
+  supd(d) = word('⁰ ¹ ² ³ ⁴ ⁵ ⁶ ⁷ ⁸ ⁹', d + 1); \
+  sup(n) = n < 0 ? '⁻'.sup(-n) : (n < 10 ? supd(n) : sup(int(n / 10)).supd(n % 10)); \
+  LOG_X = \"set format x ''; set for [k=-12:12] xtics add (sprintf('10%s', sup(k)) 10.0**k)\"; \
+  LOG_Y = \"set format y ''; set for [k=-12:12] ytics add (sprintf('10%s', sup(k)) 10.0**k)\"; \
+  LOG_X2 = \"set format x2 ''; set for [k=-12:12] x2tics add (sprintf('10%s', sup(k)) 10.0**k)\"; \
+  LOG_Y2 = \"set format y2 ''; set for [k=-12:12] y2tics add (sprintf('10%s', sup(k)) 10.0**k)\"
+GNUPLOT := gnuplot -e "DATA='data'; WOVEN='$(WOVEN)'; $(GNUPLOT_PREAMBLE)"
 figures/%.svg: figures/%.gp $(WOVEN)/values.csv
-	$(GNUPLOT) -e "set terminal svg size 760,440 dynamic enhanced mouse font '$(FIGURE_FONT),13' \
+	$(GNUPLOT) -e "set terminal svg size 760,440 dynamic noenhanced mouse font '$(FIGURE_FONT),13' \
 	  background rgb 'white'; set output '$@'" $<
 # cairo stamps each PDF with the time it was drawn and ignores
 # SOURCE_DATE_EPOCH; the stamp is rewritten, at the same length, to the
 # measurement's time, so the same data gives the same bytes.
 figures/%.pdf: figures/%.gp $(WOVEN)/values.csv
-	$(GNUPLOT) -e "set terminal pdfcairo size 15cm,8.8cm enhanced font '$(FIGURE_FONT),9'; \
+	$(GNUPLOT) -e "set terminal pdfcairo size 15cm,8.8cm noenhanced font '$(FIGURE_FONT),9'; \
 	  set output '$@'" $<
 	stamp=$$(date -u -d "@$(PDF_EPOCH)" +%Y%m%d%H%M%S) && \
 	  perl -pi -e "s/\/CreationDate \(D:\d{14}Z\)/\/CreationDate (D:$${stamp}Z)/" $@
 
 figures: $(FIGURES)
 
-PANDOC := IPCTAX_WOVEN=$(WOVEN) pandoc paper/metadata.yaml $(CHAPTERS) \
+# The commit the weave's sources come from: the last commit that changed
+# anything but the woven outputs (site/, figures' SVG and PDF), so that
+# committing a fresh weave does not change what it says; "-dirty" when
+# tracked sources differ from it. The page and the PDF cite it beside the
+# commit the data was measured at (machine.commit).
+WEAVE_SOURCES := . ':(exclude)site' ':(exclude,glob)figures/*.svg' ':(exclude,glob)figures/*.pdf'
+WEAVE_COMMIT := $(shell c=$$(git log -1 --format=%H -- $(WEAVE_SOURCES) 2>/dev/null | cut -c1-12); \
+  if [ -z "$$c" ]; then echo unknown; \
+  else git diff --quiet HEAD -- $(WEAVE_SOURCES) 2>/dev/null && echo $$c || echo $$c-dirty; fi)
+
+PANDOC := IPCTAX_WOVEN=$(WOVEN) IPCTAX_WEAVE_COMMIT=$(WEAVE_COMMIT) \
+  IPCTAX_DATA_FILES="$(sort $(DATA_FILES))" pandoc paper/metadata.yaml $(CHAPTERS) \
   --from markdown --number-sections --resource-path=. \
   --lua-filter paper/filters/reader.lua \
   --lua-filter paper/filters/values.lua --lua-filter paper/filters/crossref.lua \
   --lua-filter paper/filters/chunks.lua \
   --citeproc --bibliography paper/references.bib \
-  --lua-filter paper/filters/figures.lua
+  --lua-filter paper/filters/figures.lua --lua-filter paper/filters/head.lua
+# Math as MathML: the page stays one file and needs no script for it.
 PANDOC_HTML = $(PANDOC) --to html5 --standalone --self-contained --toc --toc-depth 2 \
-  --css paper/web/style.css
+  --mathml --css paper/web/style.css
 
 site/index.html: $(WEAVE_INPUTS) $(WOVEN)/values.csv $(FIGURES)
 	@mkdir -p $(@D)
 	$(PANDOC_HTML) -o $@
 
+# The PDF: pandoc writes the LaTeX, and pdflatex runs in build/woven/latex
+# until the cross-references have settled (the .aux, .toc and .out files are
+# the same after a run as before it): the chunks' labels (12a, 12b) are
+# pages from the previous run, and the contents move the pages, so this
+# takes more runs than pandoc's own PDF step makes. More than LATEX_RUNS
+# runs is an error. The log stays there (paper.log) for a reader who asks.
+LATEX_DIR := $(WOVEN)/latex
+LATEX_RUNS := 8
+PDFLATEX := pdflatex -interaction=nonstopmode -halt-on-error -output-directory=$(LATEX_DIR)
 site/paper.pdf: $(WEAVE_INPUTS) $(WOVEN)/values.csv $(FIGURES)
-	@mkdir -p $(@D)
-	export SOURCE_DATE_EPOCH="$(PDF_EPOCH)" FORCE_SOURCE_DATE=1; \
-	$(PANDOC) --to latex --pdf-engine=pdflatex -H paper/latex/preamble.tex \
+	@mkdir -p $(@D) $(LATEX_DIR)
+	$(PANDOC) --to latex --standalone -H paper/latex/preamble.tex \
+	  --toc --toc-depth 2 \
 	  -V geometry:a4paper,margin=2.2cm -V fontsize=10pt -V colorlinks=true \
-	  -V linkcolor=blue -o $@
+	  -V linkcolor=blue -o $(LATEX_DIR)/paper.tex
+	@export SOURCE_DATE_EPOCH="$(PDF_EPOCH)" FORCE_SOURCE_DATE=1; \
+	rm -f $(LATEX_DIR)/paper.aux $(LATEX_DIR)/paper.toc $(LATEX_DIR)/paper.out; prev=; \
+	for run in $$(seq 1 $(LATEX_RUNS)); do \
+	  echo "pdflatex $(LATEX_DIR)/paper.tex (run $$run)"; \
+	  $(PDFLATEX) $(LATEX_DIR)/paper.tex > /dev/null 2>&1 || { \
+	    grep -A12 '^!' $(LATEX_DIR)/paper.log | head -40; exit 1; }; \
+	  sum=$$(cat $(LATEX_DIR)/paper.aux $(LATEX_DIR)/paper.toc $(LATEX_DIR)/paper.out \
+	         2>/dev/null | md5sum); \
+	  if [ "$$sum" = "$$prev" ]; then break; fi; prev=$$sum; \
+	  if [ $$run = $(LATEX_RUNS) ]; then \
+	    echo "pdflatex: the references did not settle in $(LATEX_RUNS) runs"; exit 1; fi; \
+	done
+	cp $(LATEX_DIR)/paper.pdf $@
 
 # Weaving always starts from data/: the summary, the figures and the site
 # are rebuilt even when make's timestamps would say they are current.
 weave: all
 	@rm -f $(WOVEN)/values.csv site/index.html site/paper.pdf
 	$(MAKE) --no-print-directory site/index.html site/paper.pdf
+
+# What the summarizer computes and no chapter uses: the keys of values.csv
+# and the tables that the last weave's used-keys.txt (values.lua) lacks.
+unused-values:
+	@test -s $(WOVEN)/used-keys.txt || { echo "unused-values: weave first (make weave)"; exit 1; }
+	@comm -23 <(tail -n +2 $(WOVEN)/values.csv | cut -d, -f1 | sort -u) \
+	  <(sort $(WOVEN)/used-keys.txt)
+	@comm -23 <(cd $(WOVEN) && ls tables/*.csv | sort) <(sort $(WOVEN)/used-keys.txt)
 
 # The committed site/ and figures/ must be what the committed paper/ and
 # data/ weave, byte for byte (CI runs this on a clean clone).
@@ -351,14 +410,23 @@ paper: deps-paper
 # Weaves the page into build/ from the committed figures (the checkout is not
 # touched) and reads it as a reader would, in headless Chromium: no console
 # errors, nothing fetched, interactive figures, folding chunks, every in-page
-# link resolving. Debian's chromium and chromedriver, driven by Debian's
-# python3-selenium (so /usr/bin/python3). See tests/browser/.
+# link resolving, the page's weight, its layout at 1280 and 390 pixels, and
+# the contrast of its text in the light and the dark scheme. Debian's
+# chromium and chromedriver, driven by Debian's python3-selenium (so
+# /usr/bin/python3). See tests/browser/.
 TEST_PAGE := $(BUILD)/test-site/index.html
-check-browser: all
+$(TEST_PAGE): all FORCE
 	@mkdir -p $(dir $(TEST_PAGE))
 	$(BUILD)/ipctax-summary data $(WOVEN) $(WOVEN) >/dev/null
 	$(PANDOC_HTML) -o $(TEST_PAGE)
+
+check-browser: $(TEST_PAGE)
 	$(PYTHON) tests/browser/check_page.py $(TEST_PAGE)
+
+# The BibTeX of the "Cite this paper" box, as the weave wrote it, through
+# bibtex with the standard styles: any warning fails.
+check-bibtex: $(TEST_PAGE)
+	$(PYTHON) tests/check_bibtex.py $(WOVEN)/citation.bib
 
 # --- Fuzzing -------------------------------------------------------------------
 # libFuzzer: the library built with clang and coverage, the target linked

@@ -2,8 +2,8 @@
 # Tangled from paper/75-crossings.md; the Makefile sets the terminal and WOVEN.
 set datafile separator comma
 set logscale xy
-set format x "10^{%T}"
-set format y "10^{%T}"
+@LOG_X
+@LOG_Y
 set xlabel "G = compute per call / crossing floor"
 set ylabel "share of the call spent crossing"
 set xrange [1e-2:1e8]

@@ -2,8 +2,8 @@
 # Tangled from paper/65-echo.md; the Makefile sets the terminal, DATA and WOVEN.
 set datafile separator comma
 set logscale xy
-set format x "10^{%T}"
-set format y "10^{%T}"
+@LOG_X
+@LOG_Y
 set xlabel "payload (bytes each way)"
 set ylabel "round-trip time (µs)"
 set key top left

@@ -13,7 +13,7 @@ set style histogram clustered gap 1
 set style fill solid 0.85 border -1
 set boxwidth 0.9
 set logscale y
-set format y "10^{%T}"
+@LOG_Y
 set yrange [10 ** floor(log10(lo)) : 10 ** ceil(log10(hi) + 1)]
 set ylabel "median time (µs), log scale"
 set key top left

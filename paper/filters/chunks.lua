@@ -5,16 +5,46 @@
 -- appended to, and which chunks use it. A line that is only <<name>> is shown
 -- as a link to that chunk instead of as code.
 --
+-- Labels, noweb style: every piece of a chunk (its definition and each
+-- appendage) has a label of its own, so that "appended in" lists pieces
+-- that a reader can tell apart. In HTML the pieces are numbered in the
+-- order they appear (⟨clock-ns 12⟩, ⟨registered-architectures 31⟩ ...); in
+-- the PDF they are labelled by page, with a letter for the pieces on one
+-- page (12a, 12b), and every link shows the label it points to.
+--
+-- Folding (HTML). A chunk starts folded when
+--
+--   * the block has the class "fold":       ```{.c #name .fold}
+--   * its chapter's heading, or the heading of the part it is in, has the
+--     class "fold":  # The harness {#sec:harness .fold}, or
+--                    # Part II: The program {.part .fold}
+--   * or it is boilerplate: nothing but a file's opening comment,
+--     preprocessor lines that carry no value (#include, include guards,
+--     #endif, a #define without a value) and references to other chunks;
+--     that is, a file's skeleton, whose content the reader meets in the
+--     chunks it names;
+--
+-- unless the block has the class "open" (```{.c #name .open}), which keeps
+-- it open whatever its chapter says. A folded chunk is one click away: its
+-- header says how many lines it holds, and paper/web/chunks.js opens it
+-- when a link or the address bar jumps into it. A folded chunk carries the
+-- class "fold" on its <details>, so that "as written" can restore the folds.
+--
 -- HTML: each chunk is a <details> element whose id is the chunk's anchor,
--- open unless the block has the class "fold"; a folded chunk says how many
--- lines it holds. paper/web/chunks.js opens a folded chunk when a link or
--- the address bar jumps into it.
+-- holding the whole chunk as one <pre>, highlighted by pandoc's own
+-- highlighter but written compactly, because code is most of the page's
+-- weight: no per-line anchors, and only the token kinds the style sheet
+-- colours keep an element, adjacent ones merged, each a short custom
+-- element instead of a <span class>: <t-co> comment, <t-kw> keyword,
+-- <t-dt> type, <t-st> string, <t-pp> preprocessor, <t-dv> number. A
+-- reference line is a plain link inside the <pre>. Code blocks that are
+-- not chunks are written the same way.
 --
 -- LaTeX: each chunk is one listing (the ChunkCode environment of
 -- paper/latex/preamble.tex, which also defines the macros used here) under a
--- \ChunkHead line, with its <<name>>
--- lines typeset inside the listing at their indentation as \ChunkRef, so the
--- code reads as one block; every link carries the page it points to.
+-- \ChunkHead line, with its <<name>> lines typeset inside the listing at
+-- their indentation as \ChunkRef, so the code reads as one block; a chunk's
+-- header never ends a page without the first lines of its listing.
 --
 -- Every anchor is unique, and a <<name>> that no block defines stops the
 -- weave (the tangler would refuse it too), so no chunk link can dangle.
@@ -23,8 +53,9 @@
 -- (paper/90-appendix-tangle.md); this filter only reads them.
 
 local is_latex = FORMAT:match("latex") ~= nil
-local chunks = {}       -- name -> {root, pieces = {anchor...}, users = {{name, anchor}...}}
+local chunks = {}       -- name -> {root, pieces = {anchor...}, seq = {n...}, users = {...}}
 local taken = {}        -- anchor -> true
+local sequence = 0      -- pieces so far, in document order (the HTML labels)
 local REF = "^(%s*)<<(.-)>>%s*$"
 
 local function target(block)
@@ -52,7 +83,7 @@ local function new_anchor(name, index)
 end
 
 local function chunk(name)
-  if not chunks[name] then chunks[name] = {pieces = {}, users = {}, lines = {}} end
+  if not chunks[name] then chunks[name] = {pieces = {}, seq = {}, users = {}, lines = {}} end
   return chunks[name]
 end
 
@@ -69,14 +100,16 @@ local function collect(blocks)
       local c = chunk(name)
       c.root = root
       local anchor = new_anchor(name, #c.pieces + 1)
+      sequence = sequence + 1
       c.pieces[#c.pieces + 1] = anchor
+      c.seq[#c.pieces] = sequence
       local n = 0
       for line in each_line(b.text) do
         n = n + 1
         local _, used = line:match(REF)
         if used then
           local u = chunk(used).users
-          u[#u + 1] = {name = name, anchor = anchor}
+          u[#u + 1] = {name = name, anchor = anchor, index = #c.pieces}
         end
       end
       c.lines[#c.pieces] = n
@@ -109,11 +142,20 @@ local function latex_escape(s)
   end))
 end
 
-local function link(name, anchor)
+-- --- Links ----------------------------------------------------------------------
+
+-- A link to piece `index` of chunk `name`: ⟨name 12⟩ (HTML) or ⟨name 12a⟩
+-- (LaTeX, the label by page), or only the label when bare.
+local function link(name, index, bare)
+  local c = chunks[name]
+  local anchor = c.pieces[index]
   if is_latex then
+    if bare then return "\\ChunkNum{" .. anchor .. "}" end
     return "\\ChunkLink{" .. latex_escape(name) .. "}{" .. anchor .. "}"
   end
-  return '<a class="chunk-link" href="#' .. anchor .. '">⟨' .. html_escape(name) .. "⟩</a>"
+  local n = tostring(c.seq[index])
+  if bare then return '<a href="#' .. anchor .. '">' .. n .. "</a>" end
+  return '<a href="#' .. anchor .. '">⟨' .. html_escape(name) .. " <small>" .. n .. "</small>⟩</a>"
 end
 
 local function links(label, list)
@@ -126,24 +168,31 @@ local function navigation(name, index)
   local c = chunks[name]
   local parts = {}
   if index > 1 then
-    parts[#parts + 1] = links("defined in", {link(name, c.pieces[1])})
+    parts[#parts + 1] = links("defined in", {link(name, 1, true)})
+    if #c.pieces > 2 then
+      local others = {}
+      for i = 2, #c.pieces do
+        if i ~= index then others[#others + 1] = link(name, i, true) end
+      end
+      parts[#parts + 1] = links("also appended in", others)
+    end
   elseif #c.pieces > 1 then
     local more = {}
-    for i = 2, #c.pieces do more[#more + 1] = link(name, c.pieces[i]) end
+    for i = 2, #c.pieces do more[#more + 1] = link(name, i, true) end
     parts[#parts + 1] = links("appended in", more)
   end
   local users, seen = {}, {}
   for _, u in ipairs(c.users) do
     if not seen[u.anchor] then
       seen[u.anchor] = true
-      users[#users + 1] = link(u.name, u.anchor)
+      users[#users + 1] = link(u.name, u.index)
     end
   end
   parts[#parts + 1] = links("used in", users)
   return table.concat(parts, "; ")
 end
 
--- The header line: name, ≡ or +≡, and the navigation.
+-- The header line: name and label, ≡ or +≡, and the navigation.
 local function header(name, index)
   local c = chunks[name]
   local nav = navigation(name, index)
@@ -154,39 +203,140 @@ local function header(name, index)
   end
   local op = index > 1 and "+≡" or "≡"
   local n = c.lines[index]
-  return '<span class="chunk-name"><a href="#' .. anchor .. '">⟨' .. html_escape(name)
-    .. '⟩</a></span> <span class="chunk-op">' .. op .. "</span>"
+  return '<a class="chunk-name" href="#' .. anchor .. '">⟨' .. html_escape(name)
+    .. " <small>" .. c.seq[index] .. "</small>⟩</a> " .. op
     .. (nav ~= "" and (' <span class="chunk-nav">' .. nav .. "</span>") or "")
     .. ' <span class="chunk-lines">' .. n .. (n == 1 and " line" or " lines") .. "</span>"
 end
 
--- HTML: a <<name>> line, shown as a link with the line's indentation kept.
-local function reference_line(indent, name)
-  return pandoc.RawBlock("html", '<pre class="chunk-ref"><code>' .. indent
-    .. link(name, chunks[name].pieces[1]) .. "</code></pre>")
+-- --- HTML code --------------------------------------------------------------------
+
+-- The token kinds that keep a span, and the class each is written with;
+-- every other token (operators, names, ...) is plain text.
+local KEEP = {co = "co", al = "co", wa = "co", cv = "co", an = "co",["do"] = "co",["in"] = "co",
+              kw = "kw", cf = "kw", im = "pp", pp = "pp", dt = "dt",
+              st = "st", ch = "st", vs = "st", ss = "st", sc = "st",
+              dv = "dv", bn = "dv", fl = "dv", cn = "dv"}
+
+-- One line of pandoc's highlighted HTML as segments {kind, text}: kind is
+-- the class written (KEEP) or nil for plain text.
+local function line_segments(line, segs)
+  local pos = 1
+  while true do
+    local s, e, kind, text = line:find('<span class="(%w+)">(.-)</span>', pos)
+    if not s then break end
+    if s > pos then segs[#segs + 1] = {text = line:sub(pos, s - 1)} end
+    segs[#segs + 1] = {kind = KEEP[kind], text = text}
+    pos = e + 1
+  end
+  if pos <= #line then segs[#segs + 1] = {text = line:sub(pos)} end
 end
 
--- HTML: the code of a chunk, cut at its reference lines.
-local function segments(block)
-  local out, run = {}, {}
-  local function flush()
-    if #run > 0 then
-      out[#out + 1] = pandoc.CodeBlock(table.concat(run, "\n"), pandoc.Attr("", block.classes))
-      run = {}
-    end
-  end
-  for line in each_line(block.text) do
-    local indent, name = line:match(REF)
-    if name then
-      flush()
-      out[#out + 1] = reference_line(indent, name)
+-- Segments into HTML, merging those of one kind that touch or that only
+-- white space (a line break, an indentation) separates: a comment of ten
+-- lines is one span. Segments of kind "raw" are written as they are.
+local function write_segments(segs)
+  local merged = {}
+  for i, seg in ipairs(segs) do
+    local prev = merged[#merged]
+    if prev and prev.kind and prev.kind ~= "raw" and prev.kind == seg.kind then
+      prev.text = prev.text .. seg.text
+    elseif prev and prev.kind and prev.kind ~= "raw" and seg.kind == nil
+           and seg.text:match("^%s+$") then
+      -- white space: joins the span if the next token that is not white
+      -- space is of the same kind
+      local j = i + 1
+      while segs[j] and segs[j].kind == nil and segs[j].text:match("^%s+$") do j = j + 1 end
+      if segs[j] and segs[j].kind == prev.kind then prev.text = prev.text .. seg.text
+      else merged[#merged + 1] = {text = seg.text} end
     else
-      run[#run + 1] = line
+      merged[#merged + 1] = {kind = seg.kind, text = seg.text}
     end
   end
-  flush()
+  local html = {}
+  for _, seg in ipairs(merged) do
+    if seg.kind and seg.kind ~= "raw" then
+      html[#html + 1] = "<t-" .. seg.kind .. ">" .. seg.text .. "</t-" .. seg.kind .. ">"
+    else
+      html[#html + 1] = seg.text
+    end
+  end
+  return table.concat(html)
+end
+
+-- pandoc's highlighted HTML for one block, as its lines without pandoc's
+-- per-line anchors (nil when the language has no highlighter).
+local function highlighted_lines(text, classes)
+  local html = pandoc.write(pandoc.Pandoc({pandoc.CodeBlock(text, pandoc.Attr("", classes))}),
+                            "html")
+  local body = html:match('<code class="sourceCode[^"]*">(.*)</code></pre>')
+  if not body then return nil end
+  local out = {}
+  for line in each_line(body) do
+    line = line:gsub('^<span id="cb%d+%-%d+"><a href="#cb%d+%-%d+" aria%-hidden="true" '
+                     .. 'tabindex="%-1"></a>', "", 1)
+    out[#out + 1] = (line:gsub("</span>$", "", 1))
+  end
   return out
 end
+
+-- The lines of a block as HTML: highlighted where pandoc can, escaped
+-- otherwise; reference lines become links to the chunk they name.
+local function html_code(block, with_refs)
+  local lines = highlighted_lines(block.text, block.classes)
+  local segs, n = {}, 0
+  for line in each_line(block.text) do
+    n = n + 1
+    if n > 1 then segs[#segs + 1] = {text = "\n"} end
+    local indent, name = nil, nil
+    if with_refs then indent, name = line:match(REF) end
+    if name then
+      segs[#segs + 1] = {kind = "raw", text = indent .. link(name, 1)}
+    elseif lines and lines[n] then
+      line_segments(lines[n], segs)
+    else
+      segs[#segs + 1] = {text = html_escape(line)}
+    end
+  end
+  local lang = block.classes[1] and (' class="' .. html_escape(block.classes[1]) .. '"') or ""
+  return "<pre" .. lang .. "><code>" .. write_segments(segs) .. "</code></pre>"
+end
+
+-- --- Folding ------------------------------------------------------------------------
+
+local GUARD = {"^#%s*include%s", "^#%s*ifndef%s+[%w_]+%s*$", "^#%s*ifdef%s+[%w_]+%s*$",
+               "^#%s*if%s", "^#%s*else", "^#%s*elif%s", "^#%s*endif", "^#%s*pragma%s",
+               "^#%s*define%s+[%w_]+%s*$"}
+
+-- A file's skeleton: only comments, blank lines, value-less preprocessor
+-- lines and references to other chunks.
+local function is_boilerplate(block)
+  if not block.classes:includes("c") then return false end
+  local in_comment, any = false, false
+  for line in each_line(block.text) do
+    local t = line:match("^%s*(.-)%s*$")
+    if in_comment then
+      if t:find("*/", 1, true) then
+        in_comment = false
+        if not t:match("%*/$") then return false end
+      end
+    elseif t == "" or t:match(REF) or t:match("^//") then
+      any = any or t ~= ""
+    elseif t:match("^/%*") then
+      any = true
+      if not t:find("*/", 3, true) then in_comment = true
+      elseif not t:match("%*/$") then return false end
+    else
+      local ok = false
+      for _, p in ipairs(GUARD) do if t:match(p) then ok = true break end end
+      if not ok then return false end
+      any = true
+    end
+  end
+  return any
+end
+
+-- --- LaTeX listings -------------------------------------------------------------------
 
 -- LaTeX: the lines of a run of code, highlighted by pandoc's own writer and
 -- ready for a Verbatim environment whose command characters are \ { }.
@@ -244,31 +394,65 @@ local function latex_listing(block)
     .. "\\begin{ChunkCode}\n" .. table.concat(out, "\n") .. "\n\\end{ChunkCode}"
 end
 
+-- --- Rendering --------------------------------------------------------------------------
+
 local seen_pieces = {}
 
-local function render(block)
+local function render(block, folded_here)
   local name = target(block)
-  if not name then return nil end
+  if not name then
+    if is_latex then return nil end
+    return pandoc.RawBlock("html", html_code(block, false))
+  end
   seen_pieces[name] = (seen_pieces[name] or 0) + 1
   local index = seen_pieces[name]
   local anchor = chunks[name].pieces[index]
   if is_latex then
-    return pandoc.RawBlock("latex", header(name, index) .. "\n" .. latex_listing(block))
+    local need = math.min(chunks[name].lines[index], 4)
+    return pandoc.RawBlock("latex", "\\ChunkNeed{" .. need .. "}\n" .. header(name, index)
+      .. "\n" .. latex_listing(block))
   end
-  local blocks = pandoc.List()
-  local folded = block.classes:includes("fold")
-  blocks:insert(pandoc.RawBlock("html", '<details class="chunk' .. (folded and " fold" or "")
+  local folded = not block.classes:includes("open")
+    and (block.classes:includes("fold") or folded_here or is_boilerplate(block))
+  return pandoc.RawBlock("html", '<details class="chunk' .. (folded and " fold" or "")
     .. '" id="' .. anchor .. '"' .. (folded and "" or " open") .. "><summary>"
-    .. header(name, index) .. "</summary>"))
-  blocks:extend(segments(block))
-  blocks:insert(pandoc.RawBlock("html", "</details>"))
-  return pandoc.Div(blocks, pandoc.Attr("", {"chunk-wrap"}))
+    .. header(name, index) .. "</summary>" .. html_code(block, true) .. "</details>")
+end
+
+-- Walks the blocks in order, knowing whether the current part or chapter
+-- asks for its chunks to be folded.
+local function render_all(blocks)
+  local part_fold, chapter_fold = false, false
+  local function walk(list)
+    local out = pandoc.List()
+    for _, b in ipairs(list) do
+      if b.t == "Header" and b.level == 1 then
+        if b.classes:includes("part") then
+          part_fold = b.classes:includes("fold")
+          chapter_fold = false
+        else
+          chapter_fold = b.classes:includes("fold")
+        end
+        out:insert(b)
+      elseif b.t == "CodeBlock" then
+        out:insert(render(b, part_fold or chapter_fold) or b)
+      elseif b.t == "Div" or b.t == "BlockQuote" then
+        b.content = walk(b.content)
+        out:insert(b)
+      else
+        out:insert(pandoc.walk_block(b, {CodeBlock = function(cb)
+          return render(cb, part_fold or chapter_fold)
+        end}))
+      end
+    end
+    return out
+  end
+  return walk(blocks)
 end
 
 local function Pandoc(doc)
   collect(doc.blocks)
-  local blocks = pandoc.walk_block(pandoc.Div(doc.blocks), {CodeBlock = render}).content
-  return pandoc.Pandoc(blocks, doc.meta)
+  return pandoc.Pandoc(render_all(doc.blocks), doc.meta)
 end
 
 return {{Pandoc = Pandoc}}

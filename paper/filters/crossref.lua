@@ -1,14 +1,32 @@
--- crossref.lua: numbers figures, tables and sections, and resolves
--- @fig:id, @tbl:id and @sec:id (or [-@sec:id] for the bare number).
+-- crossref.lua: numbers figures, tables and sections, resolves @fig:id,
+-- @tbl:id and @sec:id (or [-@sec:id] for the bare number), and sets the
+-- paper's parts.
 --
--- Sections are numbered 1, 1.1, ... until the first top-level header whose
--- text starts with "Appendix"; from there on, top-level sections are
--- appendices, lettered A, B, ... (subsections A.1, ...), and the word
--- "Appendix:" leaves the title because the number now says it. The numbers
--- are computed here once and given to both writers: in HTML as each
--- header's "number" attribute, which pandoc's --number-sections prints as is;
--- in LaTeX by \appendix before the first appendix, so that LaTeX's own
--- counters print the same letters.
+-- Sections are numbered 1, 1.1, ... across the whole paper. Appendices are
+-- lettered A, B, ... (subsections A.1, ...): every top-level section from
+-- the first one that is marked {.appendix}, or whose title starts with
+-- "Appendix" (the word then leaves the title, because the number says it),
+-- or that follows a part marked {.appendix}. The numbers are computed here
+-- once and given to both writers: in HTML as each header's "number"
+-- attribute, which pandoc's --number-sections prints as is; in LaTeX by
+-- \appendix before the first appendix, so that LaTeX's own counters print
+-- the same letters.
+--
+-- Parts: a top-level header with the class "part",
+--
+--   # Part II: The program {.part}
+--   # Part III: Appendices {.part .appendix}
+--
+-- starts a part. "Part II:" is how the part is numbered (a Roman numeral;
+-- without it the parts are counted I, II, ...) and the rest is its title.
+-- A part heading is not a section: it takes no number and leaves the
+-- sections' numbering alone (Part II may begin with Section 6). In the PDF
+-- it is \part on a fresh page, headed "Part II" and listed in the table of
+-- contents; in HTML it is an h1 of class "part" whose text is a
+-- span.part-label ("Part II") and a span.part-title, so the sidebar's
+-- table of contents shows it too. Classes on a part heading: "appendix"
+-- (every chapter after it is an appendix) and "fold" (every chunk in the
+-- part starts folded in HTML; see chunks.lua).
 --
 -- In HTML every reference becomes a link whose text is "Figure 3" (or "3");
 -- in LaTeX it becomes \ref, so the PDF's numbers come from LaTeX itself and
@@ -16,19 +34,27 @@
 -- tables that the reader may have to turn to. A reference to an appendix
 -- reads "Appendix A", to anything inside one "Section A.2".
 --
--- The bibliography is placed before the appendices, under an unnumbered
--- "References" header, as a paper has it.
+-- @chunk:NAME refers to the section in which the chunk NAME is first
+-- defined ("Section 5.4"), so that the prose can send the reader to where a
+-- piece of the program is explained without naming a section that may move
+-- or that explains something else.
+--
+-- The bibliography is placed before the appendices (before the part that
+-- holds them, if one does), under an unnumbered "References" header, as a
+-- paper has it.
 
-local KINDS = {fig = "Figure", tbl = "Table", sec = "Section"}
+local KINDS = {fig = "Figure", tbl = "Table", sec = "Section", chunk = "Section"}
 local numbers = {}      -- id -> "3", "3.2", "A", "A.1"
 local kinds = {}        -- id -> "Figure", "Table", "Section", "Appendix"
+local targets = {}      -- chunk:NAME -> the id of the section it is defined in
 local unresolved = {}
 local is_latex = FORMAT:match("latex") ~= nil
 
 local function kind_of(id) return id:match("^(%a+):") end
 
 local function is_appendix_title(h)
-  return h.level == 1 and pandoc.utils.stringify(h.content):match("^Appendix") ~= nil
+  return h.level == 1 and (h.classes:includes("appendix")
+    or pandoc.utils.stringify(h.content):match("^Appendix") ~= nil)
 end
 
 -- "Appendix: the tangler" -> "The tangler"; a bare "Appendix" is kept.
@@ -58,6 +84,22 @@ local function letter(n)
   return s
 end
 
+local ROMAN = {{1000, "M"}, {900, "CM"}, {500, "D"}, {400, "CD"}, {100, "C"}, {90, "XC"},
+               {50, "L"}, {40, "XL"}, {10, "X"}, {9, "IX"}, {5, "V"}, {4, "IV"}, {1, "I"}}
+
+local function roman(n)
+  local s = ""
+  for _, p in ipairs(ROMAN) do
+    while n >= p[1] do s = s .. p[2]; n = n - p[1] end
+  end
+  return s
+end
+
+local function from_roman(s)
+  for n = 1, 50 do if roman(n) == s then return n end end
+  return nil
+end
+
 -- The LaTeX that turns the rest of the document into appendices whose
 -- headings read "Appendix A  Title".
 local LATEX_APPENDIX = [[
@@ -68,14 +110,67 @@ local LATEX_APPENDIX = [[
   \ifcsname ipctax@appendix@#1\endcsname\appendixname~\fi\csname the#1\endcsname\quad}
 \makeatother]]
 
--- Numbers every header and letters the appendices.
+-- "Part II: The program" -> 2, "The program" (inlines); nil, inlines
+-- when the title carries no numeral.
+local function part_title(inlines)
+  local first = inlines[1]
+  local n = nil
+  local rest = pandoc.List(inlines)
+  if first and first.t == "Str" and first.text == "Part" and inlines[2]
+     and inlines[2].t == "Space" and inlines[3] and inlines[3].t == "Str" then
+    local numeral, tail = inlines[3].text:match("^([IVXLC]+)[:.]?(.*)$")
+    if numeral and from_roman(numeral) then
+      n = from_roman(numeral)
+      rest = pandoc.List()
+      if tail ~= "" then rest:insert(pandoc.Str(tail)) end
+      for i = 4, #inlines do rest:insert(inlines[i]) end
+      while rest[1] and (rest[1].t == "Space" or rest[1].t == "SoftBreak") do rest:remove(1) end
+    end
+  end
+  return n, rest
+end
+
+local parts_seen = 0
+
+-- A part heading, for either writer.
+local function render_part(h)
+  local n, title = part_title(h.content)
+  parts_seen = n or (parts_seen + 1)
+  if is_latex then
+    local tex = pandoc.write(pandoc.Pandoc({pandoc.Plain(title)}), "latex"):gsub("%s+$", "")
+    return pandoc.RawBlock("latex", "\\IpctaxPart{" .. parts_seen .. "}{" .. tex .. "}"
+      .. (h.identifier ~= "" and ("\\label{" .. h.identifier .. "}") or ""))
+  end
+  h.classes:insert("unnumbered")
+  h.attributes["number"] = nil
+  h.content = {pandoc.Span({pandoc.Str("Part"), pandoc.Space(), pandoc.Str(roman(parts_seen))},
+                           pandoc.Attr("", {"part-label"})),
+               pandoc.Space(),
+               pandoc.Span(title, pandoc.Attr("", {"part-title"}))}
+  return h
+end
+
+local function is_part(b)
+  return b.t == "Header" and b.level == 1 and b.classes:includes("part")
+end
+
+-- Numbers every header, letters the appendices, and notes in which section
+-- each chunk is first defined.
 local function number_sections(blocks)
   local counters = {0, 0, 0, 0, 0, 0}
   local appendix_base = nil     -- level-1 count before the first appendix
+  local appendix_next = false   -- a part marked .appendix was seen
+  local current = nil           -- the id of the innermost numbered header
   return pandoc.walk_block(pandoc.Div(blocks), {
     Header = function(h)
+      if is_part(h) then
+        if h.classes:includes("appendix") then appendix_next = true end
+        return nil
+      end
       if h.classes:includes("unnumbered") then return nil end
-      if appendix_base == nil and is_appendix_title(h) then appendix_base = counters[1] end
+      if appendix_base == nil and (is_appendix_title(h) or (appendix_next and h.level == 1)) then
+        appendix_base = counters[1]
+      end
       counters[h.level] = counters[h.level] + 1
       for l = h.level + 1, 6 do counters[l] = 0 end
       local parts = {}
@@ -84,7 +179,7 @@ local function number_sections(blocks)
         parts[1] = letter(counters[1] - appendix_base)
         if h.level == 1 then
           h.content = strip_appendix_word(h.content)
-          h.classes:insert("appendix")
+          if not h.classes:includes("appendix") then h.classes:insert("appendix") end
         end
       end
       local number = table.concat(parts, ".")
@@ -92,8 +187,16 @@ local function number_sections(blocks)
       if h.identifier ~= "" then
         numbers[h.identifier] = number
         kinds[h.identifier] = (appendix_base and h.level == 1) and "Appendix" or "Section"
+        current = h.identifier
       end
       return h
+    end,
+    CodeBlock = function(b)
+      local name = b.attributes["file"] or (b.identifier ~= "" and b.identifier) or nil
+      if name and current and not targets["chunk:" .. name] then
+        targets["chunk:" .. name] = current
+      end
+      return nil
     end,
   }).content
 end
@@ -145,34 +248,69 @@ local function Para(p)
   return p
 end
 
+-- HTML: a table's caption goes above the table, outside the box that
+-- scrolls a wide table sideways, so it stays in the column; the table is
+-- labelled by it for assistive technology.
+local function html_table(tbl, caption, id)
+  local out = pandoc.List()
+  local caption_id = id ~= "" and (id .. "-caption") or ""
+  if caption and #caption > 0 then
+    out:insert(pandoc.Div({pandoc.Plain(caption)}, pandoc.Attr(caption_id, {"table-caption"})))
+    if caption_id ~= "" then tbl.attr.attributes["aria-labelledby"] = caption_id end
+  end
+  tbl.caption.long = {}
+  tbl.attr.classes:insert("in-scroll")
+  out:insert(pandoc.RawBlock("html", '<div class="table-scroll">'))
+  out:insert(tbl)
+  out:insert(pandoc.RawBlock("html", "</div>"))
+  return out
+end
+
 local function Div(d)
   if not d.identifier:match("^tbl:") then return nil end
   local tbl = d.content[1]
   if tbl and tbl.t == "Table" then
     local caption = tbl.caption.long[1] and tbl.caption.long[1].content or pandoc.List()
     caption = label_caption(caption, d.identifier)
-    tbl.caption.long = {pandoc.Plain(caption)}
+    if is_latex then
+      tbl.caption.long = {pandoc.Plain(caption)}
+    else
+      local rest = pandoc.List()
+      for i = 2, #d.content do rest:insert(d.content[i]) end
+      d.content = html_table(tbl, caption, d.identifier)
+      d.content:extend(rest)
+      d.classes:insert("table")
+    end
   end
   return d
 end
 
+-- HTML: a table that is not numbered scrolls in its own box too.
+local function Table(t)
+  if is_latex or t.attr.classes:includes("in-scroll") then return nil end
+  local caption = t.caption.long[1] and t.caption.long[1].content or nil
+  return pandoc.Div(html_table(t, caption, ""), pandoc.Attr("", {"table"}))
+end
+
 local function reference(citation)
   local id = citation.id
-  local kind = kinds[id]
-  if not KINDS[kind_of(id)] or not numbers[id] then
+  local target = id
+  if kind_of(id) == "chunk" then target = targets[id] end
+  local kind = target and kinds[target]
+  if not KINDS[kind_of(id)] or not target or not numbers[target] then
     unresolved[#unresolved + 1] = id
     return {pandoc.Str("??" .. id .. "??")}
   end
   local bare = citation.mode == "SuppressAuthor"
   if is_latex then
-    local text = (bare and "" or kind .. "~") .. "\\ref{" .. id .. "}"
+    local text = (bare and "" or kind .. "~") .. "\\ref{" .. target .. "}"
     if kind == "Figure" or kind == "Table" then
-      text = text .. " (p.~\\pageref{" .. id .. "})"
+      text = text .. " (p.~\\pageref{" .. target .. "})"
     end
     return {pandoc.RawInline("latex", text)}
   end
-  local text = bare and numbers[id] or (kind .. " " .. numbers[id])
-  return {pandoc.Link({pandoc.Str(text)}, "#" .. id, "", pandoc.Attr("", {"xref"}))}
+  local text = bare and numbers[target] or (kind .. "\u{a0}" .. numbers[target])
+  return {pandoc.Link({pandoc.Str(text)}, "#" .. target, "", pandoc.Attr("", {"xref"}))}
 end
 
 local function is_crossref(c)
@@ -189,8 +327,9 @@ local function Cite(c)
   return out
 end
 
--- The bibliography goes before the appendices (or at the end), and in
--- LaTeX \appendix goes right after it.
+-- The bibliography goes before the appendices (before the part that holds
+-- them, if there is one) or at the end, and in LaTeX \appendix goes right
+-- after it. Part headings are rendered here, after every number is known.
 local function place_references(blocks)
   local cites, has_refs = false, false
   pandoc.walk_block(pandoc.Div(blocks), {
@@ -206,12 +345,14 @@ local function place_references(blocks)
   local out = pandoc.List()
   local placed = false
   for _, b in ipairs(blocks) do
-    if not placed and b.t == "Header" and b.classes:includes("appendix") then
+    local starts_appendices = b.t == "Header" and b.level == 1
+      and b.classes:includes("appendix")
+    if not placed and starts_appendices then
       out:extend(tail)
       if is_latex then out:insert(pandoc.RawBlock("latex", LATEX_APPENDIX)) end
       placed = true
     end
-    out:insert(b)
+    out:insert(is_part(b) and render_part(b) or b)
   end
   if not placed then out:extend(tail) end
   return out
@@ -221,6 +362,9 @@ local function Pandoc(doc)
   local blocks = number_sections(doc.blocks)
   number_floats(blocks)
   blocks = pandoc.walk_block(pandoc.Div(blocks), {Para = Para, Div = Div, Cite = Cite}).content
+  if not is_latex then
+    blocks = pandoc.walk_block(pandoc.Div(blocks), {Table = Table}).content
+  end
   if #unresolved > 0 then
     error("crossref.lua: unresolved references: " .. table.concat(unresolved, ", "))
   end

@@ -20,7 +20,12 @@
 --                                          (from "with labels hypertext")
 --
 -- Every remaining id, and every reference to one, is prefixed with the
--- figure's id, so that several figures on one page cannot collide.
+-- figure's id, so that several figures on one page cannot collide. Groups
+-- that draw nothing, attributes that restate SVG's defaults and the
+-- indentation go, which makes the page smaller and draws the same. The SVG
+-- sits in a <div class="plot-frame">, the box that scrolls sideways on a
+-- phone (style.css keeps a figure at least 640px wide, so its text stays
+-- legible).
 
 local is_latex = FORMAT:match("latex") ~= nil
 
@@ -102,6 +107,11 @@ local function inline_svg(path, prefix)
   svg = svg:gsub("([%s])id=([\"'])", "%1id=%2" .. prefix .. "-")
   svg = svg:gsub("url%(#", "url(#" .. prefix .. "-")
   svg = svg:gsub("href=([\"'])#", "href=%1#" .. prefix .. "-")
+  -- Smaller, not different: groups that draw nothing, attributes that only
+  -- restate SVG's defaults, and the indentation between elements go.
+  svg = svg:gsub(' stroke%-linecap="butt"', ""):gsub(' stroke%-linejoin="miter"', "")
+  svg = svg:gsub('<g fill="none" color="[^"]*" stroke="[^"]*" stroke%-width="[%d.]+"%s*>%s*</g>%s*', "")
+  svg = svg:gsub(">%s+<", ">\n<")
   local extra = ' class="gp-figure"'
   if settings then extra = extra .. ' data-gnuplot="' .. attr_escape(settings) .. '"' end
   svg = svg:gsub("^<svg", "<svg" .. extra, 1)
@@ -122,8 +132,8 @@ local function Para(p)
   local label = pandoc.utils.stringify(img.caption)
   local svg = inline_svg(img.src, prefix):gsub("^<svg", '<svg aria-label="'
     .. attr_escape(label) .. '"', 1)
-  return pandoc.RawBlock("html", '<figure id="' .. id .. '" class="plot">\n'
-    .. svg .. "\n<figcaption>" .. caption .. "</figcaption>\n</figure>")
+  return pandoc.RawBlock("html", '<figure id="' .. id .. '" class="plot">\n<div class="plot-frame">'
+    .. svg .. "</div>\n<figcaption>" .. caption .. "</figcaption>\n</figure>")
 end
 
 return {{Para = Para}}

@@ -7,9 +7,24 @@
 --  * "Cite this paper": a plain-text citation and BibTeX, made at weave time
 --    from CITATION.cff's preferred-citation (with the study it re-runs, from
 --    its references), so the page can never cite differently from the file.
+--    Both name the version, the commit the data was measured at
+--    (machine.commit) and the commit the weave read its sources from
+--    ($IPCTAX_WEAVE_COMMIT, set by the Makefile). The BibTeX is also written
+--    to $IPCTAX_WOVEN/citation.bib, for tests/check_bibtex.py.
+--  * The licences, from CITATION.cff: the paper's (preferred-citation's
+--    license, for the text, figures and data) and the software's (the
+--    top-level license, for the code).
+--  * Files: the PDF beside the page, and the data files the page was woven
+--    from ($IPCTAX_DATA_FILES, as ../data/NAME.csv: site/ sits beside data/
+--    in the repository), with their sizes.
 --  * HTML only: scholarly <meta name="citation_..."> tags from the same
---    file, a "Contents" title for the table of contents, and the page's own
---    scripts (paper/web/*.js, inline, so the page stays self-contained).
+--    file (citation_abstract is added by head.lua, once the abstract's
+--    numbers are filled), a "Contents" title for the table of contents, and
+--    the page's own scripts (paper/web/*.js, inline, so the page stays
+--    self-contained). citation_pdf_url is absolute, from the metadata field
+--    site-url, or left out when no site-url is set.
+--  * LaTeX only: the table of contents after the reader's box
+--    (\IpctaxContents, paper/latex/preamble.tex), when pandoc has --toc.
 --
 -- CITATION.cff is YAML; pandoc's own YAML reader parses it as a metadata
 -- block. It is not given to pandoc as --metadata-file, whose "references"
@@ -18,6 +33,8 @@
 local is_latex = FORMAT:match("latex") ~= nil
 local is_html = FORMAT:match("html") ~= nil
 local CFF = os.getenv("IPCTAX_CITATION") or "CITATION.cff"
+local WOVEN = os.getenv("IPCTAX_WOVEN") or "build/woven"
+local WEAVE_COMMIT = os.getenv("IPCTAX_WEAVE_COMMIT") or "unknown"
 local SCRIPTS = {"paper/web/figures.js", "paper/web/chunks.js", "paper/web/cite.js"}
 local MONTHS = {"jan", "feb", "mar", "apr", "may", "jun", "jul", "aug", "sep", "oct", "nov", "dec"}
 
@@ -40,6 +57,19 @@ end
 
 local function html_escape(s)
   return (s:gsub("&", "&amp;"):gsub("<", "&lt;"):gsub(">", "&gt;"):gsub('"', "&quot;"))
+end
+
+-- The commit the data was measured at, as values.csv has it (the boxes ask
+-- for it as a placeholder too; the BibTeX, being code, cannot).
+local function data_commit()
+  local f = io.open(WOVEN .. "/values.csv", "r")
+  if not f then return "unknown" end
+  for line in f:lines() do
+    local v = line:match("^machine%.commit,(.*)$")
+    if v then f:close(); return (v:gsub('^"(.*)"$', "%1")) end
+  end
+  f:close()
+  return "unknown"
 end
 
 -- --- CITATION.cff ----------------------------------------------------------
@@ -98,11 +128,23 @@ end
 
 local TYPE_NAMES = {report = "Report", article = "Article", software = "Software",
                     book = "Book", thesis = "Thesis", ["conference-paper"] = "Conference paper"}
-local BIB_TYPES = {report = "techreport", article = "article", software = "software",
-                   book = "book", thesis = "phdthesis", ["conference-paper"] = "inproceedings"}
 
--- "Authors (2026). Title. Report. URL"
-local function plain_citation(entry, top)
+-- The version and the two commits, as the citation states them.
+local function provenance(entry, top)
+  local version = str(entry["version"]) or str(top["version"])
+  return version, data_commit(), WEAVE_COMMIT
+end
+
+local function provenance_text(entry, top)
+  local version, data, weave = provenance(entry, top)
+  return (version and ("version " .. version .. ", ") or "")
+    .. "data measured at commit " .. data .. ", woven from commit " .. weave
+end
+
+-- "Authors (2026). Title. Report, version 1.0.0, data measured at commit
+-- X, woven from commit Y. URL"; the study it re-runs is cited without the
+-- provenance, which is this build's.
+local function plain_citation(entry, top, ours)
   local ps = people(entry["authors"])
   local parts = {join_names(ps, "display", ", ", " and ")}
   local year = year_of(entry, top)
@@ -110,8 +152,12 @@ local function plain_citation(entry, top)
   local title = str(entry["title"]) or ""
   parts[#parts + 1] = title .. (title:match("[.?!]$") and "" or ".")
   local kind = TYPE_NAMES[str(entry["type"]) or ""]
-  local version = str(entry["version"])
-  if kind then parts[#parts + 1] = kind .. (version and (", version " .. version) or "") .. "." end
+  if ours then
+    parts[#parts + 1] = (kind and (kind .. ", ") or "") .. provenance_text(entry, top) .. "."
+  elseif kind then
+    local version = str(entry["version"])
+    parts[#parts + 1] = kind .. (version and (", version " .. version) or "") .. "."
+  end
   local url = url_of(entry, top)
   if url then parts[#parts + 1] = url end
   return table.concat(parts, " ")
@@ -121,33 +167,102 @@ local function bib_escape(s)
   return (s:gsub("[&%%$#_]", "\\%0"))
 end
 
+-- BibTeX that plain.bst (and biblatex) read without a warning: a report
+-- with an institution is a @techreport, anything else without a venue a
+-- @misc; the version and the commits are in the note, where every style
+-- prints them (biblatex also reads version).
 local function bibtex(entry, top)
   local ps = people(entry["authors"])
   local year = year_of(entry, top)
   local first = ps[1] and ps[1].display or "anon"
   local key = first:lower():gsub("^the%s+", ""):gsub("[^%w]", "") .. (year or "")
-  local kind = BIB_TYPES[str(entry["type"]) or ""] or "misc"
+  local institution = entry["institution"] and str(entry["institution"]["name"])
+  local kind = "misc"
+  local t = str(entry["type"]) or ""
+  if t == "report" and institution then kind = "techreport"
+  elseif t == "article" and str(entry["journal"]) then kind = "article" end
   local fields = {}
   local function field(name, value, raw)
-    if value then fields[#fields + 1] = string.format("  %-11s = %s", name, raw and value
+    if value then fields[#fields + 1] = string.format("  %-12s = %s", name, raw and value
                                                       or ("{" .. bib_escape(value) .. "}")) end
   end
   field("author", join_names(ps, "bib", " and "))
   field("title", str(entry["title"]) and ("{" .. bib_escape(str(entry["title"])) .. "}"))
+  if kind == "techreport" then field("institution", institution) end
+  if kind == "article" then field("journal", str(entry["journal"])) end
+  if kind == "misc" and TYPE_NAMES[t] then field("howpublished", TYPE_NAMES[t]) end
   field("year", year)
   local month = month_of(entry, top)
   field("month", month and MONTHS[month], true)
-  field("institution", entry["institution"] and str(entry["institution"]["name"]))
-  field("journal", entry["journal"] and str(entry["journal"]))
-  field("version", str(entry["version"]))
+  local version = provenance(entry, top)
+  field("version", version)
   field("doi", str(entry["doi"]))
   local url = url_of(entry, top)
   if url and not str(entry["doi"]) then field("url", url) end
-  field("note", str(entry["notes"]))
-  return "@" .. kind .. "{" .. key .. ",\n" .. table.concat(fields, ",\n") .. "\n}"
+  local note = provenance_text(entry, top):gsub("^%l", string.upper)
+  field("note", note .. "." .. (str(entry["notes"]) and (" " .. str(entry["notes"])) or ""))
+  return "@" .. kind .. "{" .. key .. ",\n" .. table.concat(fields, ",\n") .. "\n}\n"
 end
 
-local function meta_tags(entry, top, lang, abstract)
+local function write_bib(text)
+  local path = WOVEN .. "/citation.bib"
+  local tmp = path .. "." .. FORMAT .. ".tmp"
+  local f = io.open(tmp, "w")
+  if not f then return end        -- no woven/ folder: nothing to test against
+  f:write(text)
+  f:close()
+  os.rename(tmp, path)
+end
+
+-- --- Licences ---------------------------------------------------------------
+
+local LICENSES = {
+  ["CC-BY-4.0"] = {name = "CC BY 4.0", url = "https://creativecommons.org/licenses/by/4.0/",
+                   file = "LICENSE-CC-BY-4.0.txt"},
+  ["MIT"] = {name = "MIT licence", url = "https://opensource.org/license/mit/", file = "LICENSE"},
+}
+
+local function license(id)
+  id = id or "unknown"
+  return LICENSES[id] or {name = id, url = nil, file = nil}
+end
+
+-- The paper's licence (text, figures, data) and the software's (code).
+local function licenses(top, pc)
+  return license(str(pc["license"]) or str(top["license"])), license(str(top["license"]))
+end
+
+-- --- Files --------------------------------------------------------------------
+
+local function size_text(path)
+  local f = io.open(path, "rb")
+  if not f then return nil end
+  local n = f:seek("end")
+  f:close()
+  if n < 1000 then return n .. " B" end
+  if n < 1000000 then return string.format("%.0f kB", n / 1000) end
+  return string.format("%.1f MB", n / 1000000)
+end
+
+local function data_files()
+  local out = {}
+  for path in (os.getenv("IPCTAX_DATA_FILES") or ""):gmatch("%S+") do out[#out + 1] = path end
+  table.sort(out)
+  return out
+end
+
+-- --- <meta> tags -----------------------------------------------------------------
+
+local function site_url(meta)
+  local u = str(meta["site-url"])
+  if not u then return nil end
+  if not u:match("^https?://") then
+    error("reader.lua: site-url must be an absolute http(s) address, not " .. u)
+  end
+  return (u:gsub("/*$", "/"))
+end
+
+local function meta_tags(entry, top, lang, site, paper_license)
   local tags = {}
   local function tag(name, value)
     if value then
@@ -167,8 +282,12 @@ local function meta_tags(entry, top, lang, abstract)
   for _, k in ipairs(top["keywords"] or {}) do kw[#kw + 1] = stringify(k) end
   if #kw > 0 then tag("citation_keywords", table.concat(kw, "; ")) end
   tag("citation_language", lang)
-  tag("citation_pdf_url", "paper.pdf")
-  tag("citation_abstract", abstract)
+  if site then
+    tag("citation_pdf_url", site .. "paper.pdf")
+    tag("citation_public_url", site)
+  end
+  -- (not <link rel="license">: pandoc's --self-contained would fetch it)
+  tag("dcterms.license", paper_license.url)
   return tags
 end
 
@@ -200,8 +319,9 @@ local COMMANDS = "make paper   # install what is missing, build, measure, plot, 
               .. "make test    # unit tests, tangle check, citation check, browser check"
 
 local function machine_sentence()
-  return inlines("This copy was measured on ", num("machine.date"), " on a ",
-    num("machine.cpu"), " (", num("machine.cores"), " cores), ", num("machine.kernel"),
+  return inlines("This copy was measured on ", num("machine.date"), " on ",
+    pandoc.Span({pandoc.Str("machine.cpu")}, pandoc.Attr("", {"num", "article"})),
+    " (", num("machine.cores"), " cores), ", num("machine.kernel"),
     ", compiled with ", num("machine.compiler"), " at commit ", num("machine.commit"), ": ",
     num("run.bars"), " bars, ", num("run.runs"), " timed runs per architecture.")
 end
@@ -218,31 +338,73 @@ local function linked(s)
   return table.concat(out)
 end
 
+local function html_link(href, label)
+  return '<a href="' .. html_escape(href) .. '">' .. html_escape(label) .. "</a>"
+end
+
+-- "CC BY 4.0 (../LICENSE-CC-BY-4.0.txt)": the licence's name linked to its
+-- text in the repository, and its public address.
+local function html_license(l)
+  local name = l.file and html_link("../" .. l.file, l.name) or html_escape(l.name)
+  if l.url then name = name .. " (" .. html_link(l.url, l.url:gsub("^https://", "")) .. ")" end
+  return name
+end
+
+local function html_files()
+  local items = {'<li>' .. html_link("paper.pdf", "paper.pdf")
+                 .. ": this paper as a PDF, woven from the same sources and data</li>"}
+  local files = {}
+  for _, path in ipairs(data_files()) do
+    local size = size_text(path)
+    files[#files + 1] = html_link("../" .. path, path:match("[^/]+$"))
+      .. (size and (' <span class="file-size">' .. size .. "</span>") or "")
+  end
+  if #files > 0 then
+    items[#items + 1] = "<li>the data this copy was woven from, in " .. html_link("../data/", "data/")
+      .. " of the repository: " .. table.concat(files, ", ") .. "</li>"
+  end
+  return '<ul class="files">' .. table.concat(items) .. "</ul>"
+end
+
 local function html_boxes(top, pc, refs)
   local blocks = pandoc.List()
+  local paper_license, code_license = licenses(top, pc)
   -- Reproduce
   local repro = pandoc.List()
   repro:insert(pandoc.Para({pandoc.Strong(text("Reproduce this paper"))}))
   repro:insert(pandoc.Para(text("On Debian 12, in a clone of the repository:")))
   repro:insert(pandoc.CodeBlock(COMMANDS, pandoc.Attr("", {"reproduce-commands"})))
   repro:insert(pandoc.Para(machine_sentence()))
+  repro:insert(pandoc.RawBlock("html", html_files()))
   blocks:insert(pandoc.Div(repro, pandoc.Attr("reproduce", {"reader-box", "reproduce"})))
   -- Cite
   local cite = pandoc.List()
   cite:insert(pandoc.Para({pandoc.Strong(text("Cite this paper"))}))
   cite:insert(pandoc.RawBlock("html", '<p class="citation-plain" id="citation-plain">'
-    .. linked(plain_citation(pc, top)) .. "</p>"))
+    .. linked(plain_citation(pc, top, true)) .. "</p>"))
   if refs and refs[1] then
     cite:insert(pandoc.RawBlock("html", '<p class="citation-original">and the study it re-runs: '
-      .. linked(plain_citation(refs[1], refs[1])) .. "</p>"))
+      .. linked(plain_citation(refs[1], refs[1], false)) .. "</p>"))
   end
+  local bib = bibtex(pc, top)
+  write_bib(bib)
   cite:insert(pandoc.RawBlock("html", '<details class="citation-bibtex"><summary>BibTeX</summary>'
-    .. '<pre id="citation-bibtex"><code>' .. html_escape(bibtex(pc, top)) .. "</code></pre></details>"))
+    .. '<pre id="citation-bibtex"><code>' .. html_escape(bib) .. "</code></pre></details>"))
+  cite:insert(pandoc.RawBlock("html", '<p class="license" id="license">Licence: the text, '
+    .. "figures and data are under " .. html_license(paper_license) .. "; the code is under the "
+    .. html_license(code_license) .. ".</p>"))
   blocks:insert(pandoc.Div(cite, pandoc.Attr("cite", {"reader-box", "cite"})))
   return pandoc.Div(blocks, pandoc.Attr("", {"reader-boxes"}))
 end
 
-local function latex_boxes(top, pc)
+local function latex_boxes(top, pc, site)
+  local paper_license, code_license = licenses(top, pc)
+  local function lic(l)
+    local out = pandoc.List({pandoc.Str(l.name)})
+    if l.url then out:extend({pandoc.Space(), pandoc.Str("("), pandoc.Link(l.url:gsub("^https://", ""), l.url),
+                              pandoc.Str(")")}) end
+    return out
+  end
   local body = pandoc.List()
   body:insert(pandoc.RawBlock("latex", "\\begin{ReaderBox}"))
   body:insert(pandoc.Para(inlines(pandoc.Strong({pandoc.Str("Reproduce.")}),
@@ -250,9 +412,25 @@ local function latex_boxes(top, pc)
     " rebuilds, re-measures and re-weaves this paper, and ", pandoc.Code("make test"),
     " checks it. ")))
   body[#body].content:extend(machine_sentence())
+  local page = site and pandoc.Link({pandoc.Str(site .. "index.html")}, site .. "index.html")
+               or pandoc.Code("site/index.html")
+  body:insert(pandoc.Para(inlines(pandoc.Strong({pandoc.Str("Files.")}),
+    " The same paper as an interactive page: ", page, "; the data it was woven from: ",
+    pandoc.Code("data/"), " in the repository.")))
   body:insert(pandoc.Para(inlines(pandoc.Strong({pandoc.Str("Cite as.")}), " ",
-    plain_citation(pc, top))))
+    plain_citation(pc, top, true))))
+  write_bib(bibtex(pc, top))
+  local l = inlines(pandoc.Strong({pandoc.Str("Licence.")}), " The text, figures and data are under ")
+  l:extend(lic(paper_license))
+  l:extend(inlines("; the code is under the "))
+  l:extend(lic(code_license))
+  l:extend(inlines(" (files ", pandoc.Code(paper_license.file or "LICENSE"), " and ",
+    pandoc.Code(code_license.file or "LICENSE"), ")."))
+  body:insert(pandoc.Para(l))
   body:insert(pandoc.RawBlock("latex", "\\end{ReaderBox}"))
+  if PANDOC_WRITER_OPTIONS and PANDOC_WRITER_OPTIONS.table_of_contents then
+    body:insert(pandoc.RawBlock("latex", "\\IpctaxContents"))
+  end
   return pandoc.Div(body, pandoc.Attr("", {"reader-boxes"}))
 end
 
@@ -269,9 +447,11 @@ end
 
 function Pandoc(doc)
   local top, pc, refs = load_cff()
+  local site = site_url(doc.meta)
   if is_html then
     local head = pandoc.List()
-    for _, t in ipairs(meta_tags(pc, top, str(doc.meta["lang"]), str(doc.meta["abstract"]))) do
+    local paper_license = licenses(top, pc)
+    for _, t in ipairs(meta_tags(pc, top, str(doc.meta["lang"]), site, paper_license)) do
       head:insert(pandoc.MetaBlocks({pandoc.RawBlock("html", t)}))
     end
     local existing = doc.meta["header-includes"]
@@ -284,7 +464,7 @@ function Pandoc(doc)
     if not doc.meta["toc-title"] then doc.meta["toc-title"] = pandoc.MetaInlines({pandoc.Str("Contents")}) end
     doc.blocks:insert(1, html_boxes(top, pc, refs))
   elseif is_latex then
-    doc.blocks:insert(1, latex_boxes(top, pc))
+    doc.blocks:insert(1, latex_boxes(top, pc, site))
   end
   return doc
 end

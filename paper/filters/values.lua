@@ -1,17 +1,47 @@
 -- values.lua: puts measured numbers and tables into the paper.
 --
--- [key]{.num}                      -> the value ipctax-summary wrote for key
+-- [key]{.num}          -> the value ipctax-summary wrote for key
+-- [key]{.num .code}    -> the value as inline code (flags, a command): no
+--                         minus sign, printed verbatim
+-- [key]{.num .article} -> the value after its indefinite article: "an AMD
+--                         EPYC", "a Xeon", "an 8-core", "an 11,000"; .Article
+--                         capitalises it ("An AMD EPYC") to start a sentence
 -- ::: {.datatable #tbl:x src=name}  -> the table in tables/name.csv, with the
 --   caption ...caption... :::          div's text as its caption
 -- ::: {.if-reduced} ... :::         -> kept only when the run was reduced
 --
+-- Choosing words by value: a div (or a span) with the class "when" keeps its
+-- content only when the value of key K is one of the listed ones:
+--
+--   ::: {.when key=claim.batch.verdict is=holds}
+--   The batch crossing costs [claim.batch.value]{.num}% ...
+--   :::
+--   ::: {.when key=claim.batch.verdict is="fails|undecided"} ... :::
+--   [resolved]{.when key=cross.gap.resolved is=yes}
+--   ::: {.when key=claim.batch.verdict not=holds} ... :::
+--
+-- is="a|b" keeps the content when the value is a or b; not="a|b" keeps it
+-- when the value is neither; both may be given (both must hold). A .when
+-- without is= or not=, or with a key that values.csv lacks, stops the build
+-- like a missing placeholder. Placeholders inside are filled as anywhere
+-- else, and are checked even in the branch that is dropped, so a misspelt
+-- key cannot wait for the run whose verdict would show it.
+--
 -- Values come from $IPCTAX_WOVEN/values.csv (default build/woven). A
 -- placeholder whose key is missing stops the build, after every missing key
 -- has been listed, so a number can never silently go stale or blank.
+--
+-- Used keys: the filter writes $IPCTAX_WOVEN/used-keys.txt, every value key
+-- the weave asked for (placeholders, .when keys, run.reduced for
+-- .if-reduced) and every table it read (as tables/NAME.csv), one per line,
+-- sorted, so that a check can list what the summarizer computes and nothing
+-- uses. Both renderings ask for the same keys; each writes the whole file.
 
 local woven = os.getenv("IPCTAX_WOVEN") or "build/woven"
+local is_latex = FORMAT:match("latex") ~= nil
 local values = nil
 local missing = {}
+local used = {}         -- key or tables/NAME.csv -> true
 
 -- A small CSV reader: quoted fields, doubled quotes, commas and newlines inside.
 local function parse_csv(text)
@@ -66,6 +96,7 @@ local function load_values()
 end
 
 local function value_of(key)
+  used[key] = true
   local v = load_values()[key]
   if v == nil then
     missing[#missing + 1] = key
@@ -84,7 +115,7 @@ end
 -- characters in the PDF; in HTML the style sheet lets it wrap anywhere.
 local function value_inlines(text)
   text = display(text)
-  if not FORMAT:match("latex") or #text <= 24 or text:find("[%s\128-\255]") then
+  if not is_latex or #text <= 24 or text:find("[%s\128-\255]") then
     return {pandoc.Str(text)}
   end
   local out = {}
@@ -95,14 +126,105 @@ local function value_inlines(text)
   return out
 end
 
+-- --- The indefinite article --------------------------------------------------
+-- "a" or "an" as the value is read aloud. Letters that are spelt out (an
+-- all-capital word such as AMD, or a single letter) take "an" when their
+-- name starts with a vowel sound: A E F H I L M N O R S X. A word takes "an"
+-- before a vowel, except where the vowel sounds like "you" or "wun" (a
+-- unit, a one-off, a European), and also before a silent h (an hour).
+-- Numbers: "an" before 8, 11 and 18 as they are read (an 8-core, an 11,000,
+-- an 18 GB; but a 110, a 1,800).
+local SPELT_AN = "[AEFHILMNORSX]"
+local YOU_SOUND = {"^uni", "^use", "^usu", "^ura", "^uro", "^uti", "^ubi", "^eu", "^ewe",
+                   "^one", "^once", "^uk"}
+local SILENT_H = {"^hour", "^honest", "^honou?r", "^heir"}
+
+local function article_for(text)
+  local word = text:match("^[%p%s]*([%w][%w%-%.,]*)") or ""
+  local digits = word:match("^[%d,]+")
+  if digits then
+    -- read in groups of three: 11 and 18 lead "eleven", "eighteen" when
+    -- the first group has two digits (11, 18,000, 11,500,000)
+    local lead = digits:gsub(",", "")
+    if lead:match("^8") then return "an" end
+    local first = #lead % 3 == 0 and 3 or #lead % 3
+    local group = lead:sub(1, first)
+    if group == "11" or group == "18" then return "an" end
+    return "a"
+  end
+  local first_word = word:match("^[%a]+") or ""
+  if first_word == "" then return "a" end
+  if #first_word == 1 or (#first_word > 1 and first_word == first_word:upper()
+                          and first_word:match("^%u+$")) then
+    -- spelt letter by letter; but an all-capital word that reads as a word
+    -- (ARM, ASIC) starts with its letter's sound anyway, so the rule agrees
+    if first_word:sub(1, 1):match(SPELT_AN) then return "an" end
+    return "a"
+  end
+  local lower = first_word:lower()
+  for _, p in ipairs(SILENT_H) do if lower:match(p) then return "an" end end
+  for _, p in ipairs(YOU_SOUND) do if lower:match(p) then return "a" end end
+  if lower:match("^[aeiou]") then return "an" end
+  return "a"
+end
+
 -- A value that is code (compiler flags, a command) is asked for as
 -- [key]{.num .code} and printed verbatim as inline code: no minus sign.
-local function Span(el)
-  if not el.classes:includes("num") then return nil end
+local function num_span(el)
   local key = pandoc.utils.stringify(el.content)
   local attr = pandoc.Attr("", {"num"}, {{"title", "from data/: " .. key}})
-  if el.classes:includes("code") then return pandoc.Code(value_of(key), attr) end
-  return pandoc.Span(value_inlines(value_of(key)), attr)
+  local v = value_of(key)
+  local out
+  if el.classes:includes("code") then out = pandoc.Code(v, attr)
+  else out = pandoc.Span(value_inlines(v), attr) end
+  local capital = el.classes:includes("Article")
+  if capital or el.classes:includes("article") then
+    local a = article_for(v)
+    if capital then a = a:gsub("^%l", string.upper) end
+    return {pandoc.Str(a), pandoc.Space(), out}
+  end
+  return out
+end
+
+-- --- .when ----------------------------------------------------------------------
+
+local function alternatives(s)
+  local out = {}
+  for alt in (s .. "|"):gmatch("(.-)|") do out[#out + 1] = alt end
+  return out
+end
+
+local function one_of(v, list)
+  for _, alt in ipairs(list) do if v == alt then return true end end
+  return false
+end
+
+-- True when the element's condition holds; nil (and the build stops at the
+-- end) when it cannot be read.
+local function when_holds(el)
+  local key, is, isnt = el.attributes["key"], el.attributes["is"], el.attributes["not"]
+  if not key or key == "" or (not is and not isnt) then
+    missing[#missing + 1] = ".when needs key= and is= or not= (" .. (key or "no key") .. ")"
+    return nil
+  end
+  used[key] = true
+  local v = load_values()[key]
+  if v == nil then
+    missing[#missing + 1] = key .. " (in .when)"
+    return nil
+  end
+  if is and not one_of(v, alternatives(is)) then return false end
+  if isnt and one_of(v, alternatives(isnt)) then return false end
+  return true
+end
+
+local function Span(el)
+  if el.classes:includes("num") then return num_span(el) end
+  if el.classes:includes("when") then
+    if when_holds(el) then return el.content end
+    return {}
+  end
+  return nil
 end
 
 -- Inside backticks a placeholder is only text and would be printed as
@@ -114,32 +236,113 @@ local function Code(el)
   end
 end
 
-local function cell(text)
-  return {pandoc.Plain(value_inlines(text))}
+-- --- Tables -----------------------------------------------------------------------
+
+-- In the PDF an identifier in a cell (in_process_tuned_1core) may break
+-- after an underscore, so that a narrow column wraps it instead of letting
+-- it run into the next one.
+local function cell_inlines(text)
+  if not (is_latex and text:find("_", 1, true) and not text:find("%s")) then
+    return value_inlines(text)
+  end
+  local out, pos = {}, 1
+  while pos <= #text do
+    local stop = text:find("_", pos, true)
+    if not stop then
+      out[#out + 1] = pandoc.Str(text:sub(pos))
+      break
+    end
+    out[#out + 1] = pandoc.Str(text:sub(pos, stop))
+    out[#out + 1] = pandoc.RawInline("latex", "\\allowbreak{}")
+    pos = stop + 1
+  end
+  return out
 end
 
--- A table whose cells would not fit the page side by side gets relative
--- column widths, so that LaTeX wraps its text columns instead of running
--- past the margin. A column asks for its longest cell, but at most
--- WIDEST_ASK characters, so one long column cannot starve the numbers.
-local FITS_ON_A_LINE, WIDEST_ASK = 90, 40
+local function cell(text)
+  return {pandoc.Plain(cell_inlines(text))}
+end
 
-local function column_widths(rows)
-  local asks, natural, total = {}, 0, 0
-  for c = 1, #rows[1] do
-    local longest = 0
+local function len(text) return utf8.len(text) or #text end
+
+-- How wide a text is set in the tables' type (Latin Modern, \small, 9pt),
+-- in points, near enough to share a line out: each character by its kind.
+local function points(text)
+  local w = 0
+  for _, c in utf8.codes(text) do
+    local ch = c < 128 and string.char(c) or ""
+    if ch:match("[ijlI.,:;'!|]") then w = w + 2.6
+    elseif ch:match("[mwMW]") then w = w + 7.4
+    elseif ch:match("%u") then w = w + 6.6
+    elseif ch:match("[()%[%]]") then w = w + 3.6
+    elseif ch == " " then w = w + 3.1
+    elseif ch == "_" then w = w + 5.6
+    elseif ch == "" then w = w + 5.0
+    else w = w + 4.6 end
+  end
+  return w
+end
+
+-- The widest piece of a cell that cannot wrap: a word, or in the PDF an
+-- identifier's piece up to an underscore.
+local function widest_piece(text)
+  local widest = 0
+  for word in text:gmatch("%S+") do
+    for piece in word:gmatch("[^_]*_?") do widest = math.max(widest, points(piece)) end
+  end
+  return widest
+end
+
+-- Column widths from the content. A table whose rows fit the text width on
+-- one line each, headers included, keeps LaTeX's natural widths (0).
+-- Otherwise every column gets at least its widest unbreakable piece
+-- (header words included; numbers whole), and what is left of the line
+-- goes to the columns in proportion to how much more their widest cell
+-- wants (a header counts by its widest word, as it may wrap), never more
+-- than it wants: a column whose cells all fit takes no more room.
+-- TEXT_WIDTH is the PDF's text width (A4, margins of 2.2 cm), SEP the
+-- space between two columns (2\tabcolsep, paper/latex/preamble.tex);
+-- pandoc's p{} columns are fractions of the text width less those spaces.
+local TEXT_WIDTH, SEP, SLACK = 472, 8, 6
+
+local function column_widths(rows, numeric)
+  local ncol = #rows[1]
+  local mins, maxs, natural = {}, {}, SEP * (ncol - 1)
+  for c = 1, ncol do
+    local lo, hi, whole = 0, 0, 0
     for r = 1, #rows do
       local text = rows[r][c] or ""
-      longest = math.max(longest, utf8.len(text) or #text)
+      whole = math.max(whole, points(text))
+      if r > 1 then hi = math.max(hi, points(text)) else hi = math.max(hi, widest_piece(text)) end
+      if numeric[c] and r > 1 then lo = math.max(lo, points(text))
+      else lo = math.max(lo, widest_piece(text)) end
     end
-    natural = natural + longest + 2
-    asks[c] = math.min(longest, WIDEST_ASK) + 2
-    total = total + asks[c]
+    mins[c], maxs[c] = lo + SLACK, math.max(hi, lo) + SLACK
+    natural = natural + whole + SLACK
   end
   local widths = {}
-  for c = 1, #rows[1] do
-    widths[c] = natural > FITS_ON_A_LINE and 0.97 * asks[c] / total or 0
+  if natural <= TEXT_WIDTH then
+    for c = 1, ncol do widths[c] = 0 end
+    return widths
   end
+  local room = TEXT_WIDTH - SEP * (ncol - 1)
+  local sum_min, sum_extra = 0, 0
+  for c = 1, ncol do
+    sum_min = sum_min + mins[c]
+    sum_extra = sum_extra + (maxs[c] - mins[c])
+  end
+  local spare = math.max(room - sum_min, 0)
+  local total = 0
+  for c = 1, ncol do
+    local want = maxs[c] - mins[c]
+    local extra = sum_extra > 0 and math.min(want, spare * want / sum_extra) or 0
+    widths[c] = mins[c] + extra
+    total = total + widths[c]
+  end
+  -- If the minimums alone are wider than the line, every column gives way
+  -- in proportion and the table is as wide as the text.
+  local scale = total <= room and 1 or room / total
+  for c = 1, ncol do widths[c] = scale * widths[c] / room end
   return widths
 end
 
@@ -147,24 +350,46 @@ local function looks_numeric(text)
   return text:match("^%-?[%d,]+%.?%d*$") ~= nil
 end
 
+-- How many lines a table takes on the page, roughly: a row is as tall as
+-- its most wrapped cell. Used to keep a moderate table on one page.
+local function table_lines(rows, widths)
+  local lines = 3                       -- caption and rules
+  local room = TEXT_WIDTH - SEP * (#rows[1] - 1)
+  for r = 1, #rows do
+    local tallest = 1
+    for c = 1, #rows[r] do
+      if widths[c] and widths[c] > 0 then
+        tallest = math.max(tallest, math.ceil(points(rows[r][c] or "") / (widths[c] * room)))
+      end
+    end
+    lines = lines + tallest
+  end
+  return lines
+end
+
+-- A table up to this many lines is never broken across pages in the PDF:
+-- if it does not fit in what is left of the page it starts on the next.
+local UNBROKEN_LINES = 40
+
 -- Builds a pandoc Table from tables/NAME.csv, numeric columns right-aligned.
 local function data_table(div)
   local name = div.attributes["src"]
+  used["tables/" .. name .. ".csv"] = true
   local rows = read_csv(woven .. "/tables/" .. name .. ".csv")
   if not rows or #rows < 1 then
     missing[#missing + 1] = "table " .. name
-    return pandoc.Para({pandoc.Str("??table " .. name .. "??")})
+    return {pandoc.Para({pandoc.Str("??table " .. name .. "??")})}
   end
-  local header, aligns, widths, body = {}, {}, {}, {}
+  local header, aligns, numeric, body = {}, {}, {}, {}
   for c, text in ipairs(rows[1]) do
     header[c] = cell(text)
-    local numeric = #rows > 1
+    numeric[c] = #rows > 1
     for r = 2, #rows do
-      if rows[r][c] ~= "" and not looks_numeric(rows[r][c]) then numeric = false end
+      if rows[r][c] ~= "" and not looks_numeric(rows[r][c]) then numeric[c] = false end
     end
-    aligns[c] = numeric and pandoc.AlignRight or pandoc.AlignLeft
+    aligns[c] = numeric[c] and pandoc.AlignRight or pandoc.AlignLeft
   end
-  widths = column_widths(rows)
+  local widths = column_widths(rows, numeric)
   for r = 2, #rows do
     local cells = {}
     for c = 1, #rows[1] do cells[c] = cell(rows[r][c] or "") end
@@ -173,19 +398,49 @@ local function data_table(div)
   local caption = {}
   if div.content[1] then caption = div.content[1].content end
   local simple = pandoc.SimpleTable(caption, aligns, widths, header, body)
-  return pandoc.utils.from_simple_table(simple)
+  local out = {pandoc.utils.from_simple_table(simple)}
+  local lines = table_lines(rows, widths)
+  if is_latex and lines <= UNBROKEN_LINES then
+    table.insert(out, 1, pandoc.RawBlock("latex",
+      string.format("\\Needspace{%d\\baselineskip}", math.ceil(lines * 1.15) + 2)))
+  end
+  return out
 end
 
 local function Div(el)
   if el.classes:includes("datatable") then
-    local tbl = data_table(el)
-    return pandoc.Div({tbl}, pandoc.Attr(el.identifier, {"datatable"}))
+    local blocks = data_table(el)
+    local tbl = table.remove(blocks)
+    local out = pandoc.List(blocks)
+    out:insert(pandoc.Div({tbl}, pandoc.Attr(el.identifier, {"datatable"})))
+    return out
   end
   if el.classes:includes("if-reduced") then
+    used["run.reduced"] = true
     if load_values()["run.reduced"] == "yes" then return el end
     return {}
   end
+  if el.classes:includes("when") then
+    if when_holds(el) then return el.content end
+    return {}
+  end
   return nil
+end
+
+-- used-keys.txt, written whole and then renamed into place: the HTML and
+-- the PDF are woven at the same time and write the same list.
+local function write_used()
+  local list = {}
+  for k in pairs(used) do list[#list + 1] = k end
+  table.sort(list)
+  local path = woven .. "/used-keys.txt"
+  local tmp = path .. "." .. FORMAT .. ".tmp"
+  local f = io.open(tmp, "w")
+  if not f then error("values.lua: cannot write " .. tmp) end
+  f:write(table.concat(list, "\n"), #list > 0 and "\n" or "")
+  f:close()
+  local ok, err = os.rename(tmp, path)
+  if not ok then error("values.lua: cannot write " .. path .. ": " .. tostring(err)) end
 end
 
 local function Pandoc(doc)
@@ -194,6 +449,7 @@ local function Pandoc(doc)
     for _, key in ipairs(missing) do io.stderr:write("  " .. key .. "\n") end
     error("values.lua: " .. #missing .. " missing value(s); see above")
   end
+  write_used()
   return doc
 end
 

@@ -1,7 +1,9 @@
 /* chunks.js - the reader's controls for the literate program's chunks.
  *
- * paper/filters/chunks.lua makes every chunk a <details class="chunk">
- * (folded when the chapter marked it .fold). This script:
+ * paper/filters/chunks.lua makes every chunk a <details class="chunk">,
+ * folded (and of class "fold") when the rule at the top of that filter
+ * says so: .fold on the block, its chapter or its part, or boilerplate;
+ * .open keeps it open. This script:
  *
  *  - opens whatever hides the target of a jump: following a link, or
  *    arriving with #anchor in the address, to an element inside a folded

@@ -13,20 +13,37 @@ non-zero when any check failed.
 What it checks, as a reader would meet it:
   - the page loads with no console error and fetches nothing (it is
     self-contained: no request other than data: and the file itself);
+  - the file weighs at most MAX_BYTES, and pandoc's per-line anchors
+    (<span id="cb12-3"><a href="#cb12-3">) are not in it;
   - every figure is an inline <svg> that figures.js made interactive;
     clicking each key entry hides its series and clicking again shows it;
     hovering a value point (or, in a figure without any, the plot area)
     shows a tip with a number;
   - chunks fold: "fold all" folds every chunk, a click on a folded chunk's
     header opens it, a jump to an anchor inside a folded chunk opens it,
-    "as written" restores the chapters' folds;
+    "as written" restores the chapters' folds; every chunk's label is its
+    own (⟨name 12⟩ names one piece);
   - every href="#..." on the page (HTML links and SVG references) names an
     element that exists, and no id is used twice;
   - the citation box, the reproduce box and the citation_* meta tags exist;
-  - on a phone-sized window the page does not scroll sideways.
+    the citation names the version and both commits, the abstract tag holds
+    the abstract as shown (numbers, not keys), citation_pdf_url (if any) is
+    absolute, the page links to paper.pdf and to data files that exist, and
+    states the licences;
+  - math is MathML, not raw TeX;
+  - at 1280 and 1000 pixels the table of contents is a sidebar, in view,
+    that overlaps no content; part headings (h1.part) are in it;
+  - on a phone-sized window (390 pixels) the page does not scroll sideways,
+    figures keep their text legible, and no table caption sits inside the
+    box that scrolls its table;
+  - in the light and the dark scheme (prefers-color-scheme, emulated), the
+    code's comments and every other text have a contrast of at least 4.5:1
+    against the background they are drawn on;
+  - printed, the page hides its table of contents and controls.
 """
 
 import os
+import re
 import shutil
 import sys
 import tempfile
@@ -38,6 +55,12 @@ from selenium.webdriver.chrome.service import Service
 from selenium.webdriver.common.actions.action_builder import ActionBuilder
 
 CHROMIUM = os.environ.get("CHROMIUM", "/usr/bin/chromium")
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+# The page's weight: 1.5 MB is the budget the paper must stay within as it
+# grows; relative links resolve as they would from site/ in the repository.
+MAX_BYTES = 1500000
+MIN_CONTRAST = 4.5
+MIN_FIGURE_TEXT_PX = 8.0
 CHROMEDRIVER = os.environ.get("CHROMEDRIVER", "/usr/bin/chromedriver")
 FLAGS = ["--headless", "--no-sandbox", "--disable-gpu", "--no-first-run",
          "--disable-background-networking", "--disable-component-update",
@@ -150,7 +173,7 @@ def check_figures(driver, c):
     c.check(len(figures) > 0, "the page has figures (%d)" % len(figures))
     for fig in figures:
         name = fig.get_attribute("id")
-        svgs = fig.find_elements("css selector", ":scope > svg")
+        svgs = fig.find_elements("css selector", ":scope > .plot-frame > svg")
         if not c.check(len(svgs) == 1, name + ": the figure is an inline <svg>"):
             continue
         svg = svgs[0]
@@ -268,7 +291,7 @@ def check_chunks(driver, c):
             "a click on a folded chunk's header opens it")
     # A jump into a folded chunk opens it: a link, then the address bar.
     link = driver.execute_script("""
-        var links = document.querySelectorAll('a.chunk-link');
+        var links = document.querySelectorAll('details.chunk a[href^="#chunk-"]:not(.chunk-name)');
         for (var i = 0; i < links.length; i++) {
           var t = document.getElementById(links[i].getAttribute('href').slice(1));
           if (t && !t.open && !links[i].closest('details:not([open])')) return links[i];
@@ -322,6 +345,271 @@ def check_reader_boxes(driver, c):
             "the reproduce box gives make paper and make test")
 
 
+
+def check_file(path, c):
+    size = os.path.getsize(path)
+    c.check(size <= MAX_BYTES, "the page weighs %.2f MB, at most %.2f MB"
+            % (size / 1e6, MAX_BYTES / 1e6))
+    with open(path, encoding="utf-8", errors="replace") as f:
+        html = f.read()
+    anchors = re.findall(r'<span id="cb\d+-\d+">|href="#cb\d+-\d+"', html)
+    c.check(not anchors, "no per-line anchors in the code (pandoc's cbN-M)",
+            "%d found" % len(anchors))
+
+
+def check_math(driver, c):
+    raw = driver.execute_script("""
+        return (document.body.innerText.match(/\\\\(frac|sqrt|cdot|times|le|ge)\\b/g) || []);""")
+    c.check(not raw, "no raw TeX in the text", ", ".join(raw[:5]))
+    n = driver.execute_script("return document.querySelectorAll('math').length;")
+    c.check(n > 0, "math is MathML (%d <math> elements)" % n)
+
+
+def check_citation(driver, c):
+    info = driver.execute_script("""
+        var m = function (n) {
+          return Array.prototype.map.call(document.querySelectorAll('meta[name="' + n + '"]'),
+                                          function (e) { return e.content; });
+        };
+        var t = function (id) { var e = document.getElementById(id); return e ? e.textContent : ''; };
+        var abs = document.querySelector('.abstract');
+        var links = Array.prototype.map.call(document.querySelectorAll('a[href]'),
+                                             function (a) { return a.getAttribute('href'); });
+        return {abstract_meta: m('citation_abstract'), pdf_url: m('citation_pdf_url'),
+                abstract: abs ? abs.innerText : '', plain: t('citation-plain'),
+                bib: t('citation-bibtex'), license: t('license'), links: links};""")
+    norm = lambda s: re.sub(r"\s+", " ", s).strip()
+    shown = norm(re.sub(r"^\s*Abstract\s*", "", info["abstract"]))
+    metas = info["abstract_meta"]
+    c.check(len(metas) == 1 and norm(metas[0]) == shown,
+            "citation_abstract holds the abstract as shown, numbers filled",
+            repr((metas[:1] or [""])[0][:120]))
+    c.check(all(u.startswith(("http://", "https://")) for u in info["pdf_url"]),
+            "citation_pdf_url is absolute or absent (%d)" % len(info["pdf_url"]),
+            ", ".join(info["pdf_url"]))
+    for what, pattern in (("the version", r"version \d+\.\d+"),
+                          ("the commit of the data", r"data measured at commit [0-9a-f]{7,}"),
+                          ("the commit of the weave", r"woven from commit [0-9a-f]{7,}")):
+        c.check(re.search(pattern, info["plain"]) and re.search(pattern, info["bib"], re.I),
+                "the citation and the BibTeX name " + what)
+    c.check("CC BY 4.0" in info["license"] and "MIT" in info["license"],
+            "the page states the licences (CC BY 4.0 and MIT)", repr(info["license"]))
+    c.check("paper.pdf" in info["links"], "the page links to paper.pdf")
+    site = os.path.join(ROOT, "site")
+    data = [h for h in info["links"] if re.match(r"^\.\./data/[\w.-]+\.csv$", h)]
+    missing = [h for h in data if not os.path.exists(os.path.normpath(os.path.join(site, h)))]
+    c.check(len(data) > 0 and not missing,
+            "the page links to the data files (%d), and each exists beside site/" % len(data),
+            ", ".join(missing[:5]))
+
+
+def check_chunk_labels(driver, c):
+    labels = driver.execute_script("""
+        return Array.prototype.map.call(
+          document.querySelectorAll('details.chunk > summary a.chunk-name'),
+          function (a) { return a.textContent; });""")
+    dup = sorted(set(l for l in labels if labels.count(l) > 1))
+    c.check(labels and not dup, "every chunk's label is its own (%d)" % len(labels),
+            ", ".join(dup[:5]))
+    repeated = driver.execute_script("""
+        var bad = [];
+        document.querySelectorAll('.chunk-nav').forEach(function (nav) {
+          var seen = {};
+          nav.querySelectorAll('a').forEach(function (a) {
+            var key = a.getAttribute('href');
+            if (seen[a.textContent] && seen[a.textContent] !== key) bad.push(a.textContent);
+            seen[a.textContent] = key;
+          });
+        });
+        return bad;""")
+    c.check(not repeated, "no chunk header shows one label for two pieces",
+            ", ".join(repeated[:5]))
+
+
+def check_sidebar(driver, c, width):
+    driver.set_window_size(width, 900)
+    time.sleep(0.2)
+    r = driver.execute_script("""
+        var toc = document.getElementById('TOC');
+        if (!toc) return null;
+        var t = toc.getBoundingClientRect(), cs = getComputedStyle(toc);
+        var overlap = [];
+        Array.prototype.forEach.call(document.body.children, function (el) {
+          if (el === toc || el.tagName === 'SCRIPT' || el.tagName === 'STYLE') return;
+          Array.prototype.forEach.call(el.querySelectorAll('*'), function (e) {
+            if (e.closest('#TOC')) return;
+            var b = e.getBoundingClientRect();
+            if (b.width === 0 || b.height === 0) return;
+            if (b.left < t.right - 0.5 && b.right > t.left && b.top < t.bottom && b.bottom > t.top
+                && getComputedStyle(e).position !== 'fixed')
+              overlap.push(e.tagName.toLowerCase() + (e.id ? '#' + e.id : ''));
+          });
+        });
+        return {position: cs.position, display: cs.display, left: t.left, right: t.right,
+                top: t.top, bottom: t.bottom, height: window.innerHeight, overlap: overlap};""")
+    if not c.check(r is not None, "%dpx: the page has a table of contents" % width):
+        return
+    c.check(r["position"] == "fixed" and r["display"] != "none" and r["right"] > r["left"]
+            and r["top"] <= 1 and r["bottom"] >= r["height"] - 1,
+            "%dpx: the table of contents is a sidebar in view" % width, repr(r))
+    # scroll through the page: content never passes under the sidebar
+    overlaps = set(r["overlap"])
+    for frac in (0.25, 0.5, 0.75):
+        driver.execute_script("window.scrollTo(0, document.body.scrollHeight * arguments[0]);", frac)
+        time.sleep(0.05)
+    c.check(not overlaps, "%dpx: the sidebar overlaps no content" % width,
+            ", ".join(sorted(overlaps)[:8]))
+    parts = driver.execute_script("""
+        return Array.prototype.map.call(document.querySelectorAll('h1.part[id]'), function (h) {
+          return !!document.querySelector('#TOC a[href="#' + CSS.escape(h.id) + '"]');
+        });""")
+    c.check(all(parts), "%dpx: every part heading is in the sidebar (%d)" % (width, len(parts)))
+    driver.execute_script("window.scrollTo(0, 0);")
+
+
+def check_phone_layout(driver, c):
+    driver.set_window_size(390, 844)
+    time.sleep(0.2)
+    scrolled = driver.execute_script("""
+        var bad = [];
+        document.querySelectorAll('caption, .table-caption, figcaption').forEach(function (cap) {
+          for (var e = cap.parentElement; e && e !== document.body; e = e.parentElement) {
+            var o = getComputedStyle(e).overflowX;
+            if (o === 'auto' || o === 'scroll') {
+              bad.push((cap.closest('[id]') || cap).id || cap.textContent.slice(0, 30));
+              break;
+            }
+          }
+        });
+        return bad;""")
+    c.check(not scrolled, "390px: no table or figure caption is inside a scrolling box",
+            ", ".join(scrolled[:5]))
+    wide = driver.execute_script("""
+        var bad = [];
+        document.querySelectorAll('table').forEach(function (t) {
+          var box = t.closest('.table-scroll');
+          if (!box || getComputedStyle(box).overflowX !== 'auto') bad.push(t.id || '(table)');
+        });
+        return bad;""")
+    c.check(not wide, "390px: every table scrolls inside its own box", ", ".join(wide[:5]))
+    ws = driver.execute_script("""
+        var code = document.querySelector('details.chunk pre code'), pre = code && code.parentElement;
+        return code ? [getComputedStyle(code).whiteSpace, getComputedStyle(pre).overflowX] : null;""")
+    c.check(ws == ["pre", "auto"], "390px: code keeps its lines and scrolls inside its box",
+            repr(ws))
+    sizes = driver.execute_script("""
+        return Array.prototype.map.call(document.querySelectorAll('figure.plot svg'), function (svg) {
+          // the figure's own text size: the size most of its text is set in
+          var vb = svg.viewBox.baseVal, w = svg.getBoundingClientRect().width, count = {};
+          svg.querySelectorAll('[font-size]').forEach(function (g) {
+            var f = g.getAttribute('font-size'); count[f] = (count[f] || 0) + 1;
+          });
+          var fs = 0, most = 0;
+          Object.keys(count).forEach(function (f) { if (count[f] > most) { most = count[f]; fs = parseFloat(f); } });
+          return [svg.closest('figure').id, fs * w / (vb && vb.width ? vb.width : w)];
+        });""")
+    small = ["%s %.1fpx" % (n, px) for n, px in sizes if px < MIN_FIGURE_TEXT_PX]
+    c.check(sizes and not small, "390px: figure text stays at least %gpx (%s)"
+            % (MIN_FIGURE_TEXT_PX, ", ".join("%.1f" % px for _, px in sizes)), ", ".join(small))
+
+
+CONTRAST_JS = """
+    function rgba(s) {
+      var m = s.match(/rgba?\\(([^)]+)\\)/);
+      if (!m) return [0, 0, 0, 0];
+      var p = m[1].split(/[\\s,\\/]+/).filter(Boolean).map(parseFloat);
+      return [p[0], p[1], p[2], p.length > 3 ? p[3] : 1];
+    }
+    function over(top, bottom) {
+      var a = top[3];
+      return [top[0] * a + bottom[0] * (1 - a), top[1] * a + bottom[1] * (1 - a),
+              top[2] * a + bottom[2] * (1 - a), 1];
+    }
+    function background(el) {
+      var layers = [];
+      for (var e = el; e; e = e.parentElement) {
+        var b = rgba(getComputedStyle(e).backgroundColor);
+        if (b[3] > 0) { layers.push(b); if (b[3] >= 1) break; }
+      }
+      var c = [255, 255, 255, 1];
+      if (layers.length && layers[layers.length - 1][3] >= 1) c = layers.pop();
+      else c = rgba(getComputedStyle(document.documentElement).backgroundColor)[3] > 0
+             ? rgba(getComputedStyle(document.documentElement).backgroundColor) : c;
+      for (var i = layers.length - 1; i >= 0; i--) c = over(layers[i], c);
+      return c;
+    }
+    function lum(c) {
+      var f = function (v) { v /= 255; return v <= 0.03928 ? v / 12.92 : Math.pow((v + 0.055) / 1.055, 2.4); };
+      return 0.2126 * f(c[0]) + 0.7152 * f(c[1]) + 0.0722 * f(c[2]);
+    }
+    function contrast(el) {
+      var bg = background(el), fg = over(rgba(getComputedStyle(el).color), bg);
+      var a = lum(fg), b = lum(bg);
+      return (Math.max(a, b) + 0.05) / (Math.min(a, b) + 0.05);
+    }
+    var sel = arguments[0], all = arguments[1], out = {min: 99, n: 0, worst: []};
+    var els = document.querySelectorAll(sel);
+    els.forEach(function (el) {
+      if (el.closest('svg') || el.closest('#TOC[hidden]')) return;
+      if (all) {
+        var own = false;
+        for (var k = el.firstChild; k; k = k.nextSibling)
+          if (k.nodeType === 3 && /\\S/.test(k.nodeValue)) { own = true; break; }
+        if (!own) return;
+      }
+      if (el.getClientRects().length === 0) return;
+      var cs = getComputedStyle(el);
+      if (cs.visibility === 'hidden' || parseFloat(cs.opacity) === 0) return;
+      var r = contrast(el);
+      out.n++;
+      if (r < out.min) out.min = r;
+      if (r < arguments[2])
+        out.worst.push(el.tagName.toLowerCase() + (el.className && typeof el.className === 'string'
+          ? '.' + el.className.split(' ')[0] : '') + ' ' + r.toFixed(2) + ' "'
+          + el.textContent.trim().slice(0, 24) + '"');
+    });
+    return out;
+"""
+
+
+def check_contrast(driver, c):
+    driver.set_window_size(1280, 900)
+    # unfold every chunk, so that the code is rendered and measured
+    driver.execute_script("document.querySelectorAll('details').forEach(function (d) { d.open = true; });")
+    for scheme in ("light", "dark"):
+        driver.execute_cdp_cmd("Emulation.setEmulatedMedia",
+                               {"features": [{"name": "prefers-color-scheme", "value": scheme}]})
+        time.sleep(0.2)
+        dark_bg = driver.execute_script("""
+            var m = getComputedStyle(document.body).backgroundColor.match(/\\d+(\\.\\d+)?/g).map(Number);
+            return 0.2126 * m[0] + 0.7152 * m[1] + 0.0722 * m[2] < 80;""")
+        c.check(dark_bg == (scheme == "dark"), "%s scheme: the page's background follows it" % scheme)
+        co = driver.execute_script(CONTRAST_JS, "pre t-co", False, MIN_CONTRAST)
+        c.check(co["n"] > 0 and co["min"] >= MIN_CONTRAST,
+                "%s scheme: code comments have a contrast of %.2f at least (%d measured)"
+                % (scheme, co["min"], co["n"]), "; ".join(co["worst"][:5]))
+        every = driver.execute_script(CONTRAST_JS, "body *", True, MIN_CONTRAST)
+        c.check(every["n"] > 0 and every["min"] >= MIN_CONTRAST,
+                "%s scheme: every text has a contrast of %.2f at least (%d elements)"
+                % (scheme, every["min"], every["n"]), "; ".join(every["worst"][:8]))
+    driver.execute_cdp_cmd("Emulation.setEmulatedMedia", {"features": []})
+
+
+def check_print(driver, c):
+    driver.execute_cdp_cmd("Emulation.setEmulatedMedia", {"media": "print"})
+    time.sleep(0.1)
+    r = driver.execute_script("""
+        var toc = document.getElementById('TOC');
+        var pre = document.querySelector('details.chunk pre');
+        return {toc: toc ? getComputedStyle(toc).display : 'none',
+                controls: Array.prototype.every.call(
+                  document.querySelectorAll('.chunk-controls, .copy-button'),
+                  function (e) { return getComputedStyle(e).display === 'none'; }),
+                wrap: pre ? getComputedStyle(pre).whiteSpace : 'pre-wrap'};""")
+    c.check(r["toc"] == "none" and r["controls"] and r["wrap"] == "pre-wrap",
+            "printed, the page hides its contents and controls and wraps its code", repr(r))
+    driver.execute_cdp_cmd("Emulation.setEmulatedMedia", {"media": ""})
+
 def check_phone(driver, c):
     driver.set_window_size(390, 844)
     time.sleep(0.2)
@@ -347,12 +635,21 @@ def main(argv):
         driver = start_browser(profile)
         driver.get("file://" + page)
         wait_for(lambda: driver.execute_script("return document.readyState") == "complete")
+        check_file(page, c)
         check_load(driver, c)
         check_links(driver, c)
+        check_math(driver, c)
         check_figures(driver, c)
         check_chunks(driver, c)
+        check_chunk_labels(driver, c)
         check_reader_boxes(driver, c)
+        check_citation(driver, c)
+        check_sidebar(driver, c, 1280)
+        check_sidebar(driver, c, 1000)
         check_phone(driver, c)
+        check_phone_layout(driver, c)
+        check_contrast(driver, c)
+        check_print(driver, c)
         errors = console_errors(driver)
         c.check(not errors, "no console errors while reading", "; ".join(errors))
     except WebDriverException as e:
