@@ -16,42 +16,53 @@
 
 enum {
     PEAK_CHAINS = 12,
-    PEAK_SPAN = 512,           /* doubles in the array the loop reads */
-    PEAK_ITERATIONS = 100000,  /* passes over the array per timed call */
+    PEAK_STEPS = 32,           /* terms per chain per pass over the array */
+    PEAK_SPAN = PEAK_CHAINS * PEAK_STEPS * 8,   /* doubles: enough for 8 lanes */
+    PEAK_ITERATIONS = 1500000, /* passes over the array per timed call */
     PEAK_PASSES = 5,
 };
 
 /* Defeats dead-code elimination: every loop's sums end up here. */
 static volatile double peak_sink;
 
-#define PEAK_LOOP(NAME, ATTRIBUTE, WIDTH_BYTES)                                           \
+#define PEAK_LOOP(NAME, ATTRIBUTE, WIDTH_BYTES, LANES_TYPE)                               \
     ATTRIBUTE static double NAME(const double *x, long iterations)                      \
     {                                                                                   \
-        typedef double lanes __attribute__((vector_size(WIDTH_BYTES)));                  \
-        enum { LANES = WIDTH_BYTES / 8, STEPS = PEAK_SPAN / LANES - PEAK_CHAINS };       \
+        typedef LANES_TYPE lanes;                                                       \
+        enum { LANES = WIDTH_BYTES / 8 };                                               \
+        const lanes zero = {0};                                                         \
         lanes s[PEAK_CHAINS];                                                           \
-        memset(s, 0, sizeof s);                                                         \
+        _Pragma("GCC unroll 16")                                                        \
+        for (int c = 0; c < PEAK_CHAINS; c++)                                           \
+            s[c] = zero;                                                                \
         for (long it = 0; it < iterations; it++)                                        \
-            for (int j = 0; j < STEPS; j++) {                                           \
+            for (int j = 0; j < PEAK_STEPS; j++) {                                      \
                 const double weight = (double)(j + 1);                                  \
+                _Pragma("GCC unroll 16")                                                \
                 for (int c = 0; c < PEAK_CHAINS; c++) {                                 \
                     lanes terms;                                                        \
-                    memcpy(&terms, x + (size_t)(j + c) * LANES, sizeof terms);          \
+                    memcpy(&terms, x + ((size_t)j * PEAK_CHAINS + c) * LANES, sizeof terms);\
                     s[c] = s[c] + terms * weight;                                       \
                 }                                                                       \
             }                                                                           \
-        double total = 0.0;                                                             \
+        lanes sum = zero;                                                               \
+        _Pragma("GCC unroll 16")                                                        \
         for (int c = 0; c < PEAK_CHAINS; c++)                                           \
-            for (int l = 0; l < LANES; l++)                                             \
-                total += s[c][l];                                                       \
-        return total;                                                                   \
+            sum = sum + s[c];                                                           \
+        double lane[LANES];                                                             \
+        memcpy(lane, &sum, sizeof lane);                                                \
+        return lane[0];                                                                 \
     }
 
-PEAK_LOOP(peak_scalar, __attribute__((optimize("no-tree-vectorize", "no-tree-slp-vectorize"))), 8)
-PEAK_LOOP(peak_128, , 16)
+typedef double v2 __attribute__((vector_size(16)));
+typedef double v4 __attribute__((vector_size(32)));
+typedef double v8 __attribute__((vector_size(64)));
+PEAK_LOOP(peak_scalar, __attribute__((optimize("no-tree-vectorize", "no-tree-slp-vectorize"))),
+          8, double)
+PEAK_LOOP(peak_128, , 16, v2)
 #if defined(__GNUC__) && (defined(__x86_64__) || defined(__i386__))
-PEAK_LOOP(peak_256, __attribute__((target("avx2"))), 32)
-PEAK_LOOP(peak_512, __attribute__((target("avx512f"))), 64)
+PEAK_LOOP(peak_256, __attribute__((target("avx2"))), 32, v4)
+PEAK_LOOP(peak_512, __attribute__((target("avx512f"))), 64, v8)
 #endif
 
 struct peak_kind {
@@ -73,9 +84,7 @@ enum { N_KINDS = sizeof KINDS / sizeof KINDS[0] };
 /* Operations one timed call performs: a multiplication and an addition per lane. */
 static double peak_flops(const struct peak_kind *k, long iterations)
 {
-    int lanes = k->bytes / 8;
-    return 2.0 * lanes * PEAK_CHAINS * (double)(PEAK_SPAN / lanes - PEAK_CHAINS) *
-           (double)iterations;
+    return 2.0 * (k->bytes / 8) * PEAK_CHAINS * PEAK_STEPS * (double)iterations;
 }
 
 struct peak_thread {
