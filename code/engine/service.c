@@ -9,11 +9,12 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "engine/service.h"
+#include "kernel/kernel_stream.h"
+#include "wire/error.h"
 #include "wire/frame.h"
 #include "wire/json_codec.h"
-#include "kernel/kernel_stream.h"
 #include "wire/netio.h"
-#include "engine/service.h"
 #include "wire/timing.h"
 
 /* Returns a buffer of at least `size` bytes, or NULL when out of memory.
@@ -59,15 +60,11 @@ static int sweep_prepared(struct connection *c, const double *close, uint32_t n_
     struct combo_params *params = grow(&c->params, (size_t)req->n_combos * sizeof *params);
     struct combo_result *results = grow(&c->results, (size_t)req->n_combos * sizeof *results);
     uint8_t *out = grow(&c->out, (size_t)sweep_reply_size(req->n_combos));
-    if (params == NULL || results == NULL || out == NULL) {
-        snprintf(err, err_size, "engine out of memory for %u combos", req->n_combos);
-        return -1;
-    }
+    if (params == NULL || results == NULL || out == NULL)
+        return set_error(err, err_size, "engine out of memory for %u combos", req->n_combos);
     request_params(req, params);
-    if (c->cfg->sweep(&c->workspace, close, n_bars, params, req->n_combos, results) != 0) {
-        snprintf(err, err_size, "engine out of memory for the sweep workspace");
-        return -1;
-    }
+    if (c->cfg->sweep(&c->workspace, close, n_bars, params, req->n_combos, results) != 0)
+        return set_error(err, err_size, "engine out of memory for the sweep workspace");
     sweep_reply_encode(out, results, req->n_combos);
     c->reply[0] = out;
     c->reply_len[0] = (size_t)sweep_reply_size(req->n_combos);
@@ -79,10 +76,8 @@ static int handle_sweep(struct connection *c, const struct request_view *req,
                         char *err, size_t err_size)
 {
     double *close = grow(&c->close, (size_t)req->n_bars * sizeof(double));
-    if (close == NULL) {
-        snprintf(err, err_size, "engine out of memory for %u bars", req->n_bars);
-        return -1;
-    }
+    if (close == NULL)
+        return set_error(err, err_size, "engine out of memory for %u bars", req->n_bars);
     le_get_f64s(close, req->close, req->n_bars);
     return sweep_prepared(c, close, req->n_bars, req, err, err_size);
 }
@@ -105,10 +100,8 @@ static int handle_load(struct connection *c, const struct request_view *req,
                        char *err, size_t err_size)
 {
     double *series = realloc(c->loaded, (size_t)req->n_bars * sizeof *series);
-    if (series == NULL) {
-        snprintf(err, err_size, "engine out of memory loading %u bars", req->n_bars);
-        return -1;
-    }
+    if (series == NULL)
+        return set_error(err, err_size, "engine out of memory loading %u bars", req->n_bars);
     le_get_f64s(series, req->close, req->n_bars);
     c->loaded = series;
     c->loaded_bars = req->n_bars;
@@ -118,21 +111,17 @@ static int handle_load(struct connection *c, const struct request_view *req,
 static int handle_sweep_loaded(struct connection *c, const struct request_view *req,
                                char *err, size_t err_size)
 {
-    if (c->loaded == NULL) {
-        snprintf(err, err_size, "sweep on a loaded series, but no series is loaded "
-                 "(send opcode 2 first)");
-        return -1;
-    }
+    if (c->loaded == NULL)
+        return set_error(err, err_size, "sweep on a loaded series, but no series is loaded "
+                         "(send opcode 2 first)");
     for (uint64_t i = 0; i < (uint64_t)req->n_combos * PARAMS_PER_COMBO; i++) {
         int64_t six[PARAMS_PER_COMBO];
         le_get_i64s(six, req->params + PARAM_BYTES * (i / PARAMS_PER_COMBO), PARAMS_PER_COMBO);
         int64_t w = six[i % PARAMS_PER_COMBO];
-        if (w < 1 || w > (int64_t)c->loaded_bars) {
-            snprintf(err, err_size, "combo %llu: window %lld is outside 1..%u, the loaded "
-                     "series", (unsigned long long)(i / PARAMS_PER_COMBO), (long long)w,
-                     c->loaded_bars);
-            return -1;
-        }
+        if (w < 1 || w > (int64_t)c->loaded_bars)
+            return set_error(err, err_size, "combo %llu: window %lld is outside 1..%u, the loaded "
+                             "series", (unsigned long long)(i / PARAMS_PER_COMBO), (long long)w,
+                             c->loaded_bars);
     }
     return sweep_prepared(c, c->loaded, c->loaded_bars, req, err, err_size);
 }
@@ -144,37 +133,27 @@ static int handle_stream(struct connection *c, const struct request_view *req,
         if (c->streaming)
             stream_free(&c->stream);
         c->streaming = 0;
-        if (params == NULL) {
-            snprintf(err, err_size, "engine out of memory for %u combos", req->n_combos);
-            return -1;
-        }
+        if (params == NULL)
+            return set_error(err, err_size, "engine out of memory for %u combos", req->n_combos);
         request_params(req, params);
         uint64_t need = stream_memory(params, req->n_combos);
-        if (need > c->cfg->max_frame) {
-            snprintf(err, err_size, "a stream of %u combos would hold %llu bytes, more than "
-                     "the engine's maximum frame of %u", req->n_combos,
-                     (unsigned long long)need, c->cfg->max_frame);
-            return -1;
-        }
-        if (stream_open(&c->stream, params, req->n_combos) != 0) {
-            snprintf(err, err_size, "engine out of memory opening a stream");
-            return -1;
-        }
+        if (need > c->cfg->max_frame)
+            return set_error(err, err_size, "a stream of %u combos would hold %llu bytes, more than "
+                             "the engine's maximum frame of %u", req->n_combos,
+                             (unsigned long long)need, c->cfg->max_frame);
+        if (stream_open(&c->stream, params, req->n_combos) != 0)
+            return set_error(err, err_size, "engine out of memory opening a stream");
         c->streaming = 1;
         return empty_reply(c);
     }
-    if (!c->streaming) {
-        snprintf(err, err_size, "opcode %u needs an open stream (send opcode 4 first)",
-                 req->opcode);
-        return -1;
-    }
+    if (!c->streaming)
+        return set_error(err, err_size, "opcode %u needs an open stream (send opcode 4 first)",
+                         req->opcode);
     if (req->opcode == OP_BAR) {
         double close;
         int8_t *positions = grow(&c->out, c->stream.n_combos);
-        if (positions == NULL) {
-            snprintf(err, err_size, "engine out of memory for the positions");
-            return -1;
-        }
+        if (positions == NULL)
+            return set_error(err, err_size, "engine out of memory for the positions");
         le_get_f64s(&close, req->close, 1);
         stream_bar(&c->stream, close, positions);
         c->reply[0] = positions;
@@ -185,10 +164,8 @@ static int handle_stream(struct connection *c, const struct request_view *req,
     uint32_t n = (uint32_t)c->stream.n_combos;
     struct combo_result *results = grow(&c->results, (size_t)n * sizeof *results);
     uint8_t *out = grow(&c->out, (size_t)sweep_reply_size(n));
-    if (results == NULL || out == NULL) {
-        snprintf(err, err_size, "engine out of memory for the results");
-        return -1;
-    }
+    if (results == NULL || out == NULL)
+        return set_error(err, err_size, "engine out of memory for the results");
     stream_close(&c->stream, results);
     stream_free(&c->stream);
     c->streaming = 0;
@@ -207,30 +184,24 @@ static int handle_json(struct connection *c, const uint8_t *body, size_t len,
         return -1;
     size_t n_combos = req.n_combos;    /* req is freed before the reply is built */
     struct combo_result *results = grow(&c->results, n_combos * sizeof *results);
-    int status = -1;
+    int status = 0;
     if (results == NULL)
-        snprintf(err, err_size, "engine out of memory for %zu combos", n_combos);
+        status = set_error(err, err_size, "engine out of memory for %zu combos", n_combos);
     else if (c->cfg->sweep(&c->workspace, req.close, req.n_bars, req.params, n_combos,
                            results) != 0)
-        snprintf(err, err_size, "engine out of memory for the sweep workspace");
-    else
-        status = 0;
+        status = set_error(err, err_size, "engine out of memory for the sweep workspace");
     json_request_free(&req);
     for (size_t k = 0; status == 0 && k < n_combos; k++)
-        if (!isfinite(results[k].pnl)) {
-            snprintf(err, err_size, "combo %zu's PnL is %g, which JSON cannot represent "
-                     "(the binary protocol can)", k, results[k].pnl);
-            status = -1;
-        }
+        if (!isfinite(results[k].pnl))
+            status = set_error(err, err_size, "combo %zu's PnL is %g, which JSON cannot "
+                               "represent (the binary protocol can)", k, results[k].pnl);
     if (status != 0)
         return -1;
     size_t text_len;
     free(c->json_reply);
     c->json_reply = json_reply_encode(results, n_combos, &text_len);
-    if (c->json_reply == NULL) {
-        snprintf(err, err_size, "engine out of memory for the JSON reply");
-        return -1;
-    }
+    if (c->json_reply == NULL)
+        return set_error(err, err_size, "engine out of memory for the JSON reply");
     c->reply[0] = c->json_reply;
     c->reply_len[0] = text_len;
     c->n_reply = 1;
@@ -260,8 +231,7 @@ int handle_request(struct connection *c, const uint8_t *body, size_t len,
     case OP_CLOSE_STREAM:
         return handle_stream(c, &req, err, err_size);
     }
-    snprintf(err, err_size, "opcode %u is known but not served", req.opcode);
-    return -1;
+    return set_error(err, err_size, "opcode %u is known but not served", req.opcode);
 }
 
 static uint64_t deadline_in(int ms)
@@ -297,11 +267,11 @@ static void send_error(struct connection *c, const struct byte_link *link, const
 static void describe_read_failure(char *err, size_t size, const char *part, int timeout_ms)
 {
     if (errno == ETIMEDOUT)
-        snprintf(err, size, "the frame's %s did not arrive within %d ms", part, timeout_ms);
+        set_error(err, size, "the frame's %s did not arrive within %d ms", part, timeout_ms);
     else if (errno == ECONNRESET)
-        snprintf(err, size, "the connection ended in the middle of the frame's %s", part);
+        set_error(err, size, "the connection ended in the middle of the frame's %s", part);
     else
-        snprintf(err, size, "reading the frame's %s: %s", part, strerror(errno));
+        set_error(err, size, "reading the frame's %s: %s", part, strerror(errno));
 }
 
 int serve_link(struct connection *c, const struct byte_link *link, int max_requests)
@@ -317,10 +287,10 @@ int serve_link(struct connection *c, const struct byte_link *link, int max_reque
             return -1;              /* the engine is stopping; between frames nothing is owed */
         if (r != 0) {
             if (errno == ETIMEDOUT)
-                snprintf(err, sizeof err, "no request within the idle timeout of %d ms",
-                         cfg->idle_timeout_ms);
+                set_error(err, sizeof err, "no request within the idle timeout of %d ms",
+                          cfg->idle_timeout_ms);
             else
-                snprintf(err, sizeof err, "reading a request: %s", strerror(errno));
+                set_error(err, sizeof err, "reading a request: %s", strerror(errno));
             send_error(c, link, err);
             return -1;
         }
@@ -335,8 +305,8 @@ int serve_link(struct connection *c, const struct byte_link *link, int max_reque
         }
         uint32_t len = le_get_u32(header);
         if (len > cfg->max_frame) {
-            snprintf(err, sizeof err, "frame of %u bytes exceeds the engine's maximum of %u",
-                     len, cfg->max_frame);
+            set_error(err, sizeof err, "frame of %u bytes exceeds the engine's maximum of %u",
+                      len, cfg->max_frame);
             send_error(c, link, err);
             return -1;
         }

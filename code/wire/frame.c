@@ -3,10 +3,10 @@
  *
  * Tangled from paper/50-protocol.md.
  */
-#include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
 
+#include "wire/error.h"
 #include "wire/frame.h"
 
 void le_put_u32(uint8_t *p, uint32_t v)
@@ -104,30 +104,21 @@ void request_encode(uint8_t *body, enum opcode op, const double *close, uint32_t
     }
 }
 
-static int reject(char *err, size_t err_size, const char *fmt, ...)
-{
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(err, err_size, fmt, ap);
-    va_end(ap);
-    return -1;
-}
-
 int request_decode(const uint8_t *body, size_t len, struct request_view *req,
                    char *err, size_t err_size)
 {
     if (len < REQUEST_HEADER_BYTES)
-        return reject(err, err_size, "request body of %zu bytes is shorter than its "
+        return set_error(err, err_size, "request body of %zu bytes is shorter than its "
                       "%d-byte header", len, REQUEST_HEADER_BYTES);
     req->opcode = body[0];
     req->n_bars = le_get_u32(body + 1);
     req->n_combos = le_get_u32(body + 5);
     if (req->opcode >= OPCODE_COUNT)
-        return reject(err, err_size, "unknown opcode %u (opcodes are 0 to %d)",
+        return set_error(err, err_size, "unknown opcode %u (opcodes are 0 to %d)",
                       req->opcode, OPCODE_COUNT - 1);
     uint64_t expected = request_body_size(req->n_bars, req->n_combos);
     if (expected != len)
-        return reject(err, err_size, "body is %zu bytes but n_bars = %u and n_combos = %u "
+        return set_error(err, err_size, "body is %zu bytes but n_bars = %u and n_combos = %u "
                       "require %llu", len, req->n_bars, req->n_combos,
                       (unsigned long long)expected);
     req->close = body + REQUEST_HEADER_BYTES;
@@ -149,26 +140,27 @@ int request_decode(const uint8_t *body, size_t len, struct request_view *req,
             int combos_ok = SHAPES[i].combos == 0 ? req->n_combos == 0
                           : SHAPES[i].combos == 1 ? req->n_combos >= 1 : 1;
             if (!bars_ok || !combos_ok)
-                return reject(err, err_size, "opcode %u needs %s (got n_bars = %u, n_combos = %u)",
-                              req->opcode, SHAPES[i].shape, req->n_bars, req->n_combos);
+                return set_error(err, err_size, "opcode %u needs %s (got n_bars = %u, "
+                                 "n_combos = %u)", req->opcode, SHAPES[i].shape, req->n_bars,
+                                 req->n_combos);
         }
     }
     if (req->opcode == OP_OPEN_STREAM) {
         for (uint64_t i = 0; i < (uint64_t)req->n_combos * PARAMS_PER_COMBO; i++) {
             int64_t window = (int64_t)le_get_u64(req->params + 8 * i);
             if (window < 1 || window > MAX_STREAM_WINDOW)
-                return reject(err, err_size, "combo %llu: window %lld is outside 1..%d",
-                              (unsigned long long)(i / PARAMS_PER_COMBO), (long long)window,
-                              MAX_STREAM_WINDOW);
+                return set_error(err, err_size, "combo %llu: window %lld is outside 1..%d",
+                                 (unsigned long long)(i / PARAMS_PER_COMBO), (long long)window,
+                                 MAX_STREAM_WINDOW);
         }
     }
     if (req->opcode == OP_SWEEP && req->n_bars == 0)
-        return reject(err, err_size, "a sweep needs at least one bar (n_bars is 0)");
+        return set_error(err, err_size, "a sweep needs at least one bar (n_bars is 0)");
     if (req->opcode == OP_SWEEP) {
         for (uint64_t i = 0; i < (uint64_t)req->n_combos * PARAMS_PER_COMBO; i++) {
             int64_t window = (int64_t)le_get_u64(req->params + 8 * i);
             if (window < 1 || window > (int64_t)req->n_bars)
-                return reject(err, err_size, "combo %llu, parameter %d: window %lld is "
+                return set_error(err, err_size, "combo %llu, parameter %d: window %lld is "
                               "outside 1..n_bars (%u)", (unsigned long long)(i / PARAMS_PER_COMBO),
                               (int)(i % PARAMS_PER_COMBO), (long long)window, req->n_bars);
         }

@@ -15,6 +15,7 @@
 #include <sys/un.h>
 #include <unistd.h>
 
+#include "wire/error.h"
 #include "wire/netio.h"
 #include "wire/timing.h"
 
@@ -159,35 +160,28 @@ int unix_listen(const char *path, int backlog, char *err, size_t err_size)
 {
     struct sockaddr_un addr;
     struct stat st;
-    if (unix_address(path, &addr) != 0) {
-        snprintf(err, err_size, "socket path too long: %s", path);
-        return -1;
-    }
+    if (unix_address(path, &addr) != 0)
+        return set_error(err, err_size, "socket path too long: %s", path);
     if (lstat(path, &st) == 0) {
-        if (!S_ISSOCK(st.st_mode)) {
-            snprintf(err, err_size, "%s exists and is not a socket; not touching it", path);
-            return -1;
-        }
+        if (!S_ISSOCK(st.st_mode))
+            return set_error(err, err_size, "%s exists and is not a socket; not touching it", path);
         int probe = unix_connect(path);
         if (probe >= 0) {
             close(probe);
-            snprintf(err, err_size, "an engine is already listening on %s", path);
-            return -1;
+            return set_error(err, err_size, "an engine is already listening on %s", path);
         }
         unlink(path);                  /* nobody answers: the file is stale */
     }
     int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
-    if (fd < 0) {
-        snprintf(err, err_size, "socket: %s", strerror(errno));
-        return -1;
-    }
+    if (fd < 0)
+        return set_error(err, err_size, "socket: %s", strerror(errno));
     /* bind creates the file; a umask of 0177 makes it 0600 from birth, with
      * no window in which another user could connect. */
     mode_t old_mask = umask(0177);
     int bound = bind(fd, (struct sockaddr *)&addr, sizeof addr);
     umask(old_mask);
     if (bound != 0 || listen(fd, backlog) != 0) {
-        snprintf(err, err_size, "cannot listen on %s: %s", path, strerror(errno));
+        set_error(err, err_size, "cannot listen on %s: %s", path, strerror(errno));
         close(fd);
         return -1;
     }
@@ -225,7 +219,7 @@ int tcp_listen(const char *host, const char *port, int backlog, char *err, size_
 {
     int fd = tcp_socket(host, port, 1);
     if (fd < 0 || listen(fd, backlog) != 0) {
-        snprintf(err, err_size, "cannot listen on %s:%s: %s", host, port, strerror(errno));
+        set_error(err, err_size, "cannot listen on %s:%s: %s", host, port, strerror(errno));
         if (fd >= 0)
             close(fd);
         return -1;

@@ -7,7 +7,6 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <linux/futex.h>
-#include <stdarg.h>
 #include <stdatomic.h>
 #include <stdio.h>
 #include <string.h>
@@ -17,6 +16,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "wire/error.h"
 #include "wire/netio.h"
 #include "wire/shm_ring.h"
 #include "wire/timing.h"
@@ -304,17 +304,6 @@ struct byte_link shm_link(struct shm_channel *ch)
     return (struct byte_link){shm_link_read, shm_link_write, ch};
 }
 
-/* Sets errno and a message; returns -1. */
-static int fail(char *err, size_t err_size, int code, const char *fmt, ...)
-{
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(err, err_size, fmt, ap);
-    va_end(ap);
-    errno = code;
-    return -1;
-}
-
 /* "name" or "/name" to "/name": one component, as shm_open wants. */
 static int normalize_name(char out[SHM_NAME_SIZE], const char *name)
 {
@@ -355,32 +344,41 @@ int shm_channel_create(struct shm_channel *ch, const char *name, size_t ring_byt
 {
     memset(ch, 0, sizeof *ch);
     if (ring_bytes < SHM_MIN_RING_BYTES || ring_bytes > SHM_MAX_RING_BYTES ||
-        (ring_bytes & (ring_bytes - 1)) != 0)
-        return fail(err, err_size, EINVAL, "ring size %zu is not a power of two in %d..%d",
-                    ring_bytes, SHM_MIN_RING_BYTES, SHM_MAX_RING_BYTES);
-    if (normalize_name(ch->name, name) != 0)
-        return fail(err, err_size, EINVAL, "bad shared-memory name '%s'", name);
+        (ring_bytes & (ring_bytes - 1)) != 0) {
+        errno = EINVAL;
+        return set_error(err, err_size, "ring size %zu is not a power of two in %d..%d",
+                         ring_bytes, SHM_MIN_RING_BYTES, SHM_MAX_RING_BYTES);
+    }
+    if (normalize_name(ch->name, name) != 0) {
+        errno = EINVAL;
+        return set_error(err, err_size, "bad shared-memory name '%s'", name);
+    }
     size_t size = SHM_DATA_OFFSET + 2 * ring_bytes;
     int fd = shm_open(ch->name, O_RDWR | O_CREAT | O_EXCL, 0600);
     if (fd < 0 && errno == EEXIST) {
         enum segment_state state = probe_segment(ch->name);
-        if (state == SEGMENT_LIVE)
-            return fail(err, err_size, EADDRINUSE, "an engine is already serving %s", ch->name);
-        if (state == SEGMENT_FOREIGN)
-            return fail(err, err_size, EEXIST, "%s exists and is not an ipctax segment; "
-                        "not touching it", ch->name);
+        if (state == SEGMENT_LIVE) {
+            errno = EADDRINUSE;
+            return set_error(err, err_size, "an engine is already serving %s", ch->name);
+        }
+        if (state == SEGMENT_FOREIGN) {
+            errno = EEXIST;
+            return set_error(err, err_size, "%s exists and is not an ipctax segment; "
+                             "not touching it", ch->name);
+        }
         shm_unlink(ch->name);                  /* its engine is gone: the segment is stale */
         fd = shm_open(ch->name, O_RDWR | O_CREAT | O_EXCL, 0600);
     }
     if (fd < 0)
-        return fail(err, err_size, errno, "cannot create %s: %s", ch->name, strerror(errno));
+        return set_error(err, err_size, "cannot create %s: %s", ch->name, strerror(errno));
     void *p = ftruncate(fd, (off_t)size) == 0
         ? mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0) : MAP_FAILED;
     int saved = errno;
     close(fd);
     if (p == MAP_FAILED) {
         shm_unlink(ch->name);
-        return fail(err, err_size, saved, "cannot size or map %s: %s", ch->name, strerror(saved));
+        errno = saved;
+        return set_error(err, err_size, "cannot size or map %s: %s", ch->name, strerror(saved));
     }
     ch->seg = p;
     ch->map_bytes = size;
@@ -394,49 +392,69 @@ int shm_channel_create(struct shm_channel *ch, const char *name, size_t ring_byt
     atomic_store_explicit(&ch->seg->ready, 1, memory_order_release);
     return 0;
 }
+/* Whether a mapped segment can be attached: 0 when it is ours (the client
+ * word is then this process's), or the errno value that says why not. */
+static int claim_segment(struct shm_segment *seg, size_t size, const char *name,
+                         char *err, size_t err_size)
+{
+    int32_t me = (int32_t)getpid(), expected = SHM_FREE;
+    if (!atomic_load_explicit(&seg->ready, memory_order_acquire)) {
+        set_error(err, err_size, "%s is not ready", name);
+        return EAGAIN;
+    }
+    if (seg->magic != SHM_MAGIC || seg->version != SHM_VERSION ||
+        size != SHM_DATA_OFFSET + 2 * (size_t)seg->ring_bytes) {
+        set_error(err, err_size, "%s is not an ipctax segment of version %u", name,
+                  SHM_VERSION);
+        return EPROTO;
+    }
+    if (!alive(atomic_load(&seg->engine_pid))) {
+        set_error(err, err_size, "the engine of %s has stopped", name);
+        return ECONNREFUSED;
+    }
+    if (!atomic_compare_exchange_strong(&seg->client, &expected, me)) {
+        set_error(err, err_size, "%s is serving another client", name);
+        return EBUSY;
+    }
+    return 0;
+}
+
 static int try_attach(struct shm_channel *ch, const char *name, enum shm_wait wait,
                       char *err, size_t err_size)
 {
     struct stat st;
     memset(ch, 0, sizeof *ch);
-    if (normalize_name(ch->name, name) != 0)
-        return fail(err, err_size, EINVAL, "bad shared-memory name '%s'", name);
+    if (normalize_name(ch->name, name) != 0) {
+        errno = EINVAL;
+        return set_error(err, err_size, "bad shared-memory name '%s'", name);
+    }
     int fd = shm_open(ch->name, O_RDWR, 0);
     if (fd < 0)
-        return fail(err, err_size, errno, "cannot open %s: %s", ch->name, strerror(errno));
+        return set_error(err, err_size, "cannot open %s: %s", ch->name, strerror(errno));
     if (fstat(fd, &st) != 0 || (size_t)st.st_size < SHM_DATA_OFFSET) {
         close(fd);
-        return fail(err, err_size, EAGAIN, "%s is not ready", ch->name);
+        errno = EAGAIN;
+        return set_error(err, err_size, "%s is not ready", ch->name);
     }
     struct shm_segment *seg = mmap(NULL, (size_t)st.st_size, PROT_READ | PROT_WRITE,
                                    MAP_SHARED, fd, 0);
     int saved = errno;
     close(fd);
-    if (seg == MAP_FAILED)
-        return fail(err, err_size, saved, "cannot map %s: %s", ch->name, strerror(saved));
-    int32_t engine = atomic_load(&seg->engine_pid), me = (int32_t)getpid(), expected = SHM_FREE;
-    int code = 0;
-    if (!atomic_load_explicit(&seg->ready, memory_order_acquire))
-        code = fail(err, err_size, EAGAIN, "%s is not ready", ch->name);
-    else if (seg->magic != SHM_MAGIC || seg->version != SHM_VERSION ||
-             (size_t)st.st_size != SHM_DATA_OFFSET + 2 * (size_t)seg->ring_bytes)
-        code = fail(err, err_size, EPROTO, "%s is not an ipctax segment of version %u",
-                    ch->name, SHM_VERSION);
-    else if (!alive(engine))
-        code = fail(err, err_size, ECONNREFUSED, "the engine of %s has stopped", ch->name);
-    else if (!atomic_compare_exchange_strong(&seg->client, &expected, me))
-        code = fail(err, err_size, EBUSY, "%s is serving another client", ch->name);
-    if (code != 0) {
-        saved = errno;
-        munmap(seg, (size_t)st.st_size);
+    if (seg == MAP_FAILED) {
         errno = saved;
+        return set_error(err, err_size, "cannot map %s: %s", ch->name, strerror(saved));
+    }
+    int why = claim_segment(seg, (size_t)st.st_size, ch->name, err, err_size);
+    if (why != 0) {
+        munmap(seg, (size_t)st.st_size);
+        errno = why;
         return -1;
     }
     ch->seg = seg;
     ch->map_bytes = (size_t)st.st_size;
     ch->capacity = seg->ring_bytes;
     ch->wait = wait;
-    ch->peer = engine;
+    ch->peer = atomic_load(&seg->engine_pid);
     bind_side(ch, 0);
     ch->head_seen = atomic_load(&ch->in->head);
     ch->tail_seen = atomic_load(&ch->out->tail);
