@@ -17,22 +17,6 @@
 #include "wire/netio.h"
 #include "wire/timing.h"
 
-/* Returns a buffer of at least `size` bytes, or NULL when out of memory.
- * A zero-byte request still gets a real buffer: NULL means only failure. */
-static void *grow(struct grow_buffer *b, size_t size)
-{
-    if (size == 0)
-        size = 1;
-    if (size <= b->cap)
-        return b->data;
-    void *bigger = realloc(b->data, size);
-    if (bigger == NULL)
-        return NULL;
-    b->data = bigger;
-    b->cap = size;
-    return bigger;
-}
-
 void connection_init(struct connection *c, const struct engine_config *cfg)
 {
     memset(c, 0, sizeof *c);
@@ -42,11 +26,11 @@ void connection_init(struct connection *c, const struct engine_config *cfg)
 
 void connection_free(struct connection *c)
 {
-    struct grow_buffer *all[] = {&c->body, &c->close, &c->params, &c->results, &c->out};
+    struct buffer *all[] = {&c->body, &c->close, &c->params, &c->results, &c->out};
     for (size_t i = 0; i < sizeof all / sizeof all[0]; i++)
-        free(all[i]->data);
+        buffer_free(all[i]);
     sweep_workspace_free(&c->workspace);
-    free(c->loaded);
+    buffer_free(&c->loaded);
     if (c->streaming)
         stream_free(&c->stream);
     free(c->json_reply);
@@ -57,9 +41,9 @@ void connection_free(struct connection *c)
 static int sweep_prepared(struct connection *c, const double *close, uint32_t n_bars,
                           const struct request_view *req, char *err, size_t err_size)
 {
-    struct combo_params *params = grow(&c->params, (size_t)req->n_combos * sizeof *params);
-    struct combo_result *results = grow(&c->results, (size_t)req->n_combos * sizeof *results);
-    uint8_t *out = grow(&c->out, (size_t)sweep_reply_size(req->n_combos));
+    struct combo_params *params = buffer_reserve(&c->params, (size_t)req->n_combos * sizeof *params);
+    struct combo_result *results = buffer_reserve(&c->results, (size_t)req->n_combos * sizeof *results);
+    uint8_t *out = buffer_reserve(&c->out, (size_t)sweep_reply_size(req->n_combos));
     if (params == NULL || results == NULL || out == NULL)
         return set_error(err, err_size, "engine out of memory for %u combos", req->n_combos);
     request_params(req, params);
@@ -75,7 +59,7 @@ static int sweep_prepared(struct connection *c, const double *close, uint32_t n_
 static int handle_sweep(struct connection *c, const struct request_view *req,
                         char *err, size_t err_size)
 {
-    double *close = grow(&c->close, (size_t)req->n_bars * sizeof(double));
+    double *close = buffer_reserve(&c->close, (size_t)req->n_bars * sizeof(double));
     if (close == NULL)
         return set_error(err, err_size, "engine out of memory for %u bars", req->n_bars);
     le_get_f64s(close, req->close, req->n_bars);
@@ -99,11 +83,10 @@ static int empty_reply(struct connection *c)
 static int handle_load(struct connection *c, const struct request_view *req,
                        char *err, size_t err_size)
 {
-    double *series = realloc(c->loaded, (size_t)req->n_bars * sizeof *series);
+    double *series = buffer_reserve(&c->loaded, (size_t)req->n_bars * sizeof *series);
     if (series == NULL)
         return set_error(err, err_size, "engine out of memory loading %u bars", req->n_bars);
     le_get_f64s(series, req->close, req->n_bars);
-    c->loaded = series;
     c->loaded_bars = req->n_bars;
     return empty_reply(c);
 }
@@ -111,7 +94,7 @@ static int handle_load(struct connection *c, const struct request_view *req,
 static int handle_sweep_loaded(struct connection *c, const struct request_view *req,
                                char *err, size_t err_size)
 {
-    if (c->loaded == NULL)
+    if (c->loaded_bars == 0)
         return set_error(err, err_size, "sweep on a loaded series, but no series is loaded "
                          "(send opcode 2 first)");
     for (uint64_t i = 0; i < (uint64_t)req->n_combos * PARAMS_PER_COMBO; i++) {
@@ -123,13 +106,13 @@ static int handle_sweep_loaded(struct connection *c, const struct request_view *
                              "series", (unsigned long long)(i / PARAMS_PER_COMBO), (long long)w,
                              c->loaded_bars);
     }
-    return sweep_prepared(c, c->loaded, c->loaded_bars, req, err, err_size);
+    return sweep_prepared(c, c->loaded.data, c->loaded_bars, req, err, err_size);
 }
 static int handle_stream(struct connection *c, const struct request_view *req,
                          char *err, size_t err_size)
 {
     if (req->opcode == OP_OPEN_STREAM) {
-        struct combo_params *params = grow(&c->params, (size_t)req->n_combos * sizeof *params);
+        struct combo_params *params = buffer_reserve(&c->params, (size_t)req->n_combos * sizeof *params);
         if (c->streaming)
             stream_free(&c->stream);
         c->streaming = 0;
@@ -151,7 +134,7 @@ static int handle_stream(struct connection *c, const struct request_view *req,
                          req->opcode);
     if (req->opcode == OP_BAR) {
         double close;
-        int8_t *positions = grow(&c->out, c->stream.n_combos);
+        int8_t *positions = buffer_reserve(&c->out, c->stream.n_combos);
         if (positions == NULL)
             return set_error(err, err_size, "engine out of memory for the positions");
         le_get_f64s(&close, req->close, 1);
@@ -162,8 +145,8 @@ static int handle_stream(struct connection *c, const struct request_view *req,
         return 0;
     }
     uint32_t n = (uint32_t)c->stream.n_combos;
-    struct combo_result *results = grow(&c->results, (size_t)n * sizeof *results);
-    uint8_t *out = grow(&c->out, (size_t)sweep_reply_size(n));
+    struct combo_result *results = buffer_reserve(&c->results, (size_t)n * sizeof *results);
+    uint8_t *out = buffer_reserve(&c->out, (size_t)sweep_reply_size(n));
     if (results == NULL || out == NULL)
         return set_error(err, err_size, "engine out of memory for the results");
     stream_close(&c->stream, results);
@@ -183,7 +166,7 @@ static int handle_json(struct connection *c, const uint8_t *body, size_t len,
     if (json_request_decode((const char *)body, len, &req, err, err_size) != 0)
         return -1;
     size_t n_combos = req.n_combos;    /* req is freed before the reply is built */
-    struct combo_result *results = grow(&c->results, n_combos * sizeof *results);
+    struct combo_result *results = buffer_reserve(&c->results, n_combos * sizeof *results);
     int status = 0;
     if (results == NULL)
         status = set_error(err, err_size, "engine out of memory for %zu combos", n_combos);
@@ -310,7 +293,7 @@ int serve_link(struct connection *c, const struct byte_link *link, int max_reque
             send_error(c, link, err);
             return -1;
         }
-        uint8_t *body = grow(&c->body, len);
+        uint8_t *body = buffer_reserve(&c->body, len);
         if (body == NULL) {
             send_error(c, link, "engine out of memory for the request body");
             return -1;

@@ -10,6 +10,7 @@
 #include <stdint.h>
 #include "kernel/kernel.h"
 #include "kernel/kernel_stream.h"
+#include "wire/buffer.h"
 #include "wire/netio.h"
 
 /* The kernel behind the sweep opcode; it may use (and grow) the workspace. */
@@ -24,17 +25,12 @@ struct engine_config {
     int frame_timeout_ms;      /* a frame must arrive whole within this */
 };
 
-struct grow_buffer {
-    void *data;
-    size_t cap;                /* bytes */
-};
-
 struct connection {
     const struct engine_config *cfg;
-    struct grow_buffer body, close, params, results, out;
+    struct buffer body, close, params, results, out;
     struct sweep_workspace workspace;      /* the kernel's, kept between requests */
-    double *loaded;                        /* opcode 2's series, or NULL */
-    uint32_t loaded_bars;
+    struct buffer loaded;                  /* opcode 2's series, as doubles */
+    uint32_t loaded_bars;                  /* 0 until a series is loaded */
     struct sweep_stream stream;            /* opcode 4's stream */
     int streaming;
     char *json_reply;                      /* the last JSON reply's text */

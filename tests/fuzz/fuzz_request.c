@@ -235,12 +235,12 @@ static uint64_t connection_bound_with_json(size_t largest_body, size_t largest_j
 
 static uint64_t connection_bytes(const struct connection *c)
 {
-    const struct grow_buffer *all[] = {&c->body, &c->close, &c->params, &c->results, &c->out};
+    const struct buffer *all[] = {&c->body, &c->close, &c->params, &c->results, &c->out};
     uint64_t bytes = 0;
     for (size_t i = 0; i < sizeof all / sizeof all[0]; i++)
         bytes += all[i]->cap;
     bytes += 6 * sizeof(double) * (uint64_t)c->workspace.capacity;
-    bytes += (uint64_t)c->loaded_bars * sizeof(double);
+    bytes += c->loaded.cap;
     if (c->json_reply != NULL)
         bytes += strlen(c->json_reply) + 1;
     return bytes;
