@@ -35,8 +35,6 @@ enum {
     LISTEN_BACKLOG = 64,
 };
 
-#define ENGINE_DEFAULT_MAX_FRAME (16u * 1024u * 1024u)
-
 struct engine_options {
     enum transport transport;
     const char *unix_path;
@@ -78,7 +76,7 @@ static void usage(FILE *to)
         "A request the engine cannot serve gets an error frame, [u32 0x80000000 |\n"
         "len][len bytes of UTF-8], and the connection is closed. SIGINT and SIGTERM\n"
         "stop the engine and remove its socket file or shared-memory segment.\n",
-        ENGINE_DEFAULT_MAX_FRAME, DEFAULT_MAX_CLIENTS, DEFAULT_IDLE_TIMEOUT_MS,
+        DEFAULT_MAX_FRAME, DEFAULT_MAX_CLIENTS, DEFAULT_IDLE_TIMEOUT_MS,
         DEFAULT_FRAME_TIMEOUT_MS);
 }
 
@@ -336,7 +334,7 @@ int main(int argc, char **argv)
 {
     struct engine_options o = {
         .max_clients = DEFAULT_MAX_CLIENTS,
-        .cfg = {ENGINE_DEFAULT_MAX_FRAME, sweep_naive_in, DEFAULT_IDLE_TIMEOUT_MS,
+        .cfg = {DEFAULT_MAX_FRAME, sweep_naive_in, DEFAULT_IDLE_TIMEOUT_MS,
                 DEFAULT_FRAME_TIMEOUT_MS},
     };
     if (parse_options(argc, argv, &o) != 0)

@@ -34,8 +34,9 @@ enum {
 #define ERROR_FRAME_FLAG 0x80000000u
 #define FRAME_LENGTH_MASK 0x7fffffffu
 
-/* Largest body the engine accepts unless told otherwise: 64 MiB. */
-#define DEFAULT_MAX_FRAME (64u * 1024u * 1024u)
+/* Largest request body the engine accepts unless told otherwise: 16 MiB
+ * (two million bars; see the text for why not more). */
+#define DEFAULT_MAX_FRAME (16u * 1024u * 1024u)
 
 /* Longest window a per-bar stream accepts: each window is a ring of this
  * many doubles per combination, so it bounds a stream's memory. */
