@@ -371,7 +371,7 @@ static const struct bad_frame BAD_FRAMES[] = {
     {"a window longer than the series", REF_LEN, BODY_REFERENCE, SIZE_MAX, -1, 0, 0, 3001, 4,
      0, "combo 0, parameter 0: window 3001 is outside 1..n_bars (3000)"},
     {"a sweep of no bars", 9, BODY_ZEROS, SIZE_MAX, OP_SWEEP, -1, -1, 0, 4, 0,
-     "a sweep needs at least one bar"},
+     "opcode 0 (sweep) needs n_bars >= 1"},
 };
 
 static void bad_frame_gets_an_error_frame_then_the_engine_serves_on(void **state)

@@ -37,23 +37,60 @@ void connection_free(struct connection *c)
     memset(c, 0, sizeof *c);
 }
 
-/* Runs the kernel on a decoded series and encodes the reply. */
-static int sweep_prepared(struct connection *c, const double *close, uint32_t n_bars,
-                          const struct request_view *req, char *err, size_t err_size)
+/* The request's parameter sets, decoded into the connection's buffer. */
+static struct combo_params *decode_params(struct connection *c, const struct request_view *req,
+                                          char *err, size_t err_size)
 {
-    struct combo_params *params = buffer_reserve(&c->params, (size_t)req->n_combos * sizeof *params);
-    struct combo_result *results = buffer_reserve(&c->results, (size_t)req->n_combos * sizeof *results);
-    uint8_t *out = buffer_reserve(&c->out, (size_t)sweep_reply_size(req->n_combos));
-    if (params == NULL || results == NULL || out == NULL)
-        return set_error(err, err_size, "engine out of memory for %u combos", req->n_combos);
+    struct combo_params *params = buffer_reserve(&c->params,
+                                                 (size_t)req->n_combos * sizeof *params);
+    if (params == NULL) {
+        set_error(err, err_size, "engine out of memory for %u combos", req->n_combos);
+        return NULL;
+    }
     request_params(req, params);
-    if (c->cfg->sweep(&c->workspace, close, n_bars, params, req->n_combos, results) != 0)
+    return params;
+}
+
+/* Checks the windows against the series (`limit` names its length for the
+ * message) and runs the kernel; the results are in c->results. */
+static int checked_sweep(struct connection *c, const double *close, uint32_t n_bars,
+                         const char *limit, const struct combo_params *params,
+                         uint32_t n_combos, char *err, size_t err_size)
+{
+    if (request_check_windows(params, n_combos, n_bars, limit, err, err_size) != 0)
+        return -1;
+    struct combo_result *results = buffer_reserve(&c->results, (size_t)n_combos * sizeof *results);
+    if (results == NULL)
+        return set_error(err, err_size, "engine out of memory for %u combos", n_combos);
+    if (c->cfg->sweep(&c->workspace, close, n_bars, params, n_combos, results) != 0)
         return set_error(err, err_size, "engine out of memory for the sweep workspace");
-    sweep_reply_encode(out, results, req->n_combos);
+    return 0;
+}
+
+/* The reply to a sweep: c->results[0..n_combos) as the protocol's two arrays. */
+static int reply_with_results(struct connection *c, uint32_t n_combos, char *err,
+                              size_t err_size)
+{
+    size_t size = (size_t)sweep_reply_size(n_combos);
+    uint8_t *out = buffer_reserve(&c->out, size);
+    if (out == NULL)
+        return set_error(err, err_size, "engine out of memory for the reply");
+    sweep_reply_encode(out, c->results.data, n_combos);
     c->reply[0] = out;
-    c->reply_len[0] = (size_t)sweep_reply_size(req->n_combos);
+    c->reply_len[0] = size;
     c->n_reply = 1;
     return 0;
+}
+
+static int sweep_and_reply(struct connection *c, const double *close, uint32_t n_bars,
+                           const char *limit, const struct request_view *req, char *err,
+                           size_t err_size)
+{
+    const struct combo_params *params = decode_params(c, req, err, err_size);
+    if (params == NULL ||
+        checked_sweep(c, close, n_bars, limit, params, req->n_combos, err, err_size) != 0)
+        return -1;
+    return reply_with_results(c, req->n_combos, err, err_size);
 }
 
 static int handle_sweep(struct connection *c, const struct request_view *req,
@@ -63,11 +100,14 @@ static int handle_sweep(struct connection *c, const struct request_view *req,
     if (close == NULL)
         return set_error(err, err_size, "engine out of memory for %u bars", req->n_bars);
     le_get_f64s(close, req->close, req->n_bars);
-    return sweep_prepared(c, close, req->n_bars, req, err, err_size);
+    return sweep_and_reply(c, close, req->n_bars, "n_bars", req, err, err_size);
 }
 
-static int handle_echo(struct connection *c, const struct request_view *req)
+static int handle_echo(struct connection *c, const struct request_view *req,
+                       char *err, size_t err_size)
 {
+    (void)err;
+    (void)err_size;
     c->reply[0] = req->close;
     c->reply_len[0] = (size_t)req->n_bars * 8;
     c->n_reply = 1;
@@ -97,89 +137,79 @@ static int handle_sweep_loaded(struct connection *c, const struct request_view *
     if (c->loaded_bars == 0)
         return set_error(err, err_size, "sweep on a loaded series, but no series is loaded "
                          "(send opcode 2 first)");
-    for (uint64_t i = 0; i < (uint64_t)req->n_combos * PARAMS_PER_COMBO; i++) {
-        int64_t six[PARAMS_PER_COMBO];
-        le_get_i64s(six, req->params + PARAM_BYTES * (i / PARAMS_PER_COMBO), PARAMS_PER_COMBO);
-        int64_t w = six[i % PARAMS_PER_COMBO];
-        if (w < 1 || w > (int64_t)c->loaded_bars)
-            return set_error(err, err_size, "combo %llu: window %lld is outside 1..%u, the loaded "
-                             "series", (unsigned long long)(i / PARAMS_PER_COMBO), (long long)w,
-                             c->loaded_bars);
-    }
-    return sweep_prepared(c, c->loaded.data, c->loaded_bars, req, err, err_size);
+    return sweep_and_reply(c, c->loaded.data, c->loaded_bars, "the loaded n_bars", req, err,
+                           err_size);
 }
-static int handle_stream(struct connection *c, const struct request_view *req,
-                         char *err, size_t err_size)
+static int handle_open_stream(struct connection *c, const struct request_view *req,
+                              char *err, size_t err_size)
 {
-    if (req->opcode == OP_OPEN_STREAM) {
-        struct combo_params *params = buffer_reserve(&c->params, (size_t)req->n_combos * sizeof *params);
-        if (c->streaming)
-            stream_free(&c->stream);
-        c->streaming = 0;
-        if (params == NULL)
-            return set_error(err, err_size, "engine out of memory for %u combos", req->n_combos);
-        request_params(req, params);
-        uint64_t need = stream_memory(params, req->n_combos);
-        if (need > c->cfg->max_frame)
-            return set_error(err, err_size, "a stream of %u combos would hold %llu bytes, more than "
-                             "the engine's maximum frame of %u", req->n_combos,
-                             (unsigned long long)need, c->cfg->max_frame);
-        if (stream_open(&c->stream, params, req->n_combos) != 0)
-            return set_error(err, err_size, "engine out of memory opening a stream");
-        c->streaming = 1;
-        return empty_reply(c);
-    }
-    if (!c->streaming)
-        return set_error(err, err_size, "opcode %u needs an open stream (send opcode 4 first)",
-                         req->opcode);
-    if (req->opcode == OP_BAR) {
-        double close;
-        int8_t *positions = buffer_reserve(&c->out, c->stream.n_combos);
-        if (positions == NULL)
-            return set_error(err, err_size, "engine out of memory for the positions");
-        le_get_f64s(&close, req->close, 1);
-        stream_bar(&c->stream, close, positions);
-        c->reply[0] = positions;
-        c->reply_len[0] = c->stream.n_combos;
-        c->n_reply = 1;
-        return 0;
-    }
-    uint32_t n = (uint32_t)c->stream.n_combos;
-    struct combo_result *results = buffer_reserve(&c->results, (size_t)n * sizeof *results);
-    uint8_t *out = buffer_reserve(&c->out, (size_t)sweep_reply_size(n));
-    if (results == NULL || out == NULL)
-        return set_error(err, err_size, "engine out of memory for the results");
-    stream_close(&c->stream, results);
-    stream_free(&c->stream);
+    if (c->streaming)
+        stream_free(&c->stream);
     c->streaming = 0;
-    sweep_reply_encode(out, results, n);
-    c->reply[0] = out;
-    c->reply_len[0] = (size_t)sweep_reply_size(n);
+    const struct combo_params *params = decode_params(c, req, err, err_size);
+    if (params == NULL ||
+        request_check_windows(params, req->n_combos, MAX_STREAM_WINDOW, "the stream limit",
+                              err, err_size) != 0)
+        return -1;
+    uint64_t need = stream_memory(params, req->n_combos);
+    if (need > c->cfg->max_frame)
+        return set_error(err, err_size, "a stream of %u combos would hold %llu bytes, more "
+                         "than the engine's maximum frame of %u", req->n_combos,
+                         (unsigned long long)need, c->cfg->max_frame);
+    if (stream_open(&c->stream, params, req->n_combos) != 0)
+        return set_error(err, err_size, "engine out of memory opening a stream");
+    c->streaming = 1;
+    return empty_reply(c);
+}
+
+static int need_stream(const struct connection *c, const struct request_view *req,
+                       char *err, size_t err_size)
+{
+    if (c->streaming)
+        return 0;
+    return set_error(err, err_size, "opcode %u needs an open stream (send opcode 4 first)",
+                     req->opcode);
+}
+static int handle_bar(struct connection *c, const struct request_view *req,
+                      char *err, size_t err_size)
+{
+    double close;
+    if (need_stream(c, req, err, err_size) != 0)
+        return -1;
+    int8_t *positions = buffer_reserve(&c->out, c->stream.n_combos);
+    if (positions == NULL)
+        return set_error(err, err_size, "engine out of memory for the positions");
+    le_get_f64s(&close, req->close, 1);
+    stream_bar(&c->stream, close, positions);
+    c->reply[0] = positions;
+    c->reply_len[0] = c->stream.n_combos;
     c->n_reply = 1;
     return 0;
 }
 
-static int handle_json(struct connection *c, const uint8_t *body, size_t len,
-                       char *err, size_t err_size)
+static int handle_close_stream(struct connection *c, const struct request_view *req,
+                               char *err, size_t err_size)
 {
-    struct json_request req;
-    if (json_request_decode((const char *)body, len, &req, err, err_size) != 0)
+    if (need_stream(c, req, err, err_size) != 0)
         return -1;
-    size_t n_combos = req.n_combos;    /* req is freed before the reply is built */
-    struct combo_result *results = buffer_reserve(&c->results, n_combos * sizeof *results);
-    int status = 0;
+    uint32_t n = (uint32_t)c->stream.n_combos;
+    struct combo_result *results = buffer_reserve(&c->results, (size_t)n * sizeof *results);
     if (results == NULL)
-        status = set_error(err, err_size, "engine out of memory for %zu combos", n_combos);
-    else if (c->cfg->sweep(&c->workspace, req.close, req.n_bars, req.params, n_combos,
-                           results) != 0)
-        status = set_error(err, err_size, "engine out of memory for the sweep workspace");
-    json_request_free(&req);
-    for (size_t k = 0; status == 0 && k < n_combos; k++)
+        return set_error(err, err_size, "engine out of memory for the results");
+    stream_close(&c->stream, results);
+    stream_free(&c->stream);
+    c->streaming = 0;
+    return reply_with_results(c, n, err, err_size);
+}
+
+/* The JSON reply to c->results[0..n_combos), kept on the connection until sent. */
+static int reply_with_json(struct connection *c, size_t n_combos, char *err, size_t err_size)
+{
+    const struct combo_result *results = c->results.data;
+    for (size_t k = 0; k < n_combos; k++)
         if (!isfinite(results[k].pnl))
-            status = set_error(err, err_size, "combo %zu's PnL is %g, which JSON cannot "
-                               "represent (the binary protocol can)", k, results[k].pnl);
-    if (status != 0)
-        return -1;
+            return set_error(err, err_size, "combo %zu's PnL is %g, which JSON cannot "
+                             "represent (the binary protocol can)", k, results[k].pnl);
     size_t text_len;
     free(c->json_reply);
     c->json_reply = json_reply_encode(results, n_combos, &text_len);
@@ -191,6 +221,67 @@ static int handle_json(struct connection *c, const uint8_t *body, size_t len,
     return 0;
 }
 
+static int handle_json(struct connection *c, const uint8_t *body, size_t len,
+                       char *err, size_t err_size)
+{
+    struct json_request req;
+    if (json_request_decode((const char *)body, len, &req, err, err_size) != 0)
+        return -1;
+    int status = checked_sweep(c, req.close, (uint32_t)req.n_bars, "n_bars", req.params,
+                               (uint32_t)req.n_combos, err, err_size);
+    if (status == 0)
+        status = reply_with_json(c, req.n_combos, err, err_size);
+    json_request_free(&req);
+    return status;
+}
+
+/* How many bars, or combinations, an opcode's request may carry. */
+enum count_rule { COUNT_NONE, COUNT_ONE, COUNT_SOME, COUNT_ANY };
+
+struct opcode_entry {
+    const char *name;                  /* for messages */
+    enum count_rule bars, combos;      /* the shape of its request */
+    int (*handle)(struct connection *c, const struct request_view *req,
+                  char *err, size_t err_size);
+};
+
+static const struct opcode_entry OPCODES[OPCODE_COUNT] = {
+    [OP_SWEEP] = {"sweep", COUNT_SOME, COUNT_ANY, handle_sweep},
+    [OP_ECHO] = {"echo", COUNT_ANY, COUNT_ANY, handle_echo},
+    [OP_LOAD] = {"load", COUNT_SOME, COUNT_NONE, handle_load},
+    [OP_SWEEP_LOADED] = {"sweep loaded", COUNT_NONE, COUNT_ANY, handle_sweep_loaded},
+    [OP_OPEN_STREAM] = {"open stream", COUNT_NONE, COUNT_SOME, handle_open_stream},
+    [OP_BAR] = {"bar", COUNT_ONE, COUNT_NONE, handle_bar},
+    [OP_CLOSE_STREAM] = {"close stream", COUNT_NONE, COUNT_NONE, handle_close_stream},
+};
+
+static int count_fits(enum count_rule rule, uint32_t n)
+{
+    return rule == COUNT_NONE ? n == 0 : rule == COUNT_ONE ? n == 1
+         : rule == COUNT_SOME ? n >= 1 : 1;
+}
+
+/* "n_bars >= 1", "n_combos = 0", ...: what a rule asks of a count. */
+static const char *count_words(enum count_rule rule)
+{
+    return rule == COUNT_NONE ? "= 0" : rule == COUNT_ONE ? "= 1" : ">= 1";
+}
+
+static int check_shape(const struct opcode_entry *op, const struct request_view *req,
+                       char *err, size_t err_size)
+{
+    if (count_fits(op->bars, req->n_bars) && count_fits(op->combos, req->n_combos))
+        return 0;
+    char need[64] = "";
+    if (op->bars != COUNT_ANY)
+        snprintf(need, sizeof need, "n_bars %s", count_words(op->bars));
+    if (op->combos != COUNT_ANY)
+        snprintf(need + strlen(need), sizeof need - strlen(need), "%sn_combos %s",
+                 need[0] ? " and " : "", count_words(op->combos));
+    return set_error(err, err_size, "opcode %u (%s) needs %s (got n_bars = %u, n_combos = %u)",
+                     req->opcode, op->name, need, req->n_bars, req->n_combos);
+}
+
 int handle_request(struct connection *c, const uint8_t *body, size_t len,
                    char *err, size_t err_size)
 {
@@ -200,21 +291,13 @@ int handle_request(struct connection *c, const uint8_t *body, size_t len,
         return handle_json(c, body, len, err, err_size);
     if (request_decode(body, len, &req, err, err_size) != 0)
         return -1;
-    switch (req.opcode) {
-    case OP_SWEEP:
-        return handle_sweep(c, &req, err, err_size);
-    case OP_ECHO:
-        return handle_echo(c, &req);
-    case OP_LOAD:
-        return handle_load(c, &req, err, err_size);
-    case OP_SWEEP_LOADED:
-        return handle_sweep_loaded(c, &req, err, err_size);
-    case OP_OPEN_STREAM:
-    case OP_BAR:
-    case OP_CLOSE_STREAM:
-        return handle_stream(c, &req, err, err_size);
-    }
-    return set_error(err, err_size, "opcode %u is known but not served", req.opcode);
+    const struct opcode_entry *op = req.opcode < OPCODE_COUNT ? &OPCODES[req.opcode] : NULL;
+    if (op == NULL || op->handle == NULL)
+        return set_error(err, err_size, "unknown opcode %u (opcodes are 0 to %d)", body[0],
+                         OPCODE_COUNT - 1);
+    if (check_shape(op, &req, err, err_size) != 0)
+        return -1;
+    return op->handle(c, &req, err, err_size);
 }
 
 static uint64_t deadline_in(int ms)

@@ -64,12 +64,19 @@ struct request_view {
     const uint8_t *params;     /* n_combos x 6 little-endian i64 */
 };
 
-/* Checks a request body; returns 0, or -1 with a message for an error frame. */
+/* Checks that a body has a request's shape (a header, and counts that
+ * agree with its length); returns 0, or -1 with a message for an error
+ * frame. The opcode is not checked: the engine's table knows them. */
 int request_decode(const uint8_t *body, size_t len, struct request_view *req,
                    char *err, size_t err_size);
 
 /* The parameter sets of a decoded request, as structs. */
 void request_params(const struct request_view *req, struct combo_params *params);
+
+/* The one check of parameter sets: every window in 1..max_window, where
+ * `limit` names max_window for the message ("n_bars"). 0, or -1. */
+int request_check_windows(const struct combo_params *params, size_t n_combos,
+                          int64_t max_window, const char *limit, char *err, size_t err_size);
 
 uint64_t sweep_reply_size(uint32_t n_combos);
 void sweep_reply_encode(uint8_t *body, const struct combo_result *results, uint32_t n_combos);

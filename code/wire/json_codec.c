@@ -53,11 +53,12 @@ char *json_request_encode(const double *close, size_t n_bars,
                                     "params", param_arrays), len);
 }
 
-/* A JSON number that is a whole window length in 1..max. */
-static int window_value(const json_t *v, int64_t max, int64_t *out)
+/* A JSON number that is a whole number an int64_t holds; its range as a
+ * window is checked by the engine, as for a binary request. */
+static int whole_number(const json_t *v, int64_t *out)
 {
     double d = json_number_value(v);
-    if (!json_is_number(v) || d != floor(d) || d < 1 || d > (double)max)
+    if (!json_is_number(v) || d != floor(d) || !(fabs(d) < 9223372036854775808.0))
         return -1;
     *out = (int64_t)d;
     return 0;
@@ -76,9 +77,8 @@ static int decode_params(const json_t *arrays, struct json_request *req, char *e
         if (!json_is_array(six) || json_array_size(six) != PARAMS_PER_COMBO)
             return set_error(err, err_size, "params[%zu] is not an array of 6 windows", k);
         for (size_t i = 0; i < PARAMS_PER_COMBO; i++)
-            if (window_value(json_array_get(six, i), (int64_t)req->n_bars, &w[i]) != 0)
-                return set_error(err, err_size, "params[%zu][%zu] is not a whole number in "
-                              "1..%zu", k, i, req->n_bars);
+            if (whole_number(json_array_get(six, i), &w[i]) != 0)
+                return set_error(err, err_size, "params[%zu][%zu] is not a whole number", k, i);
         req->params[k] = (struct combo_params){w[0], w[1], w[2], w[3], w[4], w[5]};
     }
     return 0;
@@ -93,7 +93,7 @@ int json_request_decode(const char *text, size_t len, struct json_request *req,
     memset(req, 0, sizeof *req);
     if (len > MAX_JSON_BODY)
         return set_error(err, err_size, "JSON body of %zu bytes exceeds the endpoint's "
-                      "maximum of %u", len, MAX_JSON_BODY);
+                         "maximum of %u", len, MAX_JSON_BODY);
     json_t *doc = json_loadb(text, len, JSON_DECODE_INT_AS_REAL, &error);
     if (doc == NULL)
         return set_error(err, err_size, "invalid JSON at line %d, column %d: %s", error.line,
