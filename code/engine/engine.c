@@ -285,14 +285,6 @@ static int serve_stdin(const struct engine_options *o)
     return status == 0 ? 0 : 1;
 }
 
-static volatile sig_atomic_t shm_stop_requested;
-
-static void on_shm_stop(int sig)
-{
-    (void)sig;
-    shm_stop_requested = 1;
-}
-
 static void serve_shm_session(struct shm_channel *ch, const struct engine_options *o)
 {
     struct byte_link link = shm_link(ch);
@@ -307,21 +299,14 @@ static void serve_shm_session(struct shm_channel *ch, const struct engine_option
 }
 static int serve_shm(const struct engine_options *o)
 {
-    struct sigaction sa;
     struct shm_channel ch;
-    char err[512], byte;
-    memset(&sa, 0, sizeof sa);
-    sa.sa_handler = on_shm_stop;
-    sigaction(SIGINT, &sa, NULL);
-    sigaction(SIGTERM, &sa, NULL);
-    if (read(stop_pipe[0], &byte, 1) == 1)
-        shm_stop_requested = 1;
+    char err[512];
     if (shm_channel_create(&ch, o->shm_name, SHM_DEFAULT_RING_BYTES, o->shm_wait, err,
                            sizeof err) != 0) {
         fprintf(stderr, "ipctax-engine: %s\n", err);
         return 1;
     }
-    ch.stop = &shm_stop_requested;
+    ch.stop_fd = stop_pipe[0];
     while (shm_channel_accept(&ch) == 0) {
         serve_shm_session(&ch, o);
         shm_channel_release(&ch);

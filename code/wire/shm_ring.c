@@ -7,6 +7,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <linux/futex.h>
+#include <poll.h>
 #include <stdatomic.h>
 #include <stdio.h>
 #include <string.h>
@@ -72,11 +73,13 @@ static void bind_side(struct shm_channel *ch, int is_engine)
     ch->out_data = is_engine ? replies : requests;
 }
 
-/* Sleeps while *word == expected, at most timeout_ns; a signal also ends it. */
-static void futex_wait(_Atomic uint32_t *word, uint32_t expected, uint64_t timeout_ns)
+/* Sleeps while *word == expected, at most timeout_ns; a signal also ends
+ * it, and then 1 is returned (0 otherwise). */
+static int futex_wait(_Atomic uint32_t *word, uint32_t expected, uint64_t timeout_ns)
 {
     struct timespec ts = {(time_t)(timeout_ns / 1000000000u), (long)(timeout_ns % 1000000000u)};
-    syscall(SYS_futex, (uint32_t *)word, FUTEX_WAIT, expected, &ts, NULL, 0);
+    long r = syscall(SYS_futex, (uint32_t *)word, FUTEX_WAIT, expected, &ts, NULL, 0);
+    return r != 0 && errno == EINTR;
 }
 
 /* Changes the word, then wakes whoever sleeps on it. */
@@ -105,20 +108,30 @@ static int alive(pid_t pid)
     return pid > 0 && (kill(pid, 0) == 0 || errno == EPERM);
 }
 
+/* Whether the engine has been told to stop: a byte waits in its stop pipe
+ * (left there, for every other wait to see too). */
+static int stop_requested(const struct shm_channel *ch)
+{
+    struct pollfd p = {ch->stop_fd, POLLIN, 0};
+    return ch->stop_fd >= 0 && poll(&p, 1, 0) > 0;
+}
+
 /* 0 while the session goes on; -1 with errno EPIPE when the peer has left
- * or died, or EINTR when the engine has been told to stop. */
+ * or died, or EINTR when the engine has been told to stop. The shared words
+ * are read on every call; the kernel is asked (about the peer, and about
+ * the stop pipe) at most every SHM_CHECK_NS. */
 static int session_over(struct shm_channel *ch, uint64_t now)
 {
     struct shm_segment *seg = ch->seg;
-    if (ch->stop != NULL && *ch->stop) {
-        errno = EINTR;
-        return -1;
-    }
     int gone = ch->is_engine
         ? atomic_load(&seg->client) != ch->peer
         : atomic_load(&seg->engine_pid) != ch->peer || atomic_load(&seg->engine_closed);
     if (!gone && now >= ch->next_liveness_ns) {
         ch->next_liveness_ns = now + SHM_CHECK_NS;
+        if (stop_requested(ch)) {
+            errno = EINTR;
+            return -1;
+        }
         gone = !alive(ch->peer);
     }
     if (gone)
@@ -134,16 +147,19 @@ static void wake_if_sleeping(_Atomic uint32_t *sleeping, _Atomic uint32_t *seq)
         futex_bump(seq);
 }
 
-/* Sleeps on seq for at most timeout_ns unless *word has moved from seen. */
-static void sleep_unless_moved(_Atomic uint64_t *word, uint64_t seen, _Atomic uint32_t *seq,
-                               _Atomic uint32_t *sleeping, uint64_t timeout_ns)
+/* Sleeps on seq for at most timeout_ns unless *word has moved from seen;
+ * 1 when a signal ended the sleep. */
+static int sleep_unless_moved(_Atomic uint64_t *word, uint64_t seen, _Atomic uint32_t *seq,
+                              _Atomic uint32_t *sleeping, uint64_t timeout_ns)
 {
+    int interrupted = 0;
     uint32_t ticket = atomic_load_explicit(seq, memory_order_acquire);
     atomic_store_explicit(sleeping, 1, memory_order_relaxed);
     atomic_thread_fence(memory_order_seq_cst);
     if (atomic_load_explicit(word, memory_order_relaxed) == seen)
-        futex_wait(seq, ticket, timeout_ns);
+        interrupted = futex_wait(seq, ticket, timeout_ns);
     atomic_store_explicit(sleeping, 0, memory_order_relaxed);
+    return interrupted;
 }
 /* How long a futex sleep may last: until the next check, or the deadline if sooner. */
 static uint64_t nap_before(uint64_t deadline_ns)
@@ -163,6 +179,7 @@ static int await_move(struct shm_channel *ch, _Atomic uint64_t *word, uint64_t s
     int spinning = ch->wait == SHM_WAIT_SPIN;
     uint64_t spin_until = 0;
     for (;;) {
+        int interrupted = 0;
         if (spinning) {
             for (int i = 0; i < SHM_SPINS_PER_LOOK; i++) {
                 if (atomic_load_explicit(word, memory_order_acquire) != seen)
@@ -170,7 +187,7 @@ static int await_move(struct shm_channel *ch, _Atomic uint64_t *word, uint64_t s
                 cpu_relax();
             }
         } else {
-            sleep_unless_moved(word, seen, seq, sleeping, nap_before(deadline_ns));
+            interrupted = sleep_unless_moved(word, seen, seq, sleeping, nap_before(deadline_ns));
         }
         if (atomic_load_explicit(word, memory_order_acquire) != seen)
             return 0;
@@ -179,6 +196,8 @@ static int await_move(struct shm_channel *ch, _Atomic uint64_t *word, uint64_t s
             spin_until = now + SHM_SPIN_PATIENCE_NS;    /* patience runs from the first look */
         else if (now >= spin_until)
             spinning = 0;
+        if (interrupted)
+            ch->next_liveness_ns = 0;                   /* a signal: look at the stop pipe now */
         if (session_over(ch, now) != 0)   /* bytes written just before leaving still count */
             return atomic_load_explicit(word, memory_order_acquire) != seen ? 0 : -1;
         if (deadline_ns != NO_DEADLINE && now >= deadline_ns) {
@@ -343,6 +362,7 @@ int shm_channel_create(struct shm_channel *ch, const char *name, size_t ring_byt
                        enum shm_wait wait, char *err, size_t err_size)
 {
     memset(ch, 0, sizeof *ch);
+    ch->stop_fd = -1;
     if (ring_bytes < SHM_MIN_RING_BYTES || ring_bytes > SHM_MAX_RING_BYTES ||
         (ring_bytes & (ring_bytes - 1)) != 0) {
         errno = EINVAL;
@@ -424,6 +444,7 @@ static int try_attach(struct shm_channel *ch, const char *name, enum shm_wait wa
 {
     struct stat st;
     memset(ch, 0, sizeof *ch);
+    ch->stop_fd = -1;
     if (normalize_name(ch->name, name) != 0) {
         errno = EINVAL;
         return set_error(err, err_size, "bad shared-memory name '%s'", name);
@@ -500,7 +521,7 @@ int shm_channel_accept(struct shm_channel *ch)
     for (;;) {
         uint32_t ticket = atomic_load(&seg->attach_seq);
         int32_t client = atomic_load(&seg->client);
-        if (ch->stop != NULL && *ch->stop)
+        if (stop_requested(ch))
             return -1;
         if (client > 0) {
             ch->peer = client;
@@ -524,7 +545,7 @@ void shm_channel_release(struct shm_channel *ch)
         uint32_t ticket = atomic_load(&seg->attach_seq);
         if (atomic_load(&seg->client) != ch->peer || !alive(ch->peer))
             break;
-        if (ch->stop != NULL && *ch->stop)
+        if (stop_requested(ch))
             return;
         futex_wait(&seg->attach_seq, ticket, SHM_CHECK_NS);
     }

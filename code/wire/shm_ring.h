@@ -49,7 +49,7 @@ struct shm_channel {
     int is_engine;
     pid_t peer;                    /* the process on the other side */
     uint64_t next_liveness_ns;     /* when to ask the kernel about the peer again */
-    const volatile sig_atomic_t *stop;   /* engine: set by SIGTERM; NULL elsewhere */
+    int stop_fd;                   /* engine: readable once told to stop; -1 elsewhere */
     char name[SHM_NAME_SIZE];
 };
 
@@ -58,7 +58,8 @@ struct shm_channel {
  * Returns 0, or -1 with a message in err. */
 int shm_channel_create(struct shm_channel *ch, const char *name, size_t ring_bytes,
                        enum shm_wait wait, char *err, size_t err_size);
-/* Engine: sleeps until a client attaches (0), or until *ch->stop is set (-1). */
+/* Engine: sleeps until a client attaches (0), or until ch->stop_fd becomes
+ * readable (-1): the engine's stop pipe, which its signal handler writes. */
 int shm_channel_accept(struct shm_channel *ch);
 /* Engine: ends the session, waits for the client to leave (or die), and
  * empties the rings for the next client. */
