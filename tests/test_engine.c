@@ -741,6 +741,46 @@ static void sigint_stops_the_engine_too(void **state)
     assert_int_equal(access(path, F_OK), -1);
 }
 
+/* The usual ways of asking a program to stop (a closed terminal, a quit
+ * key, the user signals) stop the engine as SIGTERM does: exit status 0
+ * and the socket file removed. Each once killed it and left the file. */
+static void every_termination_signal_stops_the_engine_cleanly(void **state)
+{
+    (void)state;
+    static const int signals[] = {SIGHUP, SIGQUIT, SIGUSR1, SIGUSR2};
+    for (size_t i = 0; i < sizeof signals / sizeof signals[0]; i++) {
+        struct engine_process e;
+        char path[108], name[32];
+        snprintf(name, sizeof name, "sig%d.sock", signals[i]);
+        int fd = start_engine(&e, name, NULL, path);          /* a client is connected */
+        stop_engine_checked(&e, signals[i]);
+        assert_int_equal(access(path, F_OK), -1);
+        close(fd);
+    }
+}
+
+/* In --stdin mode there is nothing to clean up, and the engine, blocked on
+ * its input, must still end when told to (it once swallowed SIGTERM: the
+ * handler's byte went to a pipe nobody read, and the read was retried). */
+static void a_stdin_engine_ends_on_sigterm(void **state)
+{
+    (void)state;
+    int to_child, from_child, status;
+    char err[CLIENT_ERROR_SIZE] = "";
+    pid_t pid = engine_spawn_piped(engine_binary(), NULL, NULL, &to_child, &from_child, err);
+    if (pid < 0)
+        fail_msg("cannot start the engine: %s", err);
+    track_child(pid);
+    sleep_ms(100);                                     /* let it block on its input */
+    assert_int_equal(kill(pid, SIGTERM), 0);
+    if (wait_for_exit(pid, 3000, &status) != 0)
+        fail_msg("a --stdin engine went on waiting for its input after SIGTERM");
+    untrack_child(pid);
+    assert_true(WIFSIGNALED(status) && WTERMSIG(status) == SIGTERM);
+    close(to_child);
+    close(from_child);
+}
+
 /* A socket file nobody listens on, as a crash or kill -9 leaves it. */
 static void make_stale_socket_file(const char *path)
 {
@@ -1094,6 +1134,7 @@ int main(void)
         T(raw_mode_echoes_bytes_and_survives_a_reader_gone),
         T(sigterm_stops_the_engine_and_removes_its_socket),
         T(sigint_stops_the_engine_too),
+        T(every_termination_signal_stops_the_engine_cleanly),
         T(stale_socket_file_is_taken_over),
         T(live_engine_path_is_not_stolen),
         T(a_file_that_is_not_a_socket_is_left_alone),
@@ -1102,6 +1143,7 @@ int main(void)
         T(stdin_sweep_equals_in_process),
         T(stdin_echo_is_verbatim),
         T(stdin_bad_request_gets_an_error_frame_and_status_1),
+        T(a_stdin_engine_ends_on_sigterm),
         T(tcp_echo_and_sweep),
     };
     const struct CMUnitTest bad_frames[] = {

@@ -689,6 +689,32 @@ static void a_second_engine_cannot_take_a_live_segment(void **state)
     shm_engine_stop(&s);
 }
 
+/* Over shared memory too, every usual termination signal stops the
+ * engine cleanly: exit status 0, the segment removed. */
+static void every_termination_signal_removes_the_segment(void **state)
+{
+    (void)state;
+    static const int signals[] = {SIGHUP, SIGQUIT, SIGUSR1, SIGUSR2, SIGINT};
+    for (size_t i = 0; i < sizeof signals / sizeof signals[0]; i++) {
+        struct shm_engine s;
+        int status;
+        start_or_fail(&s, NULL, "engine-signals", SHM_WAIT_FUTEX);
+        assert_int_equal(kill(s.process.pid, signals[i]), 0);
+        if (wait_for_exit(s.process.pid, 3000, &status) != 0) {
+            kill(s.process.pid, SIGKILL);
+            waitpid(s.process.pid, NULL, 0);
+            fail_msg("the engine did not exit within 3 s of signal %d", signals[i]);
+        }
+        s.process.pid = 0;
+        if (!WIFEXITED(status) || WEXITSTATUS(status) != 0)
+            fail_msg("signal %d: the engine ended with %s %d, expected exit status 0",
+                     signals[i], WIFSIGNALED(status) ? "signal" : "status",
+                     WIFSIGNALED(status) ? WTERMSIG(status) : WEXITSTATUS(status));
+        assert_segment_gone(s.name);
+        shm_engine_stop(&s);
+    }
+}
+
 static void engine_help_mentions_shm(void **state)
 {
     (void)state;
@@ -721,7 +747,7 @@ static int group_teardown(void **state)
         "procs-futex", "dead-client-spin", "dead-client-futex", "dead-engine", "live",
         "foreign", "busy"};
     static const char *const engine_tags[] = {"engine-futex", "engine-spin", "engine-bad",
-        "engine-raw", "engine-twice", "engine-slow"};
+        "engine-raw", "engine-twice", "engine-slow", "engine-signals"};
     char name[64];
     for (size_t i = 0; i < sizeof tags / sizeof tags[0]; i++)
         shm_unlink(channel_name(name, tags[i]));               /* after a failure only */
@@ -754,6 +780,7 @@ int main(void)
         WATCHED(idle_and_stalled_clients_get_error_frames),
         WATCHED(raw_ping_pong_echoes),
         WATCHED(a_second_engine_cannot_take_a_live_segment),
+        WATCHED(every_termination_signal_removes_the_segment),
     };
     return cmocka_run_group_tests(tests, group_setup, group_teardown);
 }

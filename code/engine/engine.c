@@ -74,8 +74,9 @@ static void usage(FILE *to)
         "  --help               this text\n"
         "\n"
         "A request the engine cannot serve gets an error frame, [u32 0x80000000 |\n"
-        "len][len bytes of UTF-8], and the connection is closed. SIGINT and SIGTERM\n"
-        "stop the engine and remove its socket file or shared-memory segment.\n",
+        "len][len bytes of UTF-8], and the connection is closed. SIGTERM, SIGINT,\n"
+        "SIGHUP, SIGQUIT, SIGUSR1 and SIGUSR2 stop the engine and remove its socket\n"
+        "file or shared-memory segment.\n",
         DEFAULT_MAX_FRAME, DEFAULT_MAX_CLIENTS, DEFAULT_IDLE_TIMEOUT_MS,
         DEFAULT_FRAME_TIMEOUT_MS);
 }
@@ -165,6 +166,8 @@ bad:
 
 static int stop_pipe[2] = {-1, -1};
 
+static const int STOP_SIGNALS[] = {SIGHUP, SIGINT, SIGQUIT, SIGTERM, SIGUSR1, SIGUSR2};
+
 static void on_stop_signal(int sig)
 {
     unsigned char byte = (unsigned char)sig;
@@ -175,7 +178,9 @@ static void on_stop_signal(int sig)
     errno = saved;
 }
 
-static int install_signal_handlers(void)
+/* SIGPIPE ignored everywhere; the stop signals turned into bytes on the
+ * stop pipe unless `keep_defaults` (--stdin). */
+static int install_signal_handlers(int keep_defaults)
 {
     struct sigaction sa;
     memset(&sa, 0, sizeof sa);
@@ -183,9 +188,11 @@ static int install_signal_handlers(void)
     sigaction(SIGPIPE, &sa, NULL);
     if (pipe2(stop_pipe, O_CLOEXEC | O_NONBLOCK) != 0)
         return -1;
+    if (keep_defaults)
+        return 0;
     sa.sa_handler = on_stop_signal;
-    sigaction(SIGINT, &sa, NULL);
-    sigaction(SIGTERM, &sa, NULL);
+    for (size_t i = 0; i < sizeof STOP_SIGNALS / sizeof STOP_SIGNALS[0]; i++)
+        sigaction(STOP_SIGNALS[i], &sa, NULL);
     return 0;
 }
 
@@ -324,7 +331,7 @@ int main(int argc, char **argv)
     };
     if (parse_options(argc, argv, &o) != 0)
         return 2;
-    if (install_signal_handlers() != 0) {
+    if (install_signal_handlers(o.transport == TRANSPORT_STDIN) != 0) {
         perror("ipctax-engine: signals");
         return 2;
     }
