@@ -12,6 +12,7 @@
  * (see build_programs in testengine.h). No timing is asserted: the time
  * limits below only bound how long a test may wait for something to happen.
  */
+#include <grp.h>
 #include <netinet/in.h>
 #include <netinet/tcp.h>
 #include <sys/un.h>
@@ -841,6 +842,137 @@ static void live_engine_path_is_not_stolen(void **state)
     stop_engine_checked(&e, SIGTERM);
 }
 
+/*
+ * Runs a second engine on `path` as another user who cannot connect to the
+ * live engine's socket there (its probe fails with EACCES): as user nobody
+ * when this test runs as root, else as ourselves with the socket's mode
+ * cleared. Its exit status and standard error go to *r.
+ */
+static void run_second_engine_denied(const char *path, struct run_result *r)
+{
+    char *argv[] = {(char *)engine_binary(), "--unix", (char *)path, NULL};
+    if (getuid() != 0) {
+        assert_int_equal(chmod(path, 0), 0);
+        assert_int_equal(run_program(argv, NULL, NULL, 0, 3000, r), 0);
+        assert_int_equal(chmod(path, 0600), 0);
+        return;
+    }
+    int err_pipe[2];
+    assert_int_equal(pipe2(err_pipe, O_CLOEXEC), 0);
+    pid_t pid = fork();
+    assert_true(pid >= 0);
+    if (pid == 0) {
+        dup2(err_pipe[1], STDERR_FILENO);
+        if (setgroups(0, NULL) != 0 || setgid(65534) != 0 || setuid(65534) != 0)
+            _exit(99);
+        execv(argv[0], argv);
+        _exit(98);
+    }
+    track_child(pid);
+    close(err_pipe[1]);
+    memset(r, 0, sizeof *r);
+    r->out = calloc(1, 1);
+    r->err = calloc(1, 1);
+    struct pollfd p = {err_pipe[0], POLLIN, 0};
+    uint64_t deadline = deadline_after_ms(3000);
+    while (clock_ns() < deadline && poll(&p, 1, 50) >= 0)
+        if (p.revents && !append_from(err_pipe[0], &r->err, &r->err_len))
+            break;
+    close(err_pipe[0]);
+    if (wait_for_exit(pid, 100, &r->status) != 0) {
+        r->timed_out = 1;
+        kill(pid, SIGKILL);
+        waitpid(pid, &r->status, 0);
+    }
+    untrack_child(pid);
+    assert_true(!WIFEXITED(r->status) || (WEXITSTATUS(r->status) != 99 &&
+                                          WEXITSTATUS(r->status) != 98));
+}
+
+/*
+ * In a folder that others may write to (a shared, non-sticky one), a user
+ * who cannot connect to a live engine's socket must not take it for stale:
+ * its probe fails with EACCES, not ECONNREFUSED. The engine once unlinked
+ * the live socket and put its own in its place.
+ */
+static void a_socket_that_refuses_us_permission_is_not_taken_over(void **state)
+{
+    (void)state;
+    char shared[64], path[108];
+    snprintf(shared, sizeof shared, "/tmp/ipctax-shared-XXXXXX");
+    assert_non_null(mkdtemp(shared));
+    assert_int_equal(chmod(shared, 0777), 0);
+    snprintf(path, sizeof path, "%s/live.sock", shared);
+    struct engine_process e;
+    char err[CLIENT_ERROR_SIZE] = "";
+    int fd = engine_start_tracked(&e, NULL, path, NULL, err);
+    if (fd < 0)
+        fail_msg("cannot start the engine on %s: %s", path, err);
+    struct stat before, after;
+    assert_int_equal(lstat(path, &before), 0);
+
+    struct run_result r;
+    run_second_engine_denied(path, &r);
+    int refused = !r.timed_out && exit_code(&r) == 1 && strstr(r.err, "not touching it") != NULL;
+    char message[512];
+    snprintf(message, sizeof message, "%s", r.err);
+    run_result_free(&r);
+    int same = lstat(path, &after) == 0 && after.st_ino == before.st_ino;
+    unlink(path);
+    if (!same) {
+        close(fd);
+        kill_engine(&e);
+        rmdir(shared);
+        fail_msg("the live engine's socket was replaced (second engine said \"%s\")", message);
+    }
+    if (!refused)
+        fail_msg("second engine: expected exit 1 and \"not touching it\", got \"%s\"", message);
+    assert_sweep_over(fd);
+    close(fd);
+    kill_engine(&e);
+    rmdir(shared);
+}
+
+/*
+ * A live listener whose backlog is full answers a non-blocking connect with
+ * EAGAIN: it is alive, and is left alone. (The probe once blocked in
+ * connect, so the second engine hung.)
+ */
+static void a_live_socket_with_a_full_backlog_is_not_taken_over(void **state)
+{
+    (void)state;
+    char path[108];
+    scratch_path(path, sizeof path, "full.sock");
+    struct sockaddr_un addr = {.sun_family = AF_UNIX};
+    snprintf(addr.sun_path, sizeof addr.sun_path, "%s", path);
+    int listener = socket(AF_UNIX, SOCK_STREAM, 0);
+    assert_int_equal(bind(listener, (struct sockaddr *)&addr, sizeof addr), 0);
+    assert_int_equal(listen(listener, 0), 0);
+    int queued[4], n = 0, full = 0;
+    while (n < 4 && !full) {
+        queued[n] = socket(AF_UNIX, SOCK_STREAM | SOCK_NONBLOCK, 0);
+        if (connect(queued[n], (struct sockaddr *)&addr, sizeof addr) != 0)
+            full = errno == EAGAIN;
+        n++;
+    }
+    assert_true(full);
+    struct stat before, after;
+    assert_int_equal(lstat(path, &before), 0);
+    char *argv[] = {(char *)engine_binary(), "--unix", path, NULL};
+    struct run_result r;
+    assert_int_equal(run_program(argv, NULL, NULL, 0, 3000, &r), 0);
+    if (r.timed_out || exit_code(&r) != 1 || strstr(r.err, "already listening") == NULL)
+        fail_msg("engine on a live socket with a full backlog: %s, exit %d, stderr \"%s\"",
+                 r.timed_out ? "still running after 3 s" : "ended", exit_code(&r), r.err);
+    run_result_free(&r);
+    assert_int_equal(lstat(path, &after), 0);
+    assert_true(after.st_ino == before.st_ino);
+    for (int i = 0; i < n; i++)
+        close(queued[i]);
+    close(listener);
+    unlink(path);
+}
+
 static void a_file_that_is_not_a_socket_is_left_alone(void **state)
 {
     (void)state;
@@ -1137,6 +1269,8 @@ int main(void)
         T(every_termination_signal_stops_the_engine_cleanly),
         T(stale_socket_file_is_taken_over),
         T(live_engine_path_is_not_stolen),
+        T(a_socket_that_refuses_us_permission_is_not_taken_over),
+        T(a_live_socket_with_a_full_backlog_is_not_taken_over),
         T(a_file_that_is_not_a_socket_is_left_alone),
         T(socket_file_is_created_mode_0600),
         T(bad_options_exit_2_with_a_message),

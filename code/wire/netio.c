@@ -165,12 +165,19 @@ int unix_listen(const char *path, int backlog, char *err, size_t err_size)
     if (lstat(path, &st) == 0) {
         if (!S_ISSOCK(st.st_mode))
             return set_error(err, err_size, "%s exists and is not a socket; not touching it", path);
-        int probe = unix_connect(path);
-        if (probe >= 0) {
-            close(probe);
-            return set_error(err, err_size, "an engine is already listening on %s", path);
-        }
-        unlink(path);                  /* nobody answers: the file is stale */
+        int probe = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
+        if (probe < 0)
+            return set_error(err, err_size, "socket: %s", strerror(errno));
+        int answered = connect(probe, (struct sockaddr *)&addr, sizeof addr) == 0;
+        int why = errno;
+        close(probe);
+        if (answered || why == EAGAIN)
+            return set_error(err, err_size, "an engine is already listening on %s%s", path,
+                             answered ? "" : " (its backlog is full)");
+        if (why != ECONNREFUSED)
+            return set_error(err, err_size, "cannot tell whether %s is in use (connect: %s); "
+                             "not touching it", path, strerror(why));
+        unlink(path);                  /* nobody listens: the file is stale */
     }
     int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
     if (fd < 0)
