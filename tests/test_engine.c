@@ -19,6 +19,7 @@
 
 #include "testengine.h"
 #include "engine/service.h"
+#include "wire/json_codec.h"
 
 /* ---- Engines -------------------------------------------------------------- */
 
@@ -289,6 +290,81 @@ static void sweep_of_no_combos_gets_an_empty_reply(void **state)
     free(reply);
     assert_sweep_over(fd);
     close(fd);
+    stop_engine_checked(&e, SIGTERM);
+}
+
+/* ---- JSON ------------------------------------------------------------------ */
+
+/* Sends a JSON body on a fresh connection; returns the reply frame's word
+ * and body (the caller frees it). */
+static uint32_t json_round_trip(const char *path, const char *text, size_t len, uint8_t **reply)
+{
+    int fd = connect_unix(path);
+    assert_true(fd >= 0);
+    assert_int_equal(send_frame(fd, (uint32_t)len, text, len), 0);
+    uint32_t word = 0;
+    if (read_frame(fd, &word, reply, TEST_IO_TIMEOUT_MS) != 0)
+        fail_msg("no reply to a JSON body of %zu bytes", len);
+    close(fd);
+    return word;
+}
+
+/*
+ * A JSON body is known by its content: an object after optional white
+ * space and a UTF-8 byte-order mark. Such bodies once went to the binary
+ * decoder ("unknown opcode 32", "... 239"), as did a top-level array
+ * ("unknown opcode 91"), which must be refused as JSON; and an object with
+ * a key twice was accepted, the last value winning, where it must be
+ * refused.
+ */
+static void json_is_known_by_its_content_and_duplicate_keys_are_refused(void **state)
+{
+    (void)state;
+    struct engine_process e;
+    char path[108];
+    close(start_engine(&e, "json.sock", NULL, path));
+    size_t len;
+    char *sweep = json_request_encode(ref.close, REF_BARS, ref.params, REF_COMBOS, &len);
+    assert_non_null(sweep);
+    static const char *const prefixes[] = {" ", "\r\n\t  ", "\xef\xbb\xbf", "\xef\xbb\xbf \n"};
+    for (size_t i = 0; i < sizeof prefixes / sizeof prefixes[0]; i++) {
+        size_t n = strlen(prefixes[i]);
+        char *text = malloc(n + len);
+        memcpy(text, prefixes[i], n);
+        memcpy(text + n, sweep, len);
+        uint8_t *reply;
+        uint32_t word = json_round_trip(path, text, n + len, &reply);
+        if (word & ERROR_FRAME_FLAG)
+            fail_msg("a JSON sweep after %zu bytes of prefix was refused: %s", n, (char *)reply);
+        struct combo_result results[REF_COMBOS];
+        char err[256];
+        if (json_reply_decode((const char *)reply, word, results, REF_COMBOS, err, sizeof err))
+            fail_msg("prefix %zu: %s", i, err);
+        assert_reference_results(results);
+        free(reply);
+        free(text);
+    }
+    static const struct {
+        const char *text, *needle;
+    } refused[] = {
+        {"[1, 2, 3]", "must be an object"},
+        {"  [{\"op\":\"sweep\"}]", "must be an object"},
+        {"\xef\xbb\xbf[]", "must be an object"},
+        {"{\"op\":\"sweep\",\"close\":[1,2,3],\"close\":[4,5,6],\"params\":[]}", "duplicate"},
+        {"{\"op\":\"sweep\",\"op\":\"sweep\",\"close\":[1,2],\"params\":[]}", "duplicate"},
+        {" x", "invalid JSON"},
+    };
+    for (size_t i = 0; i < sizeof refused / sizeof refused[0]; i++) {
+        uint8_t *reply;
+        uint32_t word = json_round_trip(path, refused[i].text, strlen(refused[i].text), &reply);
+        if (!(word & ERROR_FRAME_FLAG) || strstr((char *)reply, refused[i].needle) == NULL)
+            fail_msg("JSON body %zu: expected an error with \"%s\", got %s \"%s\"", i,
+                     refused[i].needle, word & ERROR_FRAME_FLAG ? "the error" : "a reply",
+                     word & ERROR_FRAME_FLAG ? (char *)reply : "");
+        assert_true(is_utf8_text(reply, word & FRAME_LENGTH_MASK));
+        free(reply);
+    }
+    free(sweep);
     stop_engine_checked(&e, SIGTERM);
 }
 
@@ -1255,6 +1331,7 @@ int main(void)
         T(sweep_equals_the_in_process_kernel),
         T(many_requests_on_one_connection),
         T(sweep_of_no_combos_gets_an_empty_reply),
+        T(json_is_known_by_its_content_and_duplicate_keys_are_refused),
         T(four_clients_interleave),
         T(client_vanishing_mid_reply_does_not_take_the_engine_down),
         T(client_not_reading_its_reply_is_dropped),

@@ -235,6 +235,14 @@ static int handle_json(struct connection *c, const uint8_t *body, size_t len,
     return status;
 }
 
+/* A body that starts as JSON text does (white space, a byte-order mark,
+ * an object or an array) is JSON; no binary opcode is any of these bytes. */
+static int is_json_body(const uint8_t *body, size_t len)
+{
+    return len > 0 && (body[0] == ' ' || body[0] == '\t' || body[0] == '\n' ||
+                       body[0] == '\r' || body[0] == 0xef || body[0] == '{' || body[0] == '[');
+}
+
 /* How many bars, or combinations, an opcode's request may carry. */
 enum count_rule { COUNT_NONE, COUNT_ONE, COUNT_SOME, COUNT_ANY };
 
@@ -287,7 +295,7 @@ int handle_request(struct connection *c, const uint8_t *body, size_t len,
 {
     struct request_view req;
     c->n_reply = 0;
-    if (len > 0 && body[0] == '{')
+    if (is_json_body(body, len))
         return handle_json(c, body, len, err, err_size);
     if (request_decode(body, len, &req, err, err_size) != 0)
         return -1;

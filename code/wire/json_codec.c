@@ -94,17 +94,25 @@ int json_request_decode(const char *text, size_t len, struct json_request *req,
     if (len > MAX_JSON_BODY)
         return set_error(err, err_size, "JSON body of %zu bytes exceeds the endpoint's "
                          "maximum of %u", len, MAX_JSON_BODY);
-    json_t *doc = json_loadb(text, len, JSON_DECODE_INT_AS_REAL, &error);
+    if (len >= 3 && memcmp(text, "\xef\xbb\xbf", 3) == 0) {
+        text += 3;                     /* a byte-order mark, which jansson does not take */
+        len -= 3;
+    }
+    json_t *doc = json_loadb(text, len, JSON_DECODE_INT_AS_REAL | JSON_REJECT_DUPLICATES,
+                             &error);
     if (doc == NULL)
         return set_error(err, err_size, "invalid JSON at line %d, column %d: %s", error.line,
-                      error.column, error.text);
+                         error.column, error.text);
     int status = 0;
-    if (json_unpack_ex(doc, &error, JSON_STRICT, "{s:s,s:o,s:o}", "op", &op,
-                       "close", &close, "params", &params) != 0)
+    if (!json_is_object(doc))
+        status = set_error(err, err_size, "a JSON request must be an object (this is %s)",
+                           json_is_array(doc) ? "an array" : "not one");
+    else if (json_unpack_ex(doc, &error, JSON_STRICT, "{s:s,s:o,s:o}", "op", &op,
+                            "close", &close, "params", &params) != 0)
         status = set_error(err, err_size, "request object: %s", error.text);
     else if (strcmp(op, "sweep") != 0)
         status = set_error(err, err_size, "unknown op \"%s\" (the JSON endpoint serves "
-                        "\"sweep\")", op);
+                           "\"sweep\")", op);
     else if (!json_is_array(close) || json_array_size(close) == 0 ||
              json_array_size(close) > UINT32_MAX)
         status = set_error(err, err_size, "close must be a non-empty array of numbers");

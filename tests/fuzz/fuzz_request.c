@@ -415,6 +415,14 @@ static void check_json_answer(const uint8_t *body, size_t len, const uint8_t *re
     json_request_free(&req);
 }
 
+/* The engine's rule (paper/83-json.md): JSON white space, a byte-order
+ * mark's first byte, '{' or '[' first makes a body JSON text. */
+static int starts_as_json(const uint8_t *body, size_t len)
+{
+    static const uint8_t FIRST[] = {' ', '\t', '\n', '\r', 0xef, '{', '['};
+    return len > 0 && memchr(FIRST, body[0], sizeof FIRST) != NULL;
+}
+
 /* Replies of pass 2, as the frames serve_connection must write in pass 3. */
 struct expected {
     uint8_t *bytes;
@@ -462,7 +470,7 @@ static void handle_frames(const uint8_t *data, size_t size, struct expected *x)
         const uint8_t *body = data + at;
         at += len;
         check_decode(body, len);
-        int json = len > 0 && body[0] == '{';
+        int json = starts_as_json(body, len);
         if (json && len > m.largest_json)
             m.largest_json = len;
         else if (!json && len > m.largest_body)

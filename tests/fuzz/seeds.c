@@ -123,6 +123,10 @@ static void fuzz_seeds(seed_fn emit)
          "{\"op\":\"sweep\",\"close\":[1,2,3],\"params\":[[1,1,1,1,1,4]]}"},
         {"json-window-not-whole",
          "{\"op\":\"sweep\",\"close\":[1,2,3],\"params\":[[1,1,1.5,1,1,1]]}"},
+        {"json-leading-space", " \n{\"op\":\"sweep\",\"close\":[1,2,3],\"params\":[[1,1,1,1,1,1]]}"},
+        {"json-byte-order-mark", "\xef\xbb\xbf{\"op\":\"sweep\",\"close\":[1,2],\"params\":[]}"},
+        {"json-array", "[{\"op\":\"sweep\"}]"},
+        {"json-duplicate-key", "{\"op\":\"sweep\",\"close\":[1],\"close\":[2],\"params\":[]}"},
         {"json-extreme-prices",
          "{\"op\":\"sweep\",\"close\":[1e-300,1e300,1e-300,1e300,1e-300,1e300],"
          "\"params\":[[1,1,1,1,1,1],[1,2,1,1,2,2]]}"},
