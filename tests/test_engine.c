@@ -793,6 +793,57 @@ static void raw_mode_echoes_bytes_and_survives_a_reader_gone(void **state)
     stop_engine_checked(&e, SIGTERM);
 }
 
+/*
+ * --raw keeps the engine's time limits: a client that sends nothing, before
+ * or after its size word, is dropped after the idle timeout, and one that
+ * stops reading is dropped when its echo has waited a frame timeout. Each
+ * once kept its thread (and slot) for good.
+ */
+static void raw_mode_drops_silent_clients_and_non_readers(void **state)
+{
+    (void)state;
+    enum { SIZE = 1 << 20 };
+    struct engine_process e;
+    char path[108];
+    char *const args[] = {"--raw", "--idle-timeout", "300", "--frame-timeout", "300", NULL};
+    close(start_engine(&e, "rawtime.sock", args, path));
+    uint8_t *buf = calloc(1, SIZE), size_word[4];
+    le_put_u32(size_word, SIZE);
+    for (int kind = 0; kind < 3; kind++) {
+        int fd = connect_unix(path);
+        assert_true(fd >= 0);
+        if (kind >= 1)
+            assert_int_equal(send_bytes(fd, size_word, 4), 0);
+        if (kind == 2)                             /* a payload whose echo nobody reads */
+            assert_int_equal(send_bytes(fd, buf, SIZE), 0);
+        sleep_ms(kind == 2 ? 1200 : 0);
+        /* The engine must close the connection: the end of the stream, after
+         * at most part of the echo. */
+        size_t got = 0;
+        int ended = 0;
+        uint64_t deadline = deadline_after_ms(3000);
+        while (!ended && clock_ns() < deadline) {
+            ssize_t r = read(fd, buf, SIZE);
+            if (r == 0)
+                ended = 1;
+            else if (r > 0)
+                got += (size_t)r;
+            else if (errno != EAGAIN && errno != EINTR)
+                ended = 1;                         /* reset by the engine: closed too */
+        }
+        close(fd);
+        if (!ended)
+            fail_msg("raw client %d (%s) was not dropped within 3 s", kind,
+                     kind == 0 ? "silent" : kind == 1 ? "silent after its size word"
+                                                      : "not reading its echo");
+        if (got >= (size_t)SIZE)
+            fail_msg("the client that did not read got its whole echo");
+    }
+    free(buf);
+    assert_engine_alive(&e);
+    stop_engine_checked(&e, SIGTERM);
+}
+
 /* ---- Lifetime and the socket file ----------------------------------------- */
 
 static void sigterm_stops_the_engine_and_removes_its_socket(void **state)
@@ -1341,6 +1392,7 @@ int main(void)
         T(idle_client_is_dropped_after_the_idle_timeout),
         T(client_beyond_max_clients_is_told_busy),
         T(raw_mode_echoes_bytes_and_survives_a_reader_gone),
+        T(raw_mode_drops_silent_clients_and_non_readers),
         T(sigterm_stops_the_engine_and_removes_its_socket),
         T(sigint_stops_the_engine_too),
         T(every_termination_signal_stops_the_engine_cleanly),

@@ -207,7 +207,7 @@ static void *connection_thread(void *arg)
 {
     struct client *cl = arg;
     if (cl->opts->raw) {
-        serve_raw(cl->fd, cl->fd, cl->opts->cfg.max_frame);
+        serve_raw(cl->fd, cl->fd, &cl->opts->cfg);
     } else {
         struct connection c;
         connection_init(&c, &cl->opts->cfg);
@@ -286,6 +286,10 @@ static int serve_stdin(const struct engine_options *o)
     struct connection c;
     cfg.idle_timeout_ms = 0;           /* pipes: wait as long as the parent takes */
     cfg.frame_timeout_ms = 0;
+    if (o->raw) {
+        serve_raw(STDIN_FILENO, STDOUT_FILENO, &cfg);                /* the pipe's floor */
+        return 0;
+    }
     connection_init(&c, &cfg);
     int status = serve_connection(&c, STDIN_FILENO, STDOUT_FILENO, 1);
     connection_free(&c);
@@ -296,7 +300,7 @@ static void serve_shm_session(struct shm_channel *ch, const struct engine_option
 {
     struct byte_link link = shm_link(ch);
     if (o->raw) {
-        serve_raw_link(&link, o->cfg.max_frame);
+        serve_raw_link(&link, &o->cfg);
         return;
     }
     struct connection c;
@@ -337,10 +341,6 @@ int main(int argc, char **argv)
     }
     if (o.transport == TRANSPORT_SHM)
         return serve_shm(&o);
-    if (o.transport == TRANSPORT_STDIN && o.raw) {
-        serve_raw(STDIN_FILENO, STDOUT_FILENO, o.cfg.max_frame);   /* the pipe's floor */
-        return 0;
-    }
     if (o.transport == TRANSPORT_STDIN)
         return serve_stdin(&o);
 

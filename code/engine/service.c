@@ -414,26 +414,26 @@ int serve_connection(struct connection *c, int in_fd, int out_fd, int max_reques
     return serve_link(c, &link, max_requests);
 }
 
-void serve_raw_link(const struct byte_link *link, uint32_t max_size)
+void serve_raw_link(const struct byte_link *link, const struct engine_config *cfg)
 {
     uint8_t size_word[4];
-    if (link->read_exact(link->ctx, size_word, 4, NO_DEADLINE) != 0)
+    struct buffer buf = {NULL, 0};
+    if (link->read_exact(link->ctx, size_word, 4, deadline_in(cfg->idle_timeout_ms)) != 0)
         return;
     uint32_t size = le_get_u32(size_word);
-    if (size > max_size)
+    if (size > cfg->max_frame || buffer_reserve(&buf, size) == NULL)
         return;
-    uint8_t *buf = malloc(size ? size : 1);
-    while (buf != NULL && link->read_exact(link->ctx, buf, size, NO_DEADLINE) == 0) {
-        struct iovec iov = {buf, size};
-        if (link->write_all(link->ctx, &iov, 1, NO_DEADLINE) != 0)
+    while (link->read_exact(link->ctx, buf.data, size, deadline_in(cfg->idle_timeout_ms)) == 0) {
+        struct iovec iov = {buf.data, size};
+        if (link->write_all(link->ctx, &iov, 1, deadline_in(cfg->frame_timeout_ms)) != 0)
             break;
     }
-    free(buf);
+    buffer_free(&buf);
 }
 
-void serve_raw(int in_fd, int out_fd, uint32_t max_size)
+void serve_raw(int in_fd, int out_fd, const struct engine_config *cfg)
 {
     struct fd_pair fds = {in_fd, out_fd};
     struct byte_link link = fd_link(&fds);
-    serve_raw_link(&link, max_size);
+    serve_raw_link(&link, cfg);
 }

@@ -57,9 +57,11 @@ int serve_link(struct connection *c, const struct byte_link *link, int max_reque
 /* The same, reading in_fd and writing out_fd. */
 int serve_connection(struct connection *c, int in_fd, int out_fd, int max_requests);
 
-/* The raw ping-pong: one size word (at most max_size), then that many bytes
- * in and the same bytes out, until the peer leaves. */
-void serve_raw_link(const struct byte_link *link, uint32_t max_size);
-void serve_raw(int in_fd, int out_fd, uint32_t max_size);
+/* The raw ping-pong: one size word (at most cfg->max_frame), then that many
+ * bytes in and the same bytes out, until the peer leaves or a time limit of
+ * cfg passes (the idle timeout for each round trip's bytes, the frame
+ * timeout for each echo). */
+void serve_raw_link(const struct byte_link *link, const struct engine_config *cfg);
+void serve_raw(int in_fd, int out_fd, const struct engine_config *cfg);
 
 #endif
