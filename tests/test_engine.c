@@ -746,6 +746,38 @@ static void client_beyond_max_clients_is_told_busy(void **state)
 }
 
 /*
+ * A slot is freed with its connection: a client that closes and at once
+ * connects again must be served, not told "busy" because the thread of its
+ * first connection had not yet noticed the close (114 of 500 were refused
+ * with --max-clients 1).
+ */
+static void a_client_that_reconnects_at_once_is_not_told_busy(void **state)
+{
+    (void)state;
+    enum { RECONNECTS = 500 };
+    struct engine_process e;
+    char path[108];
+    char *const args[] = {"--max-clients", "1", NULL};
+    close(start_engine(&e, "reconnect.sock", args, path));
+    int refused = 0;
+    char last[CLIENT_ERROR_SIZE] = "";
+    for (int i = 0; i < RECONNECTS; i++) {
+        int fd = connect_unix(path);
+        assert_true(fd >= 0);
+        struct engine_client c;
+        double one = (double)i, back = 0;
+        client_init(&c, fd, fd);
+        if (client_echo(&c, &one, 1, &back, last) != 0)
+            refused++;
+        client_close(&c);
+    }
+    if (refused > 0)
+        fail_msg("%d of %d clients that reconnected at once were refused (last: %s)",
+                 refused, RECONNECTS, last);
+    stop_engine_checked(&e, SIGTERM);
+}
+
+/*
  * --raw, the transport's floor for the echo measurement: a u32 size once,
  * then each round trip is that many bytes in and the same bytes out. A
  * client that has stopped reading makes the engine's write fail with EPIPE
@@ -1391,6 +1423,7 @@ int main(void)
         T(slow_reader_is_dropped_after_the_frame_timeout),
         T(idle_client_is_dropped_after_the_idle_timeout),
         T(client_beyond_max_clients_is_told_busy),
+        T(a_client_that_reconnects_at_once_is_not_told_busy),
         T(raw_mode_echoes_bytes_and_survives_a_reader_gone),
         T(raw_mode_drops_silent_clients_and_non_readers),
         T(sigterm_stops_the_engine_and_removes_its_socket),

@@ -9,11 +9,11 @@
 #include <poll.h>
 #include <pthread.h>
 #include <signal.h>
-#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "wire/frame.h"
@@ -32,6 +32,7 @@ enum {
     DEFAULT_IDLE_TIMEOUT_MS = 120000,
     DEFAULT_FRAME_TIMEOUT_MS = 10000,
     WAKE_PERIOD_MS = 250,      /* how often a blocked read rechecks its deadline */
+    SLOT_GRACE_MS = 1000,      /* longest wait for a hung-up client's slot (see below) */
     LISTEN_BACKLOG = 64,
 };
 
@@ -196,28 +197,118 @@ static int install_signal_handlers(int keep_defaults)
     return 0;
 }
 
-struct client {
-    int fd;
+struct server {
     const struct engine_options *opts;
+    pthread_mutex_t lock;
+    pthread_cond_t slot_freed;     /* signalled when a thread gives its slot back */
+    int *slot_fd;                  /* each slot's connection, or -1 */
+    struct pollfd *probe;          /* scratch for looking at every slot at once */
+    int active;                    /* slots in use */
 };
 
-static atomic_int active_clients;
+struct client {
+    struct server *server;
+    int slot, fd;
+};
+
+static void release_slot(struct server *s, int slot)
+{
+    pthread_mutex_lock(&s->lock);
+    s->slot_fd[slot] = -1;
+    s->active--;
+    pthread_cond_signal(&s->slot_freed);
+    pthread_mutex_unlock(&s->lock);
+}
 
 static void *connection_thread(void *arg)
 {
     struct client *cl = arg;
-    if (cl->opts->raw) {
-        serve_raw(cl->fd, cl->fd, &cl->opts->cfg);
+    const struct engine_options *o = cl->server->opts;
+    if (o->raw) {
+        serve_raw(cl->fd, cl->fd, &o->cfg);
     } else {
         struct connection c;
-        connection_init(&c, &cl->opts->cfg);
+        connection_init(&c, &o->cfg);
         serve_connection(&c, cl->fd, cl->fd, 0);
         connection_free(&c);
     }
+    release_slot(cl->server, cl->slot);    /* before close: the number is not reused yet */
     close(cl->fd);
     free(cl);
-    atomic_fetch_sub(&active_clients, 1);
     return NULL;
+}
+/* With the lock held: whether some connection's client has hung up. */
+static int a_client_has_hung_up(struct server *s)
+{
+    int n = 0;
+    for (int i = 0; i < s->opts->max_clients; i++)
+        if (s->slot_fd[i] >= 0)
+            s->probe[n++] = (struct pollfd){s->slot_fd[i], POLLRDHUP, 0};
+    if (poll(s->probe, (nfds_t)n, 0) <= 0)
+        return 0;
+    for (int i = 0; i < n; i++)
+        if (s->probe[i].revents & (POLLRDHUP | POLLHUP | POLLERR))
+            return 1;
+    return 0;
+}
+
+/* A free slot for fd, waiting a little for one whose client has gone; the
+ * slot's index, or -1 when the engine is really full. */
+static int take_slot(struct server *s, int fd)
+{
+    pthread_mutex_lock(&s->lock);
+    if (s->active >= s->opts->max_clients && a_client_has_hung_up(s)) {
+        struct timespec until;
+        clock_gettime(CLOCK_MONOTONIC, &until);
+        until.tv_nsec += (long)SLOT_GRACE_MS * 1000000L;
+        until.tv_sec += until.tv_nsec / 1000000000L;
+        until.tv_nsec %= 1000000000L;
+        while (s->active >= s->opts->max_clients &&
+               pthread_cond_timedwait(&s->slot_freed, &s->lock, &until) == 0) {
+        }
+    }
+    int slot = -1;
+    for (int i = 0; s->active < s->opts->max_clients && slot < 0; i++)
+        if (s->slot_fd[i] < 0)
+            slot = i;
+    if (slot >= 0) {
+        s->slot_fd[slot] = fd;
+        s->active++;
+    }
+    pthread_mutex_unlock(&s->lock);
+    return slot;
+}
+
+static int server_init(struct server *s, const struct engine_options *o)
+{
+    pthread_condattr_t attr;
+    memset(s, 0, sizeof *s);
+    s->opts = o;
+    s->slot_fd = malloc((size_t)o->max_clients * sizeof *s->slot_fd);
+    s->probe = malloc((size_t)o->max_clients * sizeof *s->probe);
+    if (s->slot_fd == NULL || s->probe == NULL)
+        return -1;
+    for (int i = 0; i < o->max_clients; i++)
+        s->slot_fd[i] = -1;
+    pthread_mutex_init(&s->lock, NULL);
+    pthread_condattr_init(&attr);
+    pthread_condattr_setclock(&attr, CLOCK_MONOTONIC);
+    pthread_cond_init(&s->slot_freed, &attr);
+    pthread_condattr_destroy(&attr);
+    return 0;
+}
+
+/* The table is freed when no thread uses it; a thread still serving when
+ * the engine stops is ended, table and all, by the process's exit. */
+static void server_free(struct server *s)
+{
+    pthread_mutex_lock(&s->lock);
+    int idle = s->active == 0;
+    pthread_mutex_unlock(&s->lock);
+    if (idle) {
+        free(s->slot_fd);
+        free(s->probe);
+    }
 }
 
 static void refuse_busy(int fd, int max_clients)
@@ -232,39 +323,50 @@ static void refuse_busy(int fd, int max_clients)
     close(fd);
 }
 
-static void start_client(int fd, const struct engine_options *o)
+static void start_client(struct server *s, int fd)
 {
     pthread_t thread;
     pthread_attr_t attr;
-    struct client *cl = malloc(sizeof *cl);
-    if (cl == NULL) {
-        close(fd);
+    int slot = take_slot(s, fd);
+    if (slot < 0) {
+        refuse_busy(fd, s->opts->max_clients);
         return;
     }
-    cl->fd = fd;
-    cl->opts = o;
-    atomic_fetch_add(&active_clients, 1);
-    pthread_attr_init(&attr);
-    pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
-    if (pthread_create(&thread, &attr, connection_thread, cl) != 0) {
-        atomic_fetch_sub(&active_clients, 1);
-        close(fd);
+    struct client *cl = malloc(sizeof *cl);
+    if (cl != NULL) {
+        *cl = (struct client){s, slot, fd};
+        pthread_attr_init(&attr);
+        pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
+        int started = pthread_create(&thread, &attr, connection_thread, cl) == 0;
+        pthread_attr_destroy(&attr);
+        if (started)
+            return;
         free(cl);
     }
-    pthread_attr_destroy(&attr);
+    release_slot(s, slot);
+    close(fd);
 }
+
+/* Static: the connection threads use it until they end, perhaps after the
+ * accept loop has returned. */
+static struct server server;
 
 static int accept_loop(int listener, const struct engine_options *o)
 {
     struct pollfd fds[2] = {{listener, POLLIN, 0}, {stop_pipe[0], POLLIN, 0}};
+    if (server_init(&server, o) != 0)
+        return -1;
     for (;;) {
         if (poll(fds, 2, -1) < 0) {
             if (errno == EINTR)
                 continue;
+            server_free(&server);
             return -1;
         }
-        if (fds[1].revents != 0)
-            return 0;                                  /* SIGINT or SIGTERM */
+        if (fds[1].revents != 0) {
+            server_free(&server);
+            return 0;                                  /* told to stop */
+        }
         if (!(fds[0].revents & POLLIN))
             continue;
         int fd = accept4(listener, NULL, NULL, SOCK_CLOEXEC);
@@ -273,10 +375,7 @@ static int accept_loop(int listener, const struct engine_options *o)
         if (o->transport == TRANSPORT_TCP)
             tcp_no_delay(fd);
         socket_wake_every(fd, WAKE_PERIOD_MS);
-        if (atomic_load(&active_clients) >= o->max_clients)
-            refuse_busy(fd, o->max_clients);
-        else
-            start_client(fd, o);
+        start_client(&server, fd);
     }
 }
 
