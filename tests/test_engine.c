@@ -15,6 +15,7 @@
 #include <grp.h>
 #include <netinet/in.h>
 #include <netinet/tcp.h>
+#include <sys/resource.h>
 #include <sys/un.h>
 
 #include "testengine.h"
@@ -777,6 +778,112 @@ static void a_client_that_reconnects_at_once_is_not_told_busy(void **state)
     stop_engine_checked(&e, SIGTERM);
 }
 
+/* CPU time the process has used, user and system, in ms (from /proc). */
+static long cpu_ms_of(pid_t pid)
+{
+    char path[64], text[1024];
+    snprintf(path, sizeof path, "/proc/%d/stat", (int)pid);
+    FILE *f = fopen(path, "r");
+    if (f == NULL || fgets(text, sizeof text, f) == NULL) {
+        if (f != NULL)
+            fclose(f);
+        return -1;
+    }
+    fclose(f);
+    unsigned long utime = 0, stime = 0;
+    const char *after = strrchr(text, ')');             /* the name may hold spaces */
+    if (after == NULL ||
+        sscanf(after + 2, "%*c %*d %*d %*d %*d %*d %*u %*u %*u %*u %*u %lu %lu", &utime,
+               &stime) != 2)
+        return -1;
+    return (long)((utime + stime) * 1000 / (unsigned long)sysconf(_SC_CLK_TCK));
+}
+
+/* The descriptor limit at which the process has exactly `room` free
+ * descriptor numbers (a descriptor takes the lowest free number, and the
+ * limit caps the number, not the count), or -1. */
+static int limit_leaving_room(pid_t pid, int room)
+{
+    char path[64];
+    static unsigned char used[65536];
+    memset(used, 0, sizeof used);
+    snprintf(path, sizeof path, "/proc/%d/fd", (int)pid);
+    DIR *d = opendir(path);
+    if (d == NULL)
+        return -1;
+    for (struct dirent *e; (e = readdir(d)) != NULL;) {
+        long n = strtol(e->d_name, NULL, 10);
+        if (e->d_name[0] != '.' && n >= 0 && n < (long)sizeof used)
+            used[n] = 1;
+    }
+    closedir(d);
+    for (int limit = 0, free_numbers = 0; limit < (int)sizeof used; limit++) {
+        if (free_numbers == room)
+            return limit;
+        free_numbers += !used[limit];
+    }
+    return -1;
+}
+
+/*
+ * An engine out of file descriptors (here its limit is lowered under it to
+ * leave room for two clients) tells the next client "busy" and does not
+ * spin: accept4 failing with EMFILE once made the loop spin at full speed
+ * while queued clients got nothing at all.
+ */
+static void out_of_descriptors_the_engine_says_busy_and_does_not_spin(void **state)
+{
+    (void)state;
+    struct engine_process e;
+    char path[108];
+    close(start_engine(&e, "emfile.sock", NULL, path));
+    sleep_ms(50);
+    int limit = limit_leaving_room(e.pid, 2);
+    assert_true(limit > 0);
+    struct rlimit lim = {(rlim_t)limit, (rlim_t)limit};
+    assert_int_equal(prlimit(e.pid, RLIMIT_NOFILE, &lim, NULL), 0);
+    int a = connect_unix(path), b = connect_unix(path);
+    assert_true(a >= 0 && b >= 0);
+    assert_sweep_over(a);
+    assert_sweep_over(b);
+    long cpu_before = cpu_ms_of(e.pid);
+    int c = connect_unix(path);
+    assert_true(c >= 0);
+    assert_error_frame_then_eof(c, "engine busy", NULL, 0);
+    close(c);
+    sleep_ms(1000);
+    long cpu = cpu_ms_of(e.pid) - cpu_before;
+    if (cpu > 300)
+        fail_msg("the engine used %ld ms of CPU in a second with no work to do", cpu);
+    close(a);
+    sleep_ms(50);
+    assert_new_client_sweeps(path);                /* a freed descriptor serves again */
+    close(b);
+    stop_engine_checked(&e, SIGTERM);
+}
+
+/* --max-clients cannot promise more clients than descriptors allow. */
+static void max_clients_is_bounded_by_the_descriptor_limit(void **state)
+{
+    (void)state;
+    char path[108];
+    scratch_path(path, sizeof path, "maxc.sock");
+    struct rlimit lim;
+    assert_int_equal(getrlimit(RLIMIT_NOFILE, &lim), 0);
+    char too_many[32];
+    snprintf(too_many, sizeof too_many, "%llu", (unsigned long long)lim.rlim_cur + 1);
+    char *argv[] = {(char *)engine_binary(), "--unix", path, "--max-clients", too_many, NULL};
+    struct run_result r;
+    assert_int_equal(run_program(argv, NULL, NULL, 0, 3000, &r), 0);
+    char expected[96];
+    snprintf(expected, sizeof expected, "--max-clients: %s is outside 1..", too_many);
+    if (r.timed_out || exit_code(&r) != 2 || strstr(r.err, expected) == NULL)
+        fail_msg("--max-clients %s with a descriptor limit of %llu: exit %d, stderr \"%s\"",
+                 too_many, (unsigned long long)lim.rlim_cur, exit_code(&r), r.err);
+    run_result_free(&r);
+    assert_int_equal(access(path, F_OK), -1);
+}
+
 /*
  * --raw, the transport's floor for the echo measurement: a u32 size once,
  * then each round trip is that many bytes in and the same bytes out. A
@@ -1424,6 +1531,8 @@ int main(void)
         T(idle_client_is_dropped_after_the_idle_timeout),
         T(client_beyond_max_clients_is_told_busy),
         T(a_client_that_reconnects_at_once_is_not_told_busy),
+        T(out_of_descriptors_the_engine_says_busy_and_does_not_spin),
+        T(max_clients_is_bounded_by_the_descriptor_limit),
         T(raw_mode_echoes_bytes_and_survives_a_reader_gone),
         T(raw_mode_drops_silent_clients_and_non_readers),
         T(sigterm_stops_the_engine_and_removes_its_socket),

@@ -12,6 +12,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/socket.h>
 #include <time.h>
 #include <unistd.h>
@@ -33,6 +34,8 @@ enum {
     DEFAULT_FRAME_TIMEOUT_MS = 10000,
     WAKE_PERIOD_MS = 250,      /* how often a blocked read rechecks its deadline */
     SLOT_GRACE_MS = 1000,      /* longest wait for a hung-up client's slot (see below) */
+    ENGINE_SPARE_FDS = 16,     /* descriptors kept for the engine's own use */
+    ACCEPT_BACKOFF_MS = 100,   /* pause after accept found no resources */
     LISTEN_BACKLOG = 64,
 };
 
@@ -114,6 +117,18 @@ static int parse_host_port(const char *text, struct engine_options *o)
     return 0;
 }
 
+/* Each client holds one descriptor; the engine keeps ENGINE_SPARE_FDS for
+ * its own (standard streams, listener, stop pipe, the reserve below, and
+ * what the C library opens). */
+static long max_clients_allowed(void)
+{
+    struct rlimit lim;
+    if (getrlimit(RLIMIT_NOFILE, &lim) != 0 || lim.rlim_cur == RLIM_INFINITY)
+        return 1000000;
+    long n = (long)lim.rlim_cur - ENGINE_SPARE_FDS;
+    return n > 1 ? n : 1;
+}
+
 static int parse_options(int argc, char **argv, struct engine_options *o)
 {
     static const struct option options[] = {
@@ -144,7 +159,15 @@ static int parse_options(int argc, char **argv, struct engine_options *o)
         }
         case 'f': if (parse_long_in_range(optarg, REQUEST_HEADER_BYTES, FRAME_LENGTH_MASK, &v)) goto bad;
                   o->cfg.max_frame = (uint32_t)v; break;
-        case 'c': if (parse_long_in_range(optarg, 1, 100000, &v)) goto bad; o->max_clients = v; break;
+        case 'c':
+            if (parse_long_in_range(optarg, 1, max_clients_allowed(), &v) != 0) {
+                fprintf(stderr, "ipctax-engine: --max-clients: %s is outside 1..%ld (each "
+                        "client takes a descriptor; see ulimit -n)\n", optarg,
+                        max_clients_allowed());
+                return -1;
+            }
+            o->max_clients = (int)v;
+            break;
         case 'i': if (parse_long_in_range(optarg, 1, 86400000, &v)) goto bad;
                   o->cfg.idle_timeout_ms = v; break;
         case 'F': if (parse_long_in_range(optarg, 1, 86400000, &v)) goto bad;
@@ -347,6 +370,38 @@ static void start_client(struct server *s, int fd)
     close(fd);
 }
 
+/*
+ * When accept finds no descriptor left (EMFILE, ENFILE), the client it
+ * could not take still waits in the listener's queue, and poll reports it
+ * again at once: the loop would spin, and the client would get nothing. The
+ * engine therefore keeps one descriptor in reserve. Out of descriptors, it
+ * gives the reserve up, accepts the waiting client with it, tells it
+ * "busy", closes it and takes the reserve back; when even that fails (or
+ * the kernel is short of memory, ENOBUFS, ENOMEM), it stops looking at the
+ * listener for ACCEPT_BACKOFF_MS, watching only the stop pipe.
+ */
+static int reserve_fd = -1;
+
+static void refuse_without_descriptors(int listener)
+{
+    if (reserve_fd >= 0) {
+        close(reserve_fd);
+        int fd = accept4(listener, NULL, NULL, SOCK_CLOEXEC);
+        if (fd >= 0) {
+            char message[] = "engine busy: no file descriptor is left for another client";
+            uint8_t header[FRAME_HEADER_BYTES];
+            uint32_t n = error_frame_header(header, strlen(message));
+            struct iovec iov[2] = {{header, sizeof header}, {message, n}};
+            write_all(fd, iov, 2, NO_DEADLINE);
+            close(fd);
+        }
+        reserve_fd = open("/dev/null", O_RDONLY | O_CLOEXEC);
+        if (fd >= 0)
+            return;
+    }
+    poll(&(struct pollfd){stop_pipe[0], POLLIN, 0}, 1, ACCEPT_BACKOFF_MS);
+}
+
 /* Static: the connection threads use it until they end, perhaps after the
  * accept loop has returned. */
 static struct server server;
@@ -356,6 +411,7 @@ static int accept_loop(int listener, const struct engine_options *o)
     struct pollfd fds[2] = {{listener, POLLIN, 0}, {stop_pipe[0], POLLIN, 0}};
     if (server_init(&server, o) != 0)
         return -1;
+    reserve_fd = open("/dev/null", O_RDONLY | O_CLOEXEC);
     for (;;) {
         if (poll(fds, 2, -1) < 0) {
             if (errno == EINTR)
@@ -370,8 +426,11 @@ static int accept_loop(int listener, const struct engine_options *o)
         if (!(fds[0].revents & POLLIN))
             continue;
         int fd = accept4(listener, NULL, NULL, SOCK_CLOEXEC);
+        if (fd < 0 && (errno == EMFILE || errno == ENFILE || errno == ENOBUFS ||
+                       errno == ENOMEM))
+            refuse_without_descriptors(listener);
         if (fd < 0)
-            continue;                                  /* the client gave up; go on */
+            continue;                                  /* or the client gave up; go on */
         if (o->transport == TRANSPORT_TCP)
             tcp_no_delay(fd);
         socket_wake_every(fd, WAKE_PERIOD_MS);
