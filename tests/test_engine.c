@@ -80,6 +80,8 @@ static void kill_engine(struct engine_process *e)
         unlink(e->socket_path);
 }
 
+static long cpu_ms_of(pid_t pid);
+
 /* ---- Reference checks on raw replies ----------------------------------- */
 
 /* The reply body `body[0..len)` to a sweep of combos [first, first+count). */
@@ -258,7 +260,9 @@ static void sweep_of_no_combos_gets_an_empty_reply(void **state)
 {
     (void)state;
     /* In the service alone, with no socket. */
-    struct engine_config cfg = {1u << 20, sweep_naive_in, 1000, 1000};
+    struct engine_config cfg = {.max_frame = 1u << 20, .max_work = DEFAULT_MAX_WORK,
+                                .sweep = sweep_naive_in, .idle_timeout_ms = 1000,
+                                .frame_timeout_ms = 1000};
     struct connection conn;
     connection_init(&conn, &cfg);
     const double close3[3] = {100, 101, 102};
@@ -291,6 +295,128 @@ static void sweep_of_no_combos_gets_an_empty_reply(void **state)
     free(reply);
     assert_sweep_over(fd);
     close(fd);
+    stop_engine_checked(&e, SIGTERM);
+}
+
+/* ---- Work: bounded before it starts, abandoned when its client goes -------- */
+
+/*
+ * 61 bytes (a loaded sweep of one combination, every window 100,000) on a
+ * loaded series of 200,000 bars ask for 1.4e11 window-bar steps, some 80 s
+ * of the naive kernel: refused at once, before any work starts. The engine
+ * once computed it, a core at full load and a slot held, whatever became of
+ * the client.
+ */
+static void work_above_max_work_is_refused_before_it_starts(void **state)
+{
+    (void)state;
+    enum { BARS = 200000 };
+    struct engine_process e;
+    char path[108];
+    int fd = start_engine(&e, "work.sock", NULL, path);
+    double *series = malloc(BARS * sizeof *series);
+    gbm_series(series, BARS, 42);
+    struct engine_client c;
+    char err[CLIENT_ERROR_SIZE] = "";
+    client_init(&c, fd, fd);
+    if (client_request(&c, OP_LOAD, series, BARS, NULL, 0, err) != 0)
+        fail_msg("load: %s", err);
+    c.in_fd = c.out_fd = -1;
+    client_close(&c);
+    const struct combo_params heavy = {100000, 100000, 100000, 100000, 100000, 100000};
+    uint8_t body[9 + 48];
+    request_encode(body, OP_SWEEP_LOADED, NULL, 0, &heavy, 1);
+    assert_int_equal(send_frame(fd, sizeof body, body, sizeof body), 0);
+    assert_error_frame_then_eof(fd, "--max-work", NULL, 0);   /* within 5 s, or fails */
+    close(fd);
+    free(series);
+    assert_new_client_sweeps(path);
+    stop_engine_checked(&e, SIGTERM);
+}
+
+/* The limit, at the service: a request exactly at it is served, one step
+ * above it refused; and the default admits the study's sweep (150,000 bars
+ * x 80 combinations) ten times over. */
+static void max_work_is_exact_and_admits_the_study(void **state)
+{
+    (void)state;
+    uint64_t work = sweep_work(ref.params, REF_COMBOS, REF_BARS);
+    struct engine_config cfg = {.max_frame = 1u << 20, .max_work = work, .sweep = sweep_naive_in};
+    size_t len;
+    uint8_t *body = reference_request(OP_SWEEP, REF_BARS, REF_COMBOS, &len);
+    char err[512] = "";
+    struct connection conn;
+    connection_init(&conn, &cfg);
+    if (handle_request(&conn, body, len, err, sizeof err) != 0)
+        fail_msg("a sweep of exactly --max-work was refused: %s", err);
+    connection_free(&conn);
+    cfg.max_work = work - 1;
+    connection_init(&conn, &cfg);
+    assert_int_equal(handle_request(&conn, body, len, err, sizeof err), -1);
+    assert_non_null(strstr(err, "--max-work"));
+    connection_free(&conn);
+    free(body);
+
+    struct combo_params grid[80];
+    grid_fill(grid, 80);
+    uint64_t study = sweep_work(grid, 80, 150000);
+    if (study * 10 > DEFAULT_MAX_WORK)
+        fail_msg("the default --max-work (%llu) admits the study's sweep (%llu steps) "
+                 "less than ten times over", (unsigned long long)DEFAULT_MAX_WORK,
+                 (unsigned long long)study);
+}
+
+/*
+ * A sweep whose client hangs up is abandoned: the service runs the kernel
+ * on groups of combinations and looks at the connection between them. With
+ * --max-clients 1 the next client is served within a second or two, not
+ * after the seconds of work nobody will read.
+ */
+static void a_sweep_is_abandoned_when_its_client_hangs_up(void **state)
+{
+    (void)state;
+    enum { BARS = 50000, COMBOS = 25 };
+    struct engine_process e;
+    char path[108];
+    char *const args[] = {"--max-clients", "1", NULL};
+    int fd = start_engine(&e, "abandon.sock", args, path);
+    double *series = malloc(BARS * sizeof *series);
+    gbm_series(series, BARS, 7);
+    struct combo_params heavy[COMBOS];
+    for (int k = 0; k < COMBOS; k++)
+        heavy[k] = (struct combo_params){1000, 1000, 1000, 1000, 1000, 1000};
+    size_t len = (size_t)request_body_size(BARS, COMBOS);
+    uint8_t *body = malloc(len);
+    request_encode(body, OP_SWEEP, series, BARS, heavy, COMBOS);
+    assert_int_equal(send_frame(fd, (uint32_t)len, body, len), 0);
+    sleep_ms(300);
+    close(fd);                                       /* hangs up mid-sweep */
+    uint64_t deadline = deadline_after_ms(2500);
+    for (;;) {
+        int d = connect_unix(path);
+        assert_true(d >= 0);
+        struct engine_client c;
+        struct combo_result results[REF_COMBOS];
+        char err[CLIENT_ERROR_SIZE] = "";
+        client_init(&c, d, d);
+        int r = client_sweep(&c, &ref.job, 0, REF_COMBOS, results, err);
+        client_close(&c);
+        if (r == 0) {
+            assert_reference_results(results);
+            break;
+        }
+        if (clock_ns() > deadline)
+            fail_msg("2.5 s after its client hung up, the abandoned sweep still held the "
+                     "engine's only slot: %s", err);
+        sleep_ms(50);
+    }
+    long cpu_before = cpu_ms_of(e.pid);
+    sleep_ms(500);
+    long cpu = cpu_ms_of(e.pid) - cpu_before;
+    if (cpu > 200)
+        fail_msg("the engine used %ld ms of CPU in half a second after its clients left", cpu);
+    free(body);
+    free(series);
     stop_engine_checked(&e, SIGTERM);
 }
 
@@ -1521,6 +1647,9 @@ int main(void)
         T(sweep_equals_the_in_process_kernel),
         T(many_requests_on_one_connection),
         T(sweep_of_no_combos_gets_an_empty_reply),
+        T(work_above_max_work_is_refused_before_it_starts),
+        T(max_work_is_exact_and_admits_the_study),
+        T(a_sweep_is_abandoned_when_its_client_hangs_up),
         T(json_is_known_by_its_content_and_duplicate_keys_are_refused),
         T(four_clients_interleave),
         T(client_vanishing_mid_reply_does_not_take_the_engine_down),

@@ -197,7 +197,8 @@ static void shorter_than_the_header_is_refused(void **state)
 static const char *served(const uint8_t *body, size_t len)
 {
     static char err[512];
-    struct engine_config cfg = {.max_frame = 1u << 20, .sweep = sweep_naive_in};
+    struct engine_config cfg = {.max_frame = 1u << 20, .max_work = DEFAULT_MAX_WORK,
+                                .sweep = sweep_naive_in};
     struct connection c;
     connection_init(&c, &cfg);
     err[0] = '\0';

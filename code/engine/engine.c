@@ -39,6 +39,9 @@ enum {
     LISTEN_BACKLOG = 64,
 };
 
+/* --max-work's own bound: 2^62, so that a sum of steps never nears 2^64. */
+#define MAX_MAX_WORK (1L << 62)
+
 struct engine_options {
     enum transport transport;
     const char *unix_path;
@@ -69,6 +72,8 @@ static void usage(FILE *to)
         "                       or spin (poll; holds a core busy while it waits)\n"
         "  --kernel NAME        naive (default) or tuned (bit-identical, one thread)\n"
         "  --max-frame BYTES    largest request body accepted (default %u)\n"
+        "  --max-work STEPS     most window-bar steps one request may ask for, counted\n"
+        "                       before any work starts (default %llu)\n"
         "  --max-clients N      concurrent connections (default %d)\n"
         "  --idle-timeout MS    longest wait between frames (default %d)\n"
         "  --frame-timeout MS   longest time to receive or send one frame (default %d)\n"
@@ -81,8 +86,8 @@ static void usage(FILE *to)
         "len][len bytes of UTF-8], and the connection is closed. SIGTERM, SIGINT,\n"
         "SIGHUP, SIGQUIT, SIGUSR1 and SIGUSR2 stop the engine and remove its socket\n"
         "file or shared-memory segment.\n",
-        DEFAULT_MAX_FRAME, DEFAULT_MAX_CLIENTS, DEFAULT_IDLE_TIMEOUT_MS,
-        DEFAULT_FRAME_TIMEOUT_MS);
+        DEFAULT_MAX_FRAME, (unsigned long long)DEFAULT_MAX_WORK, DEFAULT_MAX_CLIENTS,
+        DEFAULT_IDLE_TIMEOUT_MS, DEFAULT_FRAME_TIMEOUT_MS);
 }
 
 struct named_kernel {
@@ -135,6 +140,7 @@ static int parse_options(int argc, char **argv, struct engine_options *o)
         {"unix", required_argument, 0, 'u'}, {"tcp", required_argument, 0, 't'},
         {"stdin", no_argument, 0, 's'}, {"kernel", required_argument, 0, 'k'},
         {"max-frame", required_argument, 0, 'f'}, {"max-clients", required_argument, 0, 'c'},
+        {"max-work", required_argument, 0, 'w'},
         {"idle-timeout", required_argument, 0, 'i'}, {"frame-timeout", required_argument, 0, 'F'},
         {"shm", required_argument, 0, 'S'}, {"shm-wait", required_argument, 0, 'W'},
         {"raw", no_argument, 0, 'r'}, {"help", no_argument, 0, 'h'}, {0, 0, 0, 0},
@@ -168,6 +174,8 @@ static int parse_options(int argc, char **argv, struct engine_options *o)
             }
             o->max_clients = (int)v;
             break;
+        case 'w': if (parse_long_in_range(optarg, 1, MAX_MAX_WORK, &v)) goto bad;
+                  o->cfg.max_work = (uint64_t)v; break;
         case 'i': if (parse_long_in_range(optarg, 1, 86400000, &v)) goto bad;
                   o->cfg.idle_timeout_ms = v; break;
         case 'F': if (parse_long_in_range(optarg, 1, 86400000, &v)) goto bad;
@@ -488,7 +496,7 @@ int main(int argc, char **argv)
 {
     struct engine_options o = {
         .max_clients = DEFAULT_MAX_CLIENTS,
-        .cfg = {DEFAULT_MAX_FRAME, sweep_naive_in, DEFAULT_IDLE_TIMEOUT_MS,
+        .cfg = {DEFAULT_MAX_FRAME, DEFAULT_MAX_WORK, sweep_naive_in, DEFAULT_IDLE_TIMEOUT_MS,
                 DEFAULT_FRAME_TIMEOUT_MS},
     };
     if (parse_options(argc, argv, &o) != 0)

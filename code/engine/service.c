@@ -37,6 +37,61 @@ void connection_free(struct connection *c)
     memset(c, 0, sizeof *c);
 }
 
+/* One bar's steps for one combination: its seven moving averages. */
+static uint64_t combo_steps(const struct combo_params *p)
+{
+    return (uint64_t)(p->h_half + p->h_len + p->h_sqrt + p->t_third + p->t_half + 2 * p->t_len);
+}
+
+uint64_t sweep_work(const struct combo_params *params, size_t n_combos, uint64_t n_bars)
+{
+    uint64_t total = 0;
+    for (size_t k = 0; k < n_combos; k++) {
+        uint64_t w = combo_steps(&params[k]) * n_bars;
+        total = w > UINT64_MAX - total ? UINT64_MAX : total + w;
+    }
+    return total;
+}
+
+static int check_work(const struct connection *c, uint64_t work, const char *what,
+                      char *err, size_t err_size)
+{
+    if (work <= c->cfg->max_work)
+        return 0;
+    return set_error(err, err_size, "%s of %llu window-bar steps is more than the engine's "
+                     "--max-work of %llu", what, (unsigned long long)work,
+                     (unsigned long long)c->cfg->max_work);
+}
+
+/* Work per call of the kernel between two looks at the connection. */
+#define SWEEP_GROUP_STEPS (1ull << 28)
+
+static int client_gone(const struct connection *c)
+{
+    return c->link != NULL && c->link->peer_gone != NULL && c->link->peer_gone(c->link->ctx);
+}
+
+static int sweep_in_groups(struct connection *c, const double *close, uint32_t n_bars,
+                           const struct combo_params *params, uint32_t n_combos,
+                           struct combo_result *results, char *err, size_t err_size)
+{
+    for (uint32_t first = 0; first < n_combos;) {
+        uint32_t count = 1;
+        uint64_t steps = combo_steps(&params[first]) * n_bars;
+        while (first + count < n_combos &&
+               steps + combo_steps(&params[first + count]) * n_bars <= SWEEP_GROUP_STEPS)
+            steps += combo_steps(&params[first + count++]) * n_bars;
+        if (c->cfg->sweep(&c->workspace, close, n_bars, params + first, count,
+                          results + first) != 0)
+            return set_error(err, err_size, "engine out of memory for the sweep workspace");
+        first += count;
+        if (first < n_combos && client_gone(c))
+            return set_error(err, err_size, "the client went away during the sweep; %u of "
+                             "%u combos computed, the rest abandoned", first, n_combos);
+    }
+    return 0;
+}
+
 /* The request's parameter sets, decoded into the connection's buffer. */
 static struct combo_params *decode_params(struct connection *c, const struct request_view *req,
                                           char *err, size_t err_size)
@@ -52,19 +107,19 @@ static struct combo_params *decode_params(struct connection *c, const struct req
 }
 
 /* Checks the windows against the series (`limit` names its length for the
- * message) and runs the kernel; the results are in c->results. */
+ * message) and the work against --max-work, then runs the kernel; the
+ * results are in c->results. */
 static int checked_sweep(struct connection *c, const double *close, uint32_t n_bars,
                          const char *limit, const struct combo_params *params,
                          uint32_t n_combos, char *err, size_t err_size)
 {
-    if (request_check_windows(params, n_combos, n_bars, limit, err, err_size) != 0)
+    if (request_check_windows(params, n_combos, n_bars, limit, err, err_size) != 0 ||
+        check_work(c, sweep_work(params, n_combos, n_bars), "a sweep", err, err_size) != 0)
         return -1;
     struct combo_result *results = buffer_reserve(&c->results, (size_t)n_combos * sizeof *results);
     if (results == NULL)
         return set_error(err, err_size, "engine out of memory for %u combos", n_combos);
-    if (c->cfg->sweep(&c->workspace, close, n_bars, params, n_combos, results) != 0)
-        return set_error(err, err_size, "engine out of memory for the sweep workspace");
-    return 0;
+    return sweep_in_groups(c, close, n_bars, params, n_combos, results, err, err_size);
 }
 
 /* The reply to a sweep: c->results[0..n_combos) as the protocol's two arrays. */
@@ -156,6 +211,9 @@ static int handle_open_stream(struct connection *c, const struct request_view *r
         return set_error(err, err_size, "a stream of %u combos would hold %llu bytes, more "
                          "than the engine's maximum frame of %u", req->n_combos,
                          (unsigned long long)need, c->cfg->max_frame);
+    if (check_work(c, sweep_work(params, req->n_combos, 1), "each bar of this stream", err,
+                   err_size) != 0)
+        return -1;
     if (stream_open(&c->stream, params, req->n_combos) != 0)
         return set_error(err, err_size, "engine out of memory opening a stream");
     c->streaming = 1;
@@ -348,7 +406,7 @@ static void describe_read_failure(char *err, size_t size, const char *part, int 
         set_error(err, size, "reading the frame's %s: %s", part, strerror(errno));
 }
 
-int serve_link(struct connection *c, const struct byte_link *link, int max_requests)
+static int serve_frames(struct connection *c, const struct byte_link *link, int max_requests)
 {
     char err[512];
     const struct engine_config *cfg = c->cfg;
@@ -405,6 +463,16 @@ int serve_link(struct connection *c, const struct byte_link *link, int max_reque
             return -1;                                 /* the client went away */
     }
     return 0;
+}
+
+/* While it serves, the connection knows its link, so that a long sweep can
+ * ask whether its client is still there. */
+int serve_link(struct connection *c, const struct byte_link *link, int max_requests)
+{
+    c->link = link;
+    int status = serve_frames(c, link, max_requests);
+    c->link = NULL;
+    return status;
 }
 
 int serve_connection(struct connection *c, int in_fd, int out_fd, int max_requests)

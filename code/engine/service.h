@@ -20,13 +20,22 @@ typedef int (*sweep_fn)(struct sweep_workspace *ws, const double *close, size_t 
 
 struct engine_config {
     uint32_t max_frame;        /* largest request body accepted, in bytes */
+    uint64_t max_work;         /* most window-bar steps one request may ask for */
     sweep_fn sweep;            /* the kernel */
     int idle_timeout_ms;       /* a client may wait this long between frames */
     int frame_timeout_ms;      /* a frame must arrive whole within this */
 };
 
+/* Default --max-work: 5e10 window-bar steps (the study's sweep is 3.7e9). */
+#define DEFAULT_MAX_WORK 50000000000ull
+
+/* Window-bar steps of a sweep of these parameter sets over n_bars bars:
+ * n_bars times the sum of each combination's seven windows. Saturates. */
+uint64_t sweep_work(const struct combo_params *params, size_t n_combos, uint64_t n_bars);
+
 struct connection {
     const struct engine_config *cfg;
+    const struct byte_link *link;          /* while serve_link runs; else NULL */
     struct buffer body, close, params, results, out;
     struct sweep_workspace workspace;      /* the kernel's, kept between requests */
     struct buffer loaded;                  /* opcode 2's series, as doubles */

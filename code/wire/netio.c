@@ -122,9 +122,19 @@ static int fd_write_all(void *ctx, struct iovec *iov, int iovcnt, uint64_t deadl
     return write_all(((const struct fd_pair *)ctx)->out, iov, iovcnt, deadline_ns);
 }
 
+/* A socket's peer has gone when it has hung up (POLLRDHUP or POLLHUP; the
+ * protocol never half-closes, a request is delimited by its length); a
+ * pipe's reader, when writing would fail (POLLERR). */
+static int fd_peer_gone(void *ctx)
+{
+    const struct fd_pair *fds = ctx;
+    struct pollfd p = {fds->out, fds->in == fds->out ? POLLRDHUP : 0, 0};
+    return poll(&p, 1, 0) > 0 && (p.revents & (POLLRDHUP | POLLHUP | POLLERR | POLLNVAL));
+}
+
 struct byte_link fd_link(struct fd_pair *fds)
 {
-    return (struct byte_link){fd_read_exact, fd_write_all, fds};
+    return (struct byte_link){fd_read_exact, fd_write_all, fd_peer_gone, fds};
 }
 
 static int unix_address(const char *path, struct sockaddr_un *addr)

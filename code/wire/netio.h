@@ -28,6 +28,9 @@ int write_all(int fd, struct iovec *iov, int iovcnt, uint64_t deadline_ns);
 struct byte_link {
     int (*read_exact)(void *ctx, void *buf, size_t n, uint64_t deadline_ns);
     int (*write_all)(void *ctx, struct iovec *iov, int iovcnt, uint64_t deadline_ns);
+    /* 1 when the peer has certainly gone (hung up, died); 0 otherwise.
+     * Never waits: a long computation asks it between pieces of work. */
+    int (*peer_gone)(void *ctx);
     void *ctx;                 /* the transport's own state */
 };
 struct fd_pair {

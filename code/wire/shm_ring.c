@@ -318,9 +318,16 @@ static int shm_link_write(void *ctx, struct iovec *iov, int iovcnt, uint64_t dea
     return shm_write_all(ctx, iov, iovcnt, deadline_ns);
 }
 
+/* The peer has gone when the session is over (it left, died, or the
+ * engine is stopping); the kernel is asked at most every SHM_CHECK_NS. */
+static int shm_link_peer_gone(void *ctx)
+{
+    return session_over(ctx, clock_ns()) != 0;
+}
+
 struct byte_link shm_link(struct shm_channel *ch)
 {
-    return (struct byte_link){shm_link_read, shm_link_write, ch};
+    return (struct byte_link){shm_link_read, shm_link_write, shm_link_peer_gone, ch};
 }
 
 /* "name" or "/name" to "/name": one component, as shm_open wants. */

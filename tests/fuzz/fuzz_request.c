@@ -49,13 +49,16 @@
 
 /*
  * The engine under fuzzing is configured as the real one, except that its
- * maximum frame is 64 KiB instead of 16 MiB, so that every limit that
- * depends on it is within reach of inputs of a few kilobytes.
+ * maximum frame is 64 KiB instead of 16 MiB and its --max-work 2^22 steps
+ * instead of 5e10, so that every limit is within reach of inputs of a few
+ * kilobytes (and no input asks for more than a few milliseconds of work).
  */
 enum { FUZZ_MAX_FRAME = 64 * 1024 };
+#define FUZZ_MAX_WORK (1ull << 22)
 
 static const struct engine_config FUZZ_CONFIG = {
     .max_frame = FUZZ_MAX_FRAME,
+    .max_work = FUZZ_MAX_WORK,
     .sweep = sweep_naive_in,
     .idle_timeout_ms = 0,          /* memfds never block: no deadline is needed */
     .frame_timeout_ms = 0,
@@ -299,6 +302,19 @@ static int model_shape_ok(const struct request_view *req)
     }
 }
 
+/* Window-bar steps of a sweep, from the definition of paper/55-engine.md:
+ * n_bars times each combination's seven windows (saturating). */
+static uint64_t model_work(const struct combo_params *p, uint32_t n, uint64_t n_bars)
+{
+    uint64_t total = 0;
+    for (uint32_t k = 0; k < n; k++) {
+        uint64_t w = (uint64_t)(p[k].h_half + p[k].h_len + p[k].h_sqrt + p[k].t_third +
+                                p[k].t_half + 2 * p[k].t_len) * n_bars;
+        total = w > UINT64_MAX - total ? UINT64_MAX : total + w;
+    }
+    return total;
+}
+
 /* Whether the model expects the engine to answer (1) or refuse (0). */
 static int model_expects_answer(const struct model *m, const struct request_view *req,
                                 const struct combo_params *params)
@@ -307,12 +323,15 @@ static int model_expects_answer(const struct model *m, const struct request_view
         return 0;
     switch (req->opcode) {
     case OP_SWEEP:
-        return windows_within(params, req->n_combos, req->n_bars);
+        return windows_within(params, req->n_combos, req->n_bars) &&
+               model_work(params, req->n_combos, req->n_bars) <= FUZZ_MAX_WORK;
     case OP_SWEEP_LOADED:
-        return m->has_loaded && windows_within(params, req->n_combos, m->loaded_bars);
+        return m->has_loaded && windows_within(params, req->n_combos, m->loaded_bars) &&
+               model_work(params, req->n_combos, m->loaded_bars) <= FUZZ_MAX_WORK;
     case OP_OPEN_STREAM:
         return windows_within(params, req->n_combos, MAX_STREAM_WINDOW) &&
-               model_stream_bytes(params, req->n_combos) <= stream_budget();
+               model_stream_bytes(params, req->n_combos) <= stream_budget() &&
+               model_work(params, req->n_combos, 1) <= FUZZ_MAX_WORK;
     case OP_BAR:
     case OP_CLOSE_STREAM:
         return m->streaming;
