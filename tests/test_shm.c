@@ -473,12 +473,21 @@ static void a_second_client_is_told_the_channel_is_busy(void **state)
 
 /* ---- The engine over shared memory ------------------------------------------ */
 
+/* The engine is tracked while it runs, so that a failed test (whose own
+ * cleanup never runs) does not leave it behind. */
 static void start_or_fail(struct shm_engine *s, char *const args[], const char *tag,
                           enum shm_wait mode)
 {
     char err[CLIENT_ERROR_SIZE] = "";
     if (shm_engine_start(s, engine_binary(), args, tag, mode, err) != 0)
         fail_msg("cannot start the engine over shared memory: %s", err);
+    track_child(s->process.pid);
+}
+
+static void stop_engine(struct shm_engine *s)
+{
+    untrack_child(s->process.pid);
+    shm_engine_stop(s);
 }
 
 static void assert_segment_gone(const char *name)
@@ -519,7 +528,7 @@ static void engine_echoes_and_sweeps_futex(void **state)
     static char *const args[] = {"--kernel", "naive", NULL};
     start_or_fail(&s, args, "engine-futex", SHM_WAIT_FUTEX);
     echo_and_sweep_over(&s);
-    shm_engine_stop(&s);
+    stop_engine(&s);
     assert_segment_gone(s.name);
 }
 
@@ -529,7 +538,7 @@ static void engine_echoes_and_sweeps_spin(void **state)
     struct shm_engine s;
     start_or_fail(&s, NULL, "engine-spin", SHM_WAIT_SPIN);
     echo_and_sweep_over(&s);
-    shm_engine_stop(&s);
+    stop_engine(&s);
     assert_segment_gone(s.name);
 }
 
@@ -592,14 +601,16 @@ static void bad_frames_get_error_frames_and_the_next_client_is_served(void **sta
     if (wait_for_exit(s.process.pid, 3000, &status) != 0) {
         kill(s.process.pid, SIGKILL);
         waitpid(s.process.pid, NULL, 0);
+        untrack_child(s.process.pid);
         fail_msg("the engine did not exit within 3 s of SIGTERM");
     }
+    untrack_child(s.process.pid);
     s.process.pid = 0;
     assert_true(WIFEXITED(status) && WEXITSTATUS(status) == 0);
     assert_segment_gone(s.name);
     uint8_t byte;
     assert_int_equal(shm_read_exact(&s.channel, &byte, 1, deadline_after_ms(TEST_IO_TIMEOUT_MS)), 1);
-    shm_engine_stop(&s);
+    stop_engine(&s);
 }
 
 /* Reads an error frame containing needle, then expects the session's end. */
@@ -634,7 +645,7 @@ static void idle_and_stalled_clients_get_error_frames(void **state)
     assert_int_equal(shm_write_all(&s.channel, &iov, 1, deadline_after_ms(TEST_IO_TIMEOUT_MS)), 0);
     assert_error_frame_then_end(&s.channel, "header did not arrive within 200 ms");
     shm_channel_detach(&s.channel);
-    shm_engine_stop(&s);
+    stop_engine(&s);
     assert_segment_gone(s.name);
 }
 
@@ -665,7 +676,7 @@ static void raw_ping_pong_echoes(void **state)
         free(out);
         free(back);
     }
-    shm_engine_stop(&s);
+    stop_engine(&s);
     assert_segment_gone(s.name);
 }
 
@@ -686,7 +697,68 @@ static void a_second_engine_cannot_take_a_live_segment(void **state)
     if (client_echo(&s.client, &one, 1, &back, err) != 0)          /* the first still serves */
         fail_msg("echo after the refused takeover: %s", err);
     assert_same_double(back, one);
-    shm_engine_stop(&s);
+    stop_engine(&s);
+}
+
+/* Truncates the segment `name` to `bytes`, as any process that may open it can. */
+static void truncate_segment(const char *name, off_t bytes)
+{
+    int fd = shm_open(name, O_RDWR, 0);
+    assert_true(fd >= 0);
+    assert_int_equal(ftruncate(fd, bytes), 0);
+    close(fd);
+}
+
+static void assert_engine_running(const struct shm_engine *s)
+{
+    int status;
+    pid_t r = waitpid(s->process.pid, &status, WNOHANG);
+    if (r == s->process.pid)
+        fail_msg("the engine died (%s %d)", WIFSIGNALED(status) ? "signal" : "exit status",
+                 WIFSIGNALED(status) ? WTERMSIG(status) : WEXITSTATUS(status));
+}
+
+/* An echo over a fresh attachment; the caller's channel is left attached. */
+static void assert_echo_after_attaching(struct shm_engine *s)
+{
+    char err[CLIENT_ERROR_SIZE] = "";
+    double one = 2.25, back = 0;
+    attach_or_fail(&s->channel, s->name, SHM_WAIT_FUTEX);
+    if (client_echo(&s->client, &one, 1, &back, err) != 0)
+        fail_msg("echo after attaching again: %s", err);
+    assert_same_double(back, one);
+}
+
+/*
+ * Whoever can open the segment can shrink it, and a mapping whose file has
+ * shrunk raises SIGBUS where it is touched. It once killed the engine (exit
+ * 135), idle or serving, and left the segment behind. The fault is now
+ * contained, in the engine and in this test's client alike: the damaged
+ * session ends, and the engine serves on from a new segment.
+ */
+static void a_truncated_segment_does_not_kill_the_engine(void **state)
+{
+    (void)state;
+    struct shm_engine s;
+    char err[CLIENT_ERROR_SIZE] = "";
+    start_or_fail(&s, NULL, "engine-truncated", SHM_WAIT_FUTEX);
+    shm_channel_detach(&s.channel);                     /* idle */
+    sleep_ms(50);
+    truncate_segment(s.name, 0);
+    sleep_ms(200);
+    assert_engine_running(&s);
+    assert_echo_after_attaching(&s);
+
+    truncate_segment(s.name, 4096);                     /* serving, header still mapped */
+    double one = 1.5, back = 0;
+    if (client_echo(&s.client, &one, 1, &back, err) == 0)
+        fail_msg("an echo through a truncated segment came back");
+    sleep_ms(100);
+    assert_engine_running(&s);
+    shm_channel_detach(&s.channel);
+    assert_echo_after_attaching(&s);
+    stop_engine(&s);
+    assert_segment_gone(s.name);
 }
 
 /* Over shared memory too, every usual termination signal stops the
@@ -703,15 +775,17 @@ static void every_termination_signal_removes_the_segment(void **state)
         if (wait_for_exit(s.process.pid, 3000, &status) != 0) {
             kill(s.process.pid, SIGKILL);
             waitpid(s.process.pid, NULL, 0);
+            untrack_child(s.process.pid);
             fail_msg("the engine did not exit within 3 s of signal %d", signals[i]);
         }
+        untrack_child(s.process.pid);
         s.process.pid = 0;
         if (!WIFEXITED(status) || WEXITSTATUS(status) != 0)
             fail_msg("signal %d: the engine ended with %s %d, expected exit status 0",
                      signals[i], WIFSIGNALED(status) ? "signal" : "status",
                      WIFSIGNALED(status) ? WTERMSIG(status) : WEXITSTATUS(status));
         assert_segment_gone(s.name);
-        shm_engine_stop(&s);
+        stop_engine(&s);
     }
 }
 
@@ -747,7 +821,7 @@ static int group_teardown(void **state)
         "procs-futex", "dead-client-spin", "dead-client-futex", "dead-engine", "live",
         "foreign", "busy"};
     static const char *const engine_tags[] = {"engine-futex", "engine-spin", "engine-bad",
-        "engine-raw", "engine-twice", "engine-slow", "engine-signals"};
+        "engine-raw", "engine-twice", "engine-slow", "engine-signals", "engine-truncated"};
     char name[64];
     for (size_t i = 0; i < sizeof tags / sizeof tags[0]; i++)
         shm_unlink(channel_name(name, tags[i]));               /* after a failure only */
@@ -781,6 +855,7 @@ int main(void)
         WATCHED(raw_ping_pong_echoes),
         WATCHED(a_second_engine_cannot_take_a_live_segment),
         WATCHED(every_termination_signal_removes_the_segment),
+        WATCHED(a_truncated_segment_does_not_kill_the_engine),
     };
     return cmocka_run_group_tests(tests, group_setup, group_teardown);
 }

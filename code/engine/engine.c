@@ -484,12 +484,23 @@ static int serve_shm(const struct engine_options *o)
         return 1;
     }
     ch.stop_fd = stop_pipe[0];
-    while (shm_channel_accept(&ch) == 0) {
+    unsigned reported = 0;
+    int status;
+    while ((status = shm_channel_accept(&ch)) == 0) {
+        if (ch.renewals != reported) {
+            fprintf(stderr, "ipctax-engine: the segment %s was damaged (its size changed "
+                    "under it); serving from a new one\n", ch.name);
+            reported = ch.renewals;
+        }
         serve_shm_session(&ch, o);
         shm_channel_release(&ch);
     }
+    int why = errno;
+    if (why != EINTR)
+        fprintf(stderr, "ipctax-engine: cannot go on serving %s: %s\n", ch.name,
+                strerror(why));
     shm_channel_destroy(&ch);
-    return 0;
+    return why == EINTR ? 0 : 1;
 }
 
 int main(int argc, char **argv)

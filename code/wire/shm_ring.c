@@ -8,6 +8,7 @@
 #include <fcntl.h>
 #include <linux/futex.h>
 #include <poll.h>
+#include <pthread.h>
 #include <stdatomic.h>
 #include <stdio.h>
 #include <string.h>
@@ -108,6 +109,9 @@ static int alive(pid_t pid)
     return pid > 0 && (kill(pid, 0) == 0 || errno == EPERM);
 }
 
+static int mapping_damaged(const struct shm_channel *ch);   /* below: a shrunk segment */
+static int segment_damaged(const struct shm_channel *ch);
+
 /* Whether the engine has been told to stop: a byte waits in its stop pipe
  * (left there, for every other wait to see too). */
 static int stop_requested(const struct shm_channel *ch)
@@ -117,12 +121,17 @@ static int stop_requested(const struct shm_channel *ch)
 }
 
 /* 0 while the session goes on; -1 with errno EPIPE when the peer has left
- * or died, or EINTR when the engine has been told to stop. The shared words
+ * or died, EIO when the segment was damaged, or EINTR when the engine has
+ * been told to stop. The shared words
  * are read on every call; the kernel is asked (about the peer, and about
  * the stop pipe) at most every SHM_CHECK_NS. */
 static int session_over(struct shm_channel *ch, uint64_t now)
 {
     struct shm_segment *seg = ch->seg;
+    if (mapping_damaged(ch)) {
+        errno = EIO;                   /* the segment shrank under us (below) */
+        return -1;
+    }
     int gone = ch->is_engine
         ? atomic_load(&seg->client) != ch->peer
         : atomic_load(&seg->engine_pid) != ch->peer || atomic_load(&seg->engine_closed);
@@ -130,6 +139,10 @@ static int session_over(struct shm_channel *ch, uint64_t now)
         ch->next_liveness_ns = now + SHM_CHECK_NS;
         if (stop_requested(ch)) {
             errno = EINTR;
+            return -1;
+        }
+        if (segment_damaged(ch)) {
+            errno = EIO;               /* shrunk where nothing has touched it yet */
             return -1;
         }
         gone = !alive(ch->peer);
@@ -330,6 +343,97 @@ struct byte_link shm_link(struct shm_channel *ch)
     return (struct byte_link){shm_link_read, shm_link_write, shm_link_peer_gone, ch};
 }
 
+/* Every mapping of a segment in this process, for the SIGBUS handler. Slots
+ * are claimed and given back by ordinary code; the handler only reads. */
+enum { SHM_MAX_GUARDED = 64 };
+
+static struct {
+    _Atomic uintptr_t base;        /* 0: free; 1: being claimed */
+    _Atomic size_t len;
+    _Atomic int damaged;           /* its file shrank under it */
+} guarded[SHM_MAX_GUARDED];
+
+static struct sigaction sigbus_before;     /* what SIGBUS did before ours */
+
+static void on_sigbus(int sig, siginfo_t *info, void *context)
+{
+    uintptr_t at = (uintptr_t)info->si_addr;
+    for (int i = 0; i < SHM_MAX_GUARDED; i++) {
+        uintptr_t base = atomic_load(&guarded[i].base);
+        size_t len = atomic_load(&guarded[i].len);
+        if (base > 1 && at - base < len &&
+            mmap((void *)base, len, PROT_READ | PROT_WRITE,
+                 MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED, -1, 0) != MAP_FAILED) {
+            atomic_store(&guarded[i].damaged, 1);
+            return;                            /* the access is made again, on zeros */
+        }
+    }
+    if (sigbus_before.sa_flags & SA_SIGINFO)
+        sigbus_before.sa_sigaction(sig, info, context);
+    else if (sigbus_before.sa_handler != SIG_DFL && sigbus_before.sa_handler != SIG_IGN)
+        sigbus_before.sa_handler(sig);
+    else
+        sigaction(SIGBUS, &(struct sigaction){.sa_handler = SIG_DFL}, NULL);
+}
+
+/* Puts the handler in place unless it is there already: someone else (a
+ * test framework, say) may have replaced it since the last mapping, and
+ * whatever they installed becomes the handler for faults that are not ours. */
+static void install_sigbus_handler(void)
+{
+    static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
+    struct sigaction now, sa;
+    pthread_mutex_lock(&lock);
+    if (sigaction(SIGBUS, NULL, &now) == 0 &&
+        !((now.sa_flags & SA_SIGINFO) && now.sa_sigaction == on_sigbus)) {
+        memset(&sa, 0, sizeof sa);
+        sa.sa_sigaction = on_sigbus;
+        sa.sa_flags = SA_SIGINFO;
+        sigemptyset(&sa.sa_mask);
+        sigbus_before = now;
+        sigaction(SIGBUS, &sa, NULL);
+    }
+    pthread_mutex_unlock(&lock);
+}
+
+/* Registers a mapping; its slot, or -1 when every slot is taken. */
+static int guard_mapping(void *base, size_t len)
+{
+    install_sigbus_handler();
+    for (int i = 0; i < SHM_MAX_GUARDED; i++) {
+        uintptr_t free_slot = 0;
+        if (atomic_compare_exchange_strong(&guarded[i].base, &free_slot, 1)) {
+            atomic_store(&guarded[i].damaged, 0);
+            atomic_store(&guarded[i].len, len);
+            atomic_store(&guarded[i].base, (uintptr_t)base);
+            return i;
+        }
+    }
+    return -1;
+}
+
+static void unguard_mapping(int slot)
+{
+    if (slot < 0)
+        return;
+    atomic_store(&guarded[slot].base, 0);          /* first: the handler stops matching */
+    atomic_store(&guarded[slot].len, 0);
+}
+
+static int mapping_damaged(const struct shm_channel *ch)
+{
+    return ch->guard >= 0 && atomic_load(&guarded[ch->guard].damaged);
+}
+
+/* Engine: the segment is not the one it made (its mapping took a fault, or
+ * its file's size is no longer the mapping's). */
+static int segment_damaged(const struct shm_channel *ch)
+{
+    struct stat st;
+    return mapping_damaged(ch) ||
+           (ch->fd >= 0 && fstat(ch->fd, &st) == 0 && (size_t)st.st_size != ch->map_bytes);
+}
+
 /* "name" or "/name" to "/name": one component, as shm_open wants. */
 static int normalize_name(char out[SHM_NAME_SIZE], const char *name)
 {
@@ -342,34 +446,77 @@ static int normalize_name(char out[SHM_NAME_SIZE], const char *name)
 
 enum segment_state { SEGMENT_STALE, SEGMENT_LIVE, SEGMENT_FOREIGN };
 
-/* What occupies a taken name. */
+/* What occupies a taken name. Its header is read, not mapped: a file that
+ * shrinks under a read gives a short read, not SIGBUS. */
 static enum segment_state probe_segment(const char *name)
 {
-    struct stat st;
-    enum segment_state state = SEGMENT_STALE;
+    struct shm_segment header;
     int fd = shm_open(name, O_RDONLY, 0);
     if (fd < 0)
-        return state;
-    if (fstat(fd, &st) == 0 && (size_t)st.st_size >= sizeof(struct shm_segment)) {
-        struct shm_segment *seg = mmap(NULL, sizeof *seg, PROT_READ, MAP_SHARED, fd, 0);
-        if (seg != MAP_FAILED) {
-            if (seg->magic != SHM_MAGIC)
-                state = SEGMENT_FOREIGN;
-            else if (alive(atomic_load(&seg->engine_pid)))
-                state = SEGMENT_LIVE;
-            munmap(seg, sizeof *seg);
-        }
-    } else if (fstat(fd, &st) == 0 && st.st_size > 0) {
-        state = SEGMENT_FOREIGN;           /* too small to be ours, but not empty */
-    }
+        return SEGMENT_STALE;
+    ssize_t n = pread(fd, &header, sizeof header, 0);
     close(fd);
-    return state;
+    if (n == 0)
+        return SEGMENT_STALE;              /* empty: a creation that never finished */
+    if (n != (ssize_t)sizeof header || header.magic != SHM_MAGIC)
+        return SEGMENT_FOREIGN;
+    return alive(atomic_load(&header.engine_pid)) ? SEGMENT_LIVE : SEGMENT_STALE;
+}
+
+/* The header words the engine owns, as it writes them: the ready flag last. */
+static void write_header(struct shm_channel *ch)
+{
+    atomic_store(&ch->seg->engine_pid, (int32_t)getpid());
+    ch->seg->magic = SHM_MAGIC;
+    ch->seg->version = SHM_VERSION;
+    ch->seg->ring_bytes = (uint32_t)ch->capacity;
+    atomic_store_explicit(&ch->seg->ready, 1, memory_order_release);
+}
+
+/* Engine: creates ch->name anew (O_EXCL), sizes it, maps it and writes its
+ * header. 0, or -1 with errno and a message. */
+static int map_new_segment(struct shm_channel *ch, char *err, size_t err_size)
+{
+    size_t size = SHM_DATA_OFFSET + 2 * (size_t)ch->capacity;
+    int fd = shm_open(ch->name, O_RDWR | O_CREAT | O_EXCL, 0600);
+    if (fd < 0)
+        return set_error(err, err_size, "cannot create %s: %s", ch->name, strerror(errno));
+    void *p = ftruncate(fd, (off_t)size) == 0
+        ? mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0) : MAP_FAILED;
+    int saved = errno, guard = p != MAP_FAILED ? guard_mapping(p, size) : -1;
+    if (guard < 0) {
+        if (p != MAP_FAILED) {
+            munmap(p, size);
+            saved = EMFILE;                        /* every guarded slot is in use */
+        }
+        close(fd);
+        shm_unlink(ch->name);
+        errno = saved;
+        return set_error(err, err_size, "cannot size or map %s: %s", ch->name, strerror(saved));
+    }
+    ch->seg = p;
+    ch->fd = fd;
+    ch->guard = guard;
+    ch->map_bytes = size;
+    bind_side(ch, 1);
+    write_header(ch);
+    return 0;
+}
+
+static void unmap_segment(struct shm_channel *ch)
+{
+    unguard_mapping(ch->guard);
+    munmap(ch->seg, ch->map_bytes);
+    if (ch->fd >= 0)
+        close(ch->fd);
+    ch->seg = NULL;
+    ch->fd = ch->guard = -1;
 }
 int shm_channel_create(struct shm_channel *ch, const char *name, size_t ring_bytes,
                        enum shm_wait wait, char *err, size_t err_size)
 {
     memset(ch, 0, sizeof *ch);
-    ch->stop_fd = -1;
+    ch->stop_fd = ch->fd = ch->guard = -1;
     if (ring_bytes < SHM_MIN_RING_BYTES || ring_bytes > SHM_MAX_RING_BYTES ||
         (ring_bytes & (ring_bytes - 1)) != 0) {
         errno = EINVAL;
@@ -380,44 +527,39 @@ int shm_channel_create(struct shm_channel *ch, const char *name, size_t ring_byt
         errno = EINVAL;
         return set_error(err, err_size, "bad shared-memory name '%s'", name);
     }
-    size_t size = SHM_DATA_OFFSET + 2 * ring_bytes;
-    int fd = shm_open(ch->name, O_RDWR | O_CREAT | O_EXCL, 0600);
-    if (fd < 0 && errno == EEXIST) {
-        enum segment_state state = probe_segment(ch->name);
-        if (state == SEGMENT_LIVE) {
-            errno = EADDRINUSE;
-            return set_error(err, err_size, "an engine is already serving %s", ch->name);
-        }
-        if (state == SEGMENT_FOREIGN) {
-            errno = EEXIST;
-            return set_error(err, err_size, "%s exists and is not an ipctax segment; "
-                             "not touching it", ch->name);
-        }
-        shm_unlink(ch->name);                  /* its engine is gone: the segment is stale */
-        fd = shm_open(ch->name, O_RDWR | O_CREAT | O_EXCL, 0600);
-    }
-    if (fd < 0)
-        return set_error(err, err_size, "cannot create %s: %s", ch->name, strerror(errno));
-    void *p = ftruncate(fd, (off_t)size) == 0
-        ? mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0) : MAP_FAILED;
-    int saved = errno;
-    close(fd);
-    if (p == MAP_FAILED) {
-        shm_unlink(ch->name);
-        errno = saved;
-        return set_error(err, err_size, "cannot size or map %s: %s", ch->name, strerror(saved));
-    }
-    ch->seg = p;
-    ch->map_bytes = size;
     ch->capacity = ring_bytes;
     ch->wait = wait;
-    bind_side(ch, 1);
-    atomic_store(&ch->seg->engine_pid, (int32_t)getpid());
-    ch->seg->magic = SHM_MAGIC;
-    ch->seg->version = SHM_VERSION;
-    ch->seg->ring_bytes = (uint32_t)ring_bytes;
-    atomic_store_explicit(&ch->seg->ready, 1, memory_order_release);
-    return 0;
+    if (map_new_segment(ch, err, err_size) == 0)
+        return 0;
+    if (errno != EEXIST)
+        return -1;
+    enum segment_state state = probe_segment(ch->name);
+    if (state == SEGMENT_LIVE) {
+        errno = EADDRINUSE;
+        return set_error(err, err_size, "an engine is already serving %s", ch->name);
+    }
+    if (state == SEGMENT_FOREIGN) {
+        errno = EEXIST;
+        return set_error(err, err_size, "%s exists and is not an ipctax segment; "
+                         "not touching it", ch->name);
+    }
+    shm_unlink(ch->name);                      /* its engine is gone: the segment is stale */
+    return map_new_segment(ch, err, err_size);
+}
+/* Engine: gives the segment up (marked closed for a client still in it) and
+ * maps a new one under the same name. 0, or -1 with errno and a message. */
+static int renew_segment(struct shm_channel *ch, char *err, size_t err_size)
+{
+    if (ch->seg != NULL) {
+        atomic_store(&ch->seg->engine_closed, 1);
+        futex_bump(&ch->seg->replies.data_seq);
+        futex_bump(&ch->seg->requests.space_seq);
+        unmap_segment(ch);
+        shm_unlink(ch->name);
+        ch->renewals++;
+    }
+    ch->head_seen = ch->tail_seen = 0;
+    return map_new_segment(ch, err, err_size);
 }
 /* Whether a mapped segment can be attached: 0 when it is ours (the client
  * word is then this process's), or the errno value that says why not. */
@@ -425,15 +567,21 @@ static int claim_segment(struct shm_segment *seg, size_t size, const char *name,
                          char *err, size_t err_size)
 {
     int32_t me = (int32_t)getpid(), expected = SHM_FREE;
+    uint32_t ring = seg->ring_bytes;
     if (!atomic_load_explicit(&seg->ready, memory_order_acquire)) {
         set_error(err, err_size, "%s is not ready", name);
         return EAGAIN;
     }
-    if (seg->magic != SHM_MAGIC || seg->version != SHM_VERSION ||
-        size != SHM_DATA_OFFSET + 2 * (size_t)seg->ring_bytes) {
+    if (seg->magic != SHM_MAGIC || seg->version != SHM_VERSION) {
         set_error(err, err_size, "%s is not an ipctax segment of version %u", name,
                   SHM_VERSION);
         return EPROTO;
+    }
+    if (ring < SHM_MIN_RING_BYTES || ring > SHM_MAX_RING_BYTES || (ring & (ring - 1)) != 0 ||
+        size != SHM_DATA_OFFSET + 2 * (size_t)ring) {
+        set_error(err, err_size, "%s has the wrong size (%zu bytes, for rings of %u): "
+                  "damaged, and about to be replaced", name, size, ring);
+        return EAGAIN;
     }
     if (!alive(atomic_load(&seg->engine_pid))) {
         set_error(err, err_size, "the engine of %s has stopped", name);
@@ -446,12 +594,18 @@ static int claim_segment(struct shm_segment *seg, size_t size, const char *name,
     return 0;
 }
 
+/* The file's size, or 0 when it cannot be learned. */
+static size_t file_size(int fd)
+{
+    struct stat st;
+    return fstat(fd, &st) == 0 && st.st_size > 0 ? (size_t)st.st_size : 0;
+}
+
 static int try_attach(struct shm_channel *ch, const char *name, enum shm_wait wait,
                       char *err, size_t err_size)
 {
-    struct stat st;
     memset(ch, 0, sizeof *ch);
-    ch->stop_fd = -1;
+    ch->stop_fd = ch->fd = ch->guard = -1;
     if (normalize_name(ch->name, name) != 0) {
         errno = EINVAL;
         return set_error(err, err_size, "bad shared-memory name '%s'", name);
@@ -459,27 +613,39 @@ static int try_attach(struct shm_channel *ch, const char *name, enum shm_wait wa
     int fd = shm_open(ch->name, O_RDWR, 0);
     if (fd < 0)
         return set_error(err, err_size, "cannot open %s: %s", ch->name, strerror(errno));
-    if (fstat(fd, &st) != 0 || (size_t)st.st_size < SHM_DATA_OFFSET) {
+    size_t size = file_size(fd);
+    if (size < SHM_DATA_OFFSET) {
         close(fd);
         errno = EAGAIN;
         return set_error(err, err_size, "%s is not ready", ch->name);
     }
-    struct shm_segment *seg = mmap(NULL, (size_t)st.st_size, PROT_READ | PROT_WRITE,
-                                   MAP_SHARED, fd, 0);
-    int saved = errno;
-    close(fd);
+    struct shm_segment *seg = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
     if (seg == MAP_FAILED) {
+        int saved = errno;
+        close(fd);
         errno = saved;
         return set_error(err, err_size, "cannot map %s: %s", ch->name, strerror(saved));
     }
-    int why = claim_segment(seg, (size_t)st.st_size, ch->name, err, err_size);
+    ch->guard = guard_mapping(seg, size);
+    int why = ch->guard >= 0 ? claim_segment(seg, size, ch->name, err, err_size) : EMFILE;
+    if (why == EMFILE)
+        set_error(err, err_size, "this process maps too many segments already");
+    if (why == 0 && file_size(fd) != size) {
+        atomic_store(&seg->client, SHM_CLIENT_LEFT);   /* give the claim back: it shrank */
+        futex_bump(&seg->attach_seq);
+        set_error(err, err_size, "%s changed size while being attached", ch->name);
+        why = EAGAIN;
+    }
+    close(fd);
     if (why != 0) {
-        munmap(seg, (size_t)st.st_size);
+        unguard_mapping(ch->guard);
+        munmap(seg, size);
+        ch->guard = -1;
         errno = why;
         return -1;
     }
     ch->seg = seg;
-    ch->map_bytes = (size_t)st.st_size;
+    ch->map_bytes = size;
     ch->capacity = seg->ring_bytes;
     ch->wait = wait;
     ch->peer = atomic_load(&seg->engine_pid);
@@ -524,12 +690,19 @@ static void empty_and_free(struct shm_channel *ch)
 
 int shm_channel_accept(struct shm_channel *ch)
 {
-    struct shm_segment *seg = ch->seg;
+    char err[256];
     for (;;) {
+        if (stop_requested(ch)) {
+            errno = EINTR;
+            return -1;
+        }
+        if ((ch->seg == NULL || segment_damaged(ch)) && renew_segment(ch, err, sizeof err) != 0)
+            return -1;
+        struct shm_segment *seg = ch->seg;
         uint32_t ticket = atomic_load(&seg->attach_seq);
         int32_t client = atomic_load(&seg->client);
-        if (stop_requested(ch))
-            return -1;
+        if (client > 0 && segment_damaged(ch))
+            continue;                          /* shrunk as it attached: renewed above */
         if (client > 0) {
             ch->peer = client;
             ch->next_liveness_ns = 0;
@@ -544,7 +717,12 @@ int shm_channel_accept(struct shm_channel *ch)
 }
 void shm_channel_release(struct shm_channel *ch)
 {
+    char err[256];
     struct shm_segment *seg = ch->seg;
+    if (segment_damaged(ch)) {
+        renew_segment(ch, err, sizeof err);    /* on failure, accept tries again */
+        return;
+    }
     atomic_store(&seg->engine_closed, 1);
     futex_bump(&seg->replies.data_seq);        /* a client waiting for a reply */
     futex_bump(&seg->requests.space_seq);      /* or for room for its request */
@@ -564,11 +742,13 @@ void shm_channel_destroy(struct shm_channel *ch)
     if (ch->seg == NULL)
         return;
     atomic_store(&ch->seg->engine_pid, 0);
+    atomic_store(&ch->seg->engine_closed, 1);
     futex_bump(&ch->seg->replies.data_seq);
     futex_bump(&ch->seg->requests.space_seq);
     shm_unlink(ch->name);
-    munmap(ch->seg, ch->map_bytes);
+    unmap_segment(ch);
     memset(ch, 0, sizeof *ch);
+    ch->stop_fd = ch->fd = ch->guard = -1;
 }
 void shm_channel_detach(struct shm_channel *ch)
 {
@@ -580,8 +760,9 @@ void shm_channel_detach(struct shm_channel *ch)
         futex_bump(&ch->seg->replies.space_seq);
         futex_bump(&ch->seg->attach_seq);
     }
-    munmap(ch->seg, ch->map_bytes);
+    unmap_segment(ch);
     memset(ch, 0, sizeof *ch);
+    ch->stop_fd = ch->fd = ch->guard = -1;
 }
 
 int shm_wait_parse(const char *text, enum shm_wait *mode)

@@ -50,6 +50,9 @@ struct shm_channel {
     pid_t peer;                    /* the process on the other side */
     uint64_t next_liveness_ns;     /* when to ask the kernel about the peer again */
     int stop_fd;                   /* engine: readable once told to stop; -1 elsewhere */
+    int fd;                        /* engine: the segment, to look at its size; else -1 */
+    int guard;                     /* the mapping's slot for the SIGBUS handler, or -1 */
+    unsigned renewals;             /* engine: segments replaced after damage (for the log) */
     char name[SHM_NAME_SIZE];
 };
 
@@ -59,7 +62,9 @@ struct shm_channel {
 int shm_channel_create(struct shm_channel *ch, const char *name, size_t ring_bytes,
                        enum shm_wait wait, char *err, size_t err_size);
 /* Engine: sleeps until a client attaches (0), or until ch->stop_fd becomes
- * readable (-1): the engine's stop pipe, which its signal handler writes. */
+ * readable (-1, errno EINTR): the engine's stop pipe, which its signal
+ * handler writes. A segment found damaged is replaced first (-1 with errno
+ * when that fails). */
 int shm_channel_accept(struct shm_channel *ch);
 /* Engine: ends the session, waits for the client to leave (or die), and
  * empties the rings for the next client. */
