@@ -761,6 +761,113 @@ static void a_truncated_segment_does_not_kill_the_engine(void **state)
     assert_segment_gone(s.name);
 }
 
+/* The segment `name` mapped by the test, as a second process sees it. */
+static struct shm_segment *map_header(const char *name)
+{
+    int fd = shm_open(name, O_RDWR, 0);
+    assert_true(fd >= 0);
+    struct shm_segment *seg = mmap(NULL, sizeof *seg, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+    close(fd);
+    assert_true(seg != MAP_FAILED);
+    return seg;
+}
+
+/* A second client attaches within 5 s and is served; then it leaves. */
+static void assert_another_client_is_served(const char *name)
+{
+    struct shm_channel other;
+    struct engine_client c;
+    char err[CLIENT_ERROR_SIZE] = "";
+    double one = 3.5, back = 0;
+    if (shm_channel_attach(&other, name, SHM_WAIT_FUTEX, 5000, err, sizeof err) != 0)
+        fail_msg("no other client could attach to %s within 5 s: %s", name, err);
+    client_init(&c, -1, -1);
+    c.shm = &other;
+    if (client_echo(&c, &one, 1, &back, err) != 0)
+        fail_msg("echo for the other client: %s", err);
+    assert_same_double(back, one);
+    client_close(&c);
+    shm_channel_detach(&other);
+}
+
+/*
+ * A client that is attached but silent (or stopped with SIGSTOP) cannot
+ * keep the channel after its session is over: the engine ends the session
+ * at the idle timeout, waits a bounded time for the client to leave, and
+ * then serves the next client from a new segment. It once waited for the
+ * client without a deadline, and everyone else was kept out for good.
+ */
+static void a_silent_or_stopped_client_cannot_keep_the_channel(void **state)
+{
+    (void)state;
+    struct shm_engine s;
+    static char *const args[] = {"--idle-timeout", "200", NULL};
+    start_or_fail(&s, args, "engine-silent", SHM_WAIT_FUTEX);
+    /* s.channel is attached, and says nothing. */
+    assert_another_client_is_served(s.name);
+    char err[CLIENT_ERROR_SIZE] = "";
+    double one = 1.0, back;
+    if (client_echo(&s.client, &one, 1, &back, err) == 0)
+        fail_msg("the silent client's session should be over");
+    shm_channel_detach(&s.channel);
+
+    pid_t child = fork();                            /* attaches, then stops itself */
+    assert_true(child >= 0);
+    if (child == 0) {
+        struct shm_channel ch;
+        if (shm_channel_attach(&ch, s.name, SHM_WAIT_FUTEX, 5000, err, sizeof err) != 0)
+            _exit(1);
+        raise(SIGSTOP);
+        _exit(0);
+    }
+    track_child(child);
+    int status;
+    assert_int_equal(waitpid(child, &status, WUNTRACED), child);
+    assert_true(WIFSTOPPED(status));
+    assert_another_client_is_served(s.name);
+    kill(child, SIGKILL);
+    waitpid(child, NULL, 0);
+    untrack_child(child);
+    stop_engine(&s);
+    assert_segment_gone(s.name);
+}
+
+/*
+ * Tampering with the header can delay a client, not freeze the channel. A
+ * client word of 1 (pid 1 exists, and kill(1, 0) fails with EPERM, which
+ * was taken for "alive") once locked the channel for good; a zeroed engine
+ * pid once made every client believe the engine had stopped while it ran.
+ */
+static void tampered_words_cannot_freeze_the_channel(void **state)
+{
+    (void)state;
+    struct shm_engine s;
+    char err[CLIENT_ERROR_SIZE] = "";
+    static char *const args[] = {"--idle-timeout", "200", NULL};
+    start_or_fail(&s, args, "engine-tampered", SHM_WAIT_FUTEX);
+    struct shm_segment *seg = map_header(s.name);
+
+    double one = 4.0, back = 0;                      /* the engine's pid zeroed mid-session */
+    atomic_store(&seg->engine_pid, 0);
+    if (client_echo(&s.client, &one, 1, &back, err) != 0)
+        fail_msg("after the engine pid was zeroed, an echo failed: %s", err);
+    assert_same_double(back, one);
+    shm_channel_detach(&s.channel);
+    atomic_store(&seg->engine_pid, 0);               /* and while nobody is attached */
+    assert_another_client_is_served(s.name);
+
+    sleep_ms(50);                                    /* the client word claimed by pid 1 */
+    munmap(seg, sizeof *seg);
+    seg = map_header(s.name);
+    int32_t free_word = SHM_FREE;
+    assert_true(atomic_compare_exchange_strong(&seg->client, &free_word, 1));
+    atomic_fetch_add(&seg->attach_seq, 1);
+    assert_another_client_is_served(s.name);
+    munmap(seg, sizeof *seg);
+    stop_engine(&s);
+    assert_segment_gone(s.name);
+}
+
 /* Over shared memory too, every usual termination signal stops the
  * engine cleanly: exit status 0, the segment removed. */
 static void every_termination_signal_removes_the_segment(void **state)
@@ -821,7 +928,7 @@ static int group_teardown(void **state)
         "procs-futex", "dead-client-spin", "dead-client-futex", "dead-engine", "live",
         "foreign", "busy"};
     static const char *const engine_tags[] = {"engine-futex", "engine-spin", "engine-bad",
-        "engine-raw", "engine-twice", "engine-slow", "engine-signals", "engine-truncated"};
+        "engine-raw", "engine-twice", "engine-slow", "engine-signals", "engine-truncated", "engine-silent", "engine-tampered"};
     char name[64];
     for (size_t i = 0; i < sizeof tags / sizeof tags[0]; i++)
         shm_unlink(channel_name(name, tags[i]));               /* after a failure only */
@@ -856,6 +963,8 @@ int main(void)
         WATCHED(a_second_engine_cannot_take_a_live_segment),
         WATCHED(every_termination_signal_removes_the_segment),
         WATCHED(a_truncated_segment_does_not_kill_the_engine),
+        WATCHED(a_silent_or_stopped_client_cannot_keep_the_channel),
+        WATCHED(tampered_words_cannot_freeze_the_channel),
     };
     return cmocka_run_group_tests(tests, group_setup, group_teardown);
 }

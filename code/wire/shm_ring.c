@@ -15,6 +15,7 @@
 #include <sys/mman.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
+#include <sys/sysmacros.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -23,41 +24,6 @@
 #include "wire/shm_ring.h"
 #include "wire/timing.h"
 
-/* Two cache lines: some x86 processors fetch lines in adjacent pairs. */
-#define SHM_LINE 128
-
-struct shm_ring {
-    /* The producer's block: written on every publish. */
-    _Alignas(SHM_LINE) _Atomic uint64_t head;      /* bytes ever written */
-    _Atomic uint32_t data_seq;                     /* futex word: data for a sleeping consumer */
-    /* The consumer's block: written on every read. */
-    _Alignas(SHM_LINE) _Atomic uint64_t tail;      /* bytes ever read */
-    _Atomic uint32_t space_seq;                    /* futex word: room for a sleeping producer */
-    /* Written only on going to sleep and waking: cheap for the other side to read. */
-    _Alignas(SHM_LINE) _Atomic uint32_t consumer_sleeping;
-    _Alignas(SHM_LINE) _Atomic uint32_t producer_sleeping;
-};
-
-/* The client word: free, the attached client's pid, or "it has left". */
-enum { SHM_FREE = 0, SHM_CLIENT_LEFT = -1 };
-
-struct shm_segment {
-    uint64_t magic;
-    uint32_t version;
-    uint32_t ring_bytes;
-    _Atomic uint32_t ready;            /* set last, when everything else is in place */
-    _Atomic int32_t engine_pid;        /* 0 once the engine has stopped */
-    _Atomic int32_t client;            /* SHM_FREE, a pid, or SHM_CLIENT_LEFT */
-    _Atomic uint32_t engine_closed;    /* the engine has ended this client's session */
-    _Atomic uint32_t attach_seq;       /* futex word the engine sleeps on between clients */
-    struct shm_ring requests;          /* client to engine */
-    struct shm_ring replies;           /* engine to client */
-};
-
-#define SHM_MAGIC 0x6970637461785368ull        /* "ipctaxSh" */
-#define SHM_VERSION 1u
-/* The rings' bytes start on the first page boundary after the control block. */
-#define SHM_DATA_OFFSET ((sizeof(struct shm_segment) + 4095) / 4096 * 4096)
 _Static_assert(ATOMIC_LLONG_LOCK_FREE == 2 && ATOMIC_INT_LOCK_FREE == 2,
                "shared-memory atomics must be lock-free to work between processes");
 _Static_assert(sizeof(_Atomic uint32_t) == 4, "a futex word is 32 bits");
@@ -103,10 +69,45 @@ static inline void cpu_relax(void)
 enum { SHM_SPINS_PER_LOOK = 256 };                 /* polls between looks at the clock */
 #define SHM_CHECK_NS 10000000ull                   /* 10 ms: longest sleep without a check */
 #define SHM_SPIN_PATIENCE_NS 100000000ull          /* 100 ms of spinning, then sleep */
+#define SHM_LEAVE_NS 1000000000ull                 /* 1 s for a client to leave */
 
 static int alive(pid_t pid)
 {
-    return pid > 0 && (kill(pid, 0) == 0 || errno == EPERM);
+    return pid > 0 && kill(pid, 0) == 0;
+}
+
+/* Whether process pid maps the segment open as fd (its device and inode are
+ * in /proc/PID/maps); when /proc cannot tell, it is taken to. */
+static int maps_segment(pid_t pid, int fd)
+{
+    char path[64], line[512];
+    struct stat st;
+    snprintf(path, sizeof path, "/proc/%d/maps", (int)pid);
+    FILE *f = fd >= 0 && fstat(fd, &st) == 0 ? fopen(path, "r") : NULL;
+    if (f == NULL)
+        return 1;
+    int found = 0;
+    while (!found && fgets(line, sizeof line, f) != NULL) {
+        unsigned major, minor;
+        unsigned long long inode;
+        if (sscanf(line, "%*s %*s %*s %x:%x %llu", &major, &minor, &inode) == 3)
+            found = inode == (unsigned long long)st.st_ino && major == major(st.st_dev) &&
+                    minor == minor(st.st_dev);
+    }
+    fclose(f);
+    return found;
+}
+
+static void write_header(struct shm_channel *ch);    /* below: the engine's own words */
+
+/* Engine: puts back the header words it owns if anyone changed them. */
+static void reassert_header(struct shm_channel *ch)
+{
+    const struct shm_segment *seg = ch->seg;
+    if (atomic_load(&seg->engine_pid) != (int32_t)getpid() || seg->magic != SHM_MAGIC ||
+        seg->version != SHM_VERSION || seg->ring_bytes != ch->capacity ||
+        !atomic_load(&seg->ready))
+        write_header(ch);
 }
 
 static int mapping_damaged(const struct shm_channel *ch);   /* below: a shrunk segment */
@@ -132,19 +133,20 @@ static int session_over(struct shm_channel *ch, uint64_t now)
         errno = EIO;                   /* the segment shrank under us (below) */
         return -1;
     }
-    int gone = ch->is_engine
-        ? atomic_load(&seg->client) != ch->peer
-        : atomic_load(&seg->engine_pid) != ch->peer || atomic_load(&seg->engine_closed);
+    int gone = ch->is_engine ? atomic_load(&seg->client) != ch->peer
+                             : atomic_load(&seg->engine_closed) != 0;
     if (!gone && now >= ch->next_liveness_ns) {
         ch->next_liveness_ns = now + SHM_CHECK_NS;
         if (stop_requested(ch)) {
             errno = EINTR;
             return -1;
         }
-        if (segment_damaged(ch)) {
+        if (ch->is_engine && segment_damaged(ch)) {
             errno = EIO;               /* shrunk where nothing has touched it yet */
             return -1;
         }
+        if (ch->is_engine)
+            reassert_header(ch);
         gone = !alive(ch->peer);
     }
     if (gone)
@@ -583,7 +585,12 @@ static int claim_segment(struct shm_segment *seg, size_t size, const char *name,
                   "damaged, and about to be replaced", name, size, ring);
         return EAGAIN;
     }
-    if (!alive(atomic_load(&seg->engine_pid))) {
+    int32_t engine = atomic_load(&seg->engine_pid);
+    if (engine == 0) {
+        set_error(err, err_size, "%s has no engine's pid just now", name);
+        return EAGAIN;                 /* stopping (then it goes), or its engine restores it */
+    }
+    if (!alive(engine)) {
         set_error(err, err_size, "the engine of %s has stopped", name);
         return ECONNREFUSED;
     }
@@ -699,18 +706,19 @@ int shm_channel_accept(struct shm_channel *ch)
         if ((ch->seg == NULL || segment_damaged(ch)) && renew_segment(ch, err, sizeof err) != 0)
             return -1;
         struct shm_segment *seg = ch->seg;
+        reassert_header(ch);
         uint32_t ticket = atomic_load(&seg->attach_seq);
         int32_t client = atomic_load(&seg->client);
         if (client > 0 && segment_damaged(ch))
             continue;                          /* shrunk as it attached: renewed above */
-        if (client > 0) {
+        if (client > 0 && alive(client) && maps_segment(client, ch->fd)) {
             ch->peer = client;
             ch->next_liveness_ns = 0;
             ch->head_seen = ch->tail_seen = 0;
             return 0;
         }
-        if (client == SHM_CLIENT_LEFT)
-            empty_and_free(ch);                /* it came and went before we looked */
+        if (client != SHM_FREE)
+            empty_and_free(ch);                /* it came and went, or was never there */
         else
             futex_wait(&seg->attach_seq, ticket, SHM_CHECK_NS);
     }
@@ -726,15 +734,24 @@ void shm_channel_release(struct shm_channel *ch)
     atomic_store(&seg->engine_closed, 1);
     futex_bump(&seg->replies.data_seq);        /* a client waiting for a reply */
     futex_bump(&seg->requests.space_seq);      /* or for room for its request */
+    uint64_t deadline = clock_ns() + SHM_LEAVE_NS;
     for (;;) {
         uint32_t ticket = atomic_load(&seg->attach_seq);
-        if (atomic_load(&seg->client) != ch->peer || !alive(ch->peer))
-            break;
+        int32_t client = atomic_load(&seg->client);
+        if (client == SHM_CLIENT_LEFT || (client == ch->peer && !alive(ch->peer))) {
+            empty_and_free(ch);                /* gone: the segment serves the next one */
+            return;
+        }
         if (stop_requested(ch))
             return;
-        futex_wait(&seg->attach_seq, ticket, SHM_CHECK_NS);
+        uint64_t now = clock_ns();
+        if (client != ch->peer || now >= deadline) {
+            renew_segment(ch, err, sizeof err);    /* on failure, accept tries again */
+            return;
+        }
+        futex_wait(&seg->attach_seq, ticket, deadline - now < SHM_CHECK_NS ? deadline - now
+                                                                            : SHM_CHECK_NS);
     }
-    empty_and_free(ch);
 }
 
 void shm_channel_destroy(struct shm_channel *ch)

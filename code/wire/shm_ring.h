@@ -9,6 +9,7 @@
 #define IPCTAX_SHM_RING_H
 
 #include <signal.h>
+#include <stdatomic.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <sys/types.h>
@@ -33,8 +34,42 @@ enum {
     SHM_NAME_SIZE = 128,                   /* "/name" and its NUL */
 };
 
-struct shm_segment;                /* the shared layout, private to shm_ring.c */
-struct shm_ring;
+/* Two cache lines: some x86 processors fetch lines in adjacent pairs. */
+#define SHM_LINE 128
+
+struct shm_ring {
+    /* The producer's block: written on every publish. */
+    _Alignas(SHM_LINE) _Atomic uint64_t head;      /* bytes ever written */
+    _Atomic uint32_t data_seq;                     /* futex word: data for a sleeping consumer */
+    /* The consumer's block: written on every read. */
+    _Alignas(SHM_LINE) _Atomic uint64_t tail;      /* bytes ever read */
+    _Atomic uint32_t space_seq;                    /* futex word: room for a sleeping producer */
+    /* Written only on going to sleep and waking: cheap for the other side to read. */
+    _Alignas(SHM_LINE) _Atomic uint32_t consumer_sleeping;
+    _Alignas(SHM_LINE) _Atomic uint32_t producer_sleeping;
+};
+
+/* The client word: free, the attached client's pid, or "it has left". */
+enum { SHM_FREE = 0, SHM_CLIENT_LEFT = -1 };
+
+struct shm_segment {
+    uint64_t magic;
+    uint32_t version;
+    uint32_t ring_bytes;
+    _Atomic uint32_t ready;            /* set last, when everything else is in place */
+    _Atomic int32_t engine_pid;        /* 0 once the engine has stopped */
+    _Atomic int32_t client;            /* SHM_FREE, a pid, or SHM_CLIENT_LEFT */
+    _Atomic uint32_t engine_closed;    /* the engine has ended this client's session */
+    _Atomic uint32_t attach_seq;       /* futex word the engine sleeps on between clients */
+    struct shm_ring requests;          /* client to engine */
+    struct shm_ring replies;           /* engine to client */
+};
+
+#define SHM_MAGIC 0x6970637461785368ull        /* "ipctaxSh" */
+#define SHM_VERSION 1u
+/* The rings' bytes start on the first page boundary after the control block. */
+#define SHM_DATA_OFFSET ((sizeof(struct shm_segment) + 4095) / 4096 * 4096)
+
 
 /* One process's view of a channel. */
 struct shm_channel {
