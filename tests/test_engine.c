@@ -84,18 +84,6 @@ static long cpu_ms_of(pid_t pid);
 
 /* ---- Reference checks on raw replies ----------------------------------- */
 
-/* The reply body `body[0..len)` to a sweep of combos [first, first+count). */
-static void assert_sweep_reply(const uint8_t *body, size_t len, size_t first, size_t count)
-{
-    struct combo_result results[REF_COMBOS];
-    if (sweep_reply_decode(body, len, results, (uint32_t)count) != 0)
-        fail_msg("a sweep reply of %zu bytes for %zu combos", len, count);
-    struct gate_verdict v = gate_compare(ref.expected + first, results, count);
-    if (!v.passed)
-        fail_msg("combos %zu..%zu: %zu of %zu identical", first, first + count - 1,
-                 v.identical, count);
-}
-
 /* Values whose bits must survive: every pattern, NaN payloads included. */
 static double *bit_patterns(size_t n, uint64_t seed)
 {
@@ -1617,6 +1605,131 @@ static void tcp_echo_and_sweep(void **state)
     stop_engine_checked(&e, SIGTERM);
 }
 
+/* ---- Timing, asked for or not ------------------------------------------------ */
+
+/* Two connections to one engine, one plain and one timed, on every opcode. */
+static void assert_timing_over_sockets(int plain_fd, int timed_fd, const char *where)
+{
+    struct reply plain[SESSION_REQUESTS], timed[SESSION_REQUESTS];
+    struct fd_pair a = {plain_fd, plain_fd}, b = {timed_fd, timed_fd};
+    struct byte_link la = fd_link(&a), lb = fd_link(&b);
+    run_session(&la, 0, plain);
+    run_session(&lb, 1, timed);
+    assert_plain_replies(plain);
+    assert_timed_matches_plain(plain, timed, where);
+    free_replies(plain);
+    free_replies(timed);
+}
+
+/*
+ * The timing opt-in of paper/50-protocol.md: a client that does not set
+ * the opcode's top bit gets the protocol's replies byte for byte; one that
+ * does gets the same bytes and a consistent 40-byte trailer, for every
+ * opcode, over a Unix socket, TCP and --stdin (and shared memory, in
+ * test_shm.c).
+ */
+static void timing_is_opt_in_on_every_opcode_and_transport(void **state)
+{
+    (void)state;
+    struct engine_process e;
+    char path[108], port[16], err[CLIENT_ERROR_SIZE] = "";
+    int a = start_engine(&e, "timed.sock", NULL, path), b = connect_unix(path);
+    assert_true(b >= 0);
+    assert_timing_over_sockets(a, b, "unix");
+    close(a);
+    close(b);
+    stop_engine_checked(&e, SIGTERM);
+
+    a = -1;
+    for (int attempt = 0; attempt < 5 && a < 0; attempt++) {
+        assert_int_equal(pick_port(port, attempt + 7), 0);
+        a = engine_start_tracked(&e, NULL, NULL, port, err);
+    }
+    if (a < 0)
+        fail_msg("cannot start the engine on TCP: %s", err);
+    b = test_socket(tcp_connect("127.0.0.1", port));
+    assert_true(b >= 0);
+    assert_timing_over_sockets(a, b, "tcp");
+    close(a);
+    close(b);
+    stop_engine_checked(&e, SIGTERM);
+
+    for (int k = 0; k < 2; k++) {                    /* --stdin: one request a process */
+        struct engine_client c;
+        uint8_t *replies[2];
+        size_t lens[2];
+        for (int timed = 0; timed < 2; timed++) {
+            size_t len;
+            uint8_t *body = session_request(k, timed, &len);
+            client_init(&c, -1, -1);
+            assert_non_null(client_request_buffer(&c, len));
+            memcpy(c.request, body, len);
+            free(body);
+            if (engine_spawn_call(&c, engine_binary(), NULL, len, err) != 0)
+                fail_msg("--stdin step %d: %s", k, err);
+            lens[timed] = c.reply_len;
+            replies[timed] = malloc(c.reply_len + 1);
+            memcpy(replies[timed], c.reply, c.reply_len);
+            client_close(&c);
+        }
+        assert_int_equal(lens[1], lens[0] + TIMING_TRAILER_BYTES);
+        assert_memory_equal(replies[1], replies[0], lens[0]);
+        struct call_timing t;
+        assert_int_equal(timing_trailer_decode(replies[1], lens[1], &t), 0);
+        assert_timing_consistent(&t, k, "stdin");
+        free(replies[0]);
+        free(replies[1]);
+    }
+}
+
+/* The JSON form: "timing": true adds a member, and changes nothing else. */
+static void json_timing_is_opt_in(void **state)
+{
+    (void)state;
+    struct engine_process e;
+    char path[108];
+    close(start_engine(&e, "jsontimed.sock", NULL, path));
+    size_t len, expected_len;
+    char *sweep = json_request_encode(ref.close, REF_BARS, ref.params, REF_COMBOS, &len);
+    char *expected = json_reply_encode(ref.expected, REF_COMBOS, &expected_len);
+    assert_non_null(sweep);
+    assert_non_null(expected);
+    uint8_t *plain, *timed, *off;
+    uint32_t plain_word = json_round_trip(path, sweep, len, &plain);
+    assert_int_equal(plain_word, expected_len);            /* the reply it always was */
+    assert_memory_equal(plain, expected, expected_len);
+    static const char *const asks[] = {",\"timing\":true}", ",\"timing\":false}"};
+    char *with = malloc(len + 32);
+    for (int i = 0; i < 2; i++) {
+        memcpy(with, sweep, len - 1);                      /* without the closing brace */
+        strcpy(with + len - 1, asks[i]);
+        uint32_t word = json_round_trip(path, with, strlen(with), i == 0 ? &timed : &off);
+        assert_false(word & ERROR_FRAME_FLAG);
+        if (i == 1) {
+            assert_int_equal(word, expected_len);
+            assert_memory_equal(off, expected, expected_len);
+            free(off);
+            continue;
+        }
+        assert_memory_equal(timed, expected, expected_len - 1);
+        assert_memory_equal(timed + expected_len - 1, ",\"timing\":{", 11);
+        struct combo_result results[REF_COMBOS];
+        struct call_timing t;
+        char err[256];
+        if (json_reply_decode((const char *)timed, word, results, REF_COMBOS, err, sizeof err) ||
+            json_reply_timing((const char *)timed, word, &t, err, sizeof err))
+            fail_msg("a timed JSON reply: %s", err);
+        assert_reference_results(results);
+        assert_timing_consistent(&t, 0, "json");
+        free(timed);
+    }
+    free(with);
+    free(plain);
+    free(sweep);
+    free(expected);
+    stop_engine_checked(&e, SIGTERM);
+}
+
 /* ---- Groups -------------------------------------------------------------------- */
 
 static int group_setup(void **state)
@@ -1679,6 +1792,8 @@ int main(void)
         T(stdin_bad_request_gets_an_error_frame_and_status_1),
         T(a_stdin_engine_ends_on_sigterm),
         T(tcp_echo_and_sweep),
+        T(timing_is_opt_in_on_every_opcode_and_transport),
+        T(json_timing_is_opt_in),
     };
     const struct CMUnitTest bad_frames[] = {
         BAD(0), BAD(1), BAD(2), BAD(3), BAD(4), BAD(5), BAD(6), BAD(7),

@@ -868,6 +868,28 @@ static void tampered_words_cannot_freeze_the_channel(void **state)
     assert_segment_gone(s.name);
 }
 
+/* The timing opt-in over shared memory: a plain session gets the protocol's
+ * replies byte for byte, a timed one the same bytes and a consistent
+ * trailer, on every opcode (test_engine.c does the same over sockets). */
+static void timing_is_opt_in_over_shared_memory(void **state)
+{
+    (void)state;
+    struct shm_engine s;
+    struct reply plain[SESSION_REQUESTS], timed[SESSION_REQUESTS];
+    start_or_fail(&s, NULL, "engine-timed", SHM_WAIT_FUTEX);
+    struct byte_link link = shm_link(&s.channel);
+    run_session(&link, 0, plain);
+    shm_channel_detach(&s.channel);
+    attach_or_fail(&s.channel, s.name, SHM_WAIT_FUTEX);
+    run_session(&link, 1, timed);
+    assert_plain_replies(plain);
+    assert_timed_matches_plain(plain, timed, "shm");
+    free_replies(plain);
+    free_replies(timed);
+    stop_engine(&s);
+    assert_segment_gone(s.name);
+}
+
 /* Over shared memory too, every usual termination signal stops the
  * engine cleanly: exit status 0, the segment removed. */
 static void every_termination_signal_removes_the_segment(void **state)
@@ -928,7 +950,7 @@ static int group_teardown(void **state)
         "procs-futex", "dead-client-spin", "dead-client-futex", "dead-engine", "live",
         "foreign", "busy"};
     static const char *const engine_tags[] = {"engine-futex", "engine-spin", "engine-bad",
-        "engine-raw", "engine-twice", "engine-slow", "engine-signals", "engine-truncated", "engine-silent", "engine-tampered"};
+        "engine-raw", "engine-twice", "engine-slow", "engine-signals", "engine-truncated", "engine-silent", "engine-tampered", "engine-timed"};
     char name[64];
     for (size_t i = 0; i < sizeof tags / sizeof tags[0]; i++)
         shm_unlink(channel_name(name, tags[i]));               /* after a failure only */
@@ -965,6 +987,7 @@ int main(void)
         WATCHED(a_truncated_segment_does_not_kill_the_engine),
         WATCHED(a_silent_or_stopped_client_cannot_keep_the_channel),
         WATCHED(tampered_words_cannot_freeze_the_channel),
+        WATCHED(timing_is_opt_in_over_shared_memory),
     };
     return cmocka_run_group_tests(tests, group_setup, group_teardown);
 }

@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "engine/service.h"
 #include "kernel/kernel_stream.h"
@@ -35,6 +36,20 @@ void connection_free(struct connection *c)
         stream_free(&c->stream);
     free(c->json_reply);
     memset(c, 0, sizeof *c);
+}
+
+static uint64_t cpu_clock_ns(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
+    return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+/* The end of a phase, for a request that asked to be timed. */
+static void mark(const struct connection *c, uint64_t *at)
+{
+    if (c->timed)
+        *at = clock_ns();
 }
 
 /* One bar's steps for one combination: its seven moving averages. */
@@ -119,7 +134,11 @@ static int checked_sweep(struct connection *c, const double *close, uint32_t n_b
     struct combo_result *results = buffer_reserve(&c->results, (size_t)n_combos * sizeof *results);
     if (results == NULL)
         return set_error(err, err_size, "engine out of memory for %u combos", n_combos);
-    return sweep_in_groups(c, close, n_bars, params, n_combos, results, err, err_size);
+    mark(c, &c->decoded_ns);
+    if (sweep_in_groups(c, close, n_bars, params, n_combos, results, err, err_size) != 0)
+        return -1;
+    mark(c, &c->computed_ns);
+    return 0;
 }
 
 /* The reply to a sweep: c->results[0..n_combos) as the protocol's two arrays. */
@@ -134,6 +153,7 @@ static int reply_with_results(struct connection *c, uint32_t n_combos, char *err
     c->reply[0] = out;
     c->reply_len[0] = size;
     c->n_reply = 1;
+    mark(c, &c->encoded_ns);
     return 0;
 }
 
@@ -163,6 +183,7 @@ static int handle_echo(struct connection *c, const struct request_view *req,
 {
     (void)err;
     (void)err_size;
+    mark(c, &c->decoded_ns);               /* nothing to compute, nothing to encode */
     c->reply[0] = req->close;
     c->reply_len[0] = (size_t)req->n_bars * 8;
     c->n_reply = 1;
@@ -183,6 +204,7 @@ static int handle_load(struct connection *c, const struct request_view *req,
         return set_error(err, err_size, "engine out of memory loading %u bars", req->n_bars);
     le_get_f64s(series, req->close, req->n_bars);
     c->loaded_bars = req->n_bars;
+    mark(c, &c->decoded_ns);               /* nothing to compute, nothing to encode */
     return empty_reply(c);
 }
 
@@ -214,9 +236,11 @@ static int handle_open_stream(struct connection *c, const struct request_view *r
     if (check_work(c, sweep_work(params, req->n_combos, 1), "each bar of this stream", err,
                    err_size) != 0)
         return -1;
+    mark(c, &c->decoded_ns);
     if (stream_open(&c->stream, params, req->n_combos) != 0)
         return set_error(err, err_size, "engine out of memory opening a stream");
     c->streaming = 1;
+    mark(c, &c->computed_ns);
     return empty_reply(c);
 }
 
@@ -238,7 +262,9 @@ static int handle_bar(struct connection *c, const struct request_view *req,
     if (positions == NULL)
         return set_error(err, err_size, "engine out of memory for the positions");
     le_get_f64s(&close, req->close, 1);
-    stream_bar(&c->stream, close, positions);
+    mark(c, &c->decoded_ns);
+    stream_bar(&c->stream, close, positions);          /* the positions are the reply */
+    mark(c, &c->computed_ns);
     c->reply[0] = positions;
     c->reply_len[0] = c->stream.n_combos;
     c->n_reply = 1;
@@ -254,9 +280,11 @@ static int handle_close_stream(struct connection *c, const struct request_view *
     struct combo_result *results = buffer_reserve(&c->results, (size_t)n * sizeof *results);
     if (results == NULL)
         return set_error(err, err_size, "engine out of memory for the results");
+    mark(c, &c->decoded_ns);
     stream_close(&c->stream, results);
     stream_free(&c->stream);
     c->streaming = 0;
+    mark(c, &c->computed_ns);
     return reply_with_results(c, n, err, err_size);
 }
 
@@ -276,6 +304,7 @@ static int reply_with_json(struct connection *c, size_t n_combos, char *err, siz
     c->reply[0] = c->json_reply;
     c->reply_len[0] = text_len;
     c->n_reply = 1;
+    mark(c, &c->encoded_ns);
     return 0;
 }
 
@@ -285,6 +314,8 @@ static int handle_json(struct connection *c, const uint8_t *body, size_t len,
     struct json_request req;
     if (json_request_decode((const char *)body, len, &req, err, err_size) != 0)
         return -1;
+    c->timed = req.timed;
+    c->reply_is_json = 1;
     int status = checked_sweep(c, req.close, (uint32_t)req.n_bars, "n_bars", req.params,
                                (uint32_t)req.n_combos, err, err_size);
     if (status == 0)
@@ -353,10 +384,13 @@ int handle_request(struct connection *c, const uint8_t *body, size_t len,
 {
     struct request_view req;
     c->n_reply = 0;
+    c->timed = c->reply_is_json = 0;
+    c->decoded_ns = c->computed_ns = c->encoded_ns = 0;
     if (is_json_body(body, len))
         return handle_json(c, body, len, err, err_size);
     if (request_decode(body, len, &req, err, err_size) != 0)
         return -1;
+    c->timed = req.timed;
     const struct opcode_entry *op = req.opcode < OPCODE_COUNT ? &OPCODES[req.opcode] : NULL;
     if (op == NULL || op->handle == NULL)
         return set_error(err, err_size, "unknown opcode %u (opcodes are 0 to %d)", body[0],
@@ -364,6 +398,32 @@ int handle_request(struct connection *c, const uint8_t *body, size_t len,
     if (check_shape(op, &req, err, err_size) != 0)
         return -1;
     return op->handle(c, &req, err, err_size);
+}
+
+/* Adds the engine's timing of the call as the reply's last piece. */
+static void append_timing(struct connection *c)
+{
+    uint64_t now = clock_ns(), cpu = cpu_clock_ns();
+    uint64_t decoded = c->decoded_ns ? c->decoded_ns : c->started_ns;
+    uint64_t computed = c->computed_ns ? c->computed_ns : decoded;
+    uint64_t encoded = c->encoded_ns ? c->encoded_ns : computed;
+    struct call_timing t = {now - c->started_ns, decoded - c->started_ns, computed - decoded,
+                            encoded - computed, cpu - c->cpu_started_ns};
+    if (c->reply_is_json && c->n_reply > 0) {
+        c->reply_len[c->n_reply - 1]--;            /* the closing brace, put back below */
+        int n = snprintf(c->timing_text, sizeof c->timing_text, ",\"timing\":{"
+                         "\"engine_ns\":%llu,\"decode_ns\":%llu,\"compute_ns\":%llu,"
+                         "\"encode_ns\":%llu,\"cpu_ns\":%llu}}",
+                         (unsigned long long)t.engine_ns, (unsigned long long)t.decode_ns,
+                         (unsigned long long)t.compute_ns, (unsigned long long)t.encode_ns,
+                         (unsigned long long)t.cpu_ns);
+        c->reply[c->n_reply] = c->timing_text;
+        c->reply_len[c->n_reply++] = (size_t)n;
+    } else {
+        timing_trailer_encode(c->trailer, &t);
+        c->reply[c->n_reply] = c->trailer;
+        c->reply_len[c->n_reply++] = TIMING_TRAILER_BYTES;
+    }
 }
 
 static uint64_t deadline_in(int ms)
@@ -374,8 +434,10 @@ static uint64_t deadline_in(int ms)
 static int send_reply(struct connection *c, const struct byte_link *link)
 {
     uint8_t header[FRAME_HEADER_BYTES];
-    struct iovec iov[3] = {{header, sizeof header}};
+    struct iovec iov[4] = {{header, sizeof header}};
     size_t total = 0;
+    if (c->timed)
+        append_timing(c);
     for (int i = 0; i < c->n_reply; i++) {
         iov[1 + i].iov_base = (void *)c->reply[i];
         iov[1 + i].iov_len = c->reply_len[i];
@@ -393,6 +455,13 @@ static void send_error(struct connection *c, const struct byte_link *link, const
     uint32_t n = error_frame_header(header, strlen(message));
     struct iovec iov[2] = {{header, sizeof header}, {(void *)message, n}};
     link->write_all(link->ctx, iov, 2, deadline_in(c->cfg->frame_timeout_ms));
+}
+
+/* Whether a body can ask to be timed: a binary opcode with the top bit, or
+ * JSON text (whose "timing" member only parsing finds). */
+static int may_ask_for_timing(const uint8_t *body, size_t len)
+{
+    return len > 0 && ((body[0] & OP_TIMED) || is_json_body(body, len));
 }
 
 /* Describes why a frame could not be read whole, for the error frame. */
@@ -454,6 +523,10 @@ static int serve_frames(struct connection *c, const struct byte_link *link, int 
             describe_read_failure(err, sizeof err, "body", cfg->frame_timeout_ms);
             send_error(c, link, err);
             return -1;
+        }
+        if (may_ask_for_timing(body, len)) {
+            c->started_ns = clock_ns();
+            c->cpu_started_ns = cpu_clock_ns();
         }
         if (handle_request(c, body, len, err, sizeof err) != 0) {
             send_error(c, link, err);

@@ -11,6 +11,7 @@
 #include "kernel/kernel.h"
 #include "kernel/kernel_stream.h"
 #include "wire/buffer.h"
+#include "wire/frame.h"
 #include "wire/netio.h"
 
 /* The kernel behind the sweep opcode; it may use (and grow) the workspace. */
@@ -43,9 +44,17 @@ struct connection {
     struct sweep_stream stream;            /* opcode 4's stream */
     int streaming;
     char *json_reply;                      /* the last JSON reply's text */
-    /* The reply body: up to two pieces, sent with the header in one writev. */
-    const void *reply[2];
-    size_t reply_len[2];
+    /* The timing of a request that asked for it (paper/50-protocol.md). */
+    int timed;
+    int reply_is_json;                     /* the timing goes into the text */
+    uint64_t started_ns, cpu_started_ns;   /* set by serve_link when a request may ask */
+    uint64_t decoded_ns, computed_ns, encoded_ns;  /* the handler's marks; 0: not made */
+    uint8_t trailer[TIMING_TRAILER_BYTES];
+    char timing_text[256];
+    /* The reply body: up to two pieces and the timing, sent with the header
+     * in one writev. */
+    const void *reply[3];
+    size_t reply_len[3];
     int n_reply;
 };
 

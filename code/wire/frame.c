@@ -110,7 +110,8 @@ int request_decode(const uint8_t *body, size_t len, struct request_view *req,
     if (len < REQUEST_HEADER_BYTES)
         return set_error(err, err_size, "request body of %zu bytes is shorter than its "
                          "%d-byte header", len, REQUEST_HEADER_BYTES);
-    req->opcode = body[0];
+    req->opcode = body[0] & ~OP_TIMED;         /* the one place the bit is stripped */
+    req->timed = (body[0] & OP_TIMED) != 0;
     req->n_bars = le_get_u32(body + 1);
     req->n_combos = le_get_u32(body + 5);
     uint64_t expected = request_body_size(req->n_bars, req->n_combos);
@@ -178,4 +179,22 @@ uint32_t error_frame_header(uint8_t header[FRAME_HEADER_BYTES], size_t message_l
     uint32_t n = message_len > FRAME_LENGTH_MASK ? FRAME_LENGTH_MASK : (uint32_t)message_len;
     le_put_u32(header, ERROR_FRAME_FLAG | n);
     return n;
+}
+
+void timing_trailer_encode(uint8_t out[TIMING_TRAILER_BYTES], const struct call_timing *t)
+{
+    const uint64_t five[5] = {t->engine_ns, t->decode_ns, t->compute_ns, t->encode_ns,
+                              t->cpu_ns};
+    for (int i = 0; i < 5; i++)
+        le_put_u64(out + 8 * i, five[i]);
+}
+
+int timing_trailer_decode(const uint8_t *body, size_t len, struct call_timing *t)
+{
+    if (len < TIMING_TRAILER_BYTES)
+        return -1;
+    const uint8_t *p = body + len - TIMING_TRAILER_BYTES;
+    *t = (struct call_timing){le_get_u64(p), le_get_u64(p + 8), le_get_u64(p + 16),
+                              le_get_u64(p + 24), le_get_u64(p + 32)};
+    return 0;
 }

@@ -38,6 +38,12 @@ enum {
  * (two million bars; see the text for why not more). */
 #define DEFAULT_MAX_FRAME (16u * 1024u * 1024u)
 
+/* The opcode byte's top bit asks the engine to time the call (see the text). */
+#define OP_TIMED 0x80u
+
+/* What a timed reply carries after its body: five little-endian u64. */
+enum { TIMING_TRAILER_BYTES = 40 };
+
 /* Longest window a per-bar stream accepts: each window is a ring of this
  * many doubles per combination, so it bounds a stream's memory. */
 enum { MAX_STREAM_WINDOW = 1 << 16 };
@@ -58,7 +64,8 @@ void request_encode(uint8_t *body, enum opcode op, const double *close, uint32_t
 
 /* A decoded request: counts, and pointers into the body it came from. */
 struct request_view {
-    uint8_t opcode;
+    uint8_t opcode;            /* without the OP_TIMED bit */
+    int timed;                 /* the client set OP_TIMED */
     uint32_t n_bars, n_combos;
     const uint8_t *close;      /* n_bars little-endian f64 */
     const uint8_t *params;     /* n_combos x 6 little-endian i64 */
@@ -86,5 +93,14 @@ int sweep_reply_decode(const uint8_t *body, size_t len, struct combo_result *res
 
 /* Writes the 4-byte header of an error frame; returns the message length used. */
 uint32_t error_frame_header(uint8_t header[FRAME_HEADER_BYTES], size_t message_len);
+
+/* The engine's timing of one call (nanoseconds). */
+struct call_timing {
+    uint64_t engine_ns, decode_ns, compute_ns, encode_ns, cpu_ns;
+};
+
+void timing_trailer_encode(uint8_t out[TIMING_TRAILER_BYTES], const struct call_timing *t);
+/* The trailer at the end of body[0..len); 0, or -1 when len is too short. */
+int timing_trailer_decode(const uint8_t *body, size_t len, struct call_timing *t);
 
 #endif

@@ -90,6 +90,7 @@ int json_request_decode(const char *text, size_t len, struct json_request *req,
     json_error_t error;
     const char *op;
     json_t *close = NULL, *params = NULL;
+    int timing = 0;
     memset(req, 0, sizeof *req);
     if (len > MAX_JSON_BODY)
         return set_error(err, err_size, "JSON body of %zu bytes exceeds the endpoint's "
@@ -107,8 +108,8 @@ int json_request_decode(const char *text, size_t len, struct json_request *req,
     if (!json_is_object(doc))
         status = set_error(err, err_size, "a JSON request must be an object (this is %s)",
                            json_is_array(doc) ? "an array" : "not one");
-    else if (json_unpack_ex(doc, &error, JSON_STRICT, "{s:s,s:o,s:o}", "op", &op,
-                            "close", &close, "params", &params) != 0)
+    else if (json_unpack_ex(doc, &error, JSON_STRICT, "{s:s,s:o,s:o,s?b}", "op", &op,
+                            "close", &close, "params", &params, "timing", &timing) != 0)
         status = set_error(err, err_size, "request object: %s", error.text);
     else if (strcmp(op, "sweep") != 0)
         status = set_error(err, err_size, "unknown op \"%s\" (the JSON endpoint serves "
@@ -119,6 +120,7 @@ int json_request_decode(const char *text, size_t len, struct json_request *req,
     else if (!json_is_array(params))
         status = set_error(err, err_size, "params must be an array of arrays");
     if (status == 0) {
+        req->timed = timing;
         req->n_bars = json_array_size(close);
         req->close = malloc(req->n_bars * sizeof *req->close);
         if (req->close == NULL || json_series_values(close, req->close, req->n_bars) != 0)
@@ -162,13 +164,13 @@ int json_reply_decode(const char *text, size_t len, struct combo_result *results
                       size_t n_combos, char *err, size_t err_size)
 {
     json_error_t error;
-    json_t *pnl, *trades;
+    json_t *pnl, *trades, *timing = NULL;
     json_t *doc = json_loadb(text, len, 0, &error);
     int status = 0;
     if (doc == NULL)
         status = set_error(err, err_size, "invalid JSON reply: %s", error.text);
-    else if (json_unpack_ex(doc, &error, JSON_STRICT, "{s:o,s:o}", "pnl", &pnl,
-                            "trades", &trades) != 0)
+    else if (json_unpack_ex(doc, &error, JSON_STRICT, "{s:o,s:o,s?o}", "pnl", &pnl,
+                            "trades", &trades, "timing", &timing) != 0)
         status = set_error(err, err_size, "reply object: %s", error.text);
     else if (json_array_size(pnl) != n_combos || json_array_size(trades) != n_combos)
         status = set_error(err, err_size, "reply has %zu and %zu results for %zu combos",
@@ -183,6 +185,29 @@ int json_reply_decode(const char *text, size_t len, struct combo_result *results
             results[k].trades = (int64_t)json_integer_value(t);
         }
     }
+    json_decref(doc);
+    return status;
+}
+
+int json_reply_timing(const char *text, size_t len, struct call_timing *t,
+                      char *err, size_t err_size)
+{
+    json_error_t error;
+    json_int_t v[5];
+    json_t *doc = json_loadb(text, len, 0, &error);
+    int status = 0;
+    if (doc == NULL)
+        status = set_error(err, err_size, "invalid JSON reply: %s", error.text);
+    else if (json_unpack_ex(doc, &error, 0, "{s:{s:I,s:I,s:I,s:I,s:I!}}", "timing",
+                            "engine_ns", &v[0], "decode_ns", &v[1], "compute_ns", &v[2],
+                            "encode_ns", &v[3], "cpu_ns", &v[4]) != 0)
+        status = set_error(err, err_size, "reply timing: %s", error.text);
+    for (int i = 0; status == 0 && i < 5; i++)
+        if (v[i] < 0)
+            status = set_error(err, err_size, "reply timing: a negative duration");
+    if (status == 0)
+        *t = (struct call_timing){(uint64_t)v[0], (uint64_t)v[1], (uint64_t)v[2],
+                                  (uint64_t)v[3], (uint64_t)v[4]};
     json_decref(doc);
     return status;
 }
