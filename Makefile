@@ -123,6 +123,7 @@ $(1)/obj/%.o: code/%.c $(BUILD)/tangled.stamp
 	@mkdir -p $$(@D)
 	$(2) $(CFLAGS_ALL) $(3) $$(DEFS_$$*) -Icode -MMD -MP -c -o $$@ $$<
 $(1)/obj/harness/machine.o: $(BUILD)/commit.txt
+$(1)/obj/engine/engine.o: $(BUILD)/commit.txt
 $(foreach L,$(LAYERS),$(eval $(call LAYER_LIB,$(1),$(L))))
 $(1)/ipctax-engine: $(1)/obj/engine/engine.o $(addprefix $(1)/,$(ENGINE_LIBS))
 	$(2) $(CFLAGS_ALL) $(3) -o $$@ $$^ $(LDLIBS)
@@ -138,6 +139,7 @@ endef
 
 # Definitions one object needs beyond the flags: DEFS_<layer>/<file>.
 DEFS_harness/machine = -DIPCTAX_CFLAGS='"$(CFLAGS_ALL)"' -DIPCTAX_COMMIT='"$(shell cat $(BUILD)/commit.txt)"'
+DEFS_engine/engine = -DIPCTAX_COMMIT='"$(shell cat $(BUILD)/commit.txt)"'
 
 SANITIZE := -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer
 FUZZ_FLAGS := -O1 $(SANITIZE) -fsanitize=fuzzer-no-link

@@ -15,6 +15,7 @@
 #include <grp.h>
 #include <netinet/in.h>
 #include <netinet/tcp.h>
+#include <sys/prctl.h>
 #include <sys/resource.h>
 #include <sys/un.h>
 
@@ -1730,6 +1731,198 @@ static void json_timing_is_opt_in(void **state)
     stop_engine_checked(&e, SIGTERM);
 }
 
+/* ---- The command line ----------------------------------------------------------- */
+
+/*
+ * When ready, the engine prints one line: where it listens, with the port
+ * the kernel chose for --tcp 0. It is written only once the listener
+ * accepts, so a client may connect at once, without retrying.
+ */
+static void the_engine_announces_where_it_listens(void **state)
+{
+    (void)state;
+    char path[108], line[256], expected[160];
+    pid_t pid;
+    scratch_path(path, sizeof path, "announce.sock");
+    char *unix_argv[] = {(char *)engine_binary(), "--unix", path, NULL};
+    if (spawn_reading_first_line(unix_argv, &pid, line, sizeof line) != 0)
+        fail_msg("no line from an engine on a Unix socket (got \"%s\")", line);
+    snprintf(expected, sizeof expected, "listening unix:%s", path);
+    assert_string_equal(line, expected);
+    int fd = connect_unix(path);                       /* at once: no retry */
+    if (fd < 0)
+        fail_msg("the engine announced %s but refused a connection: %s", path, strerror(errno));
+    assert_sweep_over(fd);
+    close(fd);
+    end_spawned(pid);
+
+    static char *const tcp_args[] = {"0", "127.0.0.1:0", "[127.0.0.1]:0"};
+    for (size_t i = 0; i < sizeof tcp_args / sizeof tcp_args[0]; i++) {
+        char *tcp_argv[] = {(char *)engine_binary(), "--tcp", tcp_args[i], NULL};
+        if (spawn_reading_first_line(tcp_argv, &pid, line, sizeof line) != 0)
+            fail_msg("no line from an engine on --tcp %s (got \"%s\")", tcp_args[i], line);
+        unsigned port = 0;
+        if (sscanf(line, "listening tcp:127.0.0.1:%u", &port) != 1 || port == 0 || port > 65535)
+            fail_msg("--tcp %s announced \"%s\"", tcp_args[i], line);
+        char port_text[16];
+        snprintf(port_text, sizeof port_text, "%u", port);
+        fd = test_socket(tcp_connect("127.0.0.1", port_text));
+        if (fd < 0)
+            fail_msg("the engine announced port %u but refused a connection", port);
+        assert_sweep_over(fd);
+        close(fd);
+        end_spawned(pid);
+    }
+}
+
+/* Every bad option is named, with what it allows; a listener that cannot
+ * be made says why (once "...: Success"). */
+static void options_are_checked_and_refusals_say_why(void **state)
+{
+    (void)state;
+    char path[108], busy_port[16], busy[64];
+    scratch_path(path, sizeof path, "opts2.sock");
+    int holder = -1;
+    for (int attempt = 0; attempt < 5 && holder < 0; attempt++) {
+        assert_int_equal(pick_port(busy_port, attempt + 17), 0);
+        struct sockaddr_in a = {.sin_family = AF_INET,
+                                .sin_port = htons((uint16_t)atoi(busy_port)),
+                                .sin_addr.s_addr = htonl(INADDR_LOOPBACK)};
+        holder = socket(AF_INET, SOCK_STREAM, 0);
+        if (bind(holder, (struct sockaddr *)&a, sizeof a) != 0 || listen(holder, 1) != 0) {
+            close(holder);
+            holder = -1;
+        }
+    }
+    assert_true(holder >= 0);
+    snprintf(busy, sizeof busy, "127.0.0.1:%s", busy_port);
+    /* PATH stands for a socket path in the scratch folder, BUSY for an
+     * address whose port is taken. */
+    static const struct {
+        const char *args[5];
+        int status;
+        const char *needle;
+    } cases[] = {
+        {{"--tcp", "70000"}, 2, "--tcp port: 70000 is outside 0..65535"},
+        {{"--tcp", "abc"}, 2, "--tcp port: 'abc' is not a whole number in 0..65535"},
+        {{"--tcp", "-1"}, 2, "--tcp port: -1 is outside 0..65535"},
+        {{"--tcp", "bad host:80"}, 1, "cannot listen on bad host:80: "},
+        {{"--tcp", "BUSY"}, 1, ": bind: Address already in use"},
+        {{"--max-clients", "0", "--unix", "PATH"}, 2, "--max-clients: 0 is outside 1.."},
+        {{"--max-frame", "8", "--unix", "PATH"}, 2, "--max-frame: 8 is outside 9..2147483647"},
+        {{"--max-work", "0", "--unix", "PATH"}, 2, "--max-work: 0 is outside 1.."},
+        {{"--idle-timeout", "1O", "--unix", "PATH"}, 2,
+         "--idle-timeout: '1O' is not a whole number in 1..86400000"},
+        {{"--frame-timeout", "86400001", "--unix", "PATH"}, 2,
+         "--frame-timeout: 86400001 is outside 1..86400000"},
+        {{"--kernel", "fast", "--unix", "PATH"}, 2, "--kernel: 'fast' is not a kernel (naive"},
+        {{"--shm", "x", "--shm-wait", "doze"}, 2, "--shm-wait: 'doze' is not futex or spin"},
+        {{"--stdin", "--unix", "PATH"}, 2, "give one transport"},
+        {{"--frobnicate", "--unix", "PATH"}, 2, "unknown option '--frobnicate'"},
+        {{"--unix"}, 2, "--unix needs a value"},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        char *argv[8] = {(char *)engine_binary()};
+        for (int k = 0; k < 5 && cases[i].args[k] != NULL; k++) {
+            const char *a = cases[i].args[k];
+            argv[k + 1] = strcmp(a, "PATH") == 0 ? path : strcmp(a, "BUSY") == 0 ? busy : (char *)a;
+        }
+        struct run_result r;
+        assert_int_equal(run_program(argv, NULL, NULL, 0, 10000, &r), 0);
+        if (exit_code(&r) != cases[i].status || strstr(r.err, cases[i].needle) == NULL ||
+            strstr(r.err, "Success") != NULL)
+            fail_msg("case %zu (%s %s): exit %d, stderr \"%s\"; expected %d and \"%s\"", i,
+                     argv[1], argv[2] ? argv[2] : "", exit_code(&r), r.err, cases[i].status,
+                     cases[i].needle);
+        run_result_free(&r);
+        assert_int_equal(access(path, F_OK), -1);
+    }
+    close(holder);
+}
+
+/* -h and --help print the usage on stdout and exit 0; --version prints the
+ * commit the engine was built from. */
+static void help_and_version(void **state)
+{
+    (void)state;
+    static const char *const helps[] = {"-h", "--help"};
+    for (size_t i = 0; i < 2; i++) {
+        char *argv[] = {(char *)engine_binary(), (char *)helps[i], NULL};
+        struct run_result r;
+        assert_int_equal(run_program(argv, NULL, NULL, 0, 3000, &r), 0);
+        assert_int_equal(exit_code(&r), 0);
+        assert_int_equal(r.err_len, 0);
+        assert_non_null(strstr(r.out, "usage: ipctax-engine"));
+        assert_non_null(strstr(r.out, "--die-with-parent"));
+        assert_non_null(strstr(r.out, "listening tcp:HOST:PORT"));
+        run_result_free(&r);
+    }
+    char commit_path[4096], commit[128] = "", expected[160];
+    FILE *f = fopen(root_path(commit_path, sizeof commit_path, "build/commit.txt"), "r");
+    assert_non_null(f);
+    assert_non_null(fgets(commit, sizeof commit, f));
+    fclose(f);
+    snprintf(expected, sizeof expected, "ipctax-engine %s", commit);   /* commit ends in \n */
+    char *argv[] = {(char *)engine_binary(), "--version", NULL};
+    struct run_result r;
+    assert_int_equal(run_program(argv, NULL, NULL, 0, 3000, &r), 0);
+    assert_int_equal(exit_code(&r), 0);
+    assert_string_equal(r.out, expected);
+    run_result_free(&r);
+}
+
+/*
+ * --die-with-parent: an engine whose parent dies stops as on SIGTERM, and
+ * removes its socket file. The parent here is a child of the test, which
+ * starts the engine and is then killed; the test, a subreaper, inherits the
+ * engine and can wait for it.
+ */
+static void an_engine_dies_with_its_parent(void **state)
+{
+    (void)state;
+    char path[108], line[256];
+    scratch_path(path, sizeof path, "orphan.sock");
+    assert_int_equal(prctl(PR_SET_CHILD_SUBREAPER, 1), 0);
+    int report[2];
+    assert_int_equal(pipe(report), 0);
+    pid_t parent = fork();
+    assert_true(parent >= 0);
+    if (parent == 0) {
+        char *argv[] = {(char *)engine_binary(), "--die-with-parent", "--unix", path, NULL};
+        pid_t engine;
+        close(report[0]);
+        if (spawn_reading_first_line(argv, &engine, line, sizeof line) != 0)
+            _exit(1);
+        if (write(report[1], &engine, sizeof engine) != (ssize_t)sizeof engine)
+            _exit(1);
+        for (;;)
+            pause();
+    }
+    track_child(parent);
+    close(report[1]);
+    pid_t engine = 0;
+    struct pollfd p = {report[0], POLLIN, 0};
+    if (poll(&p, 1, 5000) <= 0 || read(report[0], &engine, sizeof engine) != sizeof engine)
+        fail_msg("the intermediate parent did not start the engine");
+    close(report[0]);
+    track_child(engine);
+    assert_int_equal(access(path, F_OK), 0);
+    kill(parent, SIGKILL);
+    waitpid(parent, NULL, 0);
+    untrack_child(parent);
+    int status;
+    if (wait_for_exit(engine, 3000, &status) != 0)
+        fail_msg("the engine outlived its parent by 3 s");
+    untrack_child(engine);
+    prctl(PR_SET_CHILD_SUBREAPER, 0);
+    if (!WIFEXITED(status) || WEXITSTATUS(status) != 0)
+        fail_msg("the orphaned engine ended with %s %d, expected exit status 0",
+                 WIFSIGNALED(status) ? "signal" : "status",
+                 WIFSIGNALED(status) ? WTERMSIG(status) : WEXITSTATUS(status));
+    if (access(path, F_OK) == 0)
+        fail_msg("the orphaned engine left its socket file");
+}
+
 /* ---- Groups -------------------------------------------------------------------- */
 
 static int group_setup(void **state)
@@ -1794,6 +1987,10 @@ int main(void)
         T(tcp_echo_and_sweep),
         T(timing_is_opt_in_on_every_opcode_and_transport),
         T(json_timing_is_opt_in),
+        T(the_engine_announces_where_it_listens),
+        T(options_are_checked_and_refusals_say_why),
+        T(help_and_version),
+        T(an_engine_dies_with_its_parent),
     };
     const struct CMUnitTest bad_frames[] = {
         BAD(0), BAD(1), BAD(2), BAD(3), BAD(4), BAD(5), BAD(6), BAD(7),

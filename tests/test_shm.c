@@ -890,6 +890,27 @@ static void timing_is_opt_in_over_shared_memory(void **state)
     assert_segment_gone(s.name);
 }
 
+/* The engine says on stdout which segment it serves, once the segment is
+ * ready: a client attaches at once, without retrying. */
+static void the_engine_announces_its_segment(void **state)
+{
+    (void)state;
+    char name[64], line[256], expected[128], err[256];
+    pid_t pid;
+    channel_name(name, "announce");
+    char *argv[] = {(char *)engine_binary(), "--shm", name, NULL};
+    if (spawn_reading_first_line(argv, &pid, line, sizeof line) != 0)
+        fail_msg("no line from an engine over shared memory (got \"%s\")", line);
+    snprintf(expected, sizeof expected, "listening shm:%s", name);
+    assert_string_equal(line, expected);
+    struct shm_channel c;
+    if (shm_channel_attach(&c, name, SHM_WAIT_FUTEX, 0, err, sizeof err) != 0)
+        fail_msg("the engine announced %s, but it could not be attached at once: %s", name, err);
+    shm_channel_detach(&c);
+    end_spawned(pid);
+    assert_segment_gone(name);
+}
+
 /* Over shared memory too, every usual termination signal stops the
  * engine cleanly: exit status 0, the segment removed. */
 static void every_termination_signal_removes_the_segment(void **state)
@@ -948,7 +969,7 @@ static int group_teardown(void **state)
     (void)state;
     static const char *const tags[] = {"wrap-spin", "wrap-futex", "small", "procs-spin",
         "procs-futex", "dead-client-spin", "dead-client-futex", "dead-engine", "live",
-        "foreign", "busy"};
+        "foreign", "busy", "announce"};
     static const char *const engine_tags[] = {"engine-futex", "engine-spin", "engine-bad",
         "engine-raw", "engine-twice", "engine-slow", "engine-signals", "engine-truncated", "engine-silent", "engine-tampered", "engine-timed"};
     char name[64];
@@ -988,6 +1009,7 @@ int main(void)
         WATCHED(a_silent_or_stopped_client_cannot_keep_the_channel),
         WATCHED(tampered_words_cannot_freeze_the_channel),
         WATCHED(timing_is_opt_in_over_shared_memory),
+        WATCHED(the_engine_announces_its_segment),
     };
     return cmocka_run_group_tests(tests, group_setup, group_teardown);
 }

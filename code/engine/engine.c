@@ -5,196 +5,35 @@
  */
 #include <errno.h>
 #include <fcntl.h>
-#include <getopt.h>
 #include <poll.h>
 #include <pthread.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/resource.h>
+#include <sys/prctl.h>
 #include <sys/socket.h>
 #include <time.h>
 #include <unistd.h>
 
-#include "wire/frame.h"
-#include "kernel/kernel.h"
-#include "kernel/kernel_tuned.h"
-#include "wire/netio.h"
-#include "wire/options.h"
+#include "engine/cli.h"
 #include "engine/service.h"
+#include "wire/frame.h"
+#include "wire/netio.h"
 #include "wire/shm_ring.h"
 #include "wire/timing.h"
 
-enum transport { TRANSPORT_NONE, TRANSPORT_UNIX, TRANSPORT_TCP, TRANSPORT_STDIN, TRANSPORT_SHM };
+/* The commit the engine was built from; the Makefile passes it. */
+#ifndef IPCTAX_COMMIT
+#define IPCTAX_COMMIT "unknown"
+#endif
 
 enum {
-    DEFAULT_MAX_CLIENTS = 32,
-    DEFAULT_IDLE_TIMEOUT_MS = 120000,
-    DEFAULT_FRAME_TIMEOUT_MS = 10000,
     WAKE_PERIOD_MS = 250,      /* how often a blocked read rechecks its deadline */
     SLOT_GRACE_MS = 1000,      /* longest wait for a hung-up client's slot (see below) */
-    ENGINE_SPARE_FDS = 16,     /* descriptors kept for the engine's own use */
     ACCEPT_BACKOFF_MS = 100,   /* pause after accept found no resources */
     LISTEN_BACKLOG = 64,
 };
-
-/* --max-work's own bound: 2^62, so that a sum of steps never nears 2^64. */
-#define MAX_MAX_WORK (1L << 62)
-
-struct engine_options {
-    enum transport transport;
-    const char *unix_path;
-    char tcp_host[256];
-    char tcp_port[16];
-    int max_clients;
-    int raw;                   /* serve the raw ping-pong, not the protocol */
-    const char *shm_name;      /* --shm: the shared-memory segment's name */
-    enum shm_wait shm_wait;    /* --shm-wait: how the engine waits (zero: futex) */
-    struct engine_config cfg;
-};
-
-static void usage(FILE *to)
-{
-    fprintf(to,
-        "usage: ipctax-engine (--unix PATH | --tcp [HOST:]PORT | --stdin | --shm NAME) [options]\n"
-        "Serves the ipctax wire protocol: little-endian, one length-prefixed frame\n"
-        "each way; opcode 0 sweep, 1 echo, 2-6 stateful (load, sweep loaded,\n"
-        "open stream, bar, close stream). See paper/50-protocol.md and\n"
-        "paper/80-stateful.md.\n"
-        "\n"
-        "  --unix PATH          listen on a Unix domain socket (created mode 0600)\n"
-        "  --tcp [HOST:]PORT    listen on TCP, TCP_NODELAY; HOST defaults to 127.0.0.1\n"
-        "  --stdin              serve one request from stdin to stdout, then exit\n"
-        "  --shm NAME           serve one client at a time over POSIX shared memory\n"
-        "                       (/dev/shm/NAME, mode 0600; see paper/84-shm.md)\n"
-        "  --shm-wait MODE      how --shm waits for its client: futex (default; sleep)\n"
-        "                       or spin (poll; holds a core busy while it waits)\n"
-        "  --kernel NAME        naive (default) or tuned (bit-identical, one thread)\n"
-        "  --max-frame BYTES    largest request body accepted (default %u)\n"
-        "  --max-work STEPS     most window-bar steps one request may ask for, counted\n"
-        "                       before any work starts (default %llu)\n"
-        "  --max-clients N      concurrent connections (default %d)\n"
-        "  --idle-timeout MS    longest wait between frames (default %d)\n"
-        "  --frame-timeout MS   longest time to receive or send one frame (default %d)\n"
-        "  --raw                serve a raw ping-pong instead (transport floor; see\n"
-        "                       the echo chapter): u32 size once, then size bytes\n"
-        "                       echoed back per round trip, no framing\n"
-        "  --help               this text\n"
-        "\n"
-        "A request the engine cannot serve gets an error frame, [u32 0x80000000 |\n"
-        "len][len bytes of UTF-8], and the connection is closed. SIGTERM, SIGINT,\n"
-        "SIGHUP, SIGQUIT, SIGUSR1 and SIGUSR2 stop the engine and remove its socket\n"
-        "file or shared-memory segment.\n",
-        DEFAULT_MAX_FRAME, (unsigned long long)DEFAULT_MAX_WORK, DEFAULT_MAX_CLIENTS,
-        DEFAULT_IDLE_TIMEOUT_MS, DEFAULT_FRAME_TIMEOUT_MS);
-}
-
-struct named_kernel {
-    const char *name;
-    sweep_fn sweep;
-};
-
-static int sweep_tuned_one_thread(struct sweep_workspace *ws, const double *close,
-                                  size_t n_bars, const struct combo_params *params,
-                                  size_t n_combos, struct combo_result *results)
-{
-    (void)ws;
-    return sweep_tuned(close, n_bars, params, n_combos, results, 1);
-}
-
-static const struct named_kernel KERNELS[] = {
-    {"naive", sweep_naive_in},
-    {"tuned", sweep_tuned_one_thread},
-};
-
-static int parse_host_port(const char *text, struct engine_options *o)
-{
-    const char *colon = strrchr(text, ':');
-    const char *port = colon ? colon + 1 : text;
-    size_t host_len = colon ? (size_t)(colon - text) : 0;
-    if (host_len >= sizeof o->tcp_host || strlen(port) >= sizeof o->tcp_port || *port == '\0')
-        return -1;
-    snprintf(o->tcp_host, sizeof o->tcp_host, "%.*s", (int)host_len, text);
-    if (host_len == 0)
-        snprintf(o->tcp_host, sizeof o->tcp_host, "127.0.0.1");
-    snprintf(o->tcp_port, sizeof o->tcp_port, "%s", port);
-    return 0;
-}
-
-/* Each client holds one descriptor; the engine keeps ENGINE_SPARE_FDS for
- * its own (standard streams, listener, stop pipe, the reserve below, and
- * what the C library opens). */
-static long max_clients_allowed(void)
-{
-    struct rlimit lim;
-    if (getrlimit(RLIMIT_NOFILE, &lim) != 0 || lim.rlim_cur == RLIM_INFINITY)
-        return 1000000;
-    long n = (long)lim.rlim_cur - ENGINE_SPARE_FDS;
-    return n > 1 ? n : 1;
-}
-
-static int parse_options(int argc, char **argv, struct engine_options *o)
-{
-    static const struct option options[] = {
-        {"unix", required_argument, 0, 'u'}, {"tcp", required_argument, 0, 't'},
-        {"stdin", no_argument, 0, 's'}, {"kernel", required_argument, 0, 'k'},
-        {"max-frame", required_argument, 0, 'f'}, {"max-clients", required_argument, 0, 'c'},
-        {"max-work", required_argument, 0, 'w'},
-        {"idle-timeout", required_argument, 0, 'i'}, {"frame-timeout", required_argument, 0, 'F'},
-        {"shm", required_argument, 0, 'S'}, {"shm-wait", required_argument, 0, 'W'},
-        {"raw", no_argument, 0, 'r'}, {"help", no_argument, 0, 'h'}, {0, 0, 0, 0},
-    };
-    int opt;
-    long v;
-    while ((opt = getopt_long(argc, argv, "", options, NULL)) != -1) {
-        switch (opt) {
-        case 'u': o->transport = TRANSPORT_UNIX; o->unix_path = optarg; break;
-        case 't':
-            o->transport = TRANSPORT_TCP;
-            if (parse_host_port(optarg, o) != 0) goto bad;
-            break;
-        case 's': o->transport = TRANSPORT_STDIN; break;
-        case 'k': {
-            size_t i = 0, n = sizeof KERNELS / sizeof KERNELS[0];
-            while (i < n && strcmp(KERNELS[i].name, optarg) != 0)
-                i++;
-            if (i == n) goto bad;
-            o->cfg.sweep = KERNELS[i].sweep;
-            break;
-        }
-        case 'f': if (parse_long_in_range(optarg, REQUEST_HEADER_BYTES, FRAME_LENGTH_MASK, &v)) goto bad;
-                  o->cfg.max_frame = (uint32_t)v; break;
-        case 'c':
-            if (parse_long_in_range(optarg, 1, max_clients_allowed(), &v) != 0) {
-                fprintf(stderr, "ipctax-engine: --max-clients: %s is outside 1..%ld (each "
-                        "client takes a descriptor; see ulimit -n)\n", optarg,
-                        max_clients_allowed());
-                return -1;
-            }
-            o->max_clients = (int)v;
-            break;
-        case 'w': if (parse_long_in_range(optarg, 1, MAX_MAX_WORK, &v)) goto bad;
-                  o->cfg.max_work = (uint64_t)v; break;
-        case 'i': if (parse_long_in_range(optarg, 1, 86400000, &v)) goto bad;
-                  o->cfg.idle_timeout_ms = v; break;
-        case 'F': if (parse_long_in_range(optarg, 1, 86400000, &v)) goto bad;
-                  o->cfg.frame_timeout_ms = v; break;
-        case 'r': o->raw = 1; break;
-        case 'S': o->transport = TRANSPORT_SHM; o->shm_name = optarg; break;
-        case 'W': if (shm_wait_parse(optarg, &o->shm_wait) != 0) goto bad; break;
-        case 'h': usage(stdout); exit(0);
-        default: usage(stderr); return -1;
-        }
-    }
-    if (optind == argc && o->transport != TRANSPORT_NONE)
-        return 0;
-    fprintf(stderr, "ipctax-engine: say --unix PATH, --tcp PORT, --stdin or --shm NAME (see --help)\n");
-    return -1;
-bad:
-    fprintf(stderr, "ipctax-engine: bad value '%s' for an option (see --help)\n", optarg);
-    return -1;
-}
 
 static int stop_pipe[2] = {-1, -1};
 
@@ -226,6 +65,23 @@ static int install_signal_handlers(int keep_defaults)
     for (size_t i = 0; i < sizeof STOP_SIGNALS / sizeof STOP_SIGNALS[0]; i++)
         sigaction(STOP_SIGNALS[i], &sa, NULL);
     return 0;
+}
+
+/* --die-with-parent: SIGTERM when the parent goes. A parent that has gone
+ * already (between `parent` and now) is a stop asked for at once. */
+static void die_with_parent(pid_t parent)
+{
+    prctl(PR_SET_PDEATHSIG, SIGTERM);
+    if (getppid() != parent)
+        raise(SIGTERM);
+}
+
+/* The one line a program that started the engine reads to know that it is
+ * ready, and where: written once the listener or the segment accepts. */
+static void announce(const char *transport, const char *where)
+{
+    printf("listening %s:%s\n", transport, where);
+    fflush(stdout);
 }
 
 struct server {
@@ -484,6 +340,7 @@ static int serve_shm(const struct engine_options *o)
         return 1;
     }
     ch.stop_fd = stop_pipe[0];
+    announce("shm", ch.name);
     unsigned reported = 0;
     int status;
     while ((status = shm_channel_accept(&ch)) == 0) {
@@ -505,23 +362,32 @@ static int serve_shm(const struct engine_options *o)
 
 int main(int argc, char **argv)
 {
-    struct engine_options o = {
-        .max_clients = DEFAULT_MAX_CLIENTS,
-        .cfg = {DEFAULT_MAX_FRAME, DEFAULT_MAX_WORK, sweep_naive_in, DEFAULT_IDLE_TIMEOUT_MS,
-                DEFAULT_FRAME_TIMEOUT_MS},
-    };
-    if (parse_options(argc, argv, &o) != 0)
+    pid_t parent = getppid();
+    struct engine_options o;
+    char err[512];
+    engine_default_options(&o);
+    switch (engine_parse_options(argc, argv, &o, err, sizeof err)) {
+    case CLI_HELP:
+        engine_usage(stdout);
+        return 0;
+    case CLI_VERSION:
+        printf("ipctax-engine %s\n", IPCTAX_COMMIT);
+        return 0;
+    case CLI_BAD:
+        fprintf(stderr, "ipctax-engine: %s (see --help)\n", err);
         return 2;
+    }
     if (install_signal_handlers(o.transport == TRANSPORT_STDIN) != 0) {
         perror("ipctax-engine: signals");
         return 2;
     }
+    if (o.die_with_parent)
+        die_with_parent(parent);
     if (o.transport == TRANSPORT_SHM)
         return serve_shm(&o);
     if (o.transport == TRANSPORT_STDIN)
         return serve_stdin(&o);
 
-    char err[512];
     int listener = o.transport == TRANSPORT_UNIX
         ? unix_listen(o.unix_path, LISTEN_BACKLOG, err, sizeof err)
         : tcp_listen(o.tcp_host, o.tcp_port, LISTEN_BACKLOG, err, sizeof err);
@@ -529,6 +395,11 @@ int main(int argc, char **argv)
         fprintf(stderr, "ipctax-engine: %s\n", err);
         return 1;
     }
+    char where[300];
+    if (o.transport == TRANSPORT_TCP && socket_local_address(listener, where, sizeof where) != 0)
+        snprintf(where, sizeof where, "%s:%s", o.tcp_host, o.tcp_port);
+    announce(o.transport == TRANSPORT_UNIX ? "unix" : "tcp",
+             o.transport == TRANSPORT_UNIX ? o.unix_path : where);
     int status = accept_loop(listener, &o);
     close(listener);
     if (o.transport == TRANSPORT_UNIX)

@@ -205,48 +205,72 @@ int unix_listen(const char *path, int backlog, char *err, size_t err_size)
     return fd;
 }
 
-static int tcp_socket(const char *host, const char *port, int listening)
+int tcp_listen(const char *host, const char *port, int backlog, char *err, size_t err_size)
 {
-    struct addrinfo hints = {0}, *res, *ai;
+    struct addrinfo hints = {0}, *res;
     hints.ai_family = AF_UNSPEC;
     hints.ai_socktype = SOCK_STREAM;
-    hints.ai_flags = listening ? AI_PASSIVE : 0;
+    hints.ai_flags = AI_PASSIVE | AI_NUMERICSERV;
+    int rc = getaddrinfo(host, port, &hints, &res);
+    if (rc != 0)
+        return set_error(err, err_size, "cannot listen on %s:%s: %s", host, port,
+                         rc == EAI_SYSTEM ? strerror(errno) : gai_strerror(rc));
+    int fd = -1, why = 0;
+    const char *step = "socket";
+    for (struct addrinfo *ai = res; ai != NULL && fd < 0; ai = ai->ai_next) {
+        int one = 1;
+        fd = socket(ai->ai_family, ai->ai_socktype | SOCK_CLOEXEC, ai->ai_protocol);
+        if (fd < 0) {
+            why = errno;
+            continue;
+        }
+        setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof one);
+        step = "bind";
+        if (bind(fd, ai->ai_addr, ai->ai_addrlen) == 0) {
+            step = "listen";
+            if (listen(fd, backlog) == 0)
+                break;
+        }
+        why = errno;
+        close(fd);
+        fd = -1;
+    }
+    freeaddrinfo(res);
+    if (fd < 0)
+        return set_error(err, err_size, "cannot listen on %s:%s: %s: %s", host, port, step,
+                         strerror(why));
+    return fd;
+}
+
+int socket_local_address(int fd, char *text, size_t size)
+{
+    struct sockaddr_storage a;
+    socklen_t len = sizeof a;
+    char host[NI_MAXHOST], port[NI_MAXSERV];
+    if (getsockname(fd, (struct sockaddr *)&a, &len) != 0 ||
+        getnameinfo((struct sockaddr *)&a, len, host, sizeof host, port, sizeof port,
+                    NI_NUMERICHOST | NI_NUMERICSERV) != 0)
+        return -1;
+    snprintf(text, size, a.ss_family == AF_INET6 ? "[%s]:%s" : "%s:%s", host, port);
+    return 0;
+}
+
+int tcp_connect(const char *host, const char *port)
+{
+    struct addrinfo hints = {0}, *res;
+    hints.ai_family = AF_UNSPEC;
+    hints.ai_socktype = SOCK_STREAM;
     if (getaddrinfo(host, port, &hints, &res) != 0)
         return -1;
     int fd = -1;
-    for (ai = res; ai != NULL && fd < 0; ai = ai->ai_next) {
+    for (struct addrinfo *ai = res; ai != NULL && fd < 0; ai = ai->ai_next) {
         fd = socket(ai->ai_family, ai->ai_socktype | SOCK_CLOEXEC, ai->ai_protocol);
-        if (fd < 0)
-            continue;
-        int one = 1;
-        if (listening)
-            setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof one);
-        int ok = listening ? bind(fd, ai->ai_addr, ai->ai_addrlen) == 0
-                           : connect(fd, ai->ai_addr, ai->ai_addrlen) == 0;
-        if (!ok) {
+        if (fd >= 0 && connect(fd, ai->ai_addr, ai->ai_addrlen) != 0) {
             close(fd);
             fd = -1;
         }
     }
     freeaddrinfo(res);
-    return fd;
-}
-
-int tcp_listen(const char *host, const char *port, int backlog, char *err, size_t err_size)
-{
-    int fd = tcp_socket(host, port, 1);
-    if (fd < 0 || listen(fd, backlog) != 0) {
-        set_error(err, err_size, "cannot listen on %s:%s: %s", host, port, strerror(errno));
-        if (fd >= 0)
-            close(fd);
-        return -1;
-    }
-    return fd;
-}
-
-int tcp_connect(const char *host, const char *port)
-{
-    int fd = tcp_socket(host, port, 0);
     if (fd >= 0)
         tcp_no_delay(fd);
     return fd;

@@ -45,8 +45,11 @@ struct byte_link fd_link(struct fd_pair *fds);
 int unix_listen(const char *path, int backlog, char *err, size_t err_size);
 int unix_connect(const char *path);
 
-/* Listens on host:port (TCP_NODELAY on accepted sockets is the caller's). */
+/* Listens on host:port (TCP_NODELAY on accepted sockets is the caller's).
+ * A failure says why: the resolver's message, or which call failed. */
 int tcp_listen(const char *host, const char *port, int backlog, char *err, size_t err_size);
+/* The socket's own address as "HOST:PORT" ("[HOST]:PORT" for IPv6); 0 or -1. */
+int socket_local_address(int fd, char *text, size_t size);
 int tcp_connect(const char *host, const char *port);
 /* Sends small frames at once instead of waiting to fill a packet. */
 void tcp_no_delay(int fd);
