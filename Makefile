@@ -126,6 +126,7 @@ $(1)/obj/%.o: code/%.c $(BUILD)/tangled.stamp
 	@mkdir -p $$(@D)
 	$(2) $(CFLAGS_ALL) $(3) $$(DEFS_$$*) -Icode -MMD -MP -c -o $$@ $$<
 $(1)/obj/harness/machine.o: $(BUILD)/commit.txt
+$(1)/obj/engine/engine.o: $(BUILD)/commit.txt
 $(foreach L,$(LAYERS),$(eval $(call LAYER_LIB,$(1),$(L))))
 $(1)/ipctax-engine: $(1)/obj/engine/engine.o $(addprefix $(1)/,$(ENGINE_LIBS))
 	$(2) $(CFLAGS_ALL) $(3) -o $$@ $$^ $(LDLIBS)
@@ -149,7 +150,8 @@ $(foreach o,$(KERNEL_OBJS),$(eval DEFS_$(o) = -falign-functions=64))
 # Definitions one object needs beyond the flags: DEFS_<layer>/<file>.
 DEFS_harness/machine = -DIPCTAX_CFLAGS='"$(CFLAGS_ALL)"' -DIPCTAX_COMMIT='"$(shell cat $(BUILD)/commit.txt)"'
 DEFS_harness/bench = -DIPCTAX_COMMIT='"$(shell cat $(BUILD)/commit.txt)"'
-$(BUILD)/obj/harness/bench.o: $(BUILD)/commit.txt
+DEFS_engine/engine = -DIPCTAX_COMMIT='"$(shell cat $(BUILD)/commit.txt)"'
+$(BUILD)/obj/harness/bench.o $(BUILD)/obj/engine/engine.o: $(BUILD)/commit.txt
 
 SANITIZE := -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer
 FUZZ_FLAGS := -O1 $(SANITIZE) -fsanitize=fuzzer-no-link

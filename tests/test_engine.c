@@ -12,12 +12,16 @@
  * (see build_programs in testengine.h). No timing is asserted: the time
  * limits below only bound how long a test may wait for something to happen.
  */
+#include <grp.h>
 #include <netinet/in.h>
 #include <netinet/tcp.h>
+#include <sys/prctl.h>
+#include <sys/resource.h>
 #include <sys/un.h>
 
 #include "testengine.h"
 #include "engine/service.h"
+#include "wire/json_codec.h"
 
 /* ---- Engines -------------------------------------------------------------- */
 
@@ -77,19 +81,9 @@ static void kill_engine(struct engine_process *e)
         unlink(e->socket_path);
 }
 
-/* ---- Reference checks on raw replies ----------------------------------- */
+static long cpu_ms_of(pid_t pid);
 
-/* The reply body `body[0..len)` to a sweep of combos [first, first+count). */
-static void assert_sweep_reply(const uint8_t *body, size_t len, size_t first, size_t count)
-{
-    struct combo_result results[REF_COMBOS];
-    if (sweep_reply_decode(body, len, results, (uint32_t)count) != 0)
-        fail_msg("a sweep reply of %zu bytes for %zu combos", len, count);
-    struct gate_verdict v = gate_compare(ref.expected + first, results, count);
-    if (!v.passed)
-        fail_msg("combos %zu..%zu: %zu of %zu identical", first, first + count - 1,
-                 v.identical, count);
-}
+/* ---- Reference checks on raw replies ----------------------------------- */
 
 /* Values whose bits must survive: every pattern, NaN payloads included. */
 static double *bit_patterns(size_t n, uint64_t seed)
@@ -255,7 +249,9 @@ static void sweep_of_no_combos_gets_an_empty_reply(void **state)
 {
     (void)state;
     /* In the service alone, with no socket. */
-    struct engine_config cfg = {1u << 20, sweep_naive_in, 1000, 1000};
+    struct engine_config cfg = {.max_frame = 1u << 20, .max_work = DEFAULT_MAX_WORK,
+                                .sweep = sweep_naive_in, .idle_timeout_ms = 1000,
+                                .frame_timeout_ms = 1000};
     struct connection conn;
     connection_init(&conn, &cfg);
     const double close3[3] = {100, 101, 102};
@@ -288,6 +284,203 @@ static void sweep_of_no_combos_gets_an_empty_reply(void **state)
     free(reply);
     assert_sweep_over(fd);
     close(fd);
+    stop_engine_checked(&e, SIGTERM);
+}
+
+/* ---- Work: bounded before it starts, abandoned when its client goes -------- */
+
+/*
+ * 61 bytes (a loaded sweep of one combination, every window 100,000) on a
+ * loaded series of 200,000 bars ask for 1.4e11 window-bar steps, some 80 s
+ * of the naive kernel: refused at once, before any work starts. The engine
+ * once computed it, a core at full load and a slot held, whatever became of
+ * the client.
+ */
+static void work_above_max_work_is_refused_before_it_starts(void **state)
+{
+    (void)state;
+    enum { BARS = 200000 };
+    struct engine_process e;
+    char path[108];
+    int fd = start_engine(&e, "work.sock", NULL, path);
+    double *series = malloc(BARS * sizeof *series);
+    gbm_series(series, BARS, 42);
+    struct engine_client c;
+    char err[CLIENT_ERROR_SIZE] = "";
+    client_init(&c, fd, fd);
+    if (client_request(&c, OP_LOAD, series, BARS, NULL, 0, err) != 0)
+        fail_msg("load: %s", err);
+    c.in_fd = c.out_fd = -1;
+    client_close(&c);
+    const struct combo_params heavy = {100000, 100000, 100000, 100000, 100000, 100000};
+    uint8_t body[9 + 48];
+    request_encode(body, OP_SWEEP_LOADED, NULL, 0, &heavy, 1);
+    assert_int_equal(send_frame(fd, sizeof body, body, sizeof body), 0);
+    assert_error_frame_then_eof(fd, "--max-work", NULL, 0);   /* within 5 s, or fails */
+    close(fd);
+    free(series);
+    assert_new_client_sweeps(path);
+    stop_engine_checked(&e, SIGTERM);
+}
+
+/* The limit, at the service: a request exactly at it is served, one step
+ * above it refused; and the default admits the study's sweep (150,000 bars
+ * x 80 combinations) ten times over. */
+static void max_work_is_exact_and_admits_the_study(void **state)
+{
+    (void)state;
+    uint64_t work = sweep_work(ref.params, REF_COMBOS, REF_BARS);
+    struct engine_config cfg = {.max_frame = 1u << 20, .max_work = work, .sweep = sweep_naive_in};
+    size_t len;
+    uint8_t *body = reference_request(OP_SWEEP, REF_BARS, REF_COMBOS, &len);
+    char err[512] = "";
+    struct connection conn;
+    connection_init(&conn, &cfg);
+    if (handle_request(&conn, body, len, err, sizeof err) != 0)
+        fail_msg("a sweep of exactly --max-work was refused: %s", err);
+    connection_free(&conn);
+    cfg.max_work = work - 1;
+    connection_init(&conn, &cfg);
+    assert_int_equal(handle_request(&conn, body, len, err, sizeof err), -1);
+    assert_non_null(strstr(err, "--max-work"));
+    connection_free(&conn);
+    free(body);
+
+    struct combo_params grid[80];
+    grid_fill(grid, 80);
+    uint64_t study = sweep_work(grid, 80, 150000);
+    if (study * 10 > DEFAULT_MAX_WORK)
+        fail_msg("the default --max-work (%llu) admits the study's sweep (%llu steps) "
+                 "less than ten times over", (unsigned long long)DEFAULT_MAX_WORK,
+                 (unsigned long long)study);
+}
+
+/*
+ * A sweep whose client hangs up is abandoned: the service runs the kernel
+ * on groups of combinations and looks at the connection between them. With
+ * --max-clients 1 the next client is served within a second or two, not
+ * after the seconds of work nobody will read.
+ */
+static void a_sweep_is_abandoned_when_its_client_hangs_up(void **state)
+{
+    (void)state;
+    enum { BARS = 50000, COMBOS = 25 };
+    struct engine_process e;
+    char path[108];
+    char *const args[] = {"--max-clients", "1", NULL};
+    int fd = start_engine(&e, "abandon.sock", args, path);
+    double *series = malloc(BARS * sizeof *series);
+    gbm_series(series, BARS, 7);
+    struct combo_params heavy[COMBOS];
+    for (int k = 0; k < COMBOS; k++)
+        heavy[k] = (struct combo_params){1000, 1000, 1000, 1000, 1000, 1000};
+    size_t len = (size_t)request_body_size(BARS, COMBOS);
+    uint8_t *body = malloc(len);
+    request_encode(body, OP_SWEEP, series, BARS, heavy, COMBOS);
+    assert_int_equal(send_frame(fd, (uint32_t)len, body, len), 0);
+    sleep_ms(300);
+    close(fd);                                       /* hangs up mid-sweep */
+    uint64_t deadline = deadline_after_ms(2500);
+    for (;;) {
+        int d = connect_unix(path);
+        assert_true(d >= 0);
+        struct engine_client c;
+        struct combo_result results[REF_COMBOS];
+        char err[CLIENT_ERROR_SIZE] = "";
+        client_init(&c, d, d);
+        int r = client_sweep(&c, &ref.job, 0, REF_COMBOS, results, err);
+        client_close(&c);
+        if (r == 0) {
+            assert_reference_results(results);
+            break;
+        }
+        if (clock_ns() > deadline)
+            fail_msg("2.5 s after its client hung up, the abandoned sweep still held the "
+                     "engine's only slot: %s", err);
+        sleep_ms(50);
+    }
+    long cpu_before = cpu_ms_of(e.pid);
+    sleep_ms(500);
+    long cpu = cpu_ms_of(e.pid) - cpu_before;
+    if (cpu > 200)
+        fail_msg("the engine used %ld ms of CPU in half a second after its clients left", cpu);
+    free(body);
+    free(series);
+    stop_engine_checked(&e, SIGTERM);
+}
+
+/* ---- JSON ------------------------------------------------------------------ */
+
+/* Sends a JSON body on a fresh connection; returns the reply frame's word
+ * and body (the caller frees it). */
+static uint32_t json_round_trip(const char *path, const char *text, size_t len, uint8_t **reply)
+{
+    int fd = connect_unix(path);
+    assert_true(fd >= 0);
+    assert_int_equal(send_frame(fd, (uint32_t)len, text, len), 0);
+    uint32_t word = 0;
+    if (read_frame(fd, &word, reply, TEST_IO_TIMEOUT_MS) != 0)
+        fail_msg("no reply to a JSON body of %zu bytes", len);
+    close(fd);
+    return word;
+}
+
+/*
+ * A JSON body is known by its content: an object after optional white
+ * space and a UTF-8 byte-order mark. Such bodies once went to the binary
+ * decoder ("unknown opcode 32", "... 239"), as did a top-level array
+ * ("unknown opcode 91"), which must be refused as JSON; and an object with
+ * a key twice was accepted, the last value winning, where it must be
+ * refused.
+ */
+static void json_is_known_by_its_content_and_duplicate_keys_are_refused(void **state)
+{
+    (void)state;
+    struct engine_process e;
+    char path[108];
+    close(start_engine(&e, "json.sock", NULL, path));
+    size_t len;
+    char *sweep = json_request_encode(ref.close, REF_BARS, ref.params, REF_COMBOS, &len);
+    assert_non_null(sweep);
+    static const char *const prefixes[] = {" ", "\r\n\t  ", "\xef\xbb\xbf", "\xef\xbb\xbf \n"};
+    for (size_t i = 0; i < sizeof prefixes / sizeof prefixes[0]; i++) {
+        size_t n = strlen(prefixes[i]);
+        char *text = malloc(n + len);
+        memcpy(text, prefixes[i], n);
+        memcpy(text + n, sweep, len);
+        uint8_t *reply;
+        uint32_t word = json_round_trip(path, text, n + len, &reply);
+        if (word & ERROR_FRAME_FLAG)
+            fail_msg("a JSON sweep after %zu bytes of prefix was refused: %s", n, (char *)reply);
+        struct combo_result results[REF_COMBOS];
+        char err[256];
+        if (json_reply_decode((const char *)reply, word, results, REF_COMBOS, err, sizeof err))
+            fail_msg("prefix %zu: %s", i, err);
+        assert_reference_results(results);
+        free(reply);
+        free(text);
+    }
+    static const struct {
+        const char *text, *needle;
+    } refused[] = {
+        {"[1, 2, 3]", "must be an object"},
+        {"  [{\"op\":\"sweep\"}]", "must be an object"},
+        {"\xef\xbb\xbf[]", "must be an object"},
+        {"{\"op\":\"sweep\",\"close\":[1,2,3],\"close\":[4,5,6],\"params\":[]}", "duplicate"},
+        {"{\"op\":\"sweep\",\"op\":\"sweep\",\"close\":[1,2],\"params\":[]}", "duplicate"},
+        {" x", "invalid JSON"},
+    };
+    for (size_t i = 0; i < sizeof refused / sizeof refused[0]; i++) {
+        uint8_t *reply;
+        uint32_t word = json_round_trip(path, refused[i].text, strlen(refused[i].text), &reply);
+        if (!(word & ERROR_FRAME_FLAG) || strstr((char *)reply, refused[i].needle) == NULL)
+            fail_msg("JSON body %zu: expected an error with \"%s\", got %s \"%s\"", i,
+                     refused[i].needle, word & ERROR_FRAME_FLAG ? "the error" : "a reply",
+                     word & ERROR_FRAME_FLAG ? (char *)reply : "");
+        assert_true(is_utf8_text(reply, word & FRAME_LENGTH_MASK));
+        free(reply);
+    }
+    free(sweep);
     stop_engine_checked(&e, SIGTERM);
 }
 
@@ -371,7 +564,7 @@ static const struct bad_frame BAD_FRAMES[] = {
     {"a window longer than the series", REF_LEN, BODY_REFERENCE, SIZE_MAX, -1, 0, 0, 3001, 4,
      0, "combo 0, parameter 0: window 3001 is outside 1..n_bars (3000)"},
     {"a sweep of no bars", 9, BODY_ZEROS, SIZE_MAX, OP_SWEEP, -1, -1, 0, 4, 0,
-     "a sweep needs at least one bar"},
+     "opcode 0 (sweep) needs n_bars >= 1"},
 };
 
 static void bad_frame_gets_an_error_frame_then_the_engine_serves_on(void **state)
@@ -669,6 +862,144 @@ static void client_beyond_max_clients_is_told_busy(void **state)
 }
 
 /*
+ * A slot is freed with its connection: a client that closes and at once
+ * connects again must be served, not told "busy" because the thread of its
+ * first connection had not yet noticed the close (114 of 500 were refused
+ * with --max-clients 1).
+ */
+static void a_client_that_reconnects_at_once_is_not_told_busy(void **state)
+{
+    (void)state;
+    enum { RECONNECTS = 500 };
+    struct engine_process e;
+    char path[108];
+    char *const args[] = {"--max-clients", "1", NULL};
+    close(start_engine(&e, "reconnect.sock", args, path));
+    int refused = 0;
+    char last[CLIENT_ERROR_SIZE] = "";
+    for (int i = 0; i < RECONNECTS; i++) {
+        int fd = connect_unix(path);
+        assert_true(fd >= 0);
+        struct engine_client c;
+        double one = (double)i, back = 0;
+        client_init(&c, fd, fd);
+        if (client_echo(&c, &one, 1, &back, last) != 0)
+            refused++;
+        client_close(&c);
+    }
+    if (refused > 0)
+        fail_msg("%d of %d clients that reconnected at once were refused (last: %s)",
+                 refused, RECONNECTS, last);
+    stop_engine_checked(&e, SIGTERM);
+}
+
+/* CPU time the process has used, user and system, in ms (from /proc). */
+static long cpu_ms_of(pid_t pid)
+{
+    char path[64], text[1024];
+    snprintf(path, sizeof path, "/proc/%d/stat", (int)pid);
+    FILE *f = fopen(path, "r");
+    if (f == NULL || fgets(text, sizeof text, f) == NULL) {
+        if (f != NULL)
+            fclose(f);
+        return -1;
+    }
+    fclose(f);
+    unsigned long utime = 0, stime = 0;
+    const char *after = strrchr(text, ')');             /* the name may hold spaces */
+    if (after == NULL ||
+        sscanf(after + 2, "%*c %*d %*d %*d %*d %*d %*u %*u %*u %*u %*u %lu %lu", &utime,
+               &stime) != 2)
+        return -1;
+    return (long)((utime + stime) * 1000 / (unsigned long)sysconf(_SC_CLK_TCK));
+}
+
+/* The descriptor limit at which the process has exactly `room` free
+ * descriptor numbers (a descriptor takes the lowest free number, and the
+ * limit caps the number, not the count), or -1. */
+static int limit_leaving_room(pid_t pid, int room)
+{
+    char path[64];
+    static unsigned char used[65536];
+    memset(used, 0, sizeof used);
+    snprintf(path, sizeof path, "/proc/%d/fd", (int)pid);
+    DIR *d = opendir(path);
+    if (d == NULL)
+        return -1;
+    for (struct dirent *e; (e = readdir(d)) != NULL;) {
+        long n = strtol(e->d_name, NULL, 10);
+        if (e->d_name[0] != '.' && n >= 0 && n < (long)sizeof used)
+            used[n] = 1;
+    }
+    closedir(d);
+    for (int limit = 0, free_numbers = 0; limit < (int)sizeof used; limit++) {
+        if (free_numbers == room)
+            return limit;
+        free_numbers += !used[limit];
+    }
+    return -1;
+}
+
+/*
+ * An engine out of file descriptors (here its limit is lowered under it to
+ * leave room for two clients) tells the next client "busy" and does not
+ * spin: accept4 failing with EMFILE once made the loop spin at full speed
+ * while queued clients got nothing at all.
+ */
+static void out_of_descriptors_the_engine_says_busy_and_does_not_spin(void **state)
+{
+    (void)state;
+    struct engine_process e;
+    char path[108];
+    close(start_engine(&e, "emfile.sock", NULL, path));
+    sleep_ms(50);
+    int limit = limit_leaving_room(e.pid, 2);
+    assert_true(limit > 0);
+    struct rlimit lim = {(rlim_t)limit, (rlim_t)limit};
+    assert_int_equal(prlimit(e.pid, RLIMIT_NOFILE, &lim, NULL), 0);
+    int a = connect_unix(path), b = connect_unix(path);
+    assert_true(a >= 0 && b >= 0);
+    assert_sweep_over(a);
+    assert_sweep_over(b);
+    long cpu_before = cpu_ms_of(e.pid);
+    int c = connect_unix(path);
+    assert_true(c >= 0);
+    assert_error_frame_then_eof(c, "engine busy", NULL, 0);
+    close(c);
+    sleep_ms(1000);
+    long cpu = cpu_ms_of(e.pid) - cpu_before;
+    if (cpu > 300)
+        fail_msg("the engine used %ld ms of CPU in a second with no work to do", cpu);
+    close(a);
+    sleep_ms(50);
+    assert_new_client_sweeps(path);                /* a freed descriptor serves again */
+    close(b);
+    stop_engine_checked(&e, SIGTERM);
+}
+
+/* --max-clients cannot promise more clients than descriptors allow. */
+static void max_clients_is_bounded_by_the_descriptor_limit(void **state)
+{
+    (void)state;
+    char path[108];
+    scratch_path(path, sizeof path, "maxc.sock");
+    struct rlimit lim;
+    assert_int_equal(getrlimit(RLIMIT_NOFILE, &lim), 0);
+    char too_many[32];
+    snprintf(too_many, sizeof too_many, "%llu", (unsigned long long)lim.rlim_cur + 1);
+    char *argv[] = {(char *)engine_binary(), "--unix", path, "--max-clients", too_many, NULL};
+    struct run_result r;
+    assert_int_equal(run_program(argv, NULL, NULL, 0, 3000, &r), 0);
+    char expected[96];
+    snprintf(expected, sizeof expected, "--max-clients: %s is outside 1..", too_many);
+    if (r.timed_out || exit_code(&r) != 2 || strstr(r.err, expected) == NULL)
+        fail_msg("--max-clients %s with a descriptor limit of %llu: exit %d, stderr \"%s\"",
+                 too_many, (unsigned long long)lim.rlim_cur, exit_code(&r), r.err);
+    run_result_free(&r);
+    assert_int_equal(access(path, F_OK), -1);
+}
+
+/*
  * --raw, the transport's floor for the echo measurement: a u32 size once,
  * then each round trip is that many bytes in and the same bytes out. A
  * client that has stopped reading makes the engine's write fail with EPIPE
@@ -716,6 +1047,57 @@ static void raw_mode_echoes_bytes_and_survives_a_reader_gone(void **state)
     stop_engine_checked(&e, SIGTERM);
 }
 
+/*
+ * --raw keeps the engine's time limits: a client that sends nothing, before
+ * or after its size word, is dropped after the idle timeout, and one that
+ * stops reading is dropped when its echo has waited a frame timeout. Each
+ * once kept its thread (and slot) for good.
+ */
+static void raw_mode_drops_silent_clients_and_non_readers(void **state)
+{
+    (void)state;
+    enum { SIZE = 1 << 20 };
+    struct engine_process e;
+    char path[108];
+    char *const args[] = {"--raw", "--idle-timeout", "300", "--frame-timeout", "300", NULL};
+    close(start_engine(&e, "rawtime.sock", args, path));
+    uint8_t *buf = calloc(1, SIZE), size_word[4];
+    le_put_u32(size_word, SIZE);
+    for (int kind = 0; kind < 3; kind++) {
+        int fd = connect_unix(path);
+        assert_true(fd >= 0);
+        if (kind >= 1)
+            assert_int_equal(send_bytes(fd, size_word, 4), 0);
+        if (kind == 2)                             /* a payload whose echo nobody reads */
+            assert_int_equal(send_bytes(fd, buf, SIZE), 0);
+        sleep_ms(kind == 2 ? 1200 : 0);
+        /* The engine must close the connection: the end of the stream, after
+         * at most part of the echo. */
+        size_t got = 0;
+        int ended = 0;
+        uint64_t deadline = deadline_after_ms(3000);
+        while (!ended && clock_ns() < deadline) {
+            ssize_t r = read(fd, buf, SIZE);
+            if (r == 0)
+                ended = 1;
+            else if (r > 0)
+                got += (size_t)r;
+            else if (errno != EAGAIN && errno != EINTR)
+                ended = 1;                         /* reset by the engine: closed too */
+        }
+        close(fd);
+        if (!ended)
+            fail_msg("raw client %d (%s) was not dropped within 3 s", kind,
+                     kind == 0 ? "silent" : kind == 1 ? "silent after its size word"
+                                                      : "not reading its echo");
+        if (got >= (size_t)SIZE)
+            fail_msg("the client that did not read got its whole echo");
+    }
+    free(buf);
+    assert_engine_alive(&e);
+    stop_engine_checked(&e, SIGTERM);
+}
+
 /* ---- Lifetime and the socket file ----------------------------------------- */
 
 static void sigterm_stops_the_engine_and_removes_its_socket(void **state)
@@ -739,6 +1121,46 @@ static void sigint_stops_the_engine_too(void **state)
     close(start_engine(&e, "int.sock", NULL, path));
     stop_engine_checked(&e, SIGINT);
     assert_int_equal(access(path, F_OK), -1);
+}
+
+/* The usual ways of asking a program to stop (a closed terminal, a quit
+ * key, the user signals) stop the engine as SIGTERM does: exit status 0
+ * and the socket file removed. Each once killed it and left the file. */
+static void every_termination_signal_stops_the_engine_cleanly(void **state)
+{
+    (void)state;
+    static const int signals[] = {SIGHUP, SIGQUIT, SIGUSR1, SIGUSR2};
+    for (size_t i = 0; i < sizeof signals / sizeof signals[0]; i++) {
+        struct engine_process e;
+        char path[108], name[32];
+        snprintf(name, sizeof name, "sig%d.sock", signals[i]);
+        int fd = start_engine(&e, name, NULL, path);          /* a client is connected */
+        stop_engine_checked(&e, signals[i]);
+        assert_int_equal(access(path, F_OK), -1);
+        close(fd);
+    }
+}
+
+/* In --stdin mode there is nothing to clean up, and the engine, blocked on
+ * its input, must still end when told to (it once swallowed SIGTERM: the
+ * handler's byte went to a pipe nobody read, and the read was retried). */
+static void a_stdin_engine_ends_on_sigterm(void **state)
+{
+    (void)state;
+    int to_child, from_child, status;
+    char err[CLIENT_ERROR_SIZE] = "";
+    pid_t pid = engine_spawn_piped(engine_binary(), NULL, NULL, &to_child, &from_child, err);
+    if (pid < 0)
+        fail_msg("cannot start the engine: %s", err);
+    track_child(pid);
+    sleep_ms(100);                                     /* let it block on its input */
+    assert_int_equal(kill(pid, SIGTERM), 0);
+    if (wait_for_exit(pid, 3000, &status) != 0)
+        fail_msg("a --stdin engine went on waiting for its input after SIGTERM");
+    untrack_child(pid);
+    assert_true(WIFSIGNALED(status) && WTERMSIG(status) == SIGTERM);
+    close(to_child);
+    close(from_child);
 }
 
 /* A socket file nobody listens on, as a crash or kill -9 leaves it. */
@@ -799,6 +1221,137 @@ static void live_engine_path_is_not_stolen(void **state)
     assert_new_client_sweeps(path);                            /* and new ones */
     close(fd);
     stop_engine_checked(&e, SIGTERM);
+}
+
+/*
+ * Runs a second engine on `path` as another user who cannot connect to the
+ * live engine's socket there (its probe fails with EACCES): as user nobody
+ * when this test runs as root, else as ourselves with the socket's mode
+ * cleared. Its exit status and standard error go to *r.
+ */
+static void run_second_engine_denied(const char *path, struct run_result *r)
+{
+    char *argv[] = {(char *)engine_binary(), "--unix", (char *)path, NULL};
+    if (getuid() != 0) {
+        assert_int_equal(chmod(path, 0), 0);
+        assert_int_equal(run_program(argv, NULL, NULL, 0, 3000, r), 0);
+        assert_int_equal(chmod(path, 0600), 0);
+        return;
+    }
+    int err_pipe[2];
+    assert_int_equal(pipe2(err_pipe, O_CLOEXEC), 0);
+    pid_t pid = fork();
+    assert_true(pid >= 0);
+    if (pid == 0) {
+        dup2(err_pipe[1], STDERR_FILENO);
+        if (setgroups(0, NULL) != 0 || setgid(65534) != 0 || setuid(65534) != 0)
+            _exit(99);
+        execv(argv[0], argv);
+        _exit(98);
+    }
+    track_child(pid);
+    close(err_pipe[1]);
+    memset(r, 0, sizeof *r);
+    r->out = calloc(1, 1);
+    r->err = calloc(1, 1);
+    struct pollfd p = {err_pipe[0], POLLIN, 0};
+    uint64_t deadline = deadline_after_ms(3000);
+    while (clock_ns() < deadline && poll(&p, 1, 50) >= 0)
+        if (p.revents && !append_from(err_pipe[0], &r->err, &r->err_len))
+            break;
+    close(err_pipe[0]);
+    if (wait_for_exit(pid, 100, &r->status) != 0) {
+        r->timed_out = 1;
+        kill(pid, SIGKILL);
+        waitpid(pid, &r->status, 0);
+    }
+    untrack_child(pid);
+    assert_true(!WIFEXITED(r->status) || (WEXITSTATUS(r->status) != 99 &&
+                                          WEXITSTATUS(r->status) != 98));
+}
+
+/*
+ * In a folder that others may write to (a shared, non-sticky one), a user
+ * who cannot connect to a live engine's socket must not take it for stale:
+ * its probe fails with EACCES, not ECONNREFUSED. The engine once unlinked
+ * the live socket and put its own in its place.
+ */
+static void a_socket_that_refuses_us_permission_is_not_taken_over(void **state)
+{
+    (void)state;
+    char shared[64], path[108];
+    snprintf(shared, sizeof shared, "/tmp/ipctax-shared-XXXXXX");
+    assert_non_null(mkdtemp(shared));
+    assert_int_equal(chmod(shared, 0777), 0);
+    snprintf(path, sizeof path, "%s/live.sock", shared);
+    struct engine_process e;
+    char err[CLIENT_ERROR_SIZE] = "";
+    int fd = engine_start_tracked(&e, NULL, path, NULL, err);
+    if (fd < 0)
+        fail_msg("cannot start the engine on %s: %s", path, err);
+    struct stat before, after;
+    assert_int_equal(lstat(path, &before), 0);
+
+    struct run_result r;
+    run_second_engine_denied(path, &r);
+    int refused = !r.timed_out && exit_code(&r) == 1 && strstr(r.err, "not touching it") != NULL;
+    char message[512];
+    snprintf(message, sizeof message, "%s", r.err);
+    run_result_free(&r);
+    int same = lstat(path, &after) == 0 && after.st_ino == before.st_ino;
+    unlink(path);
+    if (!same) {
+        close(fd);
+        kill_engine(&e);
+        rmdir(shared);
+        fail_msg("the live engine's socket was replaced (second engine said \"%s\")", message);
+    }
+    if (!refused)
+        fail_msg("second engine: expected exit 1 and \"not touching it\", got \"%s\"", message);
+    assert_sweep_over(fd);
+    close(fd);
+    kill_engine(&e);
+    rmdir(shared);
+}
+
+/*
+ * A live listener whose backlog is full answers a non-blocking connect with
+ * EAGAIN: it is alive, and is left alone. (The probe once blocked in
+ * connect, so the second engine hung.)
+ */
+static void a_live_socket_with_a_full_backlog_is_not_taken_over(void **state)
+{
+    (void)state;
+    char path[108];
+    scratch_path(path, sizeof path, "full.sock");
+    struct sockaddr_un addr = {.sun_family = AF_UNIX};
+    snprintf(addr.sun_path, sizeof addr.sun_path, "%s", path);
+    int listener = socket(AF_UNIX, SOCK_STREAM, 0);
+    assert_int_equal(bind(listener, (struct sockaddr *)&addr, sizeof addr), 0);
+    assert_int_equal(listen(listener, 0), 0);
+    int queued[4], n = 0, full = 0;
+    while (n < 4 && !full) {
+        queued[n] = socket(AF_UNIX, SOCK_STREAM | SOCK_NONBLOCK, 0);
+        if (connect(queued[n], (struct sockaddr *)&addr, sizeof addr) != 0)
+            full = errno == EAGAIN;
+        n++;
+    }
+    assert_true(full);
+    struct stat before, after;
+    assert_int_equal(lstat(path, &before), 0);
+    char *argv[] = {(char *)engine_binary(), "--unix", path, NULL};
+    struct run_result r;
+    assert_int_equal(run_program(argv, NULL, NULL, 0, 3000, &r), 0);
+    if (r.timed_out || exit_code(&r) != 1 || strstr(r.err, "already listening") == NULL)
+        fail_msg("engine on a live socket with a full backlog: %s, exit %d, stderr \"%s\"",
+                 r.timed_out ? "still running after 3 s" : "ended", exit_code(&r), r.err);
+    run_result_free(&r);
+    assert_int_equal(lstat(path, &after), 0);
+    assert_true(after.st_ino == before.st_ino);
+    for (int i = 0; i < n; i++)
+        close(queued[i]);
+    close(listener);
+    unlink(path);
 }
 
 static void a_file_that_is_not_a_socket_is_left_alone(void **state)
@@ -1053,6 +1606,323 @@ static void tcp_echo_and_sweep(void **state)
     stop_engine_checked(&e, SIGTERM);
 }
 
+/* ---- Timing, asked for or not ------------------------------------------------ */
+
+/* Two connections to one engine, one plain and one timed, on every opcode. */
+static void assert_timing_over_sockets(int plain_fd, int timed_fd, const char *where)
+{
+    struct reply plain[SESSION_REQUESTS], timed[SESSION_REQUESTS];
+    struct fd_pair a = {plain_fd, plain_fd}, b = {timed_fd, timed_fd};
+    struct byte_link la = fd_link(&a), lb = fd_link(&b);
+    run_session(&la, 0, plain);
+    run_session(&lb, 1, timed);
+    assert_plain_replies(plain);
+    assert_timed_matches_plain(plain, timed, where);
+    free_replies(plain);
+    free_replies(timed);
+}
+
+/*
+ * The timing opt-in of paper/50-protocol.md: a client that does not set
+ * the opcode's top bit gets the protocol's replies byte for byte; one that
+ * does gets the same bytes and a consistent 40-byte trailer, for every
+ * opcode, over a Unix socket, TCP and --stdin (and shared memory, in
+ * test_shm.c).
+ */
+static void timing_is_opt_in_on_every_opcode_and_transport(void **state)
+{
+    (void)state;
+    struct engine_process e;
+    char path[108], port[16], err[CLIENT_ERROR_SIZE] = "";
+    int a = start_engine(&e, "timed.sock", NULL, path), b = connect_unix(path);
+    assert_true(b >= 0);
+    assert_timing_over_sockets(a, b, "unix");
+    close(a);
+    close(b);
+    stop_engine_checked(&e, SIGTERM);
+
+    a = -1;
+    for (int attempt = 0; attempt < 5 && a < 0; attempt++) {
+        assert_int_equal(pick_port(port, attempt + 7), 0);
+        a = engine_start_tracked(&e, NULL, NULL, port, err);
+    }
+    if (a < 0)
+        fail_msg("cannot start the engine on TCP: %s", err);
+    b = test_socket(tcp_connect("127.0.0.1", port));
+    assert_true(b >= 0);
+    assert_timing_over_sockets(a, b, "tcp");
+    close(a);
+    close(b);
+    stop_engine_checked(&e, SIGTERM);
+
+    for (int k = 0; k < 2; k++) {                    /* --stdin: one request a process */
+        struct engine_client c;
+        uint8_t *replies[2];
+        size_t lens[2];
+        for (int timed = 0; timed < 2; timed++) {
+            size_t len;
+            uint8_t *body = session_request(k, timed, &len);
+            client_init(&c, -1, -1);
+            assert_non_null(client_request_buffer(&c, len));
+            memcpy(c.request, body, len);
+            free(body);
+            if (engine_spawn_call(&c, engine_binary(), NULL, len, err) != 0)
+                fail_msg("--stdin step %d: %s", k, err);
+            lens[timed] = c.reply_len;
+            replies[timed] = malloc(c.reply_len + 1);
+            memcpy(replies[timed], c.reply, c.reply_len);
+            client_close(&c);
+        }
+        assert_int_equal(lens[1], lens[0] + TIMING_TRAILER_BYTES);
+        assert_memory_equal(replies[1], replies[0], lens[0]);
+        struct call_timing t;
+        assert_int_equal(timing_trailer_decode(replies[1], lens[1], &t), 0);
+        assert_timing_consistent(&t, k, "stdin");
+        free(replies[0]);
+        free(replies[1]);
+    }
+}
+
+/* The JSON form: "timing": true adds a member, and changes nothing else. */
+static void json_timing_is_opt_in(void **state)
+{
+    (void)state;
+    struct engine_process e;
+    char path[108];
+    close(start_engine(&e, "jsontimed.sock", NULL, path));
+    size_t len, expected_len;
+    char *sweep = json_request_encode(ref.close, REF_BARS, ref.params, REF_COMBOS, &len);
+    char *expected = json_reply_encode(ref.expected, REF_COMBOS, &expected_len);
+    assert_non_null(sweep);
+    assert_non_null(expected);
+    uint8_t *plain, *timed, *off;
+    uint32_t plain_word = json_round_trip(path, sweep, len, &plain);
+    assert_int_equal(plain_word, expected_len);            /* the reply it always was */
+    assert_memory_equal(plain, expected, expected_len);
+    static const char *const asks[] = {",\"timing\":true}", ",\"timing\":false}"};
+    char *with = malloc(len + 32);
+    for (int i = 0; i < 2; i++) {
+        memcpy(with, sweep, len - 1);                      /* without the closing brace */
+        strcpy(with + len - 1, asks[i]);
+        uint32_t word = json_round_trip(path, with, strlen(with), i == 0 ? &timed : &off);
+        assert_false(word & ERROR_FRAME_FLAG);
+        if (i == 1) {
+            assert_int_equal(word, expected_len);
+            assert_memory_equal(off, expected, expected_len);
+            free(off);
+            continue;
+        }
+        assert_memory_equal(timed, expected, expected_len - 1);
+        assert_memory_equal(timed + expected_len - 1, ",\"timing\":{", 11);
+        struct combo_result results[REF_COMBOS];
+        struct call_timing t;
+        char err[256];
+        if (json_reply_decode((const char *)timed, word, results, REF_COMBOS, err, sizeof err) ||
+            json_reply_timing((const char *)timed, word, &t, err, sizeof err))
+            fail_msg("a timed JSON reply: %s", err);
+        assert_reference_results(results);
+        assert_timing_consistent(&t, 0, "json");
+        free(timed);
+    }
+    free(with);
+    free(plain);
+    free(sweep);
+    free(expected);
+    stop_engine_checked(&e, SIGTERM);
+}
+
+/* ---- The command line ----------------------------------------------------------- */
+
+/*
+ * When ready, the engine prints one line: where it listens, with the port
+ * the kernel chose for --tcp 0. It is written only once the listener
+ * accepts, so a client may connect at once, without retrying.
+ */
+static void the_engine_announces_where_it_listens(void **state)
+{
+    (void)state;
+    char path[108], line[256], expected[160];
+    pid_t pid;
+    scratch_path(path, sizeof path, "announce.sock");
+    char *unix_argv[] = {(char *)engine_binary(), "--unix", path, NULL};
+    if (spawn_reading_first_line(unix_argv, &pid, line, sizeof line) != 0)
+        fail_msg("no line from an engine on a Unix socket (got \"%s\")", line);
+    snprintf(expected, sizeof expected, "listening unix:%s", path);
+    assert_string_equal(line, expected);
+    int fd = connect_unix(path);                       /* at once: no retry */
+    if (fd < 0)
+        fail_msg("the engine announced %s but refused a connection: %s", path, strerror(errno));
+    assert_sweep_over(fd);
+    close(fd);
+    end_spawned(pid);
+
+    static char *const tcp_args[] = {"0", "127.0.0.1:0", "[127.0.0.1]:0"};
+    for (size_t i = 0; i < sizeof tcp_args / sizeof tcp_args[0]; i++) {
+        char *tcp_argv[] = {(char *)engine_binary(), "--tcp", tcp_args[i], NULL};
+        if (spawn_reading_first_line(tcp_argv, &pid, line, sizeof line) != 0)
+            fail_msg("no line from an engine on --tcp %s (got \"%s\")", tcp_args[i], line);
+        unsigned port = 0;
+        if (sscanf(line, "listening tcp:127.0.0.1:%u", &port) != 1 || port == 0 || port > 65535)
+            fail_msg("--tcp %s announced \"%s\"", tcp_args[i], line);
+        char port_text[16];
+        snprintf(port_text, sizeof port_text, "%u", port);
+        fd = test_socket(tcp_connect("127.0.0.1", port_text));
+        if (fd < 0)
+            fail_msg("the engine announced port %u but refused a connection", port);
+        assert_sweep_over(fd);
+        close(fd);
+        end_spawned(pid);
+    }
+}
+
+/* Every bad option is named, with what it allows; a listener that cannot
+ * be made says why (once "...: Success"). */
+static void options_are_checked_and_refusals_say_why(void **state)
+{
+    (void)state;
+    char path[108], busy_port[16], busy[64];
+    scratch_path(path, sizeof path, "opts2.sock");
+    int holder = -1;
+    for (int attempt = 0; attempt < 5 && holder < 0; attempt++) {
+        assert_int_equal(pick_port(busy_port, attempt + 17), 0);
+        struct sockaddr_in a = {.sin_family = AF_INET,
+                                .sin_port = htons((uint16_t)atoi(busy_port)),
+                                .sin_addr.s_addr = htonl(INADDR_LOOPBACK)};
+        holder = socket(AF_INET, SOCK_STREAM, 0);
+        if (bind(holder, (struct sockaddr *)&a, sizeof a) != 0 || listen(holder, 1) != 0) {
+            close(holder);
+            holder = -1;
+        }
+    }
+    assert_true(holder >= 0);
+    snprintf(busy, sizeof busy, "127.0.0.1:%s", busy_port);
+    /* PATH stands for a socket path in the scratch folder, BUSY for an
+     * address whose port is taken. */
+    static const struct {
+        const char *args[5];
+        int status;
+        const char *needle;
+    } cases[] = {
+        {{"--tcp", "70000"}, 2, "--tcp port: 70000 is outside 0..65535"},
+        {{"--tcp", "abc"}, 2, "--tcp port: 'abc' is not a whole number in 0..65535"},
+        {{"--tcp", "-1"}, 2, "--tcp port: -1 is outside 0..65535"},
+        {{"--tcp", "bad host:80"}, 1, "cannot listen on bad host:80: "},
+        {{"--tcp", "BUSY"}, 1, ": bind: Address already in use"},
+        {{"--max-clients", "0", "--unix", "PATH"}, 2, "--max-clients: 0 is outside 1.."},
+        {{"--max-frame", "8", "--unix", "PATH"}, 2, "--max-frame: 8 is outside 9..2147483647"},
+        {{"--max-work", "0", "--unix", "PATH"}, 2, "--max-work: 0 is outside 1.."},
+        {{"--idle-timeout", "1O", "--unix", "PATH"}, 2,
+         "--idle-timeout: '1O' is not a whole number in 1..86400000"},
+        {{"--frame-timeout", "86400001", "--unix", "PATH"}, 2,
+         "--frame-timeout: 86400001 is outside 1..86400000"},
+        {{"--kernel", "fast", "--unix", "PATH"}, 2, "--kernel: 'fast' is not a kernel (naive"},
+        {{"--shm", "x", "--shm-wait", "doze"}, 2, "--shm-wait: 'doze' is not futex or spin"},
+        {{"--stdin", "--unix", "PATH"}, 2, "give one transport"},
+        {{"--frobnicate", "--unix", "PATH"}, 2, "unknown option '--frobnicate'"},
+        {{"--unix"}, 2, "--unix needs a value"},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        char *argv[8] = {(char *)engine_binary()};
+        for (int k = 0; k < 5 && cases[i].args[k] != NULL; k++) {
+            const char *a = cases[i].args[k];
+            argv[k + 1] = strcmp(a, "PATH") == 0 ? path : strcmp(a, "BUSY") == 0 ? busy : (char *)a;
+        }
+        struct run_result r;
+        assert_int_equal(run_program(argv, NULL, NULL, 0, 10000, &r), 0);
+        if (exit_code(&r) != cases[i].status || strstr(r.err, cases[i].needle) == NULL ||
+            strstr(r.err, "Success") != NULL)
+            fail_msg("case %zu (%s %s): exit %d, stderr \"%s\"; expected %d and \"%s\"", i,
+                     argv[1], argv[2] ? argv[2] : "", exit_code(&r), r.err, cases[i].status,
+                     cases[i].needle);
+        run_result_free(&r);
+        assert_int_equal(access(path, F_OK), -1);
+    }
+    close(holder);
+}
+
+/* -h and --help print the usage on stdout and exit 0; --version prints the
+ * commit the engine was built from. */
+static void help_and_version(void **state)
+{
+    (void)state;
+    static const char *const helps[] = {"-h", "--help"};
+    for (size_t i = 0; i < 2; i++) {
+        char *argv[] = {(char *)engine_binary(), (char *)helps[i], NULL};
+        struct run_result r;
+        assert_int_equal(run_program(argv, NULL, NULL, 0, 3000, &r), 0);
+        assert_int_equal(exit_code(&r), 0);
+        assert_int_equal(r.err_len, 0);
+        assert_non_null(strstr(r.out, "usage: ipctax-engine"));
+        assert_non_null(strstr(r.out, "--die-with-parent"));
+        assert_non_null(strstr(r.out, "listening tcp:HOST:PORT"));
+        run_result_free(&r);
+    }
+    char commit_path[4096], commit[128] = "", expected[160];
+    FILE *f = fopen(root_path(commit_path, sizeof commit_path, "build/commit.txt"), "r");
+    assert_non_null(f);
+    assert_non_null(fgets(commit, sizeof commit, f));
+    fclose(f);
+    snprintf(expected, sizeof expected, "ipctax-engine %s", commit);   /* commit ends in \n */
+    char *argv[] = {(char *)engine_binary(), "--version", NULL};
+    struct run_result r;
+    assert_int_equal(run_program(argv, NULL, NULL, 0, 3000, &r), 0);
+    assert_int_equal(exit_code(&r), 0);
+    assert_string_equal(r.out, expected);
+    run_result_free(&r);
+}
+
+/*
+ * --die-with-parent: an engine whose parent dies stops as on SIGTERM, and
+ * removes its socket file. The parent here is a child of the test, which
+ * starts the engine and is then killed; the test, a subreaper, inherits the
+ * engine and can wait for it.
+ */
+static void an_engine_dies_with_its_parent(void **state)
+{
+    (void)state;
+    char path[108], line[256];
+    scratch_path(path, sizeof path, "orphan.sock");
+    assert_int_equal(prctl(PR_SET_CHILD_SUBREAPER, 1), 0);
+    int report[2];
+    assert_int_equal(pipe(report), 0);
+    pid_t parent = fork();
+    assert_true(parent >= 0);
+    if (parent == 0) {
+        char *argv[] = {(char *)engine_binary(), "--die-with-parent", "--unix", path, NULL};
+        pid_t engine;
+        close(report[0]);
+        if (spawn_reading_first_line(argv, &engine, line, sizeof line) != 0)
+            _exit(1);
+        if (write(report[1], &engine, sizeof engine) != (ssize_t)sizeof engine)
+            _exit(1);
+        for (;;)
+            pause();
+    }
+    track_child(parent);
+    close(report[1]);
+    pid_t engine = 0;
+    struct pollfd p = {report[0], POLLIN, 0};
+    if (poll(&p, 1, 5000) <= 0 || read(report[0], &engine, sizeof engine) != sizeof engine)
+        fail_msg("the intermediate parent did not start the engine");
+    close(report[0]);
+    track_child(engine);
+    assert_int_equal(access(path, F_OK), 0);
+    kill(parent, SIGKILL);
+    waitpid(parent, NULL, 0);
+    untrack_child(parent);
+    int status;
+    if (wait_for_exit(engine, 3000, &status) != 0)
+        fail_msg("the engine outlived its parent by 3 s");
+    untrack_child(engine);
+    prctl(PR_SET_CHILD_SUBREAPER, 0);
+    if (!WIFEXITED(status) || WEXITSTATUS(status) != 0)
+        fail_msg("the orphaned engine ended with %s %d, expected exit status 0",
+                 WIFSIGNALED(status) ? "signal" : "status",
+                 WIFSIGNALED(status) ? WTERMSIG(status) : WEXITSTATUS(status));
+    if (access(path, F_OK) == 0)
+        fail_msg("the orphaned engine left its socket file");
+}
+
 /* ---- Groups -------------------------------------------------------------------- */
 
 static int group_setup(void **state)
@@ -1083,6 +1953,10 @@ int main(void)
         T(sweep_equals_the_in_process_kernel),
         T(many_requests_on_one_connection),
         T(sweep_of_no_combos_gets_an_empty_reply),
+        T(work_above_max_work_is_refused_before_it_starts),
+        T(max_work_is_exact_and_admits_the_study),
+        T(a_sweep_is_abandoned_when_its_client_hangs_up),
+        T(json_is_known_by_its_content_and_duplicate_keys_are_refused),
         T(four_clients_interleave),
         T(client_vanishing_mid_reply_does_not_take_the_engine_down),
         T(client_not_reading_its_reply_is_dropped),
@@ -1091,18 +1965,32 @@ int main(void)
         T(slow_reader_is_dropped_after_the_frame_timeout),
         T(idle_client_is_dropped_after_the_idle_timeout),
         T(client_beyond_max_clients_is_told_busy),
+        T(a_client_that_reconnects_at_once_is_not_told_busy),
+        T(out_of_descriptors_the_engine_says_busy_and_does_not_spin),
+        T(max_clients_is_bounded_by_the_descriptor_limit),
         T(raw_mode_echoes_bytes_and_survives_a_reader_gone),
+        T(raw_mode_drops_silent_clients_and_non_readers),
         T(sigterm_stops_the_engine_and_removes_its_socket),
         T(sigint_stops_the_engine_too),
+        T(every_termination_signal_stops_the_engine_cleanly),
         T(stale_socket_file_is_taken_over),
         T(live_engine_path_is_not_stolen),
+        T(a_socket_that_refuses_us_permission_is_not_taken_over),
+        T(a_live_socket_with_a_full_backlog_is_not_taken_over),
         T(a_file_that_is_not_a_socket_is_left_alone),
         T(socket_file_is_created_mode_0600),
         T(bad_options_exit_2_with_a_message),
         T(stdin_sweep_equals_in_process),
         T(stdin_echo_is_verbatim),
         T(stdin_bad_request_gets_an_error_frame_and_status_1),
+        T(a_stdin_engine_ends_on_sigterm),
         T(tcp_echo_and_sweep),
+        T(timing_is_opt_in_on_every_opcode_and_transport),
+        T(json_timing_is_opt_in),
+        T(the_engine_announces_where_it_listens),
+        T(options_are_checked_and_refusals_say_why),
+        T(help_and_version),
+        T(an_engine_dies_with_its_parent),
     };
     const struct CMUnitTest bad_frames[] = {
         BAD(0), BAD(1), BAD(2), BAD(3), BAD(4), BAD(5), BAD(6), BAD(7),

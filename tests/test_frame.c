@@ -1,14 +1,20 @@
 /*
- * test_frame.c - the wire protocol's codec alone (code/frame.c): byte
- * layouts written out by hand, round trips, sizes that must not wrap, and
- * every way request_decode refuses a body, each with its message.
+ * test_frame.c - the wire protocol's codec (code/wire/frame.c): byte
+ * layouts written out by hand, round trips, sizes that must not wrap, every
+ * way request_decode refuses a body, each with its message, and the one
+ * check of parameter sets. What the engine's table of opcodes adds (unknown
+ * opcodes, each opcode's shape) is checked through handle_request, which
+ * touches no socket.
  */
+#include <errno.h>
 #include <float.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 
 #include "testutil.h"
+#include "engine/service.h"
+#include "wire/error.h"
 #include "wire/frame.h"
 
 /* ---- Little-endian helpers on known byte patterns --------------------- */
@@ -186,6 +192,33 @@ static void shorter_than_the_header_is_refused(void **state)
     assert_refused(body, 5, "request body of 5 bytes");
 }
 
+/* What handle_request (the engine's table and checks) says of a body: the
+ * message of a refusal, or "" when it was served. */
+static const char *served(const uint8_t *body, size_t len)
+{
+    static char err[512];
+    struct engine_config cfg = {.max_frame = 1u << 20, .max_work = DEFAULT_MAX_WORK,
+                                .sweep = sweep_naive_in};
+    struct connection c;
+    connection_init(&c, &cfg);
+    err[0] = '\0';
+    if (handle_request(&c, body, len, err, sizeof err) == 0)
+        err[0] = '\0';
+    connection_free(&c);
+    return err;
+}
+
+static void assert_served_refused(const uint8_t *body, size_t len, const char *needle)
+{
+    const char *err = served(body, len);
+    if (err[0] == '\0')
+        fail_msg("a request that should be refused (\"%s\") was served", needle);
+    if (strstr(err, needle) == NULL)
+        fail_msg("message \"%s\" does not contain \"%s\"", err, needle);
+}
+
+/* Decoding checks shape only: any opcode byte decodes, and the engine's
+ * table refuses the ones it does not know. */
 static void unknown_opcode_is_refused(void **state)
 {
     (void)state;
@@ -193,14 +226,16 @@ static void unknown_opcode_is_refused(void **state)
     const struct combo_params p = {1, 1, 1, 1, 1, 1};
     uint8_t *body = sweep_body(4, &p, 1, &len);
     assert_accepted(body, len);
+    assert_string_equal(served(body, len), "");
     /* The first number past the last opcode, whatever the protocol has grown to. */
     char expected[64];
     snprintf(expected, sizeof expected, "unknown opcode %d (opcodes are 0 to %d)",
              OPCODE_COUNT, OPCODE_COUNT - 1);
     body[0] = OPCODE_COUNT;
-    assert_refused(body, len, expected);
-    body[0] = 255;
-    assert_refused(body, len, "unknown opcode 255");
+    assert_accepted(body, len);
+    assert_served_refused(body, len, expected);
+    body[0] = 100;
+    assert_served_refused(body, len, "unknown opcode 100");
     free(body);
 }
 
@@ -233,12 +268,42 @@ static void sweep_without_bars_is_refused(void **state)
 {
     (void)state;
     uint8_t body[9] = {OP_SWEEP, 0, 0, 0, 0, 0, 0, 0, 0};
-    assert_refused(body, 9, "at least one bar");
+    assert_accepted(body, 9);
+    assert_served_refused(body, 9, "opcode 0 (sweep) needs n_bars >= 1 (got n_bars = 0");
     body[0] = OP_ECHO;
-    assert_accepted(body, 9);                            /* an empty echo is fine */
+    assert_string_equal(served(body, 9), "");            /* an empty echo is fine */
 }
 
-/* Every one of the six parameters is checked against 1..n_bars. */
+/* Each opcode's shape, from the table: a bar carries one close and no
+ * parameters, a load a series and no parameters, and so on. */
+static void each_opcode_has_its_shape(void **state)
+{
+    (void)state;
+    static const struct {
+        enum opcode op;
+        uint32_t bars, combos;
+        const char *needle;
+    } wrong[] = {
+        {OP_LOAD, 0, 0, "opcode 2 (load) needs n_bars >= 1 and n_combos = 0"},
+        {OP_LOAD, 4, 1, "opcode 2 (load) needs n_bars >= 1 and n_combos = 0"},
+        {OP_SWEEP_LOADED, 1, 1, "opcode 3 (sweep loaded) needs n_bars = 0 (got n_bars = 1"},
+        {OP_OPEN_STREAM, 0, 0, "opcode 4 (open stream) needs n_bars = 0 and n_combos >= 1"},
+        {OP_BAR, 2, 0, "opcode 5 (bar) needs n_bars = 1 and n_combos = 0"},
+        {OP_CLOSE_STREAM, 0, 1, "opcode 6 (close stream) needs n_bars = 0 and n_combos = 0"},
+    };
+    const double close[4] = {1, 2, 3, 4};
+    const struct combo_params p = {1, 1, 1, 1, 1, 1};
+    for (size_t i = 0; i < sizeof wrong / sizeof wrong[0]; i++) {
+        size_t len = (size_t)request_body_size(wrong[i].bars, wrong[i].combos);
+        uint8_t body[9 + 32 + 48];
+        request_encode(body, wrong[i].op, close, wrong[i].bars, &p, wrong[i].combos);
+        assert_accepted(body, len);
+        assert_served_refused(body, len, wrong[i].needle);
+    }
+}
+
+/* Every one of the six parameters is checked against 1..n_bars, by the one
+ * check, and a sweep's handler calls it. */
 static void windows_outside_one_to_n_bars_are_refused(void **state)
 {
     (void)state;
@@ -251,13 +316,16 @@ static void windows_outside_one_to_n_bars_are_refused(void **state)
             for (size_t b = 0; b < sizeof bad / sizeof bad[0]; b++) {
                 struct combo_params p[2] = {{1, 2, 1, 1, 1, 2}, {1, 2, 1, 1, 1, 2}};
                 ((int64_t *)&p[combo])[param] = bad[b];
+                char err[256] = "", where[64];
+                assert_int_equal(request_check_windows(p, 2, BARS, "n_bars", err, sizeof err), -1);
+                snprintf(where, sizeof where, "combo %d, parameter %d:", combo, param);
+                assert_non_null(strstr(err, where));
+                assert_non_null(strstr(err, why[b]));
+                assert_non_null(strstr(err, "outside 1..n_bars (20)"));
                 size_t len;
                 uint8_t *body = sweep_body(BARS, p, 2, &len);
-                char where[64];
-                snprintf(where, sizeof where, "combo %d, parameter %d:", combo, param);
-                assert_refused(body, len, where);
-                assert_refused(body, len, why[b]);
-                assert_refused(body, len, "outside 1..n_bars (20)");
+                assert_accepted(body, len);                /* decoding checks shape only */
+                assert_served_refused(body, len, err);
                 free(body);
             }
         }
@@ -268,9 +336,12 @@ static void windows_of_one_and_of_n_bars_are_accepted(void **state)
 {
     (void)state;
     const struct combo_params p[2] = {{1, 1, 1, 1, 1, 1}, {20, 20, 20, 20, 20, 20}};
+    char err[64] = "";
+    assert_int_equal(request_check_windows(p, 2, 20, "n_bars", err, sizeof err), 0);
     size_t len;
     uint8_t *body = sweep_body(20, p, 2, &len);
     assert_accepted(body, len);
+    assert_string_equal(served(body, len), "");
     free(body);
 }
 
@@ -284,6 +355,7 @@ static void echo_ignores_parameter_values(void **state)
     uint8_t *body = malloc(len);
     request_encode(body, OP_ECHO, close, 3, &p, 1);
     assert_accepted(body, len);
+    assert_string_equal(served(body, len), "");
     free(body);
 }
 
@@ -312,11 +384,23 @@ static void message_respects_the_buffer_size(void **state)
     struct request_view req;
     char err[16];
     memset(err, 'X', sizeof err);
-    assert_int_equal(request_decode(body, 9, &req, err, 8), -1);
+    assert_int_equal(request_decode(body, 5, &req, err, 8), -1);
     assert_int_equal(strlen(err), 7);
-    assert_memory_equal(err, "unknown", 7);
+    assert_memory_equal(err, "request", 7);
     for (size_t i = 8; i < sizeof err; i++)
         assert_int_equal(err[i], 'X');
+}
+
+/* Every message is printable ASCII, whatever it quotes, and errno survives. */
+static void messages_are_printable_and_keep_errno(void **state)
+{
+    (void)state;
+    char err[64];
+    errno = EBUSY;
+    assert_int_equal(set_error(err, sizeof err, "quoted: %s", "a\tb\x01" "c\xc3\xa9" "d\x7f"), -1);
+    assert_int_equal(errno, EBUSY);
+    assert_string_equal(err, "quoted: a?b?c??d?");
+    assert_int_equal(set_error(err, 0, "nothing is written"), -1);
 }
 
 /* ---- Replies ------------------------------------------------------------ */
@@ -390,11 +474,13 @@ int main(void)
         cmocka_unit_test(unknown_opcode_is_refused),
         cmocka_unit_test(length_disagreeing_with_the_counts_is_refused),
         cmocka_unit_test(sweep_without_bars_is_refused),
+        cmocka_unit_test(each_opcode_has_its_shape),
         cmocka_unit_test(windows_outside_one_to_n_bars_are_refused),
         cmocka_unit_test(windows_of_one_and_of_n_bars_are_accepted),
         cmocka_unit_test(echo_ignores_parameter_values),
         cmocka_unit_test(echo_without_combos_is_accepted),
         cmocka_unit_test(message_respects_the_buffer_size),
+        cmocka_unit_test(messages_are_printable_and_keep_errno),
         cmocka_unit_test(sweep_reply_round_trips_and_lays_out_two_arrays),
         cmocka_unit_test(sweep_reply_of_the_wrong_size_is_refused),
         cmocka_unit_test(error_frame_header_sets_the_top_bit),

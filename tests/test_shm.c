@@ -473,12 +473,21 @@ static void a_second_client_is_told_the_channel_is_busy(void **state)
 
 /* ---- The engine over shared memory ------------------------------------------ */
 
+/* The engine is tracked while it runs, so that a failed test (whose own
+ * cleanup never runs) does not leave it behind. */
 static void start_or_fail(struct shm_engine *s, char *const args[], const char *tag,
                           enum shm_wait mode)
 {
     char err[CLIENT_ERROR_SIZE] = "";
     if (shm_engine_start(s, engine_binary(), args, tag, mode, err) != 0)
         fail_msg("cannot start the engine over shared memory: %s", err);
+    track_child(s->process.pid);
+}
+
+static void stop_engine(struct shm_engine *s)
+{
+    untrack_child(s->process.pid);
+    shm_engine_stop(s);
 }
 
 static void assert_segment_gone(const char *name)
@@ -519,7 +528,7 @@ static void engine_echoes_and_sweeps_futex(void **state)
     static char *const args[] = {"--kernel", "naive", NULL};
     start_or_fail(&s, args, "engine-futex", SHM_WAIT_FUTEX);
     echo_and_sweep_over(&s);
-    shm_engine_stop(&s);
+    stop_engine(&s);
     assert_segment_gone(s.name);
 }
 
@@ -529,7 +538,7 @@ static void engine_echoes_and_sweeps_spin(void **state)
     struct shm_engine s;
     start_or_fail(&s, NULL, "engine-spin", SHM_WAIT_SPIN);
     echo_and_sweep_over(&s);
-    shm_engine_stop(&s);
+    stop_engine(&s);
     assert_segment_gone(s.name);
 }
 
@@ -592,14 +601,16 @@ static void bad_frames_get_error_frames_and_the_next_client_is_served(void **sta
     if (wait_for_exit(s.process.pid, 3000, &status) != 0) {
         kill(s.process.pid, SIGKILL);
         waitpid(s.process.pid, NULL, 0);
+        untrack_child(s.process.pid);
         fail_msg("the engine did not exit within 3 s of SIGTERM");
     }
+    untrack_child(s.process.pid);
     s.process.pid = 0;
     assert_true(WIFEXITED(status) && WEXITSTATUS(status) == 0);
     assert_segment_gone(s.name);
     uint8_t byte;
     assert_int_equal(shm_read_exact(&s.channel, &byte, 1, deadline_after_ms(TEST_IO_TIMEOUT_MS)), 1);
-    shm_engine_stop(&s);
+    stop_engine(&s);
 }
 
 /* Reads an error frame containing needle, then expects the session's end. */
@@ -634,7 +645,7 @@ static void idle_and_stalled_clients_get_error_frames(void **state)
     assert_int_equal(shm_write_all(&s.channel, &iov, 1, deadline_after_ms(TEST_IO_TIMEOUT_MS)), 0);
     assert_error_frame_then_end(&s.channel, "header did not arrive within 200 ms");
     shm_channel_detach(&s.channel);
-    shm_engine_stop(&s);
+    stop_engine(&s);
     assert_segment_gone(s.name);
 }
 
@@ -665,7 +676,7 @@ static void raw_ping_pong_echoes(void **state)
         free(out);
         free(back);
     }
-    shm_engine_stop(&s);
+    stop_engine(&s);
     assert_segment_gone(s.name);
 }
 
@@ -686,7 +697,246 @@ static void a_second_engine_cannot_take_a_live_segment(void **state)
     if (client_echo(&s.client, &one, 1, &back, err) != 0)          /* the first still serves */
         fail_msg("echo after the refused takeover: %s", err);
     assert_same_double(back, one);
-    shm_engine_stop(&s);
+    stop_engine(&s);
+}
+
+/* Truncates the segment `name` to `bytes`, as any process that may open it can. */
+static void truncate_segment(const char *name, off_t bytes)
+{
+    int fd = shm_open(name, O_RDWR, 0);
+    assert_true(fd >= 0);
+    assert_int_equal(ftruncate(fd, bytes), 0);
+    close(fd);
+}
+
+static void assert_engine_running(const struct shm_engine *s)
+{
+    int status;
+    pid_t r = waitpid(s->process.pid, &status, WNOHANG);
+    if (r == s->process.pid)
+        fail_msg("the engine died (%s %d)", WIFSIGNALED(status) ? "signal" : "exit status",
+                 WIFSIGNALED(status) ? WTERMSIG(status) : WEXITSTATUS(status));
+}
+
+/* An echo over a fresh attachment; the caller's channel is left attached. */
+static void assert_echo_after_attaching(struct shm_engine *s)
+{
+    char err[CLIENT_ERROR_SIZE] = "";
+    double one = 2.25, back = 0;
+    attach_or_fail(&s->channel, s->name, SHM_WAIT_FUTEX);
+    if (client_echo(&s->client, &one, 1, &back, err) != 0)
+        fail_msg("echo after attaching again: %s", err);
+    assert_same_double(back, one);
+}
+
+/*
+ * Whoever can open the segment can shrink it, and a mapping whose file has
+ * shrunk raises SIGBUS where it is touched. It once killed the engine (exit
+ * 135), idle or serving, and left the segment behind. The fault is now
+ * contained, in the engine and in this test's client alike: the damaged
+ * session ends, and the engine serves on from a new segment.
+ */
+static void a_truncated_segment_does_not_kill_the_engine(void **state)
+{
+    (void)state;
+    struct shm_engine s;
+    char err[CLIENT_ERROR_SIZE] = "";
+    start_or_fail(&s, NULL, "engine-truncated", SHM_WAIT_FUTEX);
+    shm_channel_detach(&s.channel);                     /* idle */
+    sleep_ms(50);
+    truncate_segment(s.name, 0);
+    sleep_ms(200);
+    assert_engine_running(&s);
+    assert_echo_after_attaching(&s);
+
+    truncate_segment(s.name, 4096);                     /* serving, header still mapped */
+    double one = 1.5, back = 0;
+    if (client_echo(&s.client, &one, 1, &back, err) == 0)
+        fail_msg("an echo through a truncated segment came back");
+    sleep_ms(100);
+    assert_engine_running(&s);
+    shm_channel_detach(&s.channel);
+    assert_echo_after_attaching(&s);
+    stop_engine(&s);
+    assert_segment_gone(s.name);
+}
+
+/* The segment `name` mapped by the test, as a second process sees it. */
+static struct shm_segment *map_header(const char *name)
+{
+    int fd = shm_open(name, O_RDWR, 0);
+    assert_true(fd >= 0);
+    struct shm_segment *seg = mmap(NULL, sizeof *seg, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+    close(fd);
+    assert_true(seg != MAP_FAILED);
+    return seg;
+}
+
+/* A second client attaches within 5 s and is served; then it leaves. */
+static void assert_another_client_is_served(const char *name)
+{
+    struct shm_channel other;
+    struct engine_client c;
+    char err[CLIENT_ERROR_SIZE] = "";
+    double one = 3.5, back = 0;
+    if (shm_channel_attach(&other, name, SHM_WAIT_FUTEX, 5000, err, sizeof err) != 0)
+        fail_msg("no other client could attach to %s within 5 s: %s", name, err);
+    client_init(&c, -1, -1);
+    c.shm = &other;
+    if (client_echo(&c, &one, 1, &back, err) != 0)
+        fail_msg("echo for the other client: %s", err);
+    assert_same_double(back, one);
+    client_close(&c);
+    shm_channel_detach(&other);
+}
+
+/*
+ * A client that is attached but silent (or stopped with SIGSTOP) cannot
+ * keep the channel after its session is over: the engine ends the session
+ * at the idle timeout, waits a bounded time for the client to leave, and
+ * then serves the next client from a new segment. It once waited for the
+ * client without a deadline, and everyone else was kept out for good.
+ */
+static void a_silent_or_stopped_client_cannot_keep_the_channel(void **state)
+{
+    (void)state;
+    struct shm_engine s;
+    static char *const args[] = {"--idle-timeout", "200", NULL};
+    start_or_fail(&s, args, "engine-silent", SHM_WAIT_FUTEX);
+    /* s.channel is attached, and says nothing. */
+    assert_another_client_is_served(s.name);
+    char err[CLIENT_ERROR_SIZE] = "";
+    double one = 1.0, back;
+    if (client_echo(&s.client, &one, 1, &back, err) == 0)
+        fail_msg("the silent client's session should be over");
+    shm_channel_detach(&s.channel);
+
+    pid_t child = fork();                            /* attaches, then stops itself */
+    assert_true(child >= 0);
+    if (child == 0) {
+        struct shm_channel ch;
+        if (shm_channel_attach(&ch, s.name, SHM_WAIT_FUTEX, 5000, err, sizeof err) != 0)
+            _exit(1);
+        raise(SIGSTOP);
+        _exit(0);
+    }
+    track_child(child);
+    int status;
+    assert_int_equal(waitpid(child, &status, WUNTRACED), child);
+    assert_true(WIFSTOPPED(status));
+    assert_another_client_is_served(s.name);
+    kill(child, SIGKILL);
+    waitpid(child, NULL, 0);
+    untrack_child(child);
+    stop_engine(&s);
+    assert_segment_gone(s.name);
+}
+
+/*
+ * Tampering with the header can delay a client, not freeze the channel. A
+ * client word of 1 (pid 1 exists, and kill(1, 0) fails with EPERM, which
+ * was taken for "alive") once locked the channel for good; a zeroed engine
+ * pid once made every client believe the engine had stopped while it ran.
+ */
+static void tampered_words_cannot_freeze_the_channel(void **state)
+{
+    (void)state;
+    struct shm_engine s;
+    char err[CLIENT_ERROR_SIZE] = "";
+    static char *const args[] = {"--idle-timeout", "200", NULL};
+    start_or_fail(&s, args, "engine-tampered", SHM_WAIT_FUTEX);
+    struct shm_segment *seg = map_header(s.name);
+
+    double one = 4.0, back = 0;                      /* the engine's pid zeroed mid-session */
+    atomic_store(&seg->engine_pid, 0);
+    if (client_echo(&s.client, &one, 1, &back, err) != 0)
+        fail_msg("after the engine pid was zeroed, an echo failed: %s", err);
+    assert_same_double(back, one);
+    shm_channel_detach(&s.channel);
+    atomic_store(&seg->engine_pid, 0);               /* and while nobody is attached */
+    assert_another_client_is_served(s.name);
+
+    sleep_ms(50);                                    /* the client word claimed by pid 1 */
+    munmap(seg, sizeof *seg);
+    seg = map_header(s.name);
+    int32_t free_word = SHM_FREE;
+    assert_true(atomic_compare_exchange_strong(&seg->client, &free_word, 1));
+    atomic_fetch_add(&seg->attach_seq, 1);
+    assert_another_client_is_served(s.name);
+    munmap(seg, sizeof *seg);
+    stop_engine(&s);
+    assert_segment_gone(s.name);
+}
+
+/* The timing opt-in over shared memory: a plain session gets the protocol's
+ * replies byte for byte, a timed one the same bytes and a consistent
+ * trailer, on every opcode (test_engine.c does the same over sockets). */
+static void timing_is_opt_in_over_shared_memory(void **state)
+{
+    (void)state;
+    struct shm_engine s;
+    struct reply plain[SESSION_REQUESTS], timed[SESSION_REQUESTS];
+    start_or_fail(&s, NULL, "engine-timed", SHM_WAIT_FUTEX);
+    struct byte_link link = shm_link(&s.channel);
+    run_session(&link, 0, plain);
+    shm_channel_detach(&s.channel);
+    attach_or_fail(&s.channel, s.name, SHM_WAIT_FUTEX);
+    run_session(&link, 1, timed);
+    assert_plain_replies(plain);
+    assert_timed_matches_plain(plain, timed, "shm");
+    free_replies(plain);
+    free_replies(timed);
+    stop_engine(&s);
+    assert_segment_gone(s.name);
+}
+
+/* The engine says on stdout which segment it serves, once the segment is
+ * ready: a client attaches at once, without retrying. */
+static void the_engine_announces_its_segment(void **state)
+{
+    (void)state;
+    char name[64], line[256], expected[128], err[256];
+    pid_t pid;
+    channel_name(name, "announce");
+    char *argv[] = {(char *)engine_binary(), "--shm", name, NULL};
+    if (spawn_reading_first_line(argv, &pid, line, sizeof line) != 0)
+        fail_msg("no line from an engine over shared memory (got \"%s\")", line);
+    snprintf(expected, sizeof expected, "listening shm:%s", name);
+    assert_string_equal(line, expected);
+    struct shm_channel c;
+    if (shm_channel_attach(&c, name, SHM_WAIT_FUTEX, 0, err, sizeof err) != 0)
+        fail_msg("the engine announced %s, but it could not be attached at once: %s", name, err);
+    shm_channel_detach(&c);
+    end_spawned(pid);
+    assert_segment_gone(name);
+}
+
+/* Over shared memory too, every usual termination signal stops the
+ * engine cleanly: exit status 0, the segment removed. */
+static void every_termination_signal_removes_the_segment(void **state)
+{
+    (void)state;
+    static const int signals[] = {SIGHUP, SIGQUIT, SIGUSR1, SIGUSR2, SIGINT};
+    for (size_t i = 0; i < sizeof signals / sizeof signals[0]; i++) {
+        struct shm_engine s;
+        int status;
+        start_or_fail(&s, NULL, "engine-signals", SHM_WAIT_FUTEX);
+        assert_int_equal(kill(s.process.pid, signals[i]), 0);
+        if (wait_for_exit(s.process.pid, 3000, &status) != 0) {
+            kill(s.process.pid, SIGKILL);
+            waitpid(s.process.pid, NULL, 0);
+            untrack_child(s.process.pid);
+            fail_msg("the engine did not exit within 3 s of signal %d", signals[i]);
+        }
+        untrack_child(s.process.pid);
+        s.process.pid = 0;
+        if (!WIFEXITED(status) || WEXITSTATUS(status) != 0)
+            fail_msg("signal %d: the engine ended with %s %d, expected exit status 0",
+                     signals[i], WIFSIGNALED(status) ? "signal" : "status",
+                     WIFSIGNALED(status) ? WTERMSIG(status) : WEXITSTATUS(status));
+        assert_segment_gone(s.name);
+        stop_engine(&s);
+    }
 }
 
 static void engine_help_mentions_shm(void **state)
@@ -719,9 +969,9 @@ static int group_teardown(void **state)
     (void)state;
     static const char *const tags[] = {"wrap-spin", "wrap-futex", "small", "procs-spin",
         "procs-futex", "dead-client-spin", "dead-client-futex", "dead-engine", "live",
-        "foreign", "busy"};
+        "foreign", "busy", "announce"};
     static const char *const engine_tags[] = {"engine-futex", "engine-spin", "engine-bad",
-        "engine-raw", "engine-twice", "engine-slow"};
+        "engine-raw", "engine-twice", "engine-slow", "engine-signals", "engine-truncated", "engine-silent", "engine-tampered", "engine-timed"};
     char name[64];
     for (size_t i = 0; i < sizeof tags / sizeof tags[0]; i++)
         shm_unlink(channel_name(name, tags[i]));               /* after a failure only */
@@ -754,6 +1004,12 @@ int main(void)
         WATCHED(idle_and_stalled_clients_get_error_frames),
         WATCHED(raw_ping_pong_echoes),
         WATCHED(a_second_engine_cannot_take_a_live_segment),
+        WATCHED(every_termination_signal_removes_the_segment),
+        WATCHED(a_truncated_segment_does_not_kill_the_engine),
+        WATCHED(a_silent_or_stopped_client_cannot_keep_the_channel),
+        WATCHED(tampered_words_cannot_freeze_the_channel),
+        WATCHED(timing_is_opt_in_over_shared_memory),
+        WATCHED(the_engine_announces_its_segment),
     };
     return cmocka_run_group_tests(tests, group_setup, group_teardown);
 }

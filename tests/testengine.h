@@ -571,4 +571,172 @@ static inline uint8_t *reference_request(enum opcode op, uint32_t n_bars, uint32
     return body;
 }
 
+/* ---- A program's first line -------------------------------------------------------- */
+
+/* Starts `argv` with its stdout on a pipe and reads its first line (without
+ * the newline) within 3 s; the pid is tracked. 0, or -1 if no line came. */
+static inline int spawn_reading_first_line(char *const argv[], pid_t *pid, char *line, size_t size)
+{
+    int out[2];
+    posix_spawn_file_actions_t fa;
+    assert_int_equal(pipe2(out, O_CLOEXEC), 0);
+    posix_spawn_file_actions_init(&fa);
+    posix_spawn_file_actions_adddup2(&fa, out[1], STDOUT_FILENO);
+    int rc = posix_spawn(pid, argv[0], &fa, NULL, argv, environ);
+    posix_spawn_file_actions_destroy(&fa);
+    close(out[1]);
+    assert_int_equal(rc, 0);
+    track_child(*pid);
+    size_t n = 0;
+    uint64_t deadline = deadline_after_ms(3000);
+    line[0] = '\0';
+    while (clock_ns() < deadline && n + 1 < size) {
+        struct pollfd p = {out[0], POLLIN, 0};
+        if (poll(&p, 1, 50) <= 0)
+            continue;
+        ssize_t r = read(out[0], line + n, 1);
+        if (r <= 0)
+            break;
+        if (line[n] == '\n') {
+            line[n] = '\0';
+            close(out[0]);
+            return 0;
+        }
+        line[++n] = '\0';
+    }
+    close(out[0]);
+    return -1;
+}
+
+static inline void end_spawned(pid_t pid)
+{
+    int status;
+    kill(pid, SIGTERM);
+    if (wait_for_exit(pid, 3000, &status) != 0) {
+        kill(pid, SIGKILL);
+        waitpid(pid, NULL, 0);
+    }
+    untrack_child(pid);
+}
+
+/* ---- Sessions of every opcode, plain or timed ------------------------------------ */
+
+/* The reply body `body[0..len)` to a sweep of combos [first, first+count). */
+static inline void assert_sweep_reply(const uint8_t *body, size_t len, size_t first, size_t count)
+{
+    struct combo_result results[REF_COMBOS];
+    if (sweep_reply_decode(body, len, results, (uint32_t)count) != 0)
+        fail_msg("a sweep reply of %zu bytes for %zu combos", len, count);
+    struct gate_verdict v = gate_compare(ref.expected + first, results, count);
+    if (!v.passed)
+        fail_msg("combos %zu..%zu: %zu of %zu identical", first, first + count - 1,
+                 v.identical, count);
+}
+
+/* A reply as it came: its length word and body (malloc'd). */
+struct reply {
+    uint32_t word;
+    uint8_t *body;
+};
+
+enum { SESSION_REQUESTS = 7, ECHO_N = 100 };
+
+/* The request of step k of a session that uses every opcode once, in the
+ * order they make sense: sweep, echo, load, sweep loaded, open stream, one
+ * bar, close stream. With `timed`, each opcode has the timing bit. */
+static inline uint8_t *session_request(int k, int timed, size_t *len)
+{
+    static const struct { enum opcode op; uint32_t bars, combos; } steps[SESSION_REQUESTS] = {
+        {OP_SWEEP, REF_BARS, REF_COMBOS}, {OP_ECHO, ECHO_N, 1}, {OP_LOAD, REF_BARS, 0},
+        {OP_SWEEP_LOADED, 0, REF_COMBOS}, {OP_OPEN_STREAM, 0, REF_COMBOS}, {OP_BAR, 1, 0},
+        {OP_CLOSE_STREAM, 0, 0},
+    };
+    uint8_t *body = reference_request(steps[k].op, steps[k].bars, steps[k].combos, len);
+    if (timed)
+        body[0] |= OP_TIMED;
+    return body;
+}
+
+/* Runs the session over a link; every reply goes to r[0..SESSION_REQUESTS). */
+static inline void run_session(const struct byte_link *link, int timed, struct reply r[])
+{
+    for (int k = 0; k < SESSION_REQUESTS; k++) {
+        size_t len;
+        uint8_t *body = session_request(k, timed, &len), header[4];
+        le_put_u32(header, (uint32_t)len);
+        struct iovec iov[2] = {{header, 4}, {body, len}};
+        assert_int_equal(link->write_all(link->ctx, iov, 2, deadline_after_ms(TEST_IO_TIMEOUT_MS)), 0);
+        free(body);
+        assert_int_equal(link->read_exact(link->ctx, header, 4, deadline_after_ms(TEST_IO_TIMEOUT_MS)), 0);
+        r[k].word = le_get_u32(header);
+        size_t n = r[k].word & FRAME_LENGTH_MASK;
+        r[k].body = malloc(n + 1);
+        assert_int_equal(link->read_exact(link->ctx, r[k].body, n, deadline_after_ms(TEST_IO_TIMEOUT_MS)), 0);
+        if (r[k].word & ERROR_FRAME_FLAG) {
+            r[k].body[n] = '\0';
+            fail_msg("step %d%s was refused: %s", k, timed ? " (timed)" : "", (char *)r[k].body);
+        }
+    }
+}
+
+/* A plain session's replies are exactly the protocol's, as they always were. */
+static inline void assert_plain_replies(const struct reply r[])
+{
+    struct combo_result stream_expected[REF_COMBOS];
+    assert_sweep_reply(r[0].body, r[0].word, 0, REF_COMBOS);
+    assert_int_equal(r[1].word, ECHO_N * 8);
+    assert_memory_equal(r[1].body, ref.close, ECHO_N * 8);
+    assert_int_equal(r[2].word, 0);
+    assert_sweep_reply(r[3].body, r[3].word, 0, REF_COMBOS);
+    assert_int_equal(r[4].word, 0);
+    assert_int_equal(r[5].word, REF_COMBOS);
+    for (int k = 0; k < REF_COMBOS; k++)
+        assert_int_equal(r[5].body[k], 0);           /* one bar: everyone is flat */
+    assert_int_equal(sweep_naive(ref.close, 1, ref.params, REF_COMBOS, stream_expected), 0);
+    uint8_t expected[16 * REF_COMBOS];
+    sweep_reply_encode(expected, stream_expected, REF_COMBOS);
+    assert_int_equal(r[6].word, sizeof expected);
+    assert_memory_equal(r[6].body, expected, sizeof expected);
+}
+
+/* The timing's fields are consistent: the phases fit in the span, echo and
+ * load compute nothing, the sweeps compute something, and the CPU time is
+ * of the order of the span (one client; a little slack for two clocks). */
+static inline void assert_timing_consistent(const struct call_timing *t, int step, const char *where)
+{
+    if (t->decode_ns + t->compute_ns + t->encode_ns > t->engine_ns || t->engine_ns == 0 ||
+        t->cpu_ns > 2 * t->engine_ns + 2000000u)
+        fail_msg("%s, step %d: engine %llu, decode %llu, compute %llu, encode %llu, cpu %llu ns",
+                 where, step, (unsigned long long)t->engine_ns, (unsigned long long)t->decode_ns,
+                 (unsigned long long)t->compute_ns, (unsigned long long)t->encode_ns,
+                 (unsigned long long)t->cpu_ns);
+    if ((step == 1 || step == 2) && t->compute_ns != 0)
+        fail_msg("%s: an %s computed for %llu ns", where, step == 1 ? "echo" : "load",
+                 (unsigned long long)t->compute_ns);
+    if ((step == 0 || step == 3) && t->compute_ns == 0)
+        fail_msg("%s: a sweep computed for 0 ns", where);
+}
+
+/* A timed reply is the plain reply, byte for byte, then the 40-byte trailer. */
+static inline void assert_timed_matches_plain(const struct reply plain[], const struct reply timed[],
+                                       const char *where)
+{
+    for (int k = 0; k < SESSION_REQUESTS; k++) {
+        if (timed[k].word != plain[k].word + TIMING_TRAILER_BYTES)
+            fail_msg("%s, step %d: a timed reply of %u bytes for a plain one of %u", where, k,
+                     timed[k].word, plain[k].word);
+        if (plain[k].word > 0 && memcmp(timed[k].body, plain[k].body, plain[k].word) != 0)
+            fail_msg("%s, step %d: the timed reply's body differs from the plain one", where, k);
+        struct call_timing t;
+        assert_int_equal(timing_trailer_decode(timed[k].body, timed[k].word, &t), 0);
+        assert_timing_consistent(&t, k, where);
+    }
+}
+
+static inline void free_replies(struct reply r[])
+{
+    for (int k = 0; k < SESSION_REQUESTS; k++)
+        free(r[k].body);
+}
+
 #endif

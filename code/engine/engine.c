@@ -5,166 +5,39 @@
  */
 #include <errno.h>
 #include <fcntl.h>
-#include <getopt.h>
 #include <poll.h>
 #include <pthread.h>
 #include <signal.h>
-#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/prctl.h>
 #include <sys/socket.h>
+#include <time.h>
 #include <unistd.h>
 
-#include "wire/frame.h"
-#include "kernel/kernel.h"
-#include "kernel/kernel_tuned.h"
-#include "wire/netio.h"
-#include "wire/options.h"
+#include "engine/cli.h"
 #include "engine/service.h"
+#include "wire/frame.h"
+#include "wire/netio.h"
 #include "wire/shm_ring.h"
 #include "wire/timing.h"
 
-enum transport { TRANSPORT_NONE, TRANSPORT_UNIX, TRANSPORT_TCP, TRANSPORT_STDIN, TRANSPORT_SHM };
+/* The commit the engine was built from; the Makefile passes it. */
+#ifndef IPCTAX_COMMIT
+#define IPCTAX_COMMIT "unknown"
+#endif
 
 enum {
-    DEFAULT_MAX_CLIENTS = 32,
-    DEFAULT_IDLE_TIMEOUT_MS = 120000,
-    DEFAULT_FRAME_TIMEOUT_MS = 10000,
     WAKE_PERIOD_MS = 250,      /* how often a blocked read rechecks its deadline */
+    SLOT_GRACE_MS = 1000,      /* longest wait for a hung-up client's slot (see below) */
+    ACCEPT_BACKOFF_MS = 100,   /* pause after accept found no resources */
     LISTEN_BACKLOG = 64,
 };
 
-#define ENGINE_DEFAULT_MAX_FRAME (16u * 1024u * 1024u)
-
-struct engine_options {
-    enum transport transport;
-    const char *unix_path;
-    char tcp_host[256];
-    char tcp_port[16];
-    int max_clients;
-    int raw;                   /* serve the raw ping-pong, not the protocol */
-    const char *shm_name;      /* --shm: the shared-memory segment's name */
-    enum shm_wait shm_wait;    /* --shm-wait: how the engine waits (zero: futex) */
-    struct engine_config cfg;
-};
-
-static void usage(FILE *to)
-{
-    fprintf(to,
-        "usage: ipctax-engine (--unix PATH | --tcp [HOST:]PORT | --stdin | --shm NAME) [options]\n"
-        "Serves the ipctax wire protocol: little-endian, one length-prefixed frame\n"
-        "each way; opcode 0 sweep, 1 echo, 2-6 stateful (load, sweep loaded,\n"
-        "open stream, bar, close stream). See paper/50-protocol.md and\n"
-        "paper/80-stateful.md.\n"
-        "\n"
-        "  --unix PATH          listen on a Unix domain socket (created mode 0600)\n"
-        "  --tcp [HOST:]PORT    listen on TCP, TCP_NODELAY; HOST defaults to 127.0.0.1\n"
-        "  --stdin              serve one request from stdin to stdout, then exit\n"
-        "  --shm NAME           serve one client at a time over POSIX shared memory\n"
-        "                       (/dev/shm/NAME, mode 0600; see paper/84-shm.md)\n"
-        "  --shm-wait MODE      how --shm waits for its client: futex (default; sleep)\n"
-        "                       or spin (poll; holds a core busy while it waits)\n"
-        "  --kernel NAME        naive (default) or tuned (bit-identical, one thread)\n"
-        "  --max-frame BYTES    largest request body accepted (default %u)\n"
-        "  --max-clients N      concurrent connections (default %d)\n"
-        "  --idle-timeout MS    longest wait between frames (default %d)\n"
-        "  --frame-timeout MS   longest time to receive or send one frame (default %d)\n"
-        "  --raw                serve a raw ping-pong instead (transport floor; see\n"
-        "                       the echo chapter): u32 size once, then size bytes\n"
-        "                       echoed back per round trip, no framing\n"
-        "  --help               this text\n"
-        "\n"
-        "A request the engine cannot serve gets an error frame, [u32 0x80000000 |\n"
-        "len][len bytes of UTF-8], and the connection is closed. SIGINT and SIGTERM\n"
-        "stop the engine and remove its socket file or shared-memory segment.\n",
-        ENGINE_DEFAULT_MAX_FRAME, DEFAULT_MAX_CLIENTS, DEFAULT_IDLE_TIMEOUT_MS,
-        DEFAULT_FRAME_TIMEOUT_MS);
-}
-
-struct named_kernel {
-    const char *name;
-    sweep_fn sweep;
-};
-
-static int sweep_tuned_one_thread(struct sweep_workspace *ws, const double *close,
-                                  size_t n_bars, const struct combo_params *params,
-                                  size_t n_combos, struct combo_result *results)
-{
-    return sweep_tuned_in(ws, close, n_bars, params, n_combos, results, 1);
-}
-
-static const struct named_kernel KERNELS[] = {
-    {"naive", sweep_naive_in},
-    {"tuned", sweep_tuned_one_thread},
-};
-
-static int parse_host_port(const char *text, struct engine_options *o)
-{
-    const char *colon = strrchr(text, ':');
-    const char *port = colon ? colon + 1 : text;
-    size_t host_len = colon ? (size_t)(colon - text) : 0;
-    if (host_len >= sizeof o->tcp_host || strlen(port) >= sizeof o->tcp_port || *port == '\0')
-        return -1;
-    snprintf(o->tcp_host, sizeof o->tcp_host, "%.*s", (int)host_len, text);
-    if (host_len == 0)
-        snprintf(o->tcp_host, sizeof o->tcp_host, "127.0.0.1");
-    snprintf(o->tcp_port, sizeof o->tcp_port, "%s", port);
-    return 0;
-}
-
-static int parse_options(int argc, char **argv, struct engine_options *o)
-{
-    static const struct option options[] = {
-        {"unix", required_argument, 0, 'u'}, {"tcp", required_argument, 0, 't'},
-        {"stdin", no_argument, 0, 's'}, {"kernel", required_argument, 0, 'k'},
-        {"max-frame", required_argument, 0, 'f'}, {"max-clients", required_argument, 0, 'c'},
-        {"idle-timeout", required_argument, 0, 'i'}, {"frame-timeout", required_argument, 0, 'F'},
-        {"shm", required_argument, 0, 'S'}, {"shm-wait", required_argument, 0, 'W'},
-        {"raw", no_argument, 0, 'r'}, {"help", no_argument, 0, 'h'}, {0, 0, 0, 0},
-    };
-    int opt;
-    long v;
-    while ((opt = getopt_long(argc, argv, "", options, NULL)) != -1) {
-        switch (opt) {
-        case 'u': o->transport = TRANSPORT_UNIX; o->unix_path = optarg; break;
-        case 't':
-            o->transport = TRANSPORT_TCP;
-            if (parse_host_port(optarg, o) != 0) goto bad;
-            break;
-        case 's': o->transport = TRANSPORT_STDIN; break;
-        case 'k': {
-            size_t i = 0, n = sizeof KERNELS / sizeof KERNELS[0];
-            while (i < n && strcmp(KERNELS[i].name, optarg) != 0)
-                i++;
-            if (i == n) goto bad;
-            o->cfg.sweep = KERNELS[i].sweep;
-            break;
-        }
-        case 'f': if (parse_long_in_range(optarg, REQUEST_HEADER_BYTES, FRAME_LENGTH_MASK, &v)) goto bad;
-                  o->cfg.max_frame = (uint32_t)v; break;
-        case 'c': if (parse_long_in_range(optarg, 1, 100000, &v)) goto bad; o->max_clients = v; break;
-        case 'i': if (parse_long_in_range(optarg, 1, 86400000, &v)) goto bad;
-                  o->cfg.idle_timeout_ms = v; break;
-        case 'F': if (parse_long_in_range(optarg, 1, 86400000, &v)) goto bad;
-                  o->cfg.frame_timeout_ms = v; break;
-        case 'r': o->raw = 1; break;
-        case 'S': o->transport = TRANSPORT_SHM; o->shm_name = optarg; break;
-        case 'W': if (shm_wait_parse(optarg, &o->shm_wait) != 0) goto bad; break;
-        case 'h': usage(stdout); exit(0);
-        default: usage(stderr); return -1;
-        }
-    }
-    if (optind == argc && o->transport != TRANSPORT_NONE)
-        return 0;
-    fprintf(stderr, "ipctax-engine: say --unix PATH, --tcp PORT, --stdin or --shm NAME (see --help)\n");
-    return -1;
-bad:
-    fprintf(stderr, "ipctax-engine: bad value '%s' for an option (see --help)\n", optarg);
-    return -1;
-}
-
 static int stop_pipe[2] = {-1, -1};
+
+static const int STOP_SIGNALS[] = {SIGHUP, SIGINT, SIGQUIT, SIGTERM, SIGUSR1, SIGUSR2};
 
 static void on_stop_signal(int sig)
 {
@@ -176,7 +49,9 @@ static void on_stop_signal(int sig)
     errno = saved;
 }
 
-static int install_signal_handlers(void)
+/* SIGPIPE ignored everywhere; the stop signals turned into bytes on the
+ * stop pipe unless `keep_defaults` (--stdin). */
+static int install_signal_handlers(int keep_defaults)
 {
     struct sigaction sa;
     memset(&sa, 0, sizeof sa);
@@ -184,34 +59,143 @@ static int install_signal_handlers(void)
     sigaction(SIGPIPE, &sa, NULL);
     if (pipe2(stop_pipe, O_CLOEXEC | O_NONBLOCK) != 0)
         return -1;
+    if (keep_defaults)
+        return 0;
     sa.sa_handler = on_stop_signal;
-    sigaction(SIGINT, &sa, NULL);
-    sigaction(SIGTERM, &sa, NULL);
+    for (size_t i = 0; i < sizeof STOP_SIGNALS / sizeof STOP_SIGNALS[0]; i++)
+        sigaction(STOP_SIGNALS[i], &sa, NULL);
     return 0;
 }
 
-struct client {
-    int fd;
+/* --die-with-parent: SIGTERM when the parent goes. A parent that has gone
+ * already (between `parent` and now) is a stop asked for at once. */
+static void die_with_parent(pid_t parent)
+{
+    prctl(PR_SET_PDEATHSIG, SIGTERM);
+    if (getppid() != parent)
+        raise(SIGTERM);
+}
+
+/* The one line a program that started the engine reads to know that it is
+ * ready, and where: written once the listener or the segment accepts. */
+static void announce(const char *transport, const char *where)
+{
+    printf("listening %s:%s\n", transport, where);
+    fflush(stdout);
+}
+
+struct server {
     const struct engine_options *opts;
+    pthread_mutex_t lock;
+    pthread_cond_t slot_freed;     /* signalled when a thread gives its slot back */
+    int *slot_fd;                  /* each slot's connection, or -1 */
+    struct pollfd *probe;          /* scratch for looking at every slot at once */
+    int active;                    /* slots in use */
 };
 
-static atomic_int active_clients;
+struct client {
+    struct server *server;
+    int slot, fd;
+};
+
+static void release_slot(struct server *s, int slot)
+{
+    pthread_mutex_lock(&s->lock);
+    s->slot_fd[slot] = -1;
+    s->active--;
+    pthread_cond_signal(&s->slot_freed);
+    pthread_mutex_unlock(&s->lock);
+}
 
 static void *connection_thread(void *arg)
 {
     struct client *cl = arg;
-    if (cl->opts->raw) {
-        serve_raw(cl->fd, cl->fd, cl->opts->cfg.max_frame);
+    const struct engine_options *o = cl->server->opts;
+    if (o->raw) {
+        serve_raw(cl->fd, cl->fd, &o->cfg);
     } else {
         struct connection c;
-        connection_init(&c, &cl->opts->cfg);
+        connection_init(&c, &o->cfg);
         serve_connection(&c, cl->fd, cl->fd, 0);
         connection_free(&c);
     }
+    release_slot(cl->server, cl->slot);    /* before close: the number is not reused yet */
     close(cl->fd);
     free(cl);
-    atomic_fetch_sub(&active_clients, 1);
     return NULL;
+}
+/* With the lock held: whether some connection's client has hung up. */
+static int a_client_has_hung_up(struct server *s)
+{
+    int n = 0;
+    for (int i = 0; i < s->opts->max_clients; i++)
+        if (s->slot_fd[i] >= 0)
+            s->probe[n++] = (struct pollfd){s->slot_fd[i], POLLRDHUP, 0};
+    if (poll(s->probe, (nfds_t)n, 0) <= 0)
+        return 0;
+    for (int i = 0; i < n; i++)
+        if (s->probe[i].revents & (POLLRDHUP | POLLHUP | POLLERR))
+            return 1;
+    return 0;
+}
+
+/* A free slot for fd, waiting a little for one whose client has gone; the
+ * slot's index, or -1 when the engine is really full. */
+static int take_slot(struct server *s, int fd)
+{
+    pthread_mutex_lock(&s->lock);
+    if (s->active >= s->opts->max_clients && a_client_has_hung_up(s)) {
+        struct timespec until;
+        clock_gettime(CLOCK_MONOTONIC, &until);
+        until.tv_nsec += (long)SLOT_GRACE_MS * 1000000L;
+        until.tv_sec += until.tv_nsec / 1000000000L;
+        until.tv_nsec %= 1000000000L;
+        while (s->active >= s->opts->max_clients &&
+               pthread_cond_timedwait(&s->slot_freed, &s->lock, &until) == 0) {
+        }
+    }
+    int slot = -1;
+    for (int i = 0; s->active < s->opts->max_clients && slot < 0; i++)
+        if (s->slot_fd[i] < 0)
+            slot = i;
+    if (slot >= 0) {
+        s->slot_fd[slot] = fd;
+        s->active++;
+    }
+    pthread_mutex_unlock(&s->lock);
+    return slot;
+}
+
+static int server_init(struct server *s, const struct engine_options *o)
+{
+    pthread_condattr_t attr;
+    memset(s, 0, sizeof *s);
+    s->opts = o;
+    s->slot_fd = malloc((size_t)o->max_clients * sizeof *s->slot_fd);
+    s->probe = malloc((size_t)o->max_clients * sizeof *s->probe);
+    if (s->slot_fd == NULL || s->probe == NULL)
+        return -1;
+    for (int i = 0; i < o->max_clients; i++)
+        s->slot_fd[i] = -1;
+    pthread_mutex_init(&s->lock, NULL);
+    pthread_condattr_init(&attr);
+    pthread_condattr_setclock(&attr, CLOCK_MONOTONIC);
+    pthread_cond_init(&s->slot_freed, &attr);
+    pthread_condattr_destroy(&attr);
+    return 0;
+}
+
+/* The table is freed when no thread uses it; a thread still serving when
+ * the engine stops is ended, table and all, by the process's exit. */
+static void server_free(struct server *s)
+{
+    pthread_mutex_lock(&s->lock);
+    int idle = s->active == 0;
+    pthread_mutex_unlock(&s->lock);
+    if (idle) {
+        free(s->slot_fd);
+        free(s->probe);
+    }
 }
 
 static void refuse_busy(int fd, int max_clients)
@@ -226,51 +210,95 @@ static void refuse_busy(int fd, int max_clients)
     close(fd);
 }
 
-static void start_client(int fd, const struct engine_options *o)
+static void start_client(struct server *s, int fd)
 {
     pthread_t thread;
     pthread_attr_t attr;
-    struct client *cl = malloc(sizeof *cl);
-    if (cl == NULL) {
-        close(fd);
+    int slot = take_slot(s, fd);
+    if (slot < 0) {
+        refuse_busy(fd, s->opts->max_clients);
         return;
     }
-    cl->fd = fd;
-    cl->opts = o;
-    atomic_fetch_add(&active_clients, 1);
-    pthread_attr_init(&attr);
-    pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
-    if (pthread_create(&thread, &attr, connection_thread, cl) != 0) {
-        atomic_fetch_sub(&active_clients, 1);
-        close(fd);
+    struct client *cl = malloc(sizeof *cl);
+    if (cl != NULL) {
+        *cl = (struct client){s, slot, fd};
+        pthread_attr_init(&attr);
+        pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
+        int started = pthread_create(&thread, &attr, connection_thread, cl) == 0;
+        pthread_attr_destroy(&attr);
+        if (started)
+            return;
         free(cl);
     }
-    pthread_attr_destroy(&attr);
+    release_slot(s, slot);
+    close(fd);
 }
+
+/*
+ * When accept finds no descriptor left (EMFILE, ENFILE), the client it
+ * could not take still waits in the listener's queue, and poll reports it
+ * again at once: the loop would spin, and the client would get nothing. The
+ * engine therefore keeps one descriptor in reserve. Out of descriptors, it
+ * gives the reserve up, accepts the waiting client with it, tells it
+ * "busy", closes it and takes the reserve back; when even that fails (or
+ * the kernel is short of memory, ENOBUFS, ENOMEM), it stops looking at the
+ * listener for ACCEPT_BACKOFF_MS, watching only the stop pipe.
+ */
+static int reserve_fd = -1;
+
+static void refuse_without_descriptors(int listener)
+{
+    if (reserve_fd >= 0) {
+        close(reserve_fd);
+        int fd = accept4(listener, NULL, NULL, SOCK_CLOEXEC);
+        if (fd >= 0) {
+            char message[] = "engine busy: no file descriptor is left for another client";
+            uint8_t header[FRAME_HEADER_BYTES];
+            uint32_t n = error_frame_header(header, strlen(message));
+            struct iovec iov[2] = {{header, sizeof header}, {message, n}};
+            write_all(fd, iov, 2, NO_DEADLINE);
+            close(fd);
+        }
+        reserve_fd = open("/dev/null", O_RDONLY | O_CLOEXEC);
+        if (fd >= 0)
+            return;
+    }
+    poll(&(struct pollfd){stop_pipe[0], POLLIN, 0}, 1, ACCEPT_BACKOFF_MS);
+}
+
+/* Static: the connection threads use it until they end, perhaps after the
+ * accept loop has returned. */
+static struct server server;
 
 static int accept_loop(int listener, const struct engine_options *o)
 {
     struct pollfd fds[2] = {{listener, POLLIN, 0}, {stop_pipe[0], POLLIN, 0}};
+    if (server_init(&server, o) != 0)
+        return -1;
+    reserve_fd = open("/dev/null", O_RDONLY | O_CLOEXEC);
     for (;;) {
         if (poll(fds, 2, -1) < 0) {
             if (errno == EINTR)
                 continue;
+            server_free(&server);
             return -1;
         }
-        if (fds[1].revents != 0)
-            return 0;                                  /* SIGINT or SIGTERM */
+        if (fds[1].revents != 0) {
+            server_free(&server);
+            return 0;                                  /* told to stop */
+        }
         if (!(fds[0].revents & POLLIN))
             continue;
         int fd = accept4(listener, NULL, NULL, SOCK_CLOEXEC);
+        if (fd < 0 && (errno == EMFILE || errno == ENFILE || errno == ENOBUFS ||
+                       errno == ENOMEM))
+            refuse_without_descriptors(listener);
         if (fd < 0)
-            continue;                                  /* the client gave up; go on */
+            continue;                                  /* or the client gave up; go on */
         if (o->transport == TRANSPORT_TCP)
             tcp_no_delay(fd);
         socket_wake_every(fd, WAKE_PERIOD_MS);
-        if (atomic_load(&active_clients) >= o->max_clients)
-            refuse_busy(fd, o->max_clients);
-        else
-            start_client(fd, o);
+        start_client(&server, fd);
     }
 }
 
@@ -280,25 +308,21 @@ static int serve_stdin(const struct engine_options *o)
     struct connection c;
     cfg.idle_timeout_ms = 0;           /* pipes: wait as long as the parent takes */
     cfg.frame_timeout_ms = 0;
+    if (o->raw) {
+        serve_raw(STDIN_FILENO, STDOUT_FILENO, &cfg);                /* the pipe's floor */
+        return 0;
+    }
     connection_init(&c, &cfg);
     int status = serve_connection(&c, STDIN_FILENO, STDOUT_FILENO, 1);
     connection_free(&c);
     return status == 0 ? 0 : 1;
 }
 
-static volatile sig_atomic_t shm_stop_requested;
-
-static void on_shm_stop(int sig)
-{
-    (void)sig;
-    shm_stop_requested = 1;
-}
-
 static void serve_shm_session(struct shm_channel *ch, const struct engine_options *o)
 {
     struct byte_link link = shm_link(ch);
     if (o->raw) {
-        serve_raw_link(&link, o->cfg.max_frame);
+        serve_raw_link(&link, &o->cfg);
         return;
     }
     struct connection c;
@@ -308,52 +332,62 @@ static void serve_shm_session(struct shm_channel *ch, const struct engine_option
 }
 static int serve_shm(const struct engine_options *o)
 {
-    struct sigaction sa;
     struct shm_channel ch;
-    char err[512], byte;
-    memset(&sa, 0, sizeof sa);
-    sa.sa_handler = on_shm_stop;
-    sigaction(SIGINT, &sa, NULL);
-    sigaction(SIGTERM, &sa, NULL);
-    if (read(stop_pipe[0], &byte, 1) == 1)
-        shm_stop_requested = 1;
+    char err[512];
     if (shm_channel_create(&ch, o->shm_name, SHM_DEFAULT_RING_BYTES, o->shm_wait, err,
                            sizeof err) != 0) {
         fprintf(stderr, "ipctax-engine: %s\n", err);
         return 1;
     }
-    ch.stop = &shm_stop_requested;
-    while (shm_channel_accept(&ch) == 0) {
+    ch.stop_fd = stop_pipe[0];
+    announce("shm", ch.name);
+    unsigned reported = 0;
+    int status;
+    while ((status = shm_channel_accept(&ch)) == 0) {
+        if (ch.renewals != reported) {
+            fprintf(stderr, "ipctax-engine: the segment %s was damaged (its size changed "
+                    "under it); serving from a new one\n", ch.name);
+            reported = ch.renewals;
+        }
         serve_shm_session(&ch, o);
         shm_channel_release(&ch);
     }
+    int why = errno;
+    if (why != EINTR)
+        fprintf(stderr, "ipctax-engine: cannot go on serving %s: %s\n", ch.name,
+                strerror(why));
     shm_channel_destroy(&ch);
-    return 0;
+    return why == EINTR ? 0 : 1;
 }
 
 int main(int argc, char **argv)
 {
-    struct engine_options o = {
-        .max_clients = DEFAULT_MAX_CLIENTS,
-        .cfg = {ENGINE_DEFAULT_MAX_FRAME, sweep_naive_in, DEFAULT_IDLE_TIMEOUT_MS,
-                DEFAULT_FRAME_TIMEOUT_MS},
-    };
-    if (parse_options(argc, argv, &o) != 0)
+    pid_t parent = getppid();
+    struct engine_options o;
+    char err[512];
+    engine_default_options(&o);
+    switch (engine_parse_options(argc, argv, &o, err, sizeof err)) {
+    case CLI_HELP:
+        engine_usage(stdout);
+        return 0;
+    case CLI_VERSION:
+        printf("ipctax-engine %s\n", IPCTAX_COMMIT);
+        return 0;
+    case CLI_BAD:
+        fprintf(stderr, "ipctax-engine: %s (see --help)\n", err);
         return 2;
-    if (install_signal_handlers() != 0) {
+    }
+    if (install_signal_handlers(o.transport == TRANSPORT_STDIN) != 0) {
         perror("ipctax-engine: signals");
         return 2;
     }
+    if (o.die_with_parent)
+        die_with_parent(parent);
     if (o.transport == TRANSPORT_SHM)
         return serve_shm(&o);
-    if (o.transport == TRANSPORT_STDIN && o.raw) {
-        serve_raw(STDIN_FILENO, STDOUT_FILENO, o.cfg.max_frame);   /* the pipe's floor */
-        return 0;
-    }
     if (o.transport == TRANSPORT_STDIN)
         return serve_stdin(&o);
 
-    char err[512];
     int listener = o.transport == TRANSPORT_UNIX
         ? unix_listen(o.unix_path, LISTEN_BACKLOG, err, sizeof err)
         : tcp_listen(o.tcp_host, o.tcp_port, LISTEN_BACKLOG, err, sizeof err);
@@ -361,6 +395,11 @@ int main(int argc, char **argv)
         fprintf(stderr, "ipctax-engine: %s\n", err);
         return 1;
     }
+    char where[300];
+    if (o.transport == TRANSPORT_TCP && socket_local_address(listener, where, sizeof where) != 0)
+        snprintf(where, sizeof where, "%s:%s", o.tcp_host, o.tcp_port);
+    announce(o.transport == TRANSPORT_UNIX ? "unix" : "tcp",
+             o.transport == TRANSPORT_UNIX ? o.unix_path : where);
     int status = accept_loop(listener, &o);
     close(listener);
     if (o.transport == TRANSPORT_UNIX)

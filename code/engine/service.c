@@ -8,87 +8,184 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
+#include "engine/service.h"
+#include "kernel/kernel_stream.h"
+#include "wire/error.h"
 #include "wire/frame.h"
 #include "wire/json_codec.h"
-#include "kernel/kernel_stream.h"
 #include "wire/netio.h"
-#include "engine/service.h"
 #include "wire/timing.h"
-
-/* Returns a buffer of at least `size` bytes, or NULL when out of memory.
- * A zero-byte request still gets a real buffer: NULL means only failure. */
-static void *grow(struct grow_buffer *b, size_t size)
-{
-    if (size == 0)
-        size = 1;
-    if (size <= b->cap)
-        return b->data;
-    void *bigger = realloc(b->data, size);
-    if (bigger == NULL)
-        return NULL;
-    b->data = bigger;
-    b->cap = size;
-    return bigger;
-}
 
 void connection_init(struct connection *c, const struct engine_config *cfg)
 {
     memset(c, 0, sizeof *c);
     c->cfg = cfg;
-    sweep_workspace_init(&c->workspace, NULL);
+    sweep_workspace_init(&c->workspace, &cfg->layout);
+    sweep_workspace_init(&c->loaded, &cfg->layout);
 }
 
 void connection_free(struct connection *c)
 {
-    struct grow_buffer *all[] = {&c->body, &c->close, &c->params, &c->results, &c->out};
+    struct buffer *all[] = {&c->body, &c->close, &c->params, &c->results, &c->out};
     for (size_t i = 0; i < sizeof all / sizeof all[0]; i++)
-        free(all[i]->data);
+        buffer_free(all[i]);
     sweep_workspace_free(&c->workspace);
-    free(c->loaded);
+    sweep_workspace_free(&c->loaded);
     if (c->streaming)
         stream_free(&c->stream);
     free(c->json_reply);
     memset(c, 0, sizeof *c);
 }
 
-/* Runs the kernel on a decoded series and encodes the reply. */
-static int sweep_prepared(struct connection *c, const double *close, uint32_t n_bars,
-                          const struct request_view *req, char *err, size_t err_size)
+static uint64_t cpu_clock_ns(void)
 {
-    struct combo_params *params = grow(&c->params, (size_t)req->n_combos * sizeof *params);
-    struct combo_result *results = grow(&c->results, (size_t)req->n_combos * sizeof *results);
-    uint8_t *out = grow(&c->out, (size_t)sweep_reply_size(req->n_combos));
-    if (params == NULL || results == NULL || out == NULL) {
-        snprintf(err, err_size, "engine out of memory for %u combos", req->n_combos);
-        return -1;
+    struct timespec ts;
+    clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
+    return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+/* The end of a phase, for a request that asked to be timed. */
+static void mark(const struct connection *c, uint64_t *at)
+{
+    if (c->timed)
+        *at = clock_ns();
+}
+
+/* One bar's steps for one combination: its seven moving averages. */
+static uint64_t combo_steps(const struct combo_params *p)
+{
+    return (uint64_t)(p->h_half + p->h_len + p->h_sqrt + p->t_third + p->t_half + 2 * p->t_len);
+}
+
+uint64_t sweep_work(const struct combo_params *params, size_t n_combos, uint64_t n_bars)
+{
+    uint64_t total = 0;
+    for (size_t k = 0; k < n_combos; k++) {
+        uint64_t w = combo_steps(&params[k]) * n_bars;
+        total = w > UINT64_MAX - total ? UINT64_MAX : total + w;
+    }
+    return total;
+}
+
+static int check_work(const struct connection *c, uint64_t work, const char *what,
+                      char *err, size_t err_size)
+{
+    if (work <= c->cfg->max_work)
+        return 0;
+    return set_error(err, err_size, "%s of %llu window-bar steps is more than the engine's "
+                     "--max-work of %llu", what, (unsigned long long)work,
+                     (unsigned long long)c->cfg->max_work);
+}
+
+/* Work per call of the kernel between two looks at the connection. */
+#define SWEEP_GROUP_STEPS (1ull << 28)
+
+static int client_gone(const struct connection *c)
+{
+    return c->link != NULL && c->link->peer_gone != NULL && c->link->peer_gone(c->link->ctx);
+}
+
+static int sweep_in_groups(struct connection *c, struct sweep_workspace *ws, const double *close,
+                           uint32_t n_bars,
+                           const struct combo_params *params, uint32_t n_combos,
+                           struct combo_result *results, char *err, size_t err_size)
+{
+    for (uint32_t first = 0; first < n_combos;) {
+        uint32_t count = 1;
+        uint64_t steps = combo_steps(&params[first]) * n_bars;
+        while (first + count < n_combos &&
+               steps + combo_steps(&params[first + count]) * n_bars <= SWEEP_GROUP_STEPS)
+            steps += combo_steps(&params[first + count++]) * n_bars;
+        if (c->cfg->sweep(ws, close, n_bars, params + first, count,
+                          results + first) != 0)
+            return set_error(err, err_size, "engine out of memory for the sweep workspace");
+        first += count;
+        if (first < n_combos && client_gone(c))
+            return set_error(err, err_size, "the client went away during the sweep; %u of "
+                             "%u combos computed, the rest abandoned", first, n_combos);
+    }
+    return 0;
+}
+
+/* The request's parameter sets, decoded into the connection's buffer. */
+static struct combo_params *decode_params(struct connection *c, const struct request_view *req,
+                                          char *err, size_t err_size)
+{
+    struct combo_params *params = buffer_reserve(&c->params,
+                                                 (size_t)req->n_combos * sizeof *params);
+    if (params == NULL) {
+        set_error(err, err_size, "engine out of memory for %u combos", req->n_combos);
+        return NULL;
     }
     request_params(req, params);
-    if (c->cfg->sweep(&c->workspace, close, n_bars, params, req->n_combos, results) != 0) {
-        snprintf(err, err_size, "engine out of memory for the sweep workspace");
+    return params;
+}
+
+/* Checks the windows against the series (`limit` names its length for the
+ * message) and the work against --max-work, then runs the kernel; the
+ * results are in c->results. */
+static int checked_sweep(struct connection *c, struct sweep_workspace *ws, const double *close,
+                         uint32_t n_bars, const char *limit, const struct combo_params *params,
+                         uint32_t n_combos, char *err, size_t err_size)
+{
+    if (request_check_windows(params, n_combos, n_bars, limit, err, err_size) != 0 ||
+        check_work(c, sweep_work(params, n_combos, n_bars), "a sweep", err, err_size) != 0)
         return -1;
-    }
-    sweep_reply_encode(out, results, req->n_combos);
-    c->reply[0] = out;
-    c->reply_len[0] = (size_t)sweep_reply_size(req->n_combos);
-    c->n_reply = 1;
+    struct combo_result *results = buffer_reserve(&c->results, (size_t)n_combos * sizeof *results);
+    if (results == NULL)
+        return set_error(err, err_size, "engine out of memory for %u combos", n_combos);
+    mark(c, &c->decoded_ns);
+    if (sweep_in_groups(c, ws, close, n_bars, params, n_combos, results, err, err_size) != 0)
+        return -1;
+    mark(c, &c->computed_ns);
     return 0;
+}
+
+/* The reply to a sweep: c->results[0..n_combos) as the protocol's two arrays. */
+static int reply_with_results(struct connection *c, uint32_t n_combos, char *err,
+                              size_t err_size)
+{
+    size_t size = (size_t)sweep_reply_size(n_combos);
+    uint8_t *out = buffer_reserve(&c->out, size);
+    if (out == NULL)
+        return set_error(err, err_size, "engine out of memory for the reply");
+    sweep_reply_encode(out, c->results.data, n_combos);
+    c->reply[0] = out;
+    c->reply_len[0] = size;
+    c->n_reply = 1;
+    mark(c, &c->encoded_ns);
+    return 0;
+}
+
+static int sweep_and_reply(struct connection *c, struct sweep_workspace *ws, const double *close,
+                           uint32_t n_bars, const char *limit, const struct request_view *req,
+                           char *err, size_t err_size)
+{
+    const struct combo_params *params = decode_params(c, req, err, err_size);
+    if (params == NULL ||
+        checked_sweep(c, ws, close, n_bars, limit, params, req->n_combos, err, err_size) != 0)
+        return -1;
+    return reply_with_results(c, req->n_combos, err, err_size);
 }
 
 static int handle_sweep(struct connection *c, const struct request_view *req,
                         char *err, size_t err_size)
 {
-    double *close = grow(&c->close, (size_t)req->n_bars * sizeof(double));
-    if (close == NULL) {
-        snprintf(err, err_size, "engine out of memory for %u bars", req->n_bars);
-        return -1;
-    }
-    le_get_f64s(close, req->close, req->n_bars);
-    return sweep_prepared(c, close, req->n_bars, req, err, err_size);
+    if (sweep_workspace_reserve(&c->workspace, req->n_bars) != 0)
+        return set_error(err, err_size, "engine out of memory for %u bars", req->n_bars);
+    le_get_f64s(c->workspace.series, req->close, req->n_bars);
+    return sweep_and_reply(c, &c->workspace, c->workspace.series, req->n_bars, "n_bars", req,
+                           err, err_size);
 }
 
-static int handle_echo(struct connection *c, const struct request_view *req)
+static int handle_echo(struct connection *c, const struct request_view *req,
+                       char *err, size_t err_size)
 {
+    (void)err;
+    (void)err_size;
+    mark(c, &c->decoded_ns);               /* nothing to compute, nothing to encode */
     c->reply[0] = req->close;
     c->reply_len[0] = (size_t)req->n_bars * 8;
     c->n_reply = 1;
@@ -104,98 +201,111 @@ static int empty_reply(struct connection *c)
 static int handle_load(struct connection *c, const struct request_view *req,
                        char *err, size_t err_size)
 {
-    double *series = realloc(c->loaded, (size_t)req->n_bars * sizeof *series);
-    if (series == NULL) {
-        snprintf(err, err_size, "engine out of memory loading %u bars", req->n_bars);
-        return -1;
-    }
-    le_get_f64s(series, req->close, req->n_bars);
-    c->loaded = series;
+    if (sweep_workspace_reserve(&c->loaded, req->n_bars) != 0)
+        return set_error(err, err_size, "engine out of memory loading %u bars", req->n_bars);
+    le_get_f64s(c->loaded.series, req->close, req->n_bars);
     c->loaded_bars = req->n_bars;
+    mark(c, &c->decoded_ns);               /* nothing to compute, nothing to encode */
     return empty_reply(c);
 }
 
 static int handle_sweep_loaded(struct connection *c, const struct request_view *req,
                                char *err, size_t err_size)
 {
-    if (c->loaded == NULL) {
-        snprintf(err, err_size, "sweep on a loaded series, but no series is loaded "
-                 "(send opcode 2 first)");
-        return -1;
-    }
-    for (uint64_t i = 0; i < (uint64_t)req->n_combos * PARAMS_PER_COMBO; i++) {
-        int64_t six[PARAMS_PER_COMBO];
-        le_get_i64s(six, req->params + PARAM_BYTES * (i / PARAMS_PER_COMBO), PARAMS_PER_COMBO);
-        int64_t w = six[i % PARAMS_PER_COMBO];
-        if (w < 1 || w > (int64_t)c->loaded_bars) {
-            snprintf(err, err_size, "combo %llu: window %lld is outside 1..%u, the loaded "
-                     "series", (unsigned long long)(i / PARAMS_PER_COMBO), (long long)w,
-                     c->loaded_bars);
-            return -1;
-        }
-    }
-    return sweep_prepared(c, c->loaded, c->loaded_bars, req, err, err_size);
+    if (c->loaded_bars == 0)
+        return set_error(err, err_size, "sweep on a loaded series, but no series is loaded "
+                         "(send opcode 2 first)");
+    return sweep_and_reply(c, &c->loaded, c->loaded.series, c->loaded_bars, "the loaded n_bars",
+                           req, err, err_size);
 }
-static int handle_stream(struct connection *c, const struct request_view *req,
-                         char *err, size_t err_size)
+static int handle_open_stream(struct connection *c, const struct request_view *req,
+                              char *err, size_t err_size)
 {
-    if (req->opcode == OP_OPEN_STREAM) {
-        struct combo_params *params = grow(&c->params, (size_t)req->n_combos * sizeof *params);
-        if (c->streaming)
-            stream_free(&c->stream);
-        c->streaming = 0;
-        if (params == NULL) {
-            snprintf(err, err_size, "engine out of memory for %u combos", req->n_combos);
-            return -1;
-        }
-        request_params(req, params);
-        uint64_t need = stream_memory(params, req->n_combos);
-        if (need > c->cfg->max_frame) {
-            snprintf(err, err_size, "a stream of %u combos would hold %llu bytes, more than "
-                     "the engine's maximum frame of %u", req->n_combos,
-                     (unsigned long long)need, c->cfg->max_frame);
-            return -1;
-        }
-        if (stream_open(&c->stream, params, req->n_combos) != 0) {
-            snprintf(err, err_size, "engine out of memory opening a stream");
-            return -1;
-        }
-        c->streaming = 1;
-        return empty_reply(c);
-    }
-    if (!c->streaming) {
-        snprintf(err, err_size, "opcode %u needs an open stream (send opcode 4 first)",
-                 req->opcode);
+    if (c->streaming)
+        stream_free(&c->stream);
+    c->streaming = 0;
+    const struct combo_params *params = decode_params(c, req, err, err_size);
+    if (params == NULL ||
+        request_check_windows(params, req->n_combos, MAX_STREAM_WINDOW, "the stream limit",
+                              err, err_size) != 0)
         return -1;
-    }
-    if (req->opcode == OP_BAR) {
-        double close;
-        int8_t *positions = grow(&c->out, c->stream.n_combos);
-        if (positions == NULL) {
-            snprintf(err, err_size, "engine out of memory for the positions");
-            return -1;
-        }
-        le_get_f64s(&close, req->close, 1);
-        stream_bar(&c->stream, close, positions);
-        c->reply[0] = positions;
-        c->reply_len[0] = c->stream.n_combos;
-        c->n_reply = 1;
+    uint64_t need = stream_memory(params, req->n_combos);
+    if (need > c->cfg->max_frame)
+        return set_error(err, err_size, "a stream of %u combos would hold %llu bytes, more "
+                         "than the engine's maximum frame of %u", req->n_combos,
+                         (unsigned long long)need, c->cfg->max_frame);
+    if (check_work(c, sweep_work(params, req->n_combos, 1), "each bar of this stream", err,
+                   err_size) != 0)
+        return -1;
+    mark(c, &c->decoded_ns);
+    if (stream_open(&c->stream, params, req->n_combos) != 0)
+        return set_error(err, err_size, "engine out of memory opening a stream");
+    c->streaming = 1;
+    mark(c, &c->computed_ns);
+    return empty_reply(c);
+}
+
+static int need_stream(const struct connection *c, const struct request_view *req,
+                       char *err, size_t err_size)
+{
+    if (c->streaming)
         return 0;
-    }
-    uint32_t n = (uint32_t)c->stream.n_combos;
-    struct combo_result *results = grow(&c->results, (size_t)n * sizeof *results);
-    uint8_t *out = grow(&c->out, (size_t)sweep_reply_size(n));
-    if (results == NULL || out == NULL) {
-        snprintf(err, err_size, "engine out of memory for the results");
+    return set_error(err, err_size, "opcode %u needs an open stream (send opcode 4 first)",
+                     req->opcode);
+}
+static int handle_bar(struct connection *c, const struct request_view *req,
+                      char *err, size_t err_size)
+{
+    double close;
+    if (need_stream(c, req, err, err_size) != 0)
         return -1;
-    }
+    int8_t *positions = buffer_reserve(&c->out, c->stream.n_combos);
+    if (positions == NULL)
+        return set_error(err, err_size, "engine out of memory for the positions");
+    le_get_f64s(&close, req->close, 1);
+    mark(c, &c->decoded_ns);
+    stream_bar(&c->stream, close, positions);          /* the positions are the reply */
+    mark(c, &c->computed_ns);
+    c->reply[0] = positions;
+    c->reply_len[0] = c->stream.n_combos;
+    c->n_reply = 1;
+    return 0;
+}
+
+static int handle_close_stream(struct connection *c, const struct request_view *req,
+                               char *err, size_t err_size)
+{
+    if (need_stream(c, req, err, err_size) != 0)
+        return -1;
+    uint32_t n = (uint32_t)c->stream.n_combos;
+    struct combo_result *results = buffer_reserve(&c->results, (size_t)n * sizeof *results);
+    if (results == NULL)
+        return set_error(err, err_size, "engine out of memory for the results");
+    mark(c, &c->decoded_ns);
     stream_close(&c->stream, results);
     stream_free(&c->stream);
     c->streaming = 0;
-    sweep_reply_encode(out, results, n);
-    c->reply[0] = out;
-    c->reply_len[0] = (size_t)sweep_reply_size(n);
+    mark(c, &c->computed_ns);
+    return reply_with_results(c, n, err, err_size);
+}
+
+/* The JSON reply to c->results[0..n_combos), kept on the connection until sent. */
+static int reply_with_json(struct connection *c, size_t n_combos, char *err, size_t err_size)
+{
+    const struct combo_result *results = c->results.data;
+    for (size_t k = 0; k < n_combos; k++)
+        if (!isfinite(results[k].pnl))
+            return set_error(err, err_size, "combo %zu's PnL is %g, which JSON cannot "
+                             "represent (the binary protocol can)", k, results[k].pnl);
+    size_t text_len;
+    free(c->json_reply);
+    c->json_reply = json_reply_encode(results, n_combos, &text_len);
+    if (c->json_reply == NULL)
+        return set_error(err, err_size, "engine out of memory for the JSON reply");
+    c->reply[0] = c->json_reply;
+    c->reply_len[0] = text_len;
     c->n_reply = 1;
+    mark(c, &c->encoded_ns);
     return 0;
 }
 
@@ -205,36 +315,69 @@ static int handle_json(struct connection *c, const uint8_t *body, size_t len,
     struct json_request req;
     if (json_request_decode((const char *)body, len, &req, err, err_size) != 0)
         return -1;
-    size_t n_combos = req.n_combos;    /* req is freed before the reply is built */
-    struct combo_result *results = grow(&c->results, n_combos * sizeof *results);
-    int status = -1;
-    if (results == NULL)
-        snprintf(err, err_size, "engine out of memory for %zu combos", n_combos);
-    else if (c->cfg->sweep(&c->workspace, req.close, req.n_bars, req.params, n_combos,
-                           results) != 0)
-        snprintf(err, err_size, "engine out of memory for the sweep workspace");
-    else
-        status = 0;
+    c->timed = req.timed;
+    c->reply_is_json = 1;
+    int status = checked_sweep(c, &c->workspace, req.close, (uint32_t)req.n_bars, "n_bars",
+                               req.params, (uint32_t)req.n_combos, err, err_size);
+    if (status == 0)
+        status = reply_with_json(c, req.n_combos, err, err_size);
     json_request_free(&req);
-    for (size_t k = 0; status == 0 && k < n_combos; k++)
-        if (!isfinite(results[k].pnl)) {
-            snprintf(err, err_size, "combo %zu's PnL is %g, which JSON cannot represent "
-                     "(the binary protocol can)", k, results[k].pnl);
-            status = -1;
-        }
-    if (status != 0)
-        return -1;
-    size_t text_len;
-    free(c->json_reply);
-    c->json_reply = json_reply_encode(results, n_combos, &text_len);
-    if (c->json_reply == NULL) {
-        snprintf(err, err_size, "engine out of memory for the JSON reply");
-        return -1;
-    }
-    c->reply[0] = c->json_reply;
-    c->reply_len[0] = text_len;
-    c->n_reply = 1;
-    return 0;
+    return status;
+}
+
+/* A body that starts as JSON text does (white space, a byte-order mark,
+ * an object or an array) is JSON; no binary opcode is any of these bytes. */
+static int is_json_body(const uint8_t *body, size_t len)
+{
+    return len > 0 && (body[0] == ' ' || body[0] == '\t' || body[0] == '\n' ||
+                       body[0] == '\r' || body[0] == 0xef || body[0] == '{' || body[0] == '[');
+}
+
+/* How many bars, or combinations, an opcode's request may carry. */
+enum count_rule { COUNT_NONE, COUNT_ONE, COUNT_SOME, COUNT_ANY };
+
+struct opcode_entry {
+    const char *name;                  /* for messages */
+    enum count_rule bars, combos;      /* the shape of its request */
+    int (*handle)(struct connection *c, const struct request_view *req,
+                  char *err, size_t err_size);
+};
+
+static const struct opcode_entry OPCODES[OPCODE_COUNT] = {
+    [OP_SWEEP] = {"sweep", COUNT_SOME, COUNT_ANY, handle_sweep},
+    [OP_ECHO] = {"echo", COUNT_ANY, COUNT_ANY, handle_echo},
+    [OP_LOAD] = {"load", COUNT_SOME, COUNT_NONE, handle_load},
+    [OP_SWEEP_LOADED] = {"sweep loaded", COUNT_NONE, COUNT_ANY, handle_sweep_loaded},
+    [OP_OPEN_STREAM] = {"open stream", COUNT_NONE, COUNT_SOME, handle_open_stream},
+    [OP_BAR] = {"bar", COUNT_ONE, COUNT_NONE, handle_bar},
+    [OP_CLOSE_STREAM] = {"close stream", COUNT_NONE, COUNT_NONE, handle_close_stream},
+};
+
+static int count_fits(enum count_rule rule, uint32_t n)
+{
+    return rule == COUNT_NONE ? n == 0 : rule == COUNT_ONE ? n == 1
+         : rule == COUNT_SOME ? n >= 1 : 1;
+}
+
+/* "n_bars >= 1", "n_combos = 0", ...: what a rule asks of a count. */
+static const char *count_words(enum count_rule rule)
+{
+    return rule == COUNT_NONE ? "= 0" : rule == COUNT_ONE ? "= 1" : ">= 1";
+}
+
+static int check_shape(const struct opcode_entry *op, const struct request_view *req,
+                       char *err, size_t err_size)
+{
+    if (count_fits(op->bars, req->n_bars) && count_fits(op->combos, req->n_combos))
+        return 0;
+    char need[64] = "";
+    if (op->bars != COUNT_ANY)
+        snprintf(need, sizeof need, "n_bars %s", count_words(op->bars));
+    if (op->combos != COUNT_ANY)
+        snprintf(need + strlen(need), sizeof need - strlen(need), "%sn_combos %s",
+                 need[0] ? " and " : "", count_words(op->combos));
+    return set_error(err, err_size, "opcode %u (%s) needs %s (got n_bars = %u, n_combos = %u)",
+                     req->opcode, op->name, need, req->n_bars, req->n_combos);
 }
 
 int handle_request(struct connection *c, const uint8_t *body, size_t len,
@@ -242,26 +385,46 @@ int handle_request(struct connection *c, const uint8_t *body, size_t len,
 {
     struct request_view req;
     c->n_reply = 0;
-    if (len > 0 && body[0] == '{')
+    c->timed = c->reply_is_json = 0;
+    c->decoded_ns = c->computed_ns = c->encoded_ns = 0;
+    if (is_json_body(body, len))
         return handle_json(c, body, len, err, err_size);
     if (request_decode(body, len, &req, err, err_size) != 0)
         return -1;
-    switch (req.opcode) {
-    case OP_SWEEP:
-        return handle_sweep(c, &req, err, err_size);
-    case OP_ECHO:
-        return handle_echo(c, &req);
-    case OP_LOAD:
-        return handle_load(c, &req, err, err_size);
-    case OP_SWEEP_LOADED:
-        return handle_sweep_loaded(c, &req, err, err_size);
-    case OP_OPEN_STREAM:
-    case OP_BAR:
-    case OP_CLOSE_STREAM:
-        return handle_stream(c, &req, err, err_size);
+    c->timed = req.timed;
+    const struct opcode_entry *op = req.opcode < OPCODE_COUNT ? &OPCODES[req.opcode] : NULL;
+    if (op == NULL || op->handle == NULL)
+        return set_error(err, err_size, "unknown opcode %u (opcodes are 0 to %d)", body[0],
+                         OPCODE_COUNT - 1);
+    if (check_shape(op, &req, err, err_size) != 0)
+        return -1;
+    return op->handle(c, &req, err, err_size);
+}
+
+/* Adds the engine's timing of the call as the reply's last piece. */
+static void append_timing(struct connection *c)
+{
+    uint64_t now = clock_ns(), cpu = cpu_clock_ns();
+    uint64_t decoded = c->decoded_ns ? c->decoded_ns : c->started_ns;
+    uint64_t computed = c->computed_ns ? c->computed_ns : decoded;
+    uint64_t encoded = c->encoded_ns ? c->encoded_ns : computed;
+    struct call_timing t = {now - c->started_ns, decoded - c->started_ns, computed - decoded,
+                            encoded - computed, cpu - c->cpu_started_ns};
+    if (c->reply_is_json && c->n_reply > 0) {
+        c->reply_len[c->n_reply - 1]--;            /* the closing brace, put back below */
+        int n = snprintf(c->timing_text, sizeof c->timing_text, ",\"timing\":{"
+                         "\"engine_ns\":%llu,\"decode_ns\":%llu,\"compute_ns\":%llu,"
+                         "\"encode_ns\":%llu,\"cpu_ns\":%llu}}",
+                         (unsigned long long)t.engine_ns, (unsigned long long)t.decode_ns,
+                         (unsigned long long)t.compute_ns, (unsigned long long)t.encode_ns,
+                         (unsigned long long)t.cpu_ns);
+        c->reply[c->n_reply] = c->timing_text;
+        c->reply_len[c->n_reply++] = (size_t)n;
+    } else {
+        timing_trailer_encode(c->trailer, &t);
+        c->reply[c->n_reply] = c->trailer;
+        c->reply_len[c->n_reply++] = TIMING_TRAILER_BYTES;
     }
-    snprintf(err, err_size, "opcode %u is known but not served", req.opcode);
-    return -1;
 }
 
 static uint64_t deadline_in(int ms)
@@ -272,8 +435,10 @@ static uint64_t deadline_in(int ms)
 static int send_reply(struct connection *c, const struct byte_link *link)
 {
     uint8_t header[FRAME_HEADER_BYTES];
-    struct iovec iov[3] = {{header, sizeof header}};
+    struct iovec iov[4] = {{header, sizeof header}};
     size_t total = 0;
+    if (c->timed)
+        append_timing(c);
     for (int i = 0; i < c->n_reply; i++) {
         iov[1 + i].iov_base = (void *)c->reply[i];
         iov[1 + i].iov_len = c->reply_len[i];
@@ -293,18 +458,25 @@ static void send_error(struct connection *c, const struct byte_link *link, const
     link->write_all(link->ctx, iov, 2, deadline_in(c->cfg->frame_timeout_ms));
 }
 
+/* Whether a body can ask to be timed: a binary opcode with the top bit, or
+ * JSON text (whose "timing" member only parsing finds). */
+static int may_ask_for_timing(const uint8_t *body, size_t len)
+{
+    return len > 0 && ((body[0] & OP_TIMED) || is_json_body(body, len));
+}
+
 /* Describes why a frame could not be read whole, for the error frame. */
 static void describe_read_failure(char *err, size_t size, const char *part, int timeout_ms)
 {
     if (errno == ETIMEDOUT)
-        snprintf(err, size, "the frame's %s did not arrive within %d ms", part, timeout_ms);
+        set_error(err, size, "the frame's %s did not arrive within %d ms", part, timeout_ms);
     else if (errno == ECONNRESET)
-        snprintf(err, size, "the connection ended in the middle of the frame's %s", part);
+        set_error(err, size, "the connection ended in the middle of the frame's %s", part);
     else
-        snprintf(err, size, "reading the frame's %s: %s", part, strerror(errno));
+        set_error(err, size, "reading the frame's %s: %s", part, strerror(errno));
 }
 
-int serve_link(struct connection *c, const struct byte_link *link, int max_requests)
+static int serve_frames(struct connection *c, const struct byte_link *link, int max_requests)
 {
     char err[512];
     const struct engine_config *cfg = c->cfg;
@@ -317,10 +489,10 @@ int serve_link(struct connection *c, const struct byte_link *link, int max_reque
             return -1;              /* the engine is stopping; between frames nothing is owed */
         if (r != 0) {
             if (errno == ETIMEDOUT)
-                snprintf(err, sizeof err, "no request within the idle timeout of %d ms",
-                         cfg->idle_timeout_ms);
+                set_error(err, sizeof err, "no request within the idle timeout of %d ms",
+                          cfg->idle_timeout_ms);
             else
-                snprintf(err, sizeof err, "reading a request: %s", strerror(errno));
+                set_error(err, sizeof err, "reading a request: %s", strerror(errno));
             send_error(c, link, err);
             return -1;
         }
@@ -335,12 +507,12 @@ int serve_link(struct connection *c, const struct byte_link *link, int max_reque
         }
         uint32_t len = le_get_u32(header);
         if (len > cfg->max_frame) {
-            snprintf(err, sizeof err, "frame of %u bytes exceeds the engine's maximum of %u",
-                     len, cfg->max_frame);
+            set_error(err, sizeof err, "frame of %u bytes exceeds the engine's maximum of %u",
+                      len, cfg->max_frame);
             send_error(c, link, err);
             return -1;
         }
-        uint8_t *body = grow(&c->body, len);
+        uint8_t *body = buffer_reserve(&c->body, len);
         if (body == NULL) {
             send_error(c, link, "engine out of memory for the request body");
             return -1;
@@ -353,6 +525,10 @@ int serve_link(struct connection *c, const struct byte_link *link, int max_reque
             send_error(c, link, err);
             return -1;
         }
+        if (may_ask_for_timing(body, len)) {
+            c->started_ns = clock_ns();
+            c->cpu_started_ns = cpu_clock_ns();
+        }
         if (handle_request(c, body, len, err, sizeof err) != 0) {
             send_error(c, link, err);
             return -1;
@@ -363,6 +539,16 @@ int serve_link(struct connection *c, const struct byte_link *link, int max_reque
     return 0;
 }
 
+/* While it serves, the connection knows its link, so that a long sweep can
+ * ask whether its client is still there. */
+int serve_link(struct connection *c, const struct byte_link *link, int max_requests)
+{
+    c->link = link;
+    int status = serve_frames(c, link, max_requests);
+    c->link = NULL;
+    return status;
+}
+
 int serve_connection(struct connection *c, int in_fd, int out_fd, int max_requests)
 {
     struct fd_pair fds = {in_fd, out_fd};
@@ -370,26 +556,26 @@ int serve_connection(struct connection *c, int in_fd, int out_fd, int max_reques
     return serve_link(c, &link, max_requests);
 }
 
-void serve_raw_link(const struct byte_link *link, uint32_t max_size)
+void serve_raw_link(const struct byte_link *link, const struct engine_config *cfg)
 {
     uint8_t size_word[4];
-    if (link->read_exact(link->ctx, size_word, 4, NO_DEADLINE) != 0)
+    struct buffer buf = {NULL, 0};
+    if (link->read_exact(link->ctx, size_word, 4, deadline_in(cfg->idle_timeout_ms)) != 0)
         return;
     uint32_t size = le_get_u32(size_word);
-    if (size > max_size)
+    if (size > cfg->max_frame || buffer_reserve(&buf, size) == NULL)
         return;
-    uint8_t *buf = malloc(size ? size : 1);
-    while (buf != NULL && link->read_exact(link->ctx, buf, size, NO_DEADLINE) == 0) {
-        struct iovec iov = {buf, size};
-        if (link->write_all(link->ctx, &iov, 1, NO_DEADLINE) != 0)
+    while (link->read_exact(link->ctx, buf.data, size, deadline_in(cfg->idle_timeout_ms)) == 0) {
+        struct iovec iov = {buf.data, size};
+        if (link->write_all(link->ctx, &iov, 1, deadline_in(cfg->frame_timeout_ms)) != 0)
             break;
     }
-    free(buf);
+    buffer_free(&buf);
 }
 
-void serve_raw(int in_fd, int out_fd, uint32_t max_size)
+void serve_raw(int in_fd, int out_fd, const struct engine_config *cfg)
 {
     struct fd_pair fds = {in_fd, out_fd};
     struct byte_link link = fd_link(&fds);
-    serve_raw_link(&link, max_size);
+    serve_raw_link(&link, cfg);
 }

@@ -10,6 +10,8 @@
 #include <stdint.h>
 #include "kernel/kernel.h"
 #include "kernel/kernel_stream.h"
+#include "wire/buffer.h"
+#include "wire/frame.h"
 #include "wire/netio.h"
 
 /* The kernel behind the sweep opcode; it may use (and grow) the workspace. */
@@ -19,28 +21,41 @@ typedef int (*sweep_fn)(struct sweep_workspace *ws, const double *close, size_t 
 
 struct engine_config {
     uint32_t max_frame;        /* largest request body accepted, in bytes */
+    uint64_t max_work;         /* most window-bar steps one request may ask for */
     sweep_fn sweep;            /* the kernel */
+    struct sweep_layout layout;/* of the kernel's workspaces (--layout) */
     int idle_timeout_ms;       /* a client may wait this long between frames */
     int frame_timeout_ms;      /* a frame must arrive whole within this */
 };
 
-struct grow_buffer {
-    void *data;
-    size_t cap;                /* bytes */
-};
+/* Default --max-work: 5e10 window-bar steps (the study's sweep is 3.7e9). */
+#define DEFAULT_MAX_WORK 50000000000ull
+
+/* Window-bar steps of a sweep of these parameter sets over n_bars bars:
+ * n_bars times the sum of each combination's seven windows. Saturates. */
+uint64_t sweep_work(const struct combo_params *params, size_t n_combos, uint64_t n_bars);
 
 struct connection {
     const struct engine_config *cfg;
-    struct grow_buffer body, close, params, results, out;
+    const struct byte_link *link;          /* while serve_link runs; else NULL */
+    struct buffer body, close, params, results, out;
     struct sweep_workspace workspace;      /* the kernel's, kept between requests */
-    double *loaded;                        /* opcode 2's series, or NULL */
-    uint32_t loaded_bars;
+    struct sweep_workspace loaded;         /* opcode 2's series, in a workspace of its own */
+    uint32_t loaded_bars;                  /* 0 until a series is loaded */
     struct sweep_stream stream;            /* opcode 4's stream */
     int streaming;
     char *json_reply;                      /* the last JSON reply's text */
-    /* The reply body: up to two pieces, sent with the header in one writev. */
-    const void *reply[2];
-    size_t reply_len[2];
+    /* The timing of a request that asked for it (paper/50-protocol.md). */
+    int timed;
+    int reply_is_json;                     /* the timing goes into the text */
+    uint64_t started_ns, cpu_started_ns;   /* set by serve_link when a request may ask */
+    uint64_t decoded_ns, computed_ns, encoded_ns;  /* the handler's marks; 0: not made */
+    uint8_t trailer[TIMING_TRAILER_BYTES];
+    char timing_text[256];
+    /* The reply body: up to two pieces and the timing, sent with the header
+     * in one writev. */
+    const void *reply[3];
+    size_t reply_len[3];
     int n_reply;
 };
 
@@ -61,9 +76,11 @@ int serve_link(struct connection *c, const struct byte_link *link, int max_reque
 /* The same, reading in_fd and writing out_fd. */
 int serve_connection(struct connection *c, int in_fd, int out_fd, int max_requests);
 
-/* The raw ping-pong: one size word (at most max_size), then that many bytes
- * in and the same bytes out, until the peer leaves. */
-void serve_raw_link(const struct byte_link *link, uint32_t max_size);
-void serve_raw(int in_fd, int out_fd, uint32_t max_size);
+/* The raw ping-pong: one size word (at most cfg->max_frame), then that many
+ * bytes in and the same bytes out, until the peer leaves or a time limit of
+ * cfg passes (the idle timeout for each round trip's bytes, the frame
+ * timeout for each echo). */
+void serve_raw_link(const struct byte_link *link, const struct engine_config *cfg);
+void serve_raw(int in_fd, int out_fd, const struct engine_config *cfg);
 
 #endif

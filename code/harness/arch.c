@@ -86,7 +86,7 @@ static void put_ns(struct csv_out *out, int known, uint64_t ns)
         csv_out_empty(out);
 }
 
-void call_sink_put(struct call_sink *sink, size_t call, const struct call_timing *t)
+void call_sink_put(struct call_sink *sink, size_t call, const struct call_record *t)
 {
     if (t->has_engine || t->has_usage) {
         sink->engine_cpu_ns += (double)(t->has_engine ? t->engine_cpu_ns : t->process_cpu_ns);
@@ -216,7 +216,7 @@ static int run_in_process(struct arch_state *st, const struct sweep_job *job,
 }
 
 static int sweep_call(struct arch_state *st, const struct sweep_job *job, size_t first,
-                      size_t count, struct combo_result *results, struct call_timing *t,
+                      size_t count, struct combo_result *results, struct call_record *t,
                       char err[ERR_SIZE])
 {
     if (st->row->encoding == ENCODING_JSON)
@@ -231,7 +231,7 @@ static int run_per_bar(struct arch_state *st, const struct sweep_job *job,
                        char err[ERR_SIZE])
 {
     struct session *s = &st->session;
-    struct call_timing t;
+    struct call_record t;
     if (session_stream_open(s, job->params, job->n_combos, &t, err) != 0)
         return -1;
     call_sink_put(sink, 0, &t);
@@ -252,7 +252,7 @@ static int run_c_client(struct arch_state *st, const struct sweep_job *job,
                         struct combo_result *results, struct call_sink *sink,
                         char err[ERR_SIZE])
 {
-    struct call_timing t;
+    struct call_record t;
     switch (st->row->grain) {
     case GRAIN_SWEEP:
         if (sweep_call(st, job, 0, job->n_combos, results, &t, err) != 0)

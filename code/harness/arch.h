@@ -61,7 +61,7 @@ struct call_sink {
     int engine_cpu_known;
 };
 
-void call_sink_put(struct call_sink *sink, size_t call, const struct call_timing *t);
+void call_sink_put(struct call_sink *sink, size_t call, const struct call_record *t);
 
 struct worker;                 /* the Python worker, @sec:python-client */
 struct arch_state;

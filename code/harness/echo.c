@@ -131,7 +131,7 @@ static void write_sample(struct echo_run *er, int lane, int mode, int floats, in
 
 /* One round trip in one mode: its time, and the engine's when it said. */
 static int round_trip(struct echo_run *er, int lane, int mode, size_t n, uint64_t *rtt,
-                      struct call_timing *t, char err[ERR_SIZE])
+                      struct call_record *t, char err[ERR_SIZE])
 {
     uint64_t t0 = clock_ns();
     int status;
@@ -171,7 +171,7 @@ static int c_block(struct echo_run *er, int lane, int floats, int pass, int bloc
 {
     const struct echo_lane *ln = &LANES[lane];
     size_t n = (size_t)floats;
-    struct call_timing t;
+    struct call_record t;
     uint64_t rtt;
     if (is_shm(ln->transport) && er->has_protocol[lane] &&
         session_connect(&er->protocol[lane], err) != 0)

@@ -99,7 +99,7 @@ static int sample(struct layout_run *lr, int i, double *seconds, char err[ERR_SI
 {
     const struct sweep_job *job = lr->ctx->job;
     const struct layout_config *c = &lr->config[i];
-    struct call_timing t;
+    struct call_record t;
     uint64_t t0 = clock_ns();
     int status = 0;
     switch (c->side) {

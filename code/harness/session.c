@@ -28,13 +28,6 @@ enum {
 /* The harness may leave a connection idle between rounds for minutes. */
 #define HARNESS_IDLE_TIMEOUT_MS "86400000"
 
-#ifndef OP_TIMED
-#define OP_TIMED 0x80                  /* @sec:protocol: ask for the engine's timing */
-#endif
-#ifndef TIMING_TRAILER_BYTES
-#define TIMING_TRAILER_BYTES 40        /* five u64, appended to a timed reply */
-#endif
-
 static uint64_t call_deadline(void)
 {
     return clock_ns() + (uint64_t)CALL_DEADLINE_S * 1000000000u;
@@ -246,30 +239,32 @@ static int read_error_frame(const struct byte_link *link, uint32_t len, char err
     return fail(err, "engine error: %s", message);
 }
 
-static uint64_t trailer_u64(const uint8_t *p)
+/* The engine's account, from a timed reply's trailer or a JSON reply's member. */
+static void take_engine_timing(struct call_record *t, const struct call_timing *e)
 {
-    return (uint64_t)le_get_u32(p) | (uint64_t)le_get_u32(p + 4) << 32;
+    t->has_engine = 1;
+    t->engine_ns = e->engine_ns;
+    t->engine_decode_ns = e->decode_ns;
+    t->compute_ns = e->compute_ns;
+    t->engine_encode_ns = e->encode_ns;
+    t->engine_cpu_ns = e->cpu_ns;
 }
 
-/* Takes the engine's timing off the end of the reply. */
-static int take_trailer(struct session *s, struct call_timing *t, char err[ERR_SIZE])
+/* Takes the engine's timing off the end of a binary reply. */
+static int take_trailer(struct session *s, struct call_record *t, char err[ERR_SIZE])
 {
-    if (s->reply_len < TIMING_TRAILER_BYTES)
+    struct call_timing e;
+    if (timing_trailer_decode(s->reply, s->reply_len, &e) != 0)
         return fail(err, "a timed reply of %zu bytes has no timing", s->reply_len);
-    const uint8_t *p = s->reply + s->reply_len - TIMING_TRAILER_BYTES;
-    t->has_engine = 1;
-    t->engine_ns = trailer_u64(p);
-    t->engine_decode_ns = trailer_u64(p + 8);
-    t->compute_ns = trailer_u64(p + 16);
-    t->engine_encode_ns = trailer_u64(p + 24);
-    t->engine_cpu_ns = trailer_u64(p + 32);
+    take_engine_timing(t, &e);
     s->reply_len -= TIMING_TRAILER_BYTES;
     return 0;
 }
 
-/* Sends request[0..len) over link, reads the reply into s->reply. */
+/* Sends request[0..len) over link, reads the reply into s->reply; with
+ * `trailer` set, a timed binary reply's trailer is taken off it. */
 static int exchange_on(struct session *s, const struct byte_link *link, size_t len,
-                       struct call_timing *t, char err[ERR_SIZE])
+                       struct call_record *t, int trailer, char err[ERR_SIZE])
 {
     uint8_t header[FRAME_HEADER_BYTES];
     uint64_t deadline = call_deadline(), sent, arrived;
@@ -301,10 +296,10 @@ static int exchange_on(struct session *s, const struct byte_link *link, size_t l
     t->receive_ns = clock_ns() - arrived;
     t->request_bytes = FRAME_HEADER_BYTES + len;
     t->reply_bytes = FRAME_HEADER_BYTES + word;
-    return take_trailer(s, t, err);
+    return trailer ? take_trailer(s, t, err) : 0;
 }
 
-static int exchange_spawned(struct session *s, size_t len, struct call_timing *t,
+static int exchange_spawned(struct session *s, size_t len, struct call_record *t, int trailer,
                             char err[ERR_SIZE])
 {
     int to_child[2], from_child[2];
@@ -326,7 +321,7 @@ static int exchange_spawned(struct session *s, size_t len, struct call_timing *t
     if (pid > 0) {
         struct fd_pair fds = {from_child[0], to_child[1]};
         struct byte_link link = fd_link(&fds);
-        status = exchange_on(s, &link, len, t, err);
+        status = exchange_on(s, &link, len, t, trailer, err);
     }
     close(to_child[1]);
     close(from_child[0]);
@@ -353,17 +348,18 @@ struct request {
     uint32_t n_combos;
 };
 
-static int exchange(struct session *s, size_t len, struct call_timing *t, char err[ERR_SIZE])
+static int exchange(struct session *s, size_t len, struct call_record *t, int trailer,
+                    char err[ERR_SIZE])
 {
     if (s->opt.transport == TRANSPORT_SPAWN)
-        return exchange_spawned(s, len, t, err);
+        return exchange_spawned(s, len, t, trailer, err);
     if (s->link.ctx == NULL)
         return fail(err, "the session is not connected");
-    return exchange_on(s, &s->link, len, t, err);
+    return exchange_on(s, &s->link, len, t, trailer, err);
 }
 
 /* Encodes and exchanges one request; *started is when the call began. */
-static int call_binary(struct session *s, const struct request *rq, struct call_timing *t,
+static int call_binary(struct session *s, const struct request *rq, struct call_record *t,
                        uint64_t *started, char err[ERR_SIZE])
 {
     *started = clock_ns();
@@ -377,11 +373,11 @@ static int call_binary(struct session *s, const struct request *rq, struct call_
         s->request[0] |= OP_TIMED;
         t->encode_ns = clock_ns() - *started;
     }
-    return exchange(s, (size_t)size, t, err);
+    return exchange(s, (size_t)size, t, t != NULL, err);
 }
 
 /* Closes the call's clock after the caller decoded its reply at `decoded`. */
-static void finish_call(struct call_timing *t, uint64_t started, uint64_t decode_start)
+static void finish_call(struct call_record *t, uint64_t started, uint64_t decode_start)
 {
     if (t == NULL)
         return;
@@ -402,7 +398,7 @@ static int decode_results(const struct session *s, struct combo_result *results,
 
 static int call_for_results(struct session *s, const struct request *rq,
                             struct combo_result *results, size_t n_combos,
-                            struct call_timing *t, char err[ERR_SIZE])
+                            struct call_record *t, char err[ERR_SIZE])
 {
     uint64_t started;
     if (call_binary(s, rq, t, &started, err) != 0)
@@ -416,7 +412,7 @@ static int call_for_results(struct session *s, const struct request *rq,
 
 /* A call whose reply must be exactly `expect` bytes (nothing to decode). */
 static int call_for_bytes(struct session *s, const struct request *rq, size_t expect,
-                          struct call_timing *t, char err[ERR_SIZE])
+                          struct call_record *t, char err[ERR_SIZE])
 {
     uint64_t started;
     if (call_binary(s, rq, t, &started, err) != 0)
@@ -430,14 +426,14 @@ static int call_for_bytes(struct session *s, const struct request *rq, size_t ex
 
 int session_sweep(struct session *s, const double *close, size_t n_bars,
                   const struct combo_params *params, size_t n_combos,
-                  struct combo_result *results, struct call_timing *t, char err[ERR_SIZE])
+                  struct combo_result *results, struct call_record *t, char err[ERR_SIZE])
 {
     struct request rq = {OP_SWEEP, close, (uint32_t)n_bars, params, (uint32_t)n_combos};
     return call_for_results(s, &rq, results, n_combos, t, err);
 }
 
 int session_echo(struct session *s, const double *values, size_t n, double *back,
-                 struct call_timing *t, char err[ERR_SIZE])
+                 struct call_record *t, char err[ERR_SIZE])
 {
     struct request rq = {OP_ECHO, values, (uint32_t)n, NULL, 0};
     uint64_t started;
@@ -452,7 +448,7 @@ int session_echo(struct session *s, const double *values, size_t n, double *back
 }
 
 int session_load(struct session *s, const double *close, size_t n_bars,
-                 struct call_timing *t, char err[ERR_SIZE])
+                 struct call_record *t, char err[ERR_SIZE])
 {
     struct request rq = {OP_LOAD, close, (uint32_t)n_bars, NULL, 0};
     return call_for_bytes(s, &rq, 0, t, err);
@@ -460,28 +456,28 @@ int session_load(struct session *s, const double *close, size_t n_bars,
 
 int session_sweep_loaded(struct session *s, const struct combo_params *params,
                          size_t n_combos, struct combo_result *results,
-                         struct call_timing *t, char err[ERR_SIZE])
+                         struct call_record *t, char err[ERR_SIZE])
 {
     struct request rq = {OP_SWEEP_LOADED, NULL, 0, params, (uint32_t)n_combos};
     return call_for_results(s, &rq, results, n_combos, t, err);
 }
 
 int session_stream_open(struct session *s, const struct combo_params *params,
-                        size_t n_combos, struct call_timing *t, char err[ERR_SIZE])
+                        size_t n_combos, struct call_record *t, char err[ERR_SIZE])
 {
     struct request rq = {OP_OPEN_STREAM, NULL, 0, params, (uint32_t)n_combos};
     return call_for_bytes(s, &rq, 0, t, err);
 }
 
 int session_stream_bar(struct session *s, double close, size_t n_combos,
-                       struct call_timing *t, char err[ERR_SIZE])
+                       struct call_record *t, char err[ERR_SIZE])
 {
     struct request rq = {OP_BAR, &close, 1, NULL, 0};
     return call_for_bytes(s, &rq, n_combos, t, err);
 }
 
 int session_stream_close(struct session *s, struct combo_result *results, size_t n_combos,
-                         struct call_timing *t, char err[ERR_SIZE])
+                         struct call_record *t, char err[ERR_SIZE])
 {
     struct request rq = {OP_CLOSE_STREAM, NULL, 0, NULL, 0};
     return call_for_results(s, &rq, results, n_combos, t, err);
@@ -489,14 +485,14 @@ int session_stream_close(struct session *s, struct combo_result *results, size_t
 
 int session_json_sweep(struct session *s, const double *close, size_t n_bars,
                        const struct combo_params *params, size_t n_combos,
-                       struct combo_result *results, struct call_timing *t,
+                       struct combo_result *results, struct call_record *t,
                        char err[ERR_SIZE])
 {
     uint64_t started = clock_ns();
     size_t len;
     if (t != NULL)
         memset(t, 0, sizeof *t);
-    char *text = json_request_encode(close, n_bars, params, n_combos, &len);
+    char *text = json_request_encode_timed(close, n_bars, params, n_combos, t != NULL, &len);
     if (text == NULL || reserve(&s->request, &s->request_cap, len) != 0) {
         free(text);
         return fail(err, "out of memory for a JSON request");
@@ -505,17 +501,19 @@ int session_json_sweep(struct session *s, const double *close, size_t n_bars,
     free(text);
     if (t != NULL)
         t->encode_ns = clock_ns() - started;
-    /* The JSON endpoint is asked for no timing: its reply is plain text. */
-    if (exchange(s, len, NULL, err) != 0)
+    /* A JSON reply carries its timing as a member, not a trailer. */
+    if (exchange(s, len, t, 0, err) != 0)
         return -1;
-    if (t != NULL) {
-        t->request_bytes = FRAME_HEADER_BYTES + len;
-        t->reply_bytes = FRAME_HEADER_BYTES + s->reply_len;
-    }
     uint64_t decoding = clock_ns();
     if (json_reply_decode((const char *)s->reply, s->reply_len, results, n_combos, err,
                           ERR_SIZE) != 0)
         return -1;
+    if (t != NULL) {
+        struct call_timing e;
+        if (json_reply_timing((const char *)s->reply, s->reply_len, &e, err, ERR_SIZE) != 0)
+            return -1;
+        take_engine_timing(t, &e);
+    }
     finish_call(t, started, decoding);
     return 0;
 }

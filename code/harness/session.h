@@ -28,7 +28,7 @@ enum transport {
 
 const char *transport_name(enum transport t);
 
-struct call_timing {
+struct call_record {
     uint64_t rtt_ns;           /* the whole call, as its caller sees it */
     uint64_t encode_ns;        /* writing the request into the buffer */
     uint64_t send_ns;          /* handing it to the transport */
@@ -96,23 +96,23 @@ int session_connect(struct session *s, char err[ERR_SIZE]);
  * error frame included, with its message). */
 int session_sweep(struct session *s, const double *close, size_t n_bars,
                   const struct combo_params *params, size_t n_combos,
-                  struct combo_result *results, struct call_timing *t, char err[ERR_SIZE]);
+                  struct combo_result *results, struct call_record *t, char err[ERR_SIZE]);
 int session_echo(struct session *s, const double *values, size_t n, double *back,
-                 struct call_timing *t, char err[ERR_SIZE]);
+                 struct call_record *t, char err[ERR_SIZE]);
 int session_load(struct session *s, const double *close, size_t n_bars,
-                 struct call_timing *t, char err[ERR_SIZE]);
+                 struct call_record *t, char err[ERR_SIZE]);
 int session_sweep_loaded(struct session *s, const struct combo_params *params,
                          size_t n_combos, struct combo_result *results,
-                         struct call_timing *t, char err[ERR_SIZE]);
+                         struct call_record *t, char err[ERR_SIZE]);
 int session_stream_open(struct session *s, const struct combo_params *params,
-                        size_t n_combos, struct call_timing *t, char err[ERR_SIZE]);
+                        size_t n_combos, struct call_record *t, char err[ERR_SIZE]);
 int session_stream_bar(struct session *s, double close, size_t n_combos,
-                       struct call_timing *t, char err[ERR_SIZE]);
+                       struct call_record *t, char err[ERR_SIZE]);
 int session_stream_close(struct session *s, struct combo_result *results, size_t n_combos,
-                         struct call_timing *t, char err[ERR_SIZE]);
+                         struct call_record *t, char err[ERR_SIZE]);
 int session_json_sweep(struct session *s, const double *close, size_t n_bars,
                        const struct combo_params *params, size_t n_combos,
-                       struct combo_result *results, struct call_timing *t,
+                       struct combo_result *results, struct call_record *t,
                        char err[ERR_SIZE]);
 
 /* The raw ping-pong of an engine opened with raw = 1: `bytes` out and the

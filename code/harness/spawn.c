@@ -15,7 +15,7 @@ enum {
 };
 
 static void write_spawn(struct csv_out *out, const char *kind, int rep, size_t combo,
-                        const struct call_timing *t)
+                        const struct call_record *t)
 {
     csv_out_text(out, kind);
     csv_out_int(out, rep);
@@ -35,7 +35,7 @@ static void write_spawn(struct csv_out *out, const char *kind, int rep, size_t c
 static int spawn_call(struct session *s, const struct sweep_job *job, int sweep, int rep,
                       struct csv_out *out, char err[ERR_SIZE])
 {
-    struct call_timing t;
+    struct call_record t;
     struct combo_result result;
     double back;
     size_t combo = (size_t)(rep > 0 ? rep - 1 : 0) % job->n_combos;

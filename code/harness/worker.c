@@ -132,7 +132,7 @@ static uint64_t field_ns(const json_t *object, const char *key, int *known)
 
 static void put_python_call(struct call_sink *sink, size_t call, const json_t *c)
 {
-    struct call_timing t = {0};
+    struct call_record t = {0};
     int known = 0, engine = 0, process = 0;
     t.rtt_ns = field_ns(c, "rtt_ns", &known);
     t.encode_ns = field_ns(c, "encode_ns", &known);

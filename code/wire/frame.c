@@ -3,10 +3,10 @@
  *
  * Tangled from paper/50-protocol.md.
  */
-#include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
 
+#include "wire/error.h"
 #include "wire/frame.h"
 
 void le_put_u32(uint8_t *p, uint32_t v)
@@ -104,77 +104,26 @@ void request_encode(uint8_t *body, enum opcode op, const double *close, uint32_t
     }
 }
 
-static int reject(char *err, size_t err_size, const char *fmt, ...)
-{
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(err, err_size, fmt, ap);
-    va_end(ap);
-    return -1;
-}
-
 int request_decode(const uint8_t *body, size_t len, struct request_view *req,
                    char *err, size_t err_size)
 {
     if (len < REQUEST_HEADER_BYTES)
-        return reject(err, err_size, "request body of %zu bytes is shorter than its "
-                      "%d-byte header", len, REQUEST_HEADER_BYTES);
-    req->opcode = body[0];
+        return set_error(err, err_size, "request body of %zu bytes is shorter than its "
+                         "%d-byte header", len, REQUEST_HEADER_BYTES);
+    req->opcode = body[0] & ~OP_TIMED;         /* the one place the bit is stripped */
+    req->timed = (body[0] & OP_TIMED) != 0;
     req->n_bars = le_get_u32(body + 1);
     req->n_combos = le_get_u32(body + 5);
-    if (req->opcode >= OPCODE_COUNT)
-        return reject(err, err_size, "unknown opcode %u (opcodes are 0 to %d)",
-                      req->opcode, OPCODE_COUNT - 1);
     uint64_t expected = request_body_size(req->n_bars, req->n_combos);
     if (expected != len)
-        return reject(err, err_size, "body is %zu bytes but n_bars = %u and n_combos = %u "
-                      "require %llu", len, req->n_bars, req->n_combos,
-                      (unsigned long long)expected);
+        return set_error(err, err_size, "body is %zu bytes but n_bars = %u and n_combos = %u "
+                         "require %llu", len, req->n_bars, req->n_combos,
+                         (unsigned long long)expected);
     req->close = body + REQUEST_HEADER_BYTES;
     req->params = req->close + (size_t)req->n_bars * 8;
-    {
-        static const struct { uint8_t op; int bars, combos; const char *shape; } SHAPES[] = {
-            {OP_LOAD, 1, 0, "n_bars >= 1 and n_combos = 0"},
-            {OP_SWEEP_LOADED, 0, -1, "n_bars = 0"},
-            {OP_OPEN_STREAM, 0, 1, "n_bars = 0 and n_combos >= 1"},
-            {OP_BAR, 2, 0, "n_bars = 1 and n_combos = 0"},
-            {OP_CLOSE_STREAM, 0, 0, "n_bars = 0 and n_combos = 0"},
-        };
-        for (size_t i = 0; i < sizeof SHAPES / sizeof SHAPES[0]; i++) {
-            if (req->opcode != SHAPES[i].op)
-                continue;
-            /* bars: 0 none, 1 at least one, 2 exactly one; combos: 0 none, 1 some, -1 any */
-            int bars_ok = SHAPES[i].bars == 0 ? req->n_bars == 0
-                        : SHAPES[i].bars == 1 ? req->n_bars >= 1 : req->n_bars == 1;
-            int combos_ok = SHAPES[i].combos == 0 ? req->n_combos == 0
-                          : SHAPES[i].combos == 1 ? req->n_combos >= 1 : 1;
-            if (!bars_ok || !combos_ok)
-                return reject(err, err_size, "opcode %u needs %s (got n_bars = %u, n_combos = %u)",
-                              req->opcode, SHAPES[i].shape, req->n_bars, req->n_combos);
-        }
-    }
-    if (req->opcode == OP_OPEN_STREAM) {
-        for (uint64_t i = 0; i < (uint64_t)req->n_combos * PARAMS_PER_COMBO; i++) {
-            int64_t window = (int64_t)le_get_u64(req->params + 8 * i);
-            if (window < 1 || window > MAX_STREAM_WINDOW)
-                return reject(err, err_size, "combo %llu: window %lld is outside 1..%d",
-                              (unsigned long long)(i / PARAMS_PER_COMBO), (long long)window,
-                              MAX_STREAM_WINDOW);
-        }
-    }
-    if (req->opcode == OP_SWEEP && req->n_bars == 0)
-        return reject(err, err_size, "a sweep needs at least one bar (n_bars is 0)");
-    if (req->opcode == OP_SWEEP) {
-        for (uint64_t i = 0; i < (uint64_t)req->n_combos * PARAMS_PER_COMBO; i++) {
-            int64_t window = (int64_t)le_get_u64(req->params + 8 * i);
-            if (window < 1 || window > (int64_t)req->n_bars)
-                return reject(err, err_size, "combo %llu, parameter %d: window %lld is "
-                              "outside 1..n_bars (%u)", (unsigned long long)(i / PARAMS_PER_COMBO),
-                              (int)(i % PARAMS_PER_COMBO), (long long)window, req->n_bars);
-        }
-    }
     return 0;
 }
+
 void request_params(const struct request_view *req, struct combo_params *params)
 {
     for (uint32_t k = 0; k < req->n_combos; k++) {
@@ -182,6 +131,22 @@ void request_params(const struct request_view *req, struct combo_params *params)
         le_get_i64s(six, req->params + (size_t)k * PARAM_BYTES, PARAMS_PER_COMBO);
         params[k] = (struct combo_params){six[0], six[1], six[2], six[3], six[4], six[5]};
     }
+}
+
+int request_check_windows(const struct combo_params *params, size_t n_combos,
+                          int64_t max_window, const char *limit, char *err, size_t err_size)
+{
+    for (size_t k = 0; k < n_combos; k++) {
+        const struct combo_params *p = &params[k];
+        const int64_t six[PARAMS_PER_COMBO] = {p->h_half, p->h_len, p->h_sqrt, p->t_third,
+                                               p->t_half, p->t_len};
+        for (int i = 0; i < PARAMS_PER_COMBO; i++)
+            if (six[i] < 1 || six[i] > max_window)
+                return set_error(err, err_size, "combo %zu, parameter %d: window %lld is "
+                                 "outside 1..%s (%lld)", k, i, (long long)six[i], limit,
+                                 (long long)max_window);
+    }
+    return 0;
 }
 
 uint64_t sweep_reply_size(uint32_t n_combos)
@@ -214,4 +179,22 @@ uint32_t error_frame_header(uint8_t header[FRAME_HEADER_BYTES], size_t message_l
     uint32_t n = message_len > FRAME_LENGTH_MASK ? FRAME_LENGTH_MASK : (uint32_t)message_len;
     le_put_u32(header, ERROR_FRAME_FLAG | n);
     return n;
+}
+
+void timing_trailer_encode(uint8_t out[TIMING_TRAILER_BYTES], const struct call_timing *t)
+{
+    const uint64_t five[5] = {t->engine_ns, t->decode_ns, t->compute_ns, t->encode_ns,
+                              t->cpu_ns};
+    for (int i = 0; i < 5; i++)
+        le_put_u64(out + 8 * i, five[i]);
+}
+
+int timing_trailer_decode(const uint8_t *body, size_t len, struct call_timing *t)
+{
+    if (len < TIMING_TRAILER_BYTES)
+        return -1;
+    const uint8_t *p = body + len - TIMING_TRAILER_BYTES;
+    *t = (struct call_timing){le_get_u64(p), le_get_u64(p + 8), le_get_u64(p + 16),
+                              le_get_u64(p + 24), le_get_u64(p + 32)};
+    return 0;
 }

@@ -34,8 +34,15 @@ enum {
 #define ERROR_FRAME_FLAG 0x80000000u
 #define FRAME_LENGTH_MASK 0x7fffffffu
 
-/* Largest body the engine accepts unless told otherwise: 64 MiB. */
-#define DEFAULT_MAX_FRAME (64u * 1024u * 1024u)
+/* Largest request body the engine accepts unless told otherwise: 16 MiB
+ * (two million bars; see the text for why not more). */
+#define DEFAULT_MAX_FRAME (16u * 1024u * 1024u)
+
+/* The opcode byte's top bit asks the engine to time the call (see the text). */
+#define OP_TIMED 0x80u
+
+/* What a timed reply carries after its body: five little-endian u64. */
+enum { TIMING_TRAILER_BYTES = 40 };
 
 /* Longest window a per-bar stream accepts: each window is a ring of this
  * many doubles per combination, so it bounds a stream's memory. */
@@ -57,18 +64,26 @@ void request_encode(uint8_t *body, enum opcode op, const double *close, uint32_t
 
 /* A decoded request: counts, and pointers into the body it came from. */
 struct request_view {
-    uint8_t opcode;
+    uint8_t opcode;            /* without the OP_TIMED bit */
+    int timed;                 /* the client set OP_TIMED */
     uint32_t n_bars, n_combos;
     const uint8_t *close;      /* n_bars little-endian f64 */
     const uint8_t *params;     /* n_combos x 6 little-endian i64 */
 };
 
-/* Checks a request body; returns 0, or -1 with a message for an error frame. */
+/* Checks that a body has a request's shape (a header, and counts that
+ * agree with its length); returns 0, or -1 with a message for an error
+ * frame. The opcode is not checked: the engine's table knows them. */
 int request_decode(const uint8_t *body, size_t len, struct request_view *req,
                    char *err, size_t err_size);
 
 /* The parameter sets of a decoded request, as structs. */
 void request_params(const struct request_view *req, struct combo_params *params);
+
+/* The one check of parameter sets: every window in 1..max_window, where
+ * `limit` names max_window for the message ("n_bars"). 0, or -1. */
+int request_check_windows(const struct combo_params *params, size_t n_combos,
+                          int64_t max_window, const char *limit, char *err, size_t err_size);
 
 uint64_t sweep_reply_size(uint32_t n_combos);
 void sweep_reply_encode(uint8_t *body, const struct combo_result *results, uint32_t n_combos);
@@ -78,5 +93,14 @@ int sweep_reply_decode(const uint8_t *body, size_t len, struct combo_result *res
 
 /* Writes the 4-byte header of an error frame; returns the message length used. */
 uint32_t error_frame_header(uint8_t header[FRAME_HEADER_BYTES], size_t message_len);
+
+/* The engine's timing of one call (nanoseconds). */
+struct call_timing {
+    uint64_t engine_ns, decode_ns, compute_ns, encode_ns, cpu_ns;
+};
+
+void timing_trailer_encode(uint8_t out[TIMING_TRAILER_BYTES], const struct call_timing *t);
+/* The trailer at the end of body[0..len); 0, or -1 when len is too short. */
+int timing_trailer_decode(const uint8_t *body, size_t len, struct call_timing *t);
 
 #endif

@@ -15,6 +15,7 @@
 #include <sys/un.h>
 #include <unistd.h>
 
+#include "wire/error.h"
 #include "wire/netio.h"
 #include "wire/timing.h"
 
@@ -121,9 +122,19 @@ static int fd_write_all(void *ctx, struct iovec *iov, int iovcnt, uint64_t deadl
     return write_all(((const struct fd_pair *)ctx)->out, iov, iovcnt, deadline_ns);
 }
 
+/* A socket's peer has gone when it has hung up (POLLRDHUP or POLLHUP; the
+ * protocol never half-closes, a request is delimited by its length); a
+ * pipe's reader, when writing would fail (POLLERR). */
+static int fd_peer_gone(void *ctx)
+{
+    const struct fd_pair *fds = ctx;
+    struct pollfd p = {fds->out, fds->in == fds->out ? POLLRDHUP : 0, 0};
+    return poll(&p, 1, 0) > 0 && (p.revents & (POLLRDHUP | POLLHUP | POLLERR | POLLNVAL));
+}
+
 struct byte_link fd_link(struct fd_pair *fds)
 {
-    return (struct byte_link){fd_read_exact, fd_write_all, fds};
+    return (struct byte_link){fd_read_exact, fd_write_all, fd_peer_gone, fds};
 }
 
 static int unix_address(const char *path, struct sockaddr_un *addr)
@@ -159,83 +170,107 @@ int unix_listen(const char *path, int backlog, char *err, size_t err_size)
 {
     struct sockaddr_un addr;
     struct stat st;
-    if (unix_address(path, &addr) != 0) {
-        snprintf(err, err_size, "socket path too long: %s", path);
-        return -1;
-    }
+    if (unix_address(path, &addr) != 0)
+        return set_error(err, err_size, "socket path too long: %s", path);
     if (lstat(path, &st) == 0) {
-        if (!S_ISSOCK(st.st_mode)) {
-            snprintf(err, err_size, "%s exists and is not a socket; not touching it", path);
-            return -1;
-        }
-        int probe = unix_connect(path);
-        if (probe >= 0) {
-            close(probe);
-            snprintf(err, err_size, "an engine is already listening on %s", path);
-            return -1;
-        }
-        unlink(path);                  /* nobody answers: the file is stale */
+        if (!S_ISSOCK(st.st_mode))
+            return set_error(err, err_size, "%s exists and is not a socket; not touching it", path);
+        int probe = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
+        if (probe < 0)
+            return set_error(err, err_size, "socket: %s", strerror(errno));
+        int answered = connect(probe, (struct sockaddr *)&addr, sizeof addr) == 0;
+        int why = errno;
+        close(probe);
+        if (answered || why == EAGAIN)
+            return set_error(err, err_size, "an engine is already listening on %s%s", path,
+                             answered ? "" : " (its backlog is full)");
+        if (why != ECONNREFUSED)
+            return set_error(err, err_size, "cannot tell whether %s is in use (connect: %s); "
+                             "not touching it", path, strerror(why));
+        unlink(path);                  /* nobody listens: the file is stale */
     }
     int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
-    if (fd < 0) {
-        snprintf(err, err_size, "socket: %s", strerror(errno));
-        return -1;
-    }
+    if (fd < 0)
+        return set_error(err, err_size, "socket: %s", strerror(errno));
     /* bind creates the file; a umask of 0177 makes it 0600 from birth, with
      * no window in which another user could connect. */
     mode_t old_mask = umask(0177);
     int bound = bind(fd, (struct sockaddr *)&addr, sizeof addr);
     umask(old_mask);
     if (bound != 0 || listen(fd, backlog) != 0) {
-        snprintf(err, err_size, "cannot listen on %s: %s", path, strerror(errno));
+        set_error(err, err_size, "cannot listen on %s: %s", path, strerror(errno));
         close(fd);
         return -1;
     }
     return fd;
 }
 
-static int tcp_socket(const char *host, const char *port, int listening)
+int tcp_listen(const char *host, const char *port, int backlog, char *err, size_t err_size)
 {
-    struct addrinfo hints = {0}, *res, *ai;
+    struct addrinfo hints = {0}, *res;
     hints.ai_family = AF_UNSPEC;
     hints.ai_socktype = SOCK_STREAM;
-    hints.ai_flags = listening ? AI_PASSIVE : 0;
+    hints.ai_flags = AI_PASSIVE | AI_NUMERICSERV;
+    int rc = getaddrinfo(host, port, &hints, &res);
+    if (rc != 0)
+        return set_error(err, err_size, "cannot listen on %s:%s: %s", host, port,
+                         rc == EAI_SYSTEM ? strerror(errno) : gai_strerror(rc));
+    int fd = -1, why = 0;
+    const char *step = "socket";
+    for (struct addrinfo *ai = res; ai != NULL && fd < 0; ai = ai->ai_next) {
+        int one = 1;
+        fd = socket(ai->ai_family, ai->ai_socktype | SOCK_CLOEXEC, ai->ai_protocol);
+        if (fd < 0) {
+            why = errno;
+            continue;
+        }
+        setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof one);
+        step = "bind";
+        if (bind(fd, ai->ai_addr, ai->ai_addrlen) == 0) {
+            step = "listen";
+            if (listen(fd, backlog) == 0)
+                break;
+        }
+        why = errno;
+        close(fd);
+        fd = -1;
+    }
+    freeaddrinfo(res);
+    if (fd < 0)
+        return set_error(err, err_size, "cannot listen on %s:%s: %s: %s", host, port, step,
+                         strerror(why));
+    return fd;
+}
+
+int socket_local_address(int fd, char *text, size_t size)
+{
+    struct sockaddr_storage a;
+    socklen_t len = sizeof a;
+    char host[NI_MAXHOST], port[NI_MAXSERV];
+    if (getsockname(fd, (struct sockaddr *)&a, &len) != 0 ||
+        getnameinfo((struct sockaddr *)&a, len, host, sizeof host, port, sizeof port,
+                    NI_NUMERICHOST | NI_NUMERICSERV) != 0)
+        return -1;
+    snprintf(text, size, a.ss_family == AF_INET6 ? "[%s]:%s" : "%s:%s", host, port);
+    return 0;
+}
+
+int tcp_connect(const char *host, const char *port)
+{
+    struct addrinfo hints = {0}, *res;
+    hints.ai_family = AF_UNSPEC;
+    hints.ai_socktype = SOCK_STREAM;
     if (getaddrinfo(host, port, &hints, &res) != 0)
         return -1;
     int fd = -1;
-    for (ai = res; ai != NULL && fd < 0; ai = ai->ai_next) {
+    for (struct addrinfo *ai = res; ai != NULL && fd < 0; ai = ai->ai_next) {
         fd = socket(ai->ai_family, ai->ai_socktype | SOCK_CLOEXEC, ai->ai_protocol);
-        if (fd < 0)
-            continue;
-        int one = 1;
-        if (listening)
-            setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof one);
-        int ok = listening ? bind(fd, ai->ai_addr, ai->ai_addrlen) == 0
-                           : connect(fd, ai->ai_addr, ai->ai_addrlen) == 0;
-        if (!ok) {
+        if (fd >= 0 && connect(fd, ai->ai_addr, ai->ai_addrlen) != 0) {
             close(fd);
             fd = -1;
         }
     }
     freeaddrinfo(res);
-    return fd;
-}
-
-int tcp_listen(const char *host, const char *port, int backlog, char *err, size_t err_size)
-{
-    int fd = tcp_socket(host, port, 1);
-    if (fd < 0 || listen(fd, backlog) != 0) {
-        snprintf(err, err_size, "cannot listen on %s:%s: %s", host, port, strerror(errno));
-        if (fd >= 0)
-            close(fd);
-        return -1;
-    }
-    return fd;
-}
-
-int tcp_connect(const char *host, const char *port)
-{
-    int fd = tcp_socket(host, port, 0);
     if (fd >= 0)
         tcp_no_delay(fd);
     return fd;

@@ -28,6 +28,9 @@ int write_all(int fd, struct iovec *iov, int iovcnt, uint64_t deadline_ns);
 struct byte_link {
     int (*read_exact)(void *ctx, void *buf, size_t n, uint64_t deadline_ns);
     int (*write_all)(void *ctx, struct iovec *iov, int iovcnt, uint64_t deadline_ns);
+    /* 1 when the peer has certainly gone (hung up, died); 0 otherwise.
+     * Never waits: a long computation asks it between pieces of work. */
+    int (*peer_gone)(void *ctx);
     void *ctx;                 /* the transport's own state */
 };
 struct fd_pair {
@@ -42,8 +45,11 @@ struct byte_link fd_link(struct fd_pair *fds);
 int unix_listen(const char *path, int backlog, char *err, size_t err_size);
 int unix_connect(const char *path);
 
-/* Listens on host:port (TCP_NODELAY on accepted sockets is the caller's). */
+/* Listens on host:port (TCP_NODELAY on accepted sockets is the caller's).
+ * A failure says why: the resolver's message, or which call failed. */
 int tcp_listen(const char *host, const char *port, int backlog, char *err, size_t err_size);
+/* The socket's own address as "HOST:PORT" ("[HOST]:PORT" for IPv6); 0 or -1. */
+int socket_local_address(int fd, char *text, size_t size);
 int tcp_connect(const char *host, const char *port);
 /* Sends small frames at once instead of waiting to fill a packet. */
 void tcp_no_delay(int fd);

@@ -7,55 +7,23 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <linux/futex.h>
-#include <stdarg.h>
+#include <poll.h>
+#include <pthread.h>
 #include <stdatomic.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
+#include <sys/sysmacros.h>
 #include <time.h>
 #include <unistd.h>
 
+#include "wire/error.h"
 #include "wire/netio.h"
 #include "wire/shm_ring.h"
 #include "wire/timing.h"
 
-/* Two cache lines: some x86 processors fetch lines in adjacent pairs. */
-#define SHM_LINE 128
-
-struct shm_ring {
-    /* The producer's block: written on every publish. */
-    _Alignas(SHM_LINE) _Atomic uint64_t head;      /* bytes ever written */
-    _Atomic uint32_t data_seq;                     /* futex word: data for a sleeping consumer */
-    /* The consumer's block: written on every read. */
-    _Alignas(SHM_LINE) _Atomic uint64_t tail;      /* bytes ever read */
-    _Atomic uint32_t space_seq;                    /* futex word: room for a sleeping producer */
-    /* Written only on going to sleep and waking: cheap for the other side to read. */
-    _Alignas(SHM_LINE) _Atomic uint32_t consumer_sleeping;
-    _Alignas(SHM_LINE) _Atomic uint32_t producer_sleeping;
-};
-
-/* The client word: free, the attached client's pid, or "it has left". */
-enum { SHM_FREE = 0, SHM_CLIENT_LEFT = -1 };
-
-struct shm_segment {
-    uint64_t magic;
-    uint32_t version;
-    uint32_t ring_bytes;
-    _Atomic uint32_t ready;            /* set last, when everything else is in place */
-    _Atomic int32_t engine_pid;        /* 0 once the engine has stopped */
-    _Atomic int32_t client;            /* SHM_FREE, a pid, or SHM_CLIENT_LEFT */
-    _Atomic uint32_t engine_closed;    /* the engine has ended this client's session */
-    _Atomic uint32_t attach_seq;       /* futex word the engine sleeps on between clients */
-    struct shm_ring requests;          /* client to engine */
-    struct shm_ring replies;           /* engine to client */
-};
-
-#define SHM_MAGIC 0x6970637461785368ull        /* "ipctaxSh" */
-#define SHM_VERSION 1u
-/* The rings' bytes start on the first page boundary after the control block. */
-#define SHM_DATA_OFFSET ((sizeof(struct shm_segment) + 4095) / 4096 * 4096)
 _Static_assert(ATOMIC_LLONG_LOCK_FREE == 2 && ATOMIC_INT_LOCK_FREE == 2,
                "shared-memory atomics must be lock-free to work between processes");
 _Static_assert(sizeof(_Atomic uint32_t) == 4, "a futex word is 32 bits");
@@ -72,11 +40,13 @@ static void bind_side(struct shm_channel *ch, int is_engine)
     ch->out_data = is_engine ? replies : requests;
 }
 
-/* Sleeps while *word == expected, at most timeout_ns; a signal also ends it. */
-static void futex_wait(_Atomic uint32_t *word, uint32_t expected, uint64_t timeout_ns)
+/* Sleeps while *word == expected, at most timeout_ns; a signal also ends
+ * it, and then 1 is returned (0 otherwise). */
+static int futex_wait(_Atomic uint32_t *word, uint32_t expected, uint64_t timeout_ns)
 {
     struct timespec ts = {(time_t)(timeout_ns / 1000000000u), (long)(timeout_ns % 1000000000u)};
-    syscall(SYS_futex, (uint32_t *)word, FUTEX_WAIT, expected, &ts, NULL, 0);
+    long r = syscall(SYS_futex, (uint32_t *)word, FUTEX_WAIT, expected, &ts, NULL, 0);
+    return r != 0 && errno == EINTR;
 }
 
 /* Changes the word, then wakes whoever sleeps on it. */
@@ -99,26 +69,84 @@ static inline void cpu_relax(void)
 enum { SHM_SPINS_PER_LOOK = 256 };                 /* polls between looks at the clock */
 #define SHM_CHECK_NS 10000000ull                   /* 10 ms: longest sleep without a check */
 #define SHM_SPIN_PATIENCE_NS 100000000ull          /* 100 ms of spinning, then sleep */
+#define SHM_LEAVE_NS 1000000000ull                 /* 1 s for a client to leave */
 
 static int alive(pid_t pid)
 {
-    return pid > 0 && (kill(pid, 0) == 0 || errno == EPERM);
+    return pid > 0 && kill(pid, 0) == 0;
+}
+
+/* Whether process pid maps the segment open as fd (its device and inode are
+ * in /proc/PID/maps); when /proc cannot tell, it is taken to. */
+static int maps_segment(pid_t pid, int fd)
+{
+    char path[64], line[512];
+    struct stat st;
+    snprintf(path, sizeof path, "/proc/%d/maps", (int)pid);
+    FILE *f = fd >= 0 && fstat(fd, &st) == 0 ? fopen(path, "r") : NULL;
+    if (f == NULL)
+        return 1;
+    int found = 0;
+    while (!found && fgets(line, sizeof line, f) != NULL) {
+        unsigned major, minor;
+        unsigned long long inode;
+        if (sscanf(line, "%*s %*s %*s %x:%x %llu", &major, &minor, &inode) == 3)
+            found = inode == (unsigned long long)st.st_ino && major == major(st.st_dev) &&
+                    minor == minor(st.st_dev);
+    }
+    fclose(f);
+    return found;
+}
+
+static void write_header(struct shm_channel *ch);    /* below: the engine's own words */
+
+/* Engine: puts back the header words it owns if anyone changed them. */
+static void reassert_header(struct shm_channel *ch)
+{
+    const struct shm_segment *seg = ch->seg;
+    if (atomic_load(&seg->engine_pid) != (int32_t)getpid() || seg->magic != SHM_MAGIC ||
+        seg->version != SHM_VERSION || seg->ring_bytes != ch->capacity ||
+        !atomic_load(&seg->ready))
+        write_header(ch);
+}
+
+static int mapping_damaged(const struct shm_channel *ch);   /* below: a shrunk segment */
+static int segment_damaged(const struct shm_channel *ch);
+
+/* Whether the engine has been told to stop: a byte waits in its stop pipe
+ * (left there, for every other wait to see too). */
+static int stop_requested(const struct shm_channel *ch)
+{
+    struct pollfd p = {ch->stop_fd, POLLIN, 0};
+    return ch->stop_fd >= 0 && poll(&p, 1, 0) > 0;
 }
 
 /* 0 while the session goes on; -1 with errno EPIPE when the peer has left
- * or died, or EINTR when the engine has been told to stop. */
+ * or died, EIO when the segment was damaged, or EINTR when the engine has
+ * been told to stop. The shared words
+ * are read on every call; the kernel is asked (about the peer, and about
+ * the stop pipe) at most every SHM_CHECK_NS. */
 static int session_over(struct shm_channel *ch, uint64_t now)
 {
     struct shm_segment *seg = ch->seg;
-    if (ch->stop != NULL && *ch->stop) {
-        errno = EINTR;
+    if (mapping_damaged(ch)) {
+        errno = EIO;                   /* the segment shrank under us (below) */
         return -1;
     }
-    int gone = ch->is_engine
-        ? atomic_load(&seg->client) != ch->peer
-        : atomic_load(&seg->engine_pid) != ch->peer || atomic_load(&seg->engine_closed);
+    int gone = ch->is_engine ? atomic_load(&seg->client) != ch->peer
+                             : atomic_load(&seg->engine_closed) != 0;
     if (!gone && now >= ch->next_liveness_ns) {
         ch->next_liveness_ns = now + SHM_CHECK_NS;
+        if (stop_requested(ch)) {
+            errno = EINTR;
+            return -1;
+        }
+        if (ch->is_engine && segment_damaged(ch)) {
+            errno = EIO;               /* shrunk where nothing has touched it yet */
+            return -1;
+        }
+        if (ch->is_engine)
+            reassert_header(ch);
         gone = !alive(ch->peer);
     }
     if (gone)
@@ -134,16 +162,19 @@ static void wake_if_sleeping(_Atomic uint32_t *sleeping, _Atomic uint32_t *seq)
         futex_bump(seq);
 }
 
-/* Sleeps on seq for at most timeout_ns unless *word has moved from seen. */
-static void sleep_unless_moved(_Atomic uint64_t *word, uint64_t seen, _Atomic uint32_t *seq,
-                               _Atomic uint32_t *sleeping, uint64_t timeout_ns)
+/* Sleeps on seq for at most timeout_ns unless *word has moved from seen;
+ * 1 when a signal ended the sleep. */
+static int sleep_unless_moved(_Atomic uint64_t *word, uint64_t seen, _Atomic uint32_t *seq,
+                              _Atomic uint32_t *sleeping, uint64_t timeout_ns)
 {
+    int interrupted = 0;
     uint32_t ticket = atomic_load_explicit(seq, memory_order_acquire);
     atomic_store_explicit(sleeping, 1, memory_order_relaxed);
     atomic_thread_fence(memory_order_seq_cst);
     if (atomic_load_explicit(word, memory_order_relaxed) == seen)
-        futex_wait(seq, ticket, timeout_ns);
+        interrupted = futex_wait(seq, ticket, timeout_ns);
     atomic_store_explicit(sleeping, 0, memory_order_relaxed);
+    return interrupted;
 }
 /* How long a futex sleep may last: until the next check, or the deadline if sooner. */
 static uint64_t nap_before(uint64_t deadline_ns)
@@ -163,6 +194,7 @@ static int await_move(struct shm_channel *ch, _Atomic uint64_t *word, uint64_t s
     int spinning = ch->wait == SHM_WAIT_SPIN;
     uint64_t spin_until = 0;
     for (;;) {
+        int interrupted = 0;
         if (spinning) {
             for (int i = 0; i < SHM_SPINS_PER_LOOK; i++) {
                 if (atomic_load_explicit(word, memory_order_acquire) != seen)
@@ -170,7 +202,7 @@ static int await_move(struct shm_channel *ch, _Atomic uint64_t *word, uint64_t s
                 cpu_relax();
             }
         } else {
-            sleep_unless_moved(word, seen, seq, sleeping, nap_before(deadline_ns));
+            interrupted = sleep_unless_moved(word, seen, seq, sleeping, nap_before(deadline_ns));
         }
         if (atomic_load_explicit(word, memory_order_acquire) != seen)
             return 0;
@@ -179,6 +211,8 @@ static int await_move(struct shm_channel *ch, _Atomic uint64_t *word, uint64_t s
             spin_until = now + SHM_SPIN_PATIENCE_NS;    /* patience runs from the first look */
         else if (now >= spin_until)
             spinning = 0;
+        if (interrupted)
+            ch->next_liveness_ns = 0;                   /* a signal: look at the stop pipe now */
         if (session_over(ch, now) != 0)   /* bytes written just before leaving still count */
             return atomic_load_explicit(word, memory_order_acquire) != seen ? 0 : -1;
         if (deadline_ns != NO_DEADLINE && now >= deadline_ns) {
@@ -299,20 +333,107 @@ static int shm_link_write(void *ctx, struct iovec *iov, int iovcnt, uint64_t dea
     return shm_write_all(ctx, iov, iovcnt, deadline_ns);
 }
 
-struct byte_link shm_link(struct shm_channel *ch)
+/* The peer has gone when the session is over (it left, died, or the
+ * engine is stopping); the kernel is asked at most every SHM_CHECK_NS. */
+static int shm_link_peer_gone(void *ctx)
 {
-    return (struct byte_link){shm_link_read, shm_link_write, ch};
+    return session_over(ctx, clock_ns()) != 0;
 }
 
-/* Sets errno and a message; returns -1. */
-static int fail(char *err, size_t err_size, int code, const char *fmt, ...)
+struct byte_link shm_link(struct shm_channel *ch)
 {
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(err, err_size, fmt, ap);
-    va_end(ap);
-    errno = code;
+    return (struct byte_link){shm_link_read, shm_link_write, shm_link_peer_gone, ch};
+}
+
+/* Every mapping of a segment in this process, for the SIGBUS handler. Slots
+ * are claimed and given back by ordinary code; the handler only reads. */
+enum { SHM_MAX_GUARDED = 64 };
+
+static struct {
+    _Atomic uintptr_t base;        /* 0: free; 1: being claimed */
+    _Atomic size_t len;
+    _Atomic int damaged;           /* its file shrank under it */
+} guarded[SHM_MAX_GUARDED];
+
+static struct sigaction sigbus_before;     /* what SIGBUS did before ours */
+
+static void on_sigbus(int sig, siginfo_t *info, void *context)
+{
+    uintptr_t at = (uintptr_t)info->si_addr;
+    for (int i = 0; i < SHM_MAX_GUARDED; i++) {
+        uintptr_t base = atomic_load(&guarded[i].base);
+        size_t len = atomic_load(&guarded[i].len);
+        if (base > 1 && at - base < len &&
+            mmap((void *)base, len, PROT_READ | PROT_WRITE,
+                 MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED, -1, 0) != MAP_FAILED) {
+            atomic_store(&guarded[i].damaged, 1);
+            return;                            /* the access is made again, on zeros */
+        }
+    }
+    if (sigbus_before.sa_flags & SA_SIGINFO)
+        sigbus_before.sa_sigaction(sig, info, context);
+    else if (sigbus_before.sa_handler != SIG_DFL && sigbus_before.sa_handler != SIG_IGN)
+        sigbus_before.sa_handler(sig);
+    else
+        sigaction(SIGBUS, &(struct sigaction){.sa_handler = SIG_DFL}, NULL);
+}
+
+/* Puts the handler in place unless it is there already: someone else (a
+ * test framework, say) may have replaced it since the last mapping, and
+ * whatever they installed becomes the handler for faults that are not ours. */
+static void install_sigbus_handler(void)
+{
+    static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
+    struct sigaction now, sa;
+    pthread_mutex_lock(&lock);
+    if (sigaction(SIGBUS, NULL, &now) == 0 &&
+        !((now.sa_flags & SA_SIGINFO) && now.sa_sigaction == on_sigbus)) {
+        memset(&sa, 0, sizeof sa);
+        sa.sa_sigaction = on_sigbus;
+        sa.sa_flags = SA_SIGINFO;
+        sigemptyset(&sa.sa_mask);
+        sigbus_before = now;
+        sigaction(SIGBUS, &sa, NULL);
+    }
+    pthread_mutex_unlock(&lock);
+}
+
+/* Registers a mapping; its slot, or -1 when every slot is taken. */
+static int guard_mapping(void *base, size_t len)
+{
+    install_sigbus_handler();
+    for (int i = 0; i < SHM_MAX_GUARDED; i++) {
+        uintptr_t free_slot = 0;
+        if (atomic_compare_exchange_strong(&guarded[i].base, &free_slot, 1)) {
+            atomic_store(&guarded[i].damaged, 0);
+            atomic_store(&guarded[i].len, len);
+            atomic_store(&guarded[i].base, (uintptr_t)base);
+            return i;
+        }
+    }
     return -1;
+}
+
+static void unguard_mapping(int slot)
+{
+    if (slot < 0)
+        return;
+    atomic_store(&guarded[slot].base, 0);          /* first: the handler stops matching */
+    atomic_store(&guarded[slot].len, 0);
+}
+
+static int mapping_damaged(const struct shm_channel *ch)
+{
+    return ch->guard >= 0 && atomic_load(&guarded[ch->guard].damaged);
+}
+
+/* Engine: the segment is not the one it made (its mapping took a fault, or
+ * its file's size is no longer the mapping's). */
+static int segment_damaged(const struct shm_channel *ch)
+{
+    struct stat st;
+    return mapping_damaged(ch) ||
+           (ch->fd >= 0 && fstat(ch->fd, &st) == 0 && (size_t)st.st_size != ch->map_bytes);
 }
 
 /* "name" or "/name" to "/name": one component, as shm_open wants. */
@@ -327,116 +448,214 @@ static int normalize_name(char out[SHM_NAME_SIZE], const char *name)
 
 enum segment_state { SEGMENT_STALE, SEGMENT_LIVE, SEGMENT_FOREIGN };
 
-/* What occupies a taken name. */
+/* What occupies a taken name. Its header is read, not mapped: a file that
+ * shrinks under a read gives a short read, not SIGBUS. */
 static enum segment_state probe_segment(const char *name)
 {
-    struct stat st;
-    enum segment_state state = SEGMENT_STALE;
+    struct shm_segment header;
     int fd = shm_open(name, O_RDONLY, 0);
     if (fd < 0)
-        return state;
-    if (fstat(fd, &st) == 0 && (size_t)st.st_size >= sizeof(struct shm_segment)) {
-        struct shm_segment *seg = mmap(NULL, sizeof *seg, PROT_READ, MAP_SHARED, fd, 0);
-        if (seg != MAP_FAILED) {
-            if (seg->magic != SHM_MAGIC)
-                state = SEGMENT_FOREIGN;
-            else if (alive(atomic_load(&seg->engine_pid)))
-                state = SEGMENT_LIVE;
-            munmap(seg, sizeof *seg);
-        }
-    } else if (fstat(fd, &st) == 0 && st.st_size > 0) {
-        state = SEGMENT_FOREIGN;           /* too small to be ours, but not empty */
-    }
+        return SEGMENT_STALE;
+    ssize_t n = pread(fd, &header, sizeof header, 0);
     close(fd);
-    return state;
+    if (n == 0)
+        return SEGMENT_STALE;              /* empty: a creation that never finished */
+    if (n != (ssize_t)sizeof header || header.magic != SHM_MAGIC)
+        return SEGMENT_FOREIGN;
+    return alive(atomic_load(&header.engine_pid)) ? SEGMENT_LIVE : SEGMENT_STALE;
+}
+
+/* The header words the engine owns, as it writes them: the ready flag last. */
+static void write_header(struct shm_channel *ch)
+{
+    atomic_store(&ch->seg->engine_pid, (int32_t)getpid());
+    ch->seg->magic = SHM_MAGIC;
+    ch->seg->version = SHM_VERSION;
+    ch->seg->ring_bytes = (uint32_t)ch->capacity;
+    atomic_store_explicit(&ch->seg->ready, 1, memory_order_release);
+}
+
+/* Engine: creates ch->name anew (O_EXCL), sizes it, maps it and writes its
+ * header. 0, or -1 with errno and a message. */
+static int map_new_segment(struct shm_channel *ch, char *err, size_t err_size)
+{
+    size_t size = SHM_DATA_OFFSET + 2 * (size_t)ch->capacity;
+    int fd = shm_open(ch->name, O_RDWR | O_CREAT | O_EXCL, 0600);
+    if (fd < 0)
+        return set_error(err, err_size, "cannot create %s: %s", ch->name, strerror(errno));
+    void *p = ftruncate(fd, (off_t)size) == 0
+        ? mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0) : MAP_FAILED;
+    int saved = errno, guard = p != MAP_FAILED ? guard_mapping(p, size) : -1;
+    if (guard < 0) {
+        if (p != MAP_FAILED) {
+            munmap(p, size);
+            saved = EMFILE;                        /* every guarded slot is in use */
+        }
+        close(fd);
+        shm_unlink(ch->name);
+        errno = saved;
+        return set_error(err, err_size, "cannot size or map %s: %s", ch->name, strerror(saved));
+    }
+    ch->seg = p;
+    ch->fd = fd;
+    ch->guard = guard;
+    ch->map_bytes = size;
+    bind_side(ch, 1);
+    write_header(ch);
+    return 0;
+}
+
+static void unmap_segment(struct shm_channel *ch)
+{
+    unguard_mapping(ch->guard);
+    munmap(ch->seg, ch->map_bytes);
+    if (ch->fd >= 0)
+        close(ch->fd);
+    ch->seg = NULL;
+    ch->fd = ch->guard = -1;
 }
 int shm_channel_create(struct shm_channel *ch, const char *name, size_t ring_bytes,
                        enum shm_wait wait, char *err, size_t err_size)
 {
     memset(ch, 0, sizeof *ch);
+    ch->stop_fd = ch->fd = ch->guard = -1;
     if (ring_bytes < SHM_MIN_RING_BYTES || ring_bytes > SHM_MAX_RING_BYTES ||
-        (ring_bytes & (ring_bytes - 1)) != 0)
-        return fail(err, err_size, EINVAL, "ring size %zu is not a power of two in %d..%d",
-                    ring_bytes, SHM_MIN_RING_BYTES, SHM_MAX_RING_BYTES);
-    if (normalize_name(ch->name, name) != 0)
-        return fail(err, err_size, EINVAL, "bad shared-memory name '%s'", name);
-    size_t size = SHM_DATA_OFFSET + 2 * ring_bytes;
-    int fd = shm_open(ch->name, O_RDWR | O_CREAT | O_EXCL, 0600);
-    if (fd < 0 && errno == EEXIST) {
-        enum segment_state state = probe_segment(ch->name);
-        if (state == SEGMENT_LIVE)
-            return fail(err, err_size, EADDRINUSE, "an engine is already serving %s", ch->name);
-        if (state == SEGMENT_FOREIGN)
-            return fail(err, err_size, EEXIST, "%s exists and is not an ipctax segment; "
-                        "not touching it", ch->name);
-        shm_unlink(ch->name);                  /* its engine is gone: the segment is stale */
-        fd = shm_open(ch->name, O_RDWR | O_CREAT | O_EXCL, 0600);
+        (ring_bytes & (ring_bytes - 1)) != 0) {
+        errno = EINVAL;
+        return set_error(err, err_size, "ring size %zu is not a power of two in %d..%d",
+                         ring_bytes, SHM_MIN_RING_BYTES, SHM_MAX_RING_BYTES);
     }
-    if (fd < 0)
-        return fail(err, err_size, errno, "cannot create %s: %s", ch->name, strerror(errno));
-    void *p = ftruncate(fd, (off_t)size) == 0
-        ? mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0) : MAP_FAILED;
-    int saved = errno;
-    close(fd);
-    if (p == MAP_FAILED) {
-        shm_unlink(ch->name);
-        return fail(err, err_size, saved, "cannot size or map %s: %s", ch->name, strerror(saved));
+    if (normalize_name(ch->name, name) != 0) {
+        errno = EINVAL;
+        return set_error(err, err_size, "bad shared-memory name '%s'", name);
     }
-    ch->seg = p;
-    ch->map_bytes = size;
     ch->capacity = ring_bytes;
     ch->wait = wait;
-    bind_side(ch, 1);
-    atomic_store(&ch->seg->engine_pid, (int32_t)getpid());
-    ch->seg->magic = SHM_MAGIC;
-    ch->seg->version = SHM_VERSION;
-    ch->seg->ring_bytes = (uint32_t)ring_bytes;
-    atomic_store_explicit(&ch->seg->ready, 1, memory_order_release);
+    if (map_new_segment(ch, err, err_size) == 0)
+        return 0;
+    if (errno != EEXIST)
+        return -1;
+    enum segment_state state = probe_segment(ch->name);
+    if (state == SEGMENT_LIVE) {
+        errno = EADDRINUSE;
+        return set_error(err, err_size, "an engine is already serving %s", ch->name);
+    }
+    if (state == SEGMENT_FOREIGN) {
+        errno = EEXIST;
+        return set_error(err, err_size, "%s exists and is not an ipctax segment; "
+                         "not touching it", ch->name);
+    }
+    shm_unlink(ch->name);                      /* its engine is gone: the segment is stale */
+    return map_new_segment(ch, err, err_size);
+}
+/* Engine: gives the segment up (marked closed for a client still in it) and
+ * maps a new one under the same name. 0, or -1 with errno and a message. */
+static int renew_segment(struct shm_channel *ch, char *err, size_t err_size)
+{
+    if (ch->seg != NULL) {
+        atomic_store(&ch->seg->engine_closed, 1);
+        futex_bump(&ch->seg->replies.data_seq);
+        futex_bump(&ch->seg->requests.space_seq);
+        unmap_segment(ch);
+        shm_unlink(ch->name);
+        ch->renewals++;
+    }
+    ch->head_seen = ch->tail_seen = 0;
+    return map_new_segment(ch, err, err_size);
+}
+/* Whether a mapped segment can be attached: 0 when it is ours (the client
+ * word is then this process's), or the errno value that says why not. */
+static int claim_segment(struct shm_segment *seg, size_t size, const char *name,
+                         char *err, size_t err_size)
+{
+    int32_t me = (int32_t)getpid(), expected = SHM_FREE;
+    uint32_t ring = seg->ring_bytes;
+    if (!atomic_load_explicit(&seg->ready, memory_order_acquire)) {
+        set_error(err, err_size, "%s is not ready", name);
+        return EAGAIN;
+    }
+    if (seg->magic != SHM_MAGIC || seg->version != SHM_VERSION) {
+        set_error(err, err_size, "%s is not an ipctax segment of version %u", name,
+                  SHM_VERSION);
+        return EPROTO;
+    }
+    if (ring < SHM_MIN_RING_BYTES || ring > SHM_MAX_RING_BYTES || (ring & (ring - 1)) != 0 ||
+        size != SHM_DATA_OFFSET + 2 * (size_t)ring) {
+        set_error(err, err_size, "%s has the wrong size (%zu bytes, for rings of %u): "
+                  "damaged, and about to be replaced", name, size, ring);
+        return EAGAIN;
+    }
+    int32_t engine = atomic_load(&seg->engine_pid);
+    if (engine == 0) {
+        set_error(err, err_size, "%s has no engine's pid just now", name);
+        return EAGAIN;                 /* stopping (then it goes), or its engine restores it */
+    }
+    if (!alive(engine)) {
+        set_error(err, err_size, "the engine of %s has stopped", name);
+        return ECONNREFUSED;
+    }
+    if (!atomic_compare_exchange_strong(&seg->client, &expected, me)) {
+        set_error(err, err_size, "%s is serving another client", name);
+        return EBUSY;
+    }
     return 0;
 }
+
+/* The file's size, or 0 when it cannot be learned. */
+static size_t file_size(int fd)
+{
+    struct stat st;
+    return fstat(fd, &st) == 0 && st.st_size > 0 ? (size_t)st.st_size : 0;
+}
+
 static int try_attach(struct shm_channel *ch, const char *name, enum shm_wait wait,
                       char *err, size_t err_size)
 {
-    struct stat st;
     memset(ch, 0, sizeof *ch);
-    if (normalize_name(ch->name, name) != 0)
-        return fail(err, err_size, EINVAL, "bad shared-memory name '%s'", name);
+    ch->stop_fd = ch->fd = ch->guard = -1;
+    if (normalize_name(ch->name, name) != 0) {
+        errno = EINVAL;
+        return set_error(err, err_size, "bad shared-memory name '%s'", name);
+    }
     int fd = shm_open(ch->name, O_RDWR, 0);
     if (fd < 0)
-        return fail(err, err_size, errno, "cannot open %s: %s", ch->name, strerror(errno));
-    if (fstat(fd, &st) != 0 || (size_t)st.st_size < SHM_DATA_OFFSET) {
+        return set_error(err, err_size, "cannot open %s: %s", ch->name, strerror(errno));
+    size_t size = file_size(fd);
+    if (size < SHM_DATA_OFFSET) {
         close(fd);
-        return fail(err, err_size, EAGAIN, "%s is not ready", ch->name);
+        errno = EAGAIN;
+        return set_error(err, err_size, "%s is not ready", ch->name);
     }
-    struct shm_segment *seg = mmap(NULL, (size_t)st.st_size, PROT_READ | PROT_WRITE,
-                                   MAP_SHARED, fd, 0);
-    int saved = errno;
-    close(fd);
-    if (seg == MAP_FAILED)
-        return fail(err, err_size, saved, "cannot map %s: %s", ch->name, strerror(saved));
-    int32_t engine = atomic_load(&seg->engine_pid), me = (int32_t)getpid(), expected = SHM_FREE;
-    int code = 0;
-    if (!atomic_load_explicit(&seg->ready, memory_order_acquire))
-        code = fail(err, err_size, EAGAIN, "%s is not ready", ch->name);
-    else if (seg->magic != SHM_MAGIC || seg->version != SHM_VERSION ||
-             (size_t)st.st_size != SHM_DATA_OFFSET + 2 * (size_t)seg->ring_bytes)
-        code = fail(err, err_size, EPROTO, "%s is not an ipctax segment of version %u",
-                    ch->name, SHM_VERSION);
-    else if (!alive(engine))
-        code = fail(err, err_size, ECONNREFUSED, "the engine of %s has stopped", ch->name);
-    else if (!atomic_compare_exchange_strong(&seg->client, &expected, me))
-        code = fail(err, err_size, EBUSY, "%s is serving another client", ch->name);
-    if (code != 0) {
-        saved = errno;
-        munmap(seg, (size_t)st.st_size);
+    struct shm_segment *seg = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+    if (seg == MAP_FAILED) {
+        int saved = errno;
+        close(fd);
         errno = saved;
+        return set_error(err, err_size, "cannot map %s: %s", ch->name, strerror(saved));
+    }
+    ch->guard = guard_mapping(seg, size);
+    int why = ch->guard >= 0 ? claim_segment(seg, size, ch->name, err, err_size) : EMFILE;
+    if (why == EMFILE)
+        set_error(err, err_size, "this process maps too many segments already");
+    if (why == 0 && file_size(fd) != size) {
+        atomic_store(&seg->client, SHM_CLIENT_LEFT);   /* give the claim back: it shrank */
+        futex_bump(&seg->attach_seq);
+        set_error(err, err_size, "%s changed size while being attached", ch->name);
+        why = EAGAIN;
+    }
+    close(fd);
+    if (why != 0) {
+        unguard_mapping(ch->guard);
+        munmap(seg, size);
+        ch->guard = -1;
+        errno = why;
         return -1;
     }
     ch->seg = seg;
-    ch->map_bytes = (size_t)st.st_size;
+    ch->map_bytes = size;
     ch->capacity = seg->ring_bytes;
     ch->wait = wait;
-    ch->peer = engine;
+    ch->peer = atomic_load(&seg->engine_pid);
     bind_side(ch, 0);
     ch->head_seen = atomic_load(&ch->in->head);
     ch->tail_seen = atomic_load(&ch->out->tail);
@@ -478,39 +697,61 @@ static void empty_and_free(struct shm_channel *ch)
 
 int shm_channel_accept(struct shm_channel *ch)
 {
-    struct shm_segment *seg = ch->seg;
+    char err[256];
     for (;;) {
+        if (stop_requested(ch)) {
+            errno = EINTR;
+            return -1;
+        }
+        if ((ch->seg == NULL || segment_damaged(ch)) && renew_segment(ch, err, sizeof err) != 0)
+            return -1;
+        struct shm_segment *seg = ch->seg;
+        reassert_header(ch);
         uint32_t ticket = atomic_load(&seg->attach_seq);
         int32_t client = atomic_load(&seg->client);
-        if (ch->stop != NULL && *ch->stop)
-            return -1;
-        if (client > 0) {
+        if (client > 0 && segment_damaged(ch))
+            continue;                          /* shrunk as it attached: renewed above */
+        if (client > 0 && alive(client) && maps_segment(client, ch->fd)) {
             ch->peer = client;
             ch->next_liveness_ns = 0;
             ch->head_seen = ch->tail_seen = 0;
             return 0;
         }
-        if (client == SHM_CLIENT_LEFT)
-            empty_and_free(ch);                /* it came and went before we looked */
+        if (client != SHM_FREE)
+            empty_and_free(ch);                /* it came and went, or was never there */
         else
             futex_wait(&seg->attach_seq, ticket, SHM_CHECK_NS);
     }
 }
 void shm_channel_release(struct shm_channel *ch)
 {
+    char err[256];
     struct shm_segment *seg = ch->seg;
+    if (segment_damaged(ch)) {
+        renew_segment(ch, err, sizeof err);    /* on failure, accept tries again */
+        return;
+    }
     atomic_store(&seg->engine_closed, 1);
     futex_bump(&seg->replies.data_seq);        /* a client waiting for a reply */
     futex_bump(&seg->requests.space_seq);      /* or for room for its request */
+    uint64_t deadline = clock_ns() + SHM_LEAVE_NS;
     for (;;) {
         uint32_t ticket = atomic_load(&seg->attach_seq);
-        if (atomic_load(&seg->client) != ch->peer || !alive(ch->peer))
-            break;
-        if (ch->stop != NULL && *ch->stop)
+        int32_t client = atomic_load(&seg->client);
+        if (client == SHM_CLIENT_LEFT || (client == ch->peer && !alive(ch->peer))) {
+            empty_and_free(ch);                /* gone: the segment serves the next one */
             return;
-        futex_wait(&seg->attach_seq, ticket, SHM_CHECK_NS);
+        }
+        if (stop_requested(ch))
+            return;
+        uint64_t now = clock_ns();
+        if (client != ch->peer || now >= deadline) {
+            renew_segment(ch, err, sizeof err);    /* on failure, accept tries again */
+            return;
+        }
+        futex_wait(&seg->attach_seq, ticket, deadline - now < SHM_CHECK_NS ? deadline - now
+                                                                            : SHM_CHECK_NS);
     }
-    empty_and_free(ch);
 }
 
 void shm_channel_destroy(struct shm_channel *ch)
@@ -518,11 +759,13 @@ void shm_channel_destroy(struct shm_channel *ch)
     if (ch->seg == NULL)
         return;
     atomic_store(&ch->seg->engine_pid, 0);
+    atomic_store(&ch->seg->engine_closed, 1);
     futex_bump(&ch->seg->replies.data_seq);
     futex_bump(&ch->seg->requests.space_seq);
     shm_unlink(ch->name);
-    munmap(ch->seg, ch->map_bytes);
+    unmap_segment(ch);
     memset(ch, 0, sizeof *ch);
+    ch->stop_fd = ch->fd = ch->guard = -1;
 }
 void shm_channel_detach(struct shm_channel *ch)
 {
@@ -534,8 +777,9 @@ void shm_channel_detach(struct shm_channel *ch)
         futex_bump(&ch->seg->replies.space_seq);
         futex_bump(&ch->seg->attach_seq);
     }
-    munmap(ch->seg, ch->map_bytes);
+    unmap_segment(ch);
     memset(ch, 0, sizeof *ch);
+    ch->stop_fd = ch->fd = ch->guard = -1;
 }
 
 int shm_wait_parse(const char *text, enum shm_wait *mode)

@@ -9,6 +9,7 @@
 #define IPCTAX_SHM_RING_H
 
 #include <signal.h>
+#include <stdatomic.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <sys/types.h>
@@ -33,8 +34,42 @@ enum {
     SHM_NAME_SIZE = 128,                   /* "/name" and its NUL */
 };
 
-struct shm_segment;                /* the shared layout, private to shm_ring.c */
-struct shm_ring;
+/* Two cache lines: some x86 processors fetch lines in adjacent pairs. */
+#define SHM_LINE 128
+
+struct shm_ring {
+    /* The producer's block: written on every publish. */
+    _Alignas(SHM_LINE) _Atomic uint64_t head;      /* bytes ever written */
+    _Atomic uint32_t data_seq;                     /* futex word: data for a sleeping consumer */
+    /* The consumer's block: written on every read. */
+    _Alignas(SHM_LINE) _Atomic uint64_t tail;      /* bytes ever read */
+    _Atomic uint32_t space_seq;                    /* futex word: room for a sleeping producer */
+    /* Written only on going to sleep and waking: cheap for the other side to read. */
+    _Alignas(SHM_LINE) _Atomic uint32_t consumer_sleeping;
+    _Alignas(SHM_LINE) _Atomic uint32_t producer_sleeping;
+};
+
+/* The client word: free, the attached client's pid, or "it has left". */
+enum { SHM_FREE = 0, SHM_CLIENT_LEFT = -1 };
+
+struct shm_segment {
+    uint64_t magic;
+    uint32_t version;
+    uint32_t ring_bytes;
+    _Atomic uint32_t ready;            /* set last, when everything else is in place */
+    _Atomic int32_t engine_pid;        /* 0 once the engine has stopped */
+    _Atomic int32_t client;            /* SHM_FREE, a pid, or SHM_CLIENT_LEFT */
+    _Atomic uint32_t engine_closed;    /* the engine has ended this client's session */
+    _Atomic uint32_t attach_seq;       /* futex word the engine sleeps on between clients */
+    struct shm_ring requests;          /* client to engine */
+    struct shm_ring replies;           /* engine to client */
+};
+
+#define SHM_MAGIC 0x6970637461785368ull        /* "ipctaxSh" */
+#define SHM_VERSION 1u
+/* The rings' bytes start on the first page boundary after the control block. */
+#define SHM_DATA_OFFSET ((sizeof(struct shm_segment) + 4095) / 4096 * 4096)
+
 
 /* One process's view of a channel. */
 struct shm_channel {
@@ -49,7 +84,10 @@ struct shm_channel {
     int is_engine;
     pid_t peer;                    /* the process on the other side */
     uint64_t next_liveness_ns;     /* when to ask the kernel about the peer again */
-    const volatile sig_atomic_t *stop;   /* engine: set by SIGTERM; NULL elsewhere */
+    int stop_fd;                   /* engine: readable once told to stop; -1 elsewhere */
+    int fd;                        /* engine: the segment, to look at its size; else -1 */
+    int guard;                     /* the mapping's slot for the SIGBUS handler, or -1 */
+    unsigned renewals;             /* engine: segments replaced after damage (for the log) */
     char name[SHM_NAME_SIZE];
 };
 
@@ -58,7 +96,10 @@ struct shm_channel {
  * Returns 0, or -1 with a message in err. */
 int shm_channel_create(struct shm_channel *ch, const char *name, size_t ring_bytes,
                        enum shm_wait wait, char *err, size_t err_size);
-/* Engine: sleeps until a client attaches (0), or until *ch->stop is set (-1). */
+/* Engine: sleeps until a client attaches (0), or until ch->stop_fd becomes
+ * readable (-1, errno EINTR): the engine's stop pipe, which its signal
+ * handler writes. A segment found damaged is replaced first (-1 with errno
+ * when that fails). */
 int shm_channel_accept(struct shm_channel *ch);
 /* Engine: ends the session, waits for the client to leave (or die), and
  * empties the rings for the next client. */

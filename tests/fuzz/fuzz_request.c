@@ -49,13 +49,16 @@
 
 /*
  * The engine under fuzzing is configured as the real one, except that its
- * maximum frame is 64 KiB instead of 16 MiB, so that every limit that
- * depends on it is within reach of inputs of a few kilobytes.
+ * maximum frame is 64 KiB instead of 16 MiB and its --max-work 2^22 steps
+ * instead of 5e10, so that every limit is within reach of inputs of a few
+ * kilobytes (and no input asks for more than a few milliseconds of work).
  */
 enum { FUZZ_MAX_FRAME = 64 * 1024 };
+#define FUZZ_MAX_WORK (1ull << 22)
 
 static const struct engine_config FUZZ_CONFIG = {
     .max_frame = FUZZ_MAX_FRAME,
+    .max_work = FUZZ_MAX_WORK,
     .sweep = sweep_naive_in,
     .idle_timeout_ms = 0,          /* memfds never block: no deadline is needed */
     .frame_timeout_ms = 0,
@@ -128,7 +131,7 @@ static void check_decode(const uint8_t *body, size_t len)
         check_message(err, sizeof err, "request_decode");
         return;
     }
-    if (req.opcode >= OPCODE_COUNT || request_body_size(req.n_bars, req.n_combos) != len)
+    if (request_body_size(req.n_bars, req.n_combos) != len)
         fuzz_fail("request_decode accepted opcode %u, %u bars, %u combos in %zu bytes",
                   req.opcode, req.n_bars, req.n_combos, len);
     /* Decoding then encoding gives back the same bytes. */
@@ -139,7 +142,10 @@ static void check_decode(const uint8_t *body, size_t len)
         abort();
     le_get_f64s(close, req.close, req.n_bars);
     request_params(&req, params);
-    request_encode(again, (enum opcode)req.opcode, close, req.n_bars, params, req.n_combos);
+    if (req.opcode != (body[0] & ~OP_TIMED) || req.timed != ((body[0] & OP_TIMED) != 0))
+        fuzz_fail("opcode byte 0x%02x decoded as %u, timed %d", body[0], req.opcode, req.timed);
+    request_encode(again, (enum opcode)(req.opcode | (req.timed ? OP_TIMED : 0)), close,
+                   req.n_bars, params, req.n_combos);
     if (memcmp(again, body, len) != 0)
         fuzz_fail("a decoded request of %zu bytes re-encodes differently", len);
     free(close);
@@ -235,12 +241,12 @@ static uint64_t connection_bound_with_json(size_t largest_body, size_t largest_j
 
 static uint64_t connection_bytes(const struct connection *c)
 {
-    const struct grow_buffer *all[] = {&c->body, &c->close, &c->params, &c->results, &c->out};
+    const struct buffer *all[] = {&c->body, &c->close, &c->params, &c->results, &c->out};
     uint64_t bytes = 0;
     for (size_t i = 0; i < sizeof all / sizeof all[0]; i++)
         bytes += all[i]->cap;
     bytes += 6 * sizeof(double) * (uint64_t)c->workspace.capacity;
-    bytes += (uint64_t)c->loaded_bars * sizeof(double);
+    bytes += c->loaded.cap;
     if (c->json_reply != NULL)
         bytes += strlen(c->json_reply) + 1;
     return bytes;
@@ -282,15 +288,53 @@ static void check_sweep_reply(const uint8_t *reply, size_t len, const double *cl
     free(got);
 }
 
+/* Whether a request of this opcode may carry these counts (the listing of
+ * paper/50-protocol.md and paper/80-stateful.md); an unknown opcode may not. */
+static int model_shape_ok(const struct request_view *req)
+{
+    uint32_t bars = req->n_bars, combos = req->n_combos;
+    switch (req->opcode) {
+    case OP_SWEEP: return bars >= 1;
+    case OP_ECHO: return 1;
+    case OP_LOAD: return bars >= 1 && combos == 0;
+    case OP_SWEEP_LOADED: return bars == 0;
+    case OP_OPEN_STREAM: return bars == 0 && combos >= 1;
+    case OP_BAR: return bars == 1 && combos == 0;
+    case OP_CLOSE_STREAM: return bars == 0 && combos == 0;
+    default: return 0;
+    }
+}
+
+/* Window-bar steps of a sweep, from the definition of paper/55-engine.md:
+ * n_bars times each combination's seven windows (saturating). */
+static uint64_t model_work(const struct combo_params *p, uint32_t n, uint64_t n_bars)
+{
+    uint64_t total = 0;
+    for (uint32_t k = 0; k < n; k++) {
+        uint64_t w = (uint64_t)(p[k].h_half + p[k].h_len + p[k].h_sqrt + p[k].t_third +
+                                p[k].t_half + 2 * p[k].t_len) * n_bars;
+        total = w > UINT64_MAX - total ? UINT64_MAX : total + w;
+    }
+    return total;
+}
+
 /* Whether the model expects the engine to answer (1) or refuse (0). */
 static int model_expects_answer(const struct model *m, const struct request_view *req,
                                 const struct combo_params *params)
 {
+    if (!model_shape_ok(req))
+        return 0;
     switch (req->opcode) {
+    case OP_SWEEP:
+        return windows_within(params, req->n_combos, req->n_bars) &&
+               model_work(params, req->n_combos, req->n_bars) <= FUZZ_MAX_WORK;
     case OP_SWEEP_LOADED:
-        return m->has_loaded && windows_within(params, req->n_combos, m->loaded_bars);
+        return m->has_loaded && windows_within(params, req->n_combos, m->loaded_bars) &&
+               model_work(params, req->n_combos, m->loaded_bars) <= FUZZ_MAX_WORK;
     case OP_OPEN_STREAM:
-        return model_stream_bytes(params, req->n_combos) <= stream_budget();
+        return windows_within(params, req->n_combos, MAX_STREAM_WINDOW) &&
+               model_stream_bytes(params, req->n_combos) <= stream_budget() &&
+               model_work(params, req->n_combos, 1) <= FUZZ_MAX_WORK;
     case OP_BAR:
     case OP_CLOSE_STREAM:
         return m->streaming;
@@ -366,14 +410,19 @@ static void model_answered(struct model *m, const struct request_view *req,
     free(close);
 }
 
-/* An answered JSON request: its reply must be the sweep it asked for. */
-static void check_json_answer(const uint8_t *body, size_t len, const uint8_t *reply,
-                              size_t reply_len)
+/* An answered JSON request: its reply must be the sweep it asked for; the
+ * connection must know whether it asked to be timed. Returns that. */
+static int check_json_answer(const uint8_t *body, size_t len, const uint8_t *reply,
+                             size_t reply_len, const struct connection *c)
 {
     struct json_request req;
     char err[512];
     if (json_request_decode((const char *)body, len, &req, err, sizeof err) != 0)
         fuzz_fail("a JSON request was answered but does not decode: %s", err);
+    if (c->timed != req.timed || !c->reply_is_json)
+        fuzz_fail("a JSON request that %s asked for timing was taken for one that %s",
+                  req.timed ? "" : "has not", c->timed ? "did" : "did not");
+    int timed = req.timed;
     struct combo_result *want = calloc(req.n_combos + 1, sizeof *want);
     struct combo_result *got = calloc(req.n_combos + 1, sizeof *got);
     if (want == NULL || got == NULL || sweep_naive(req.close, req.n_bars, req.params,
@@ -391,28 +440,52 @@ static void check_json_answer(const uint8_t *body, size_t len, const uint8_t *re
     free(want);
     free(got);
     json_request_free(&req);
+    return timed;
 }
 
-/* Replies of pass 2, as the frames serve_connection must write in pass 3. */
+/* The engine's rule (paper/83-json.md): JSON white space, a byte-order
+ * mark's first byte, '{' or '[' first makes a body JSON text. */
+static int starts_as_json(const uint8_t *body, size_t len)
+{
+    static const uint8_t FIRST[] = {' ', '\t', '\n', '\r', 0xef, '{', '['};
+    return len > 0 && memchr(FIRST, body[0], sizeof FIRST) != NULL;
+}
+
+/* Replies of pass 2, as serve_connection must write them in pass 3: the
+ * bodies one after another, and for each its place and how it was asked
+ * (a timed reply carries the engine's timing as well). */
+struct expected_frame {
+    size_t at, len;                /* its body in bytes[] */
+    int timed, json;
+    uint8_t opcode;                /* binary: the opcode served */
+};
+
 struct expected {
     uint8_t *bytes;
     size_t len, cap;
+    struct expected_frame *frames;
+    size_t n_frames, frames_cap;
     int ends_in_error;             /* an error frame follows the replies */
     const char *error;             /* its exact message, when pass 2 knows it */
     char error_text[512];
 };
 
-static void expect_frame(struct expected *x, const uint8_t *body, size_t len)
+static void expect_frame(struct expected *x, const uint8_t *body, size_t len, int timed,
+                         int json, uint8_t opcode)
 {
-    if (x->len + 4 + len > x->cap) {
-        x->cap = 2 * (x->len + 4 + len);
+    if (x->bytes == NULL || x->len + len > x->cap) {
+        x->cap = 2 * (x->len + len) + 64;
         x->bytes = realloc(x->bytes, x->cap);
-        if (x->bytes == NULL)
-            abort();
     }
-    le_put_u32(x->bytes + x->len, (uint32_t)len);
-    memcpy(x->bytes + x->len + 4, body, len);
-    x->len += 4 + len;
+    if (x->n_frames == x->frames_cap) {
+        x->frames_cap = x->frames_cap ? 2 * x->frames_cap : 16;
+        x->frames = realloc(x->frames, x->frames_cap * sizeof *x->frames);
+    }
+    if (x->bytes == NULL || x->frames == NULL)
+        abort();
+    memcpy(x->bytes + x->len, body, len);
+    x->frames[x->n_frames++] = (struct expected_frame){x->len, len, timed, json, opcode};
+    x->len += len;
 }
 
 /* Serves the frames of data[0..size) on one connection; fills *x. */
@@ -440,7 +513,7 @@ static void handle_frames(const uint8_t *data, size_t size, struct expected *x)
         const uint8_t *body = data + at;
         at += len;
         check_decode(body, len);
-        int json = len > 0 && body[0] == '{';
+        int json = starts_as_json(body, len);
         if (json && len > m.largest_json)
             m.largest_json = len;
         else if (!json && len > m.largest_body)
@@ -479,11 +552,17 @@ static void handle_frames(const uint8_t *data, size_t size, struct expected *x)
             break;                             /* the engine closes the connection */
         }
         size_t n = reply_bytes(&c, reply, 8 * FUZZ_MAX_FRAME);
-        if (json)
-            check_json_answer(body, len, reply, n);
-        else
+        int timed;
+        if (json) {
+            timed = check_json_answer(body, len, reply, n, &c);
+        } else {
             model_answered(&m, &req, params, reply, n);
-        expect_frame(x, reply, n);
+            timed = (body[0] & OP_TIMED) != 0;
+            if (c.timed != timed || c.reply_is_json)
+                fuzz_fail("opcode byte 0x%02x: the connection's timing flag is %d", body[0],
+                          c.timed);
+        }
+        expect_frame(x, reply, n, timed, json, json ? 0 : req.opcode);
         free(params);
 
         uint64_t held = connection_bytes(&c);
@@ -504,6 +583,53 @@ static void handle_frames(const uint8_t *data, size_t size, struct expected *x)
 }
 
 /* ---- Pass 3: the engine's own loop over memfds --------------------------------- */
+
+/* The engine's timing must be consistent (paper/50-protocol.md): the three
+ * phases within the span, and nothing computed for an echo or a load. */
+static void check_timing(const struct call_timing *t, const struct expected_frame *f, size_t i)
+{
+    if (t->decode_ns + t->compute_ns + t->encode_ns > t->engine_ns || t->engine_ns == 0)
+        fuzz_fail("reply %zu: engine %llu ns holds decode %llu, compute %llu, encode %llu", i,
+                  (unsigned long long)t->engine_ns, (unsigned long long)t->decode_ns,
+                  (unsigned long long)t->compute_ns, (unsigned long long)t->encode_ns);
+    if (!f->json && (f->opcode == OP_ECHO || f->opcode == OP_LOAD) && t->compute_ns != 0)
+        fuzz_fail("reply %zu: opcode %u computed for %llu ns", i, f->opcode,
+                  (unsigned long long)t->compute_ns);
+}
+
+/* The frame at out[at..n) must be pass 2's reply f, with the engine's
+ * timing when it was asked for; returns where the next frame starts. */
+static size_t check_served_frame(const uint8_t *out, size_t n, size_t at,
+                                 const struct expected_frame *f, const uint8_t *bodies, size_t i)
+{
+    if (n - at < 4)
+        fuzz_fail("serve_connection stopped before reply %zu", i);
+    uint32_t word = le_get_u32(out + at);
+    const uint8_t *got = out + at + 4, *want = bodies + f->at;
+    if ((word & ERROR_FRAME_FLAG) || word > n - at - 4)
+        fuzz_fail("reply %zu: a word of 0x%08x where pass 2 answered", i, word);
+    struct call_timing t;
+    char err[256];
+    if (!f->timed) {
+        if (word != f->len || (f->len > 0 && memcmp(got, want, f->len) != 0))
+            fuzz_fail("reply %zu: %u bytes that are not pass 2's %zu", i, word, f->len);
+    } else if (!f->json) {
+        if (word != f->len + TIMING_TRAILER_BYTES || (f->len > 0 && memcmp(got, want, f->len)))
+            fuzz_fail("timed reply %zu: %u bytes, not pass 2's %zu and a trailer", i, word,
+                      f->len);
+        timing_trailer_decode(got, word, &t);
+        check_timing(&t, f, i);
+    } else {
+        static const char member[] = ",\"timing\":{";
+        if (f->len == 0 || word < f->len + sizeof member || memcmp(got, want, f->len - 1) != 0 ||
+            memcmp(got + f->len - 1, member, sizeof member - 1) != 0)
+            fuzz_fail("timed JSON reply %zu is not pass 2's text with a timing member", i);
+        if (json_reply_timing((const char *)got, word, &t, err, sizeof err) != 0)
+            fuzz_fail("timed JSON reply %zu: %s", i, err);
+        check_timing(&t, f, i);
+    }
+    return at + 4 + word;
+}
 
 static int memfd_in = -1, memfd_out = -1;
 
@@ -532,21 +658,21 @@ static void serve_frames(const uint8_t *data, size_t size, const struct expected
     if (status != (x->ends_in_error ? -1 : 0))
         fuzz_fail("serve_connection returned %d, pass 2 expected %d", status,
                   x->ends_in_error ? -1 : 0);
-    if (n < x->len || (x->len > 0 && memcmp(out, x->bytes, x->len) != 0))
-        fuzz_fail("serve_connection's %zu bytes of replies differ from handle_request's %zu",
-                  n, x->len);
-    size_t rest = n - x->len;
+    size_t at = 0;
+    for (size_t i = 0; i < x->n_frames; i++)
+        at = check_served_frame(out, n, at, &x->frames[i], x->bytes, i);
+    size_t rest = n - at;
     if (!x->ends_in_error && rest != 0)
         fuzz_fail("serve_connection wrote %zu bytes after the last reply", rest);
     if (x->ends_in_error) {
-        uint32_t word = rest >= 4 ? le_get_u32(out + x->len) : 0;
+        uint32_t word = rest >= 4 ? le_get_u32(out + at) : 0;
         size_t len = word & FRAME_LENGTH_MASK;
         if (rest < 4 || !(word & ERROR_FRAME_FLAG) || rest != 4 + len)
             fuzz_fail("after the replies, %zu bytes that are not one error frame", rest);
         char message[1024];
         if (len >= sizeof message)
             fuzz_fail("an error message of %zu bytes", len);
-        memcpy(message, out + x->len + 4, len);
+        memcpy(message, out + at + 4, len);
         message[len] = '\0';
         check_message(message, sizeof message, "serve_connection");
         if (x->error != NULL && strcmp(message, x->error) != 0)
@@ -567,5 +693,6 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     handle_frames(data, size, &x);
     serve_frames(data, size, &x);
     free(x.bytes);
+    free(x.frames);
     return 0;
 }

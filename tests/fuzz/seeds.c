@@ -101,6 +101,18 @@ static void fuzz_seeds(seed_fn emit)
         put_request(&s, OP_BAR, &close[0], 1, NULL, 0);
         put_request(&s, OP_CLOSE_STREAM, NULL, 0, NULL, 0);
     });
+    /* Every opcode timed (the top bit of the opcode byte, paper/50-protocol.md). */
+    SEED("timed-every-opcode",
+         put_request(&s, OP_SWEEP | OP_TIMED, close, SEED_BARS, small, 2);
+         put_request(&s, OP_ECHO | OP_TIMED, close, 7, NULL, 0);
+         put_request(&s, OP_LOAD | OP_TIMED, close, SEED_BARS, NULL, 0);
+         put_request(&s, OP_SWEEP_LOADED | OP_TIMED, NULL, 0, small, 3);
+         put_request(&s, OP_OPEN_STREAM | OP_TIMED, NULL, 0, small, 2);
+         put_request(&s, OP_BAR | OP_TIMED, &close[0], 1, NULL, 0);
+         put_request(&s, OP_BAR, &close[1], 1, NULL, 0);
+         put_request(&s, OP_CLOSE_STREAM | OP_TIMED, NULL, 0, NULL, 0));
+    SEED("timed-unknown-opcode", put_request(&s, (enum opcode)(OPCODE_COUNT | OP_TIMED), close,
+                                              2, NULL, 0));
     SEED("stream-closed-empty",
          put_request(&s, OP_OPEN_STREAM, NULL, 0, small, 1);
          put_request(&s, OP_CLOSE_STREAM, NULL, 0, NULL, 0));
@@ -113,6 +125,17 @@ static void fuzz_seeds(seed_fn emit)
             abort();
         SEED("json-sweep", put_raw(&s, (uint32_t)len, (const uint8_t *)text, len);
              put_request(&s, OP_ECHO, close, 2, NULL, 0));
+        text[len - 1] = ',';                           /* ... ,"timing":true} */
+        static const char timed[] = "\"timing\":true}";
+        char *asks = malloc(len + sizeof timed);
+        if (asks == NULL)
+            abort();
+        memcpy(asks, text, len);
+        memcpy(asks + len, timed, sizeof timed);
+        SEED("json-sweep-timed", put_raw(&s, (uint32_t)strlen(asks), (const uint8_t *)asks,
+                                         strlen(asks));
+             put_request(&s, OP_ECHO | OP_TIMED, close, 2, NULL, 0));
+        free(asks);
         free(text);
     }
     static const char *const bad_json[][2] = {
@@ -123,6 +146,10 @@ static void fuzz_seeds(seed_fn emit)
          "{\"op\":\"sweep\",\"close\":[1,2,3],\"params\":[[1,1,1,1,1,4]]}"},
         {"json-window-not-whole",
          "{\"op\":\"sweep\",\"close\":[1,2,3],\"params\":[[1,1,1.5,1,1,1]]}"},
+        {"json-leading-space", " \n{\"op\":\"sweep\",\"close\":[1,2,3],\"params\":[[1,1,1,1,1,1]]}"},
+        {"json-byte-order-mark", "\xef\xbb\xbf{\"op\":\"sweep\",\"close\":[1,2],\"params\":[]}"},
+        {"json-array", "[{\"op\":\"sweep\"}]"},
+        {"json-duplicate-key", "{\"op\":\"sweep\",\"close\":[1],\"close\":[2],\"params\":[]}"},
         {"json-extreme-prices",
          "{\"op\":\"sweep\",\"close\":[1e-300,1e300,1e-300,1e300,1e-300,1e300],"
          "\"params\":[[1,1,1,1,1,1],[1,2,1,1,2,2]]}"},

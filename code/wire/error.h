@@ -1,0 +1,16 @@
+/*
+ * error.h - the one way the wire and engine layers report a failure.
+ *
+ * Tangled from paper/50-protocol.md.
+ */
+#ifndef IPCTAX_ERROR_H
+#define IPCTAX_ERROR_H
+
+#include <stddef.h>
+
+/* Formats a message into err[0..err_size) (nothing when err_size is 0),
+ * reduced to printable ASCII, and returns -1; errno is left unchanged. */
+int set_error(char *err, size_t err_size, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+
+#endif
