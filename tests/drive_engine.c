@@ -21,7 +21,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "harness/client.h"
+#include "testclient.h"
 #include "wire/frame.h"
 #include "kernel/grid.h"
 #include "wire/json_codec.h"
@@ -68,72 +68,72 @@ static int connect_to(const char *path)
 static void session(const char *path)
 {
     char err[CLIENT_ERROR_SIZE];
-    struct engine_client c;
+    struct test_client c;
     struct combo_result got[COMBOS];
     int fd = connect_to(path);
     if (fd < 0) {
         fail("connect", strerror(errno));
         return;
     }
-    client_init(&c, fd, fd);
+    tclient_init(&c, fd, fd);
     static const size_t echo_sizes[] = {0, 1, 100, BARS};
     double back[BARS];
     for (size_t i = 0; i < sizeof echo_sizes / sizeof echo_sizes[0]; i++) {
         size_t n = echo_sizes[i];
-        if (client_echo(&c, series, n, back, err) != 0 || memcmp(back, series, n * 8) != 0)
+        if (tclient_echo(&c, series, n, back, err) != 0 || memcmp(back, series, n * 8) != 0)
             fail("echo", err);
     }
-    if (client_sweep(&c, &(struct sweep_job){series, BARS, params, COMBOS}, 0, COMBOS, got,
+    if (tclient_sweep(&c, &(struct test_job){series, BARS, params, COMBOS}, 0, COMBOS, got,
                      err) != 0 || !same(got, expected, COMBOS))
         fail("sweep", err);
     size_t text_len;
     char *text = json_request_encode(series, BARS, params, COMBOS, &text_len);
-    uint8_t *body = text ? client_request_buffer(&c, text_len) : NULL;
+    uint8_t *body = text ? tclient_request_buffer(&c, text_len) : NULL;
     if (body == NULL) {
         fail("JSON sweep", "out of memory");
     } else {
         memcpy(body, text, text_len);
-        if (client_round_trip(&c, text_len, err) != 0 ||
+        if (tclient_round_trip(&c, text_len, err) != 0 ||
             json_reply_decode((const char *)c.reply, c.reply_len, got, COMBOS, err,
                               sizeof err) != 0 || !same(got, expected, COMBOS))
             fail("JSON sweep", err);
     }
     free(text);
-    if (client_request(&c, OP_LOAD, series, BARS, NULL, 0, err) != 0)
+    if (tclient_request(&c, OP_LOAD, series, BARS, NULL, 0, err) != 0)
         fail("load", err);
     for (size_t k = 0; k < COMBOS; k++)
-        if (client_request(&c, OP_SWEEP_LOADED, NULL, 0, &params[k], 1, err) != 0 ||
+        if (tclient_request(&c, OP_SWEEP_LOADED, NULL, 0, &params[k], 1, err) != 0 ||
             sweep_reply_decode(c.reply, c.reply_len, &got[k], 1) != 0 ||
             !same(&got[k], &expected[k], 1))
             fail("sweep loaded", err);
-    if (client_request(&c, OP_OPEN_STREAM, NULL, 0, params, COMBOS, err) != 0)
+    if (tclient_request(&c, OP_OPEN_STREAM, NULL, 0, params, COMBOS, err) != 0)
         fail("open stream", err);
     for (size_t t = 0; t < STREAM_BARS; t++)
-        if (client_request(&c, OP_BAR, &series[t], 1, NULL, 0, err) != 0)
+        if (tclient_request(&c, OP_BAR, &series[t], 1, NULL, 0, err) != 0)
             fail("bar", err);
-    if (client_request(&c, OP_CLOSE_STREAM, NULL, 0, NULL, 0, err) != 0 ||
+    if (tclient_request(&c, OP_CLOSE_STREAM, NULL, 0, NULL, 0, err) != 0 ||
         sweep_reply_decode(c.reply, c.reply_len, got, COMBOS) != 0 ||
         !same(got, expected_stream, COMBOS))
         fail("close stream", err);
-    client_close(&c);
+    tclient_close(&c);
 }
 
 /* Loads a series and opens a stream, then hangs up: the engine must free both. */
 static void abandoned_state(const char *path)
 {
     char err[CLIENT_ERROR_SIZE];
-    struct engine_client c;
+    struct test_client c;
     int fd = connect_to(path);
     if (fd < 0) {
         fail("connect", strerror(errno));
         return;
     }
-    client_init(&c, fd, fd);
-    if (client_request(&c, OP_LOAD, series, BARS, NULL, 0, err) != 0 ||
-        client_request(&c, OP_OPEN_STREAM, NULL, 0, params, COMBOS, err) != 0 ||
-        client_request(&c, OP_BAR, &series[0], 1, NULL, 0, err) != 0)
+    tclient_init(&c, fd, fd);
+    if (tclient_request(&c, OP_LOAD, series, BARS, NULL, 0, err) != 0 ||
+        tclient_request(&c, OP_OPEN_STREAM, NULL, 0, params, COMBOS, err) != 0 ||
+        tclient_request(&c, OP_BAR, &series[0], 1, NULL, 0, err) != 0)
         fail("state left behind", err);
-    client_close(&c);
+    tclient_close(&c);
 }
 
 /* An unknown opcode: an error frame, then the end of the connection. */

@@ -112,8 +112,8 @@ static void echo_returns_the_payload_bit_for_bit(void **state)
     struct engine_process e;
     char path[108];
     int fd = start_engine(&e, "echo.sock", NULL, path);
-    struct engine_client c;
-    client_init(&c, fd, fd);
+    struct test_client c;
+    tclient_init(&c, fd, fd);
     const size_t sizes[] = {0, 1, 7, 1000, 150000, 3};
     for (size_t s = 0; s < sizeof sizes / sizeof sizes[0]; s++) {
         size_t n = sizes[s];
@@ -121,7 +121,7 @@ static void echo_returns_the_payload_bit_for_bit(void **state)
         double *back = malloc((n ? n : 1) * sizeof *back);
         memset(back, 0xa5, (n ? n : 1) * sizeof *back);
         char err[CLIENT_ERROR_SIZE] = "";
-        int r = client_echo(&c, values, n, back, err);
+        int r = tclient_echo(&c, values, n, back, err);
         if (r != 0)
             fail_msg("echo of %zu values failed (%d): %s", n, r, err);
         assert_int_equal(c.reply_len, n * 8);
@@ -133,7 +133,7 @@ static void echo_returns_the_payload_bit_for_bit(void **state)
         free(values);
         free(back);
     }
-    client_close(&c);
+    tclient_close(&c);
     stop_engine_checked(&e, SIGTERM);
 }
 
@@ -155,22 +155,22 @@ static void many_requests_on_one_connection(void **state)
     struct engine_process e;
     char path[108];
     int fd = start_engine(&e, "many.sock", NULL, path);
-    struct engine_client c;
-    client_init(&c, fd, fd);
+    struct test_client c;
+    tclient_init(&c, fd, fd);
     for (int i = 0; i < 60; i++) {
         char err[CLIENT_ERROR_SIZE] = "";
         if (i % 3 == 2) {
             size_t n = 1 + (size_t)i * 37;
             double back[2300];
             assert_true(n <= 2300);
-            if (client_echo(&c, ref.close, n, back, err) != 0)
+            if (tclient_echo(&c, ref.close, n, back, err) != 0)
                 fail_msg("request %d (echo of %zu): %s", i, n, err);
             assert_memory_equal(back, ref.close, n * 8);
         } else {
             size_t first = (size_t)i % REF_COMBOS;
             size_t count = 1 + (size_t)i % (REF_COMBOS - first);
             struct combo_result results[REF_COMBOS];
-            if (client_sweep(&c, &ref.job, first, count, results, err) != 0)
+            if (tclient_sweep(&c, &ref.job, first, count, results, err) != 0)
                 fail_msg("request %d (sweep of %zu combos): %s", i, count, err);
             struct gate_verdict v = gate_compare(ref.expected + first, results + first, count);
             if (!v.passed)
@@ -178,7 +178,7 @@ static void many_requests_on_one_connection(void **state)
                          first + count - 1);
         }
     }
-    client_close(&c);
+    tclient_close(&c);
     stop_engine_checked(&e, SIGTERM);
 }
 
@@ -305,13 +305,13 @@ static void work_above_max_work_is_refused_before_it_starts(void **state)
     int fd = start_engine(&e, "work.sock", NULL, path);
     double *series = malloc(BARS * sizeof *series);
     gbm_series(series, BARS, 42);
-    struct engine_client c;
+    struct test_client c;
     char err[CLIENT_ERROR_SIZE] = "";
-    client_init(&c, fd, fd);
-    if (client_request(&c, OP_LOAD, series, BARS, NULL, 0, err) != 0)
+    tclient_init(&c, fd, fd);
+    if (tclient_request(&c, OP_LOAD, series, BARS, NULL, 0, err) != 0)
         fail_msg("load: %s", err);
     c.in_fd = c.out_fd = -1;
-    client_close(&c);
+    tclient_close(&c);
     const struct combo_params heavy = {100000, 100000, 100000, 100000, 100000, 100000};
     uint8_t body[9 + 48];
     request_encode(body, OP_SWEEP_LOADED, NULL, 0, &heavy, 1);
@@ -384,12 +384,12 @@ static void a_sweep_is_abandoned_when_its_client_hangs_up(void **state)
     for (;;) {
         int d = connect_unix(path);
         assert_true(d >= 0);
-        struct engine_client c;
+        struct test_client c;
         struct combo_result results[REF_COMBOS];
         char err[CLIENT_ERROR_SIZE] = "";
-        client_init(&c, d, d);
-        int r = client_sweep(&c, &ref.job, 0, REF_COMBOS, results, err);
-        client_close(&c);
+        tclient_init(&c, d, d);
+        int r = tclient_sweep(&c, &ref.job, 0, REF_COMBOS, results, err);
+        tclient_close(&c);
         if (r == 0) {
             assert_reference_results(results);
             break;
@@ -837,12 +837,12 @@ static void client_beyond_max_clients_is_told_busy(void **state)
     for (;;) {
         int d = connect_unix(path);
         assert_true(d >= 0);
-        struct engine_client cl;
+        struct test_client cl;
         struct combo_result results[REF_COMBOS];
         char err[CLIENT_ERROR_SIZE] = "";
-        client_init(&cl, d, d);
-        int r = client_sweep(&cl, &ref.job, 0, REF_COMBOS, results, err);
-        client_close(&cl);
+        tclient_init(&cl, d, d);
+        int r = tclient_sweep(&cl, &ref.job, 0, REF_COMBOS, results, err);
+        tclient_close(&cl);
         if (r == 0) {
             assert_reference_results(results);
             break;
@@ -880,12 +880,12 @@ static void a_client_that_reconnects_at_once_is_not_told_busy(void **state)
     for (int i = 0; i < RECONNECTS; i++) {
         int fd = connect_unix(path);
         assert_true(fd >= 0);
-        struct engine_client c;
+        struct test_client c;
         double one = (double)i, back = 0;
-        client_init(&c, fd, fd);
-        if (client_echo(&c, &one, 1, &back, last) != 0)
+        tclient_init(&c, fd, fd);
+        if (tclient_echo(&c, &one, 1, &back, last) != 0)
             refused++;
-        client_close(&c);
+        tclient_close(&c);
     }
     if (refused > 0)
         fail_msg("%d of %d clients that reconnected at once were refused (last: %s)",
@@ -1441,16 +1441,16 @@ static void stdin_sweep_equals_in_process(void **state)
 {
     (void)state;
     /* Through the production client, as the spawn_stdin architecture calls it. */
-    struct engine_client c;
-    client_init(&c, -1, -1);
+    struct test_client c;
+    tclient_init(&c, -1, -1);
     size_t len = (size_t)request_body_size(REF_BARS, REF_COMBOS);
-    assert_non_null(client_request_buffer(&c, len));
+    assert_non_null(tclient_request_buffer(&c, len));
     request_encode(c.request, OP_SWEEP, ref.close, REF_BARS, ref.params, REF_COMBOS);
     char err[CLIENT_ERROR_SIZE] = "";
     if (engine_spawn_call(&c, engine_binary(), NULL, len, err) != 0)
         fail_msg("engine --stdin: %s", err);
     assert_sweep_reply(c.reply, c.reply_len, 0, REF_COMBOS);
-    client_close(&c);
+    tclient_close(&c);
 
     /* And raw: exactly one reply frame on stdout, exit status 0. */
     size_t body_len, in_len;
@@ -1473,17 +1473,17 @@ static void stdin_echo_is_verbatim(void **state)
     (void)state;
     enum { N = 150000 };
     double *values = bit_patterns(N, 11);
-    struct engine_client c;
-    client_init(&c, -1, -1);
+    struct test_client c;
+    tclient_init(&c, -1, -1);
     size_t len = (size_t)request_body_size(N, 0);
-    assert_non_null(client_request_buffer(&c, len));
+    assert_non_null(tclient_request_buffer(&c, len));
     request_encode(c.request, OP_ECHO, values, N, NULL, 0);
     char err[CLIENT_ERROR_SIZE] = "";
     if (engine_spawn_call(&c, engine_binary(), NULL, len, err) != 0)
         fail_msg("engine --stdin: %s", err);
     assert_int_equal(c.reply_len, (size_t)N * 8);
     assert_memory_equal(c.reply, values, (size_t)N * 8);
-    client_close(&c);
+    tclient_close(&c);
     free(values);
 }
 
@@ -1573,15 +1573,15 @@ static void tcp_echo_and_sweep(void **state)
     enum { N = 150000 };
     double *values = bit_patterns(N, 5);
     double *back = malloc(N * sizeof *back);
-    struct engine_client c;
-    client_init(&c, fd, fd);
-    if (client_echo(&c, values, N, back, err) != 0)
+    struct test_client c;
+    tclient_init(&c, fd, fd);
+    if (tclient_echo(&c, values, N, back, err) != 0)
         fail_msg("echo over TCP: %s", err);
     assert_memory_equal(back, values, (size_t)N * 8);
-    if (client_echo(&c, values, 0, back, err) != 0)
+    if (tclient_echo(&c, values, 0, back, err) != 0)
         fail_msg("empty echo over TCP: %s", err);
     c.in_fd = c.out_fd = -1;
-    client_close(&c);
+    tclient_close(&c);
     assert_sweep_over(fd);
 
     int fd2 = test_socket(tcp_connect("127.0.0.1", port));
@@ -1656,14 +1656,14 @@ static void timing_is_opt_in_on_every_opcode_and_transport(void **state)
     stop_engine_checked(&e, SIGTERM);
 
     for (int k = 0; k < 2; k++) {                    /* --stdin: one request a process */
-        struct engine_client c;
+        struct test_client c;
         uint8_t *replies[2];
         size_t lens[2];
         for (int timed = 0; timed < 2; timed++) {
             size_t len;
             uint8_t *body = session_request(k, timed, &len);
-            client_init(&c, -1, -1);
-            assert_non_null(client_request_buffer(&c, len));
+            tclient_init(&c, -1, -1);
+            assert_non_null(tclient_request_buffer(&c, len));
             memcpy(c.request, body, len);
             free(body);
             if (engine_spawn_call(&c, engine_binary(), NULL, len, err) != 0)
@@ -1671,7 +1671,7 @@ static void timing_is_opt_in_on_every_opcode_and_transport(void **state)
             lens[timed] = c.reply_len;
             replies[timed] = malloc(c.reply_len + 1);
             memcpy(replies[timed], c.reply, c.reply_len);
-            client_close(&c);
+            tclient_close(&c);
         }
         assert_int_equal(lens[1], lens[0] + TIMING_TRAILER_BYTES);
         assert_memory_equal(replies[1], replies[0], lens[0]);

@@ -242,6 +242,9 @@ static void bootstrap_edge_cases(void **state)
     e = estimate_median(holes, 0);
     assert_int_equal(e.n, 0);
     assert_true(isnan(e.value));
+    e = estimate_median(same, 1);                 /* one value: a median, no interval */
+    assert_same_double(e.value, 2.5);
+    assert_true(isnan(e.low) && isnan(e.high));
 }
 
 /* A sample centred on 1 with a 10% spread: equivalence within 5% is

@@ -36,7 +36,7 @@
 #include <unistd.h>
 
 #include "testutil.h"
-#include "harness/client.h"
+#include "testclient.h"
 #include "wire/frame.h"
 #include "kernel/grid.h"
 #include "kernel/kernel.h"
@@ -212,7 +212,7 @@ static int same_results(const struct combo_result *a, const struct combo_result 
 
 struct worker {
     uint32_t rng;
-    struct engine_client client;   /* the worker's long-lived connection */
+    struct test_client client;   /* the worker's long-lived connection */
     int loaded;                    /* a series is loaded on it */
 };
 
@@ -223,7 +223,7 @@ static int request(struct worker *w, enum kind kind, enum opcode op, const doubl
     char err[CLIENT_ERROR_SIZE];
     atomic_fetch_add(&sent[kind], 1);
     atomic_fetch_add(&well_formed, 1);
-    int status = client_request(&w->client, op, close, n_bars, params, n_combos, err);
+    int status = tclient_request(&w->client, op, close, n_bars, params, n_combos, err);
     if (status != 0) {
         failure("%s request: %s", KIND_NAMES[kind], err);
         return -1;
@@ -411,7 +411,7 @@ static int worker_connect(struct worker *w)
         failure("connect: %s", strerror(errno));
         return -1;
     }
-    client_init(&w->client, fd, fd);
+    tclient_init(&w->client, fd, fd);
     w->loaded = 0;
     return 0;
 }
@@ -432,12 +432,12 @@ static void *worker_thread(void *arg)
         default: do_cut_reply(&w); break;
         }
         if (next_random(&w.rng) % 16 == 0) {           /* a client comes and goes */
-            client_close(&w.client);
+            tclient_close(&w.client);
             if (worker_connect(&w) != 0)
                 return NULL;
         }
     }
-    client_close(&w.client);
+    tclient_close(&w.client);
     return NULL;
 }
 

@@ -505,7 +505,7 @@ static void echo_and_sweep_over(struct shm_engine *s)
     char err[CLIENT_ERROR_SIZE] = "";
     for (size_t i = 0; i < sizeof sizes / sizeof sizes[0]; i++) {
         double *v = bit_patterns(sizes[i], i + 1), *back = malloc(sizes[i] * sizeof *back);
-        if (client_echo(&s->client, v, sizes[i], back, err) != 0)
+        if (tclient_echo(&s->client, v, sizes[i], back, err) != 0)
             fail_msg("echo of %zu doubles: %s", sizes[i], err);
         if (memcmp(v, back, sizes[i] * 8) != 0)
             fail_msg("the echo of %zu doubles came back different", sizes[i]);
@@ -515,7 +515,7 @@ static void echo_and_sweep_over(struct shm_engine *s)
     struct combo_result results[REF_COMBOS];
     for (int round = 0; round < 2; round++) {
         memset(results, 0, sizeof results);
-        if (client_sweep(&s->client, &ref.job, 0, REF_COMBOS, results, err) != 0)
+        if (tclient_sweep(&s->client, &ref.job, 0, REF_COMBOS, results, err) != 0)
             fail_msg("sweep over shared memory: %s", err);
         assert_reference_results(results);
     }
@@ -591,7 +591,7 @@ static void bad_frames_get_error_frames_and_the_next_client_is_served(void **sta
 
     attach_or_fail(&s.channel, s.name, SHM_WAIT_FUTEX);     /* the engine serves on */
     struct combo_result results[REF_COMBOS];
-    if (client_sweep(&s.client, &ref.job, 0, REF_COMBOS, results, err) != 0)
+    if (tclient_sweep(&s.client, &ref.job, 0, REF_COMBOS, results, err) != 0)
         fail_msg("sweep after the bad frames: %s", err);
     assert_reference_results(results);
 
@@ -694,7 +694,7 @@ static void a_second_engine_cannot_take_a_live_segment(void **state)
     run_result_free(&r);
     char err[CLIENT_ERROR_SIZE];
     double one = 1.5, back = 0;
-    if (client_echo(&s.client, &one, 1, &back, err) != 0)          /* the first still serves */
+    if (tclient_echo(&s.client, &one, 1, &back, err) != 0)          /* the first still serves */
         fail_msg("echo after the refused takeover: %s", err);
     assert_same_double(back, one);
     stop_engine(&s);
@@ -724,7 +724,7 @@ static void assert_echo_after_attaching(struct shm_engine *s)
     char err[CLIENT_ERROR_SIZE] = "";
     double one = 2.25, back = 0;
     attach_or_fail(&s->channel, s->name, SHM_WAIT_FUTEX);
-    if (client_echo(&s->client, &one, 1, &back, err) != 0)
+    if (tclient_echo(&s->client, &one, 1, &back, err) != 0)
         fail_msg("echo after attaching again: %s", err);
     assert_same_double(back, one);
 }
@@ -751,7 +751,7 @@ static void a_truncated_segment_does_not_kill_the_engine(void **state)
 
     truncate_segment(s.name, 4096);                     /* serving, header still mapped */
     double one = 1.5, back = 0;
-    if (client_echo(&s.client, &one, 1, &back, err) == 0)
+    if (tclient_echo(&s.client, &one, 1, &back, err) == 0)
         fail_msg("an echo through a truncated segment came back");
     sleep_ms(100);
     assert_engine_running(&s);
@@ -776,17 +776,17 @@ static struct shm_segment *map_header(const char *name)
 static void assert_another_client_is_served(const char *name)
 {
     struct shm_channel other;
-    struct engine_client c;
+    struct test_client c;
     char err[CLIENT_ERROR_SIZE] = "";
     double one = 3.5, back = 0;
     if (shm_channel_attach(&other, name, SHM_WAIT_FUTEX, 5000, err, sizeof err) != 0)
         fail_msg("no other client could attach to %s within 5 s: %s", name, err);
-    client_init(&c, -1, -1);
+    tclient_init(&c, -1, -1);
     c.shm = &other;
-    if (client_echo(&c, &one, 1, &back, err) != 0)
+    if (tclient_echo(&c, &one, 1, &back, err) != 0)
         fail_msg("echo for the other client: %s", err);
     assert_same_double(back, one);
-    client_close(&c);
+    tclient_close(&c);
     shm_channel_detach(&other);
 }
 
@@ -807,7 +807,7 @@ static void a_silent_or_stopped_client_cannot_keep_the_channel(void **state)
     assert_another_client_is_served(s.name);
     char err[CLIENT_ERROR_SIZE] = "";
     double one = 1.0, back;
-    if (client_echo(&s.client, &one, 1, &back, err) == 0)
+    if (tclient_echo(&s.client, &one, 1, &back, err) == 0)
         fail_msg("the silent client's session should be over");
     shm_channel_detach(&s.channel);
 
@@ -849,7 +849,7 @@ static void tampered_words_cannot_freeze_the_channel(void **state)
 
     double one = 4.0, back = 0;                      /* the engine's pid zeroed mid-session */
     atomic_store(&seg->engine_pid, 0);
-    if (client_echo(&s.client, &one, 1, &back, err) != 0)
+    if (tclient_echo(&s.client, &one, 1, &back, err) != 0)
         fail_msg("after the engine pid was zeroed, an echo failed: %s", err);
     assert_same_double(back, one);
     shm_channel_detach(&s.channel);

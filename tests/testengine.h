@@ -26,7 +26,7 @@
 #include <unistd.h>
 
 #include "testutil.h"
-#include "harness/client.h"
+#include "testclient.h"
 #include "wire/frame.h"
 #include "harness/gate.h"
 #include "kernel/grid.h"
@@ -398,7 +398,7 @@ struct reference_job {
     double close[REF_BARS];
     struct combo_params params[REF_COMBOS];
     struct combo_result expected[REF_COMBOS];
-    struct sweep_job job;
+    struct test_job job;
 };
 
 static struct reference_job ref;
@@ -409,7 +409,7 @@ static inline void reference_job_init(void)
     grid_fill(ref.params, REF_COMBOS);
     if (sweep_naive(ref.close, REF_BARS, ref.params, REF_COMBOS, ref.expected) != 0)
         abort();
-    ref.job = (struct sweep_job){ref.close, REF_BARS, ref.params, REF_COMBOS};
+    ref.job = (struct test_job){ref.close, REF_BARS, ref.params, REF_COMBOS};
 }
 
 /* Fails the test unless results equal the in-process sweep bit for bit. */
@@ -538,14 +538,14 @@ static inline void assert_error_frame_then_eof(int fd, const char *needle, char 
 /* Sweeps the reference job over fd with the production client; checks it. */
 static inline void assert_sweep_over(int fd)
 {
-    struct engine_client c;
+    struct test_client c;
     struct combo_result results[REF_COMBOS];
     char err[CLIENT_ERROR_SIZE] = "";
     memset(results, 0, sizeof results);
-    client_init(&c, fd, fd);
-    int status = client_sweep(&c, &ref.job, 0, REF_COMBOS, results, err);
+    tclient_init(&c, fd, fd);
+    int status = tclient_sweep(&c, &ref.job, 0, REF_COMBOS, results, err);
     c.in_fd = c.out_fd = -1;           /* the caller owns fd */
-    client_close(&c);
+    tclient_close(&c);
     if (status != 0)
         fail_msg("sweep failed (%d): %s", status, err);
     assert_reference_results(results);

@@ -28,7 +28,7 @@ void connection_init(struct connection *c, const struct engine_config *cfg)
 
 void connection_free(struct connection *c)
 {
-    struct buffer *all[] = {&c->body, &c->close, &c->params, &c->results, &c->out};
+    struct buffer *all[] = {&c->body, &c->params, &c->results, &c->out};
     for (size_t i = 0; i < sizeof all / sizeof all[0]; i++)
         buffer_free(all[i]);
     sweep_workspace_free(&c->workspace);

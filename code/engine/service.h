@@ -38,7 +38,7 @@ uint64_t sweep_work(const struct combo_params *params, size_t n_combos, uint64_t
 struct connection {
     const struct engine_config *cfg;
     const struct byte_link *link;          /* while serve_link runs; else NULL */
-    struct buffer body, close, params, results, out;
+    struct buffer body, params, results, out;
     struct sweep_workspace workspace;      /* the kernel's, kept between requests */
     struct sweep_workspace loaded;         /* opcode 2's series, in a workspace of its own */
     uint32_t loaded_bars;                  /* 0 until a series is loaded */

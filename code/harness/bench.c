@@ -301,6 +301,7 @@ int main(int argc, char **argv)
         failed = 1;
     }
     gate_failed = how.gate_failures > 0;
+    failed |= how.failures > how.gate_failures;        /* could not run, beyond a wrong answer */
     struct measure_context ctx = {&env, &job, cfg.out_dir, cfg.scale, cfg.seed};
     failed |= measurements_run(&ctx, cfg.measures) != 0;
     if (write_sweep(cfg.out_dir, &job, reference) != 0 || write_machine(cfg.out_dir) != 0 ||

@@ -88,6 +88,20 @@ static void stop_row(struct row_record *r, const char *why)
     r->active = 0;
 }
 
+/* An architecture that could not be set up keeps a row in architectures.csv:
+ * round 0, its status, and no time; gate.csv says why. */
+static void record_failure(struct schedule *sc, const struct row_record *r)
+{
+    csv_out_text(&sc->runs, r->row->name);
+    csv_out_int(&sc->runs, 0);
+    csv_out_int(&sc->runs, 0);
+    csv_out_text(&sc->runs, r->verdict.combos > 0 && !r->verdict.passed ? "gate_failed"
+                                                                          : "setup_failed");
+    for (int i = 0; i < 4; i++)
+        csv_out_empty(&sc->runs);
+    csv_out_end_row(&sc->runs);
+}
+
 /* The gate's verdict an architecture keeps: its first failing one, or the last. */
 static int judge(struct schedule *sc, struct row_record *r)
 {
@@ -109,6 +123,7 @@ static void set_up(struct schedule *sc)
                              err);
         if (r->state == NULL) {
             stop_row(r, err);
+            record_failure(sc, r);
             continue;
         }
         r->active = 1;
@@ -116,6 +131,8 @@ static void set_up(struct schedule *sc)
             stop_row(r, err);
         else if (!judge(sc, r))
             stop_row(r, "the warm-up's results differ from in_process");
+        if (!r->active)
+            record_failure(sc, r);
     }
 }
 

@@ -40,21 +40,6 @@ const char *transport_name(enum transport t)
     return (size_t)t < sizeof names / sizeof names[0] ? names[t] : "unknown";
 }
 
-/* Makes *buf hold at least `size` bytes (one, for an empty body); 0 or -1. */
-static int reserve(uint8_t **buf, size_t *cap, size_t size)
-{
-    if (size == 0)
-        size = 1;
-    if (size <= *cap)
-        return 0;
-    uint8_t *bigger = realloc(*buf, size);
-    if (bigger == NULL)
-        return -1;
-    *buf = bigger;
-    *cap = size;
-    return 0;
-}
-
 /* The engine's command line: path, the harness's options, then `extra`. */
 static void engine_argv(const struct session *s, char *argv[], size_t max,
                         char *const extra[])
@@ -137,8 +122,8 @@ static int connect_socket(struct session *s, char err[ERR_SIZE])
         return fail(err, "connecting to %s: %s", s->address, strerror(errno));
     if (s->opt.transport == TRANSPORT_TCP)
         tcp_no_delay(s->fd);
-    s->fds = (struct fd_pair){s->fd, s->fd};
-    s->link = fd_link(&s->fds);
+    client_set_fds(&s->client, s->fd, s->fd);
+    s->connected = 1;
     return 0;
 }
 
@@ -153,7 +138,8 @@ static int connect_shm(struct session *s, char err[ERR_SIZE])
                            ERR_SIZE) != 0)
         return -1;
     s->attached = 1;
-    s->link = shm_link(&s->shm);
+    client_set_link(&s->client, shm_link(&s->shm));
+    s->connected = 1;
     return 0;
 }
 
@@ -172,6 +158,7 @@ void session_disconnect(struct session *s)
     if (s->attached)
         shm_channel_detach(&s->shm);
     s->attached = 0;
+    s->connected = 0;
 }
 
 int session_open(struct session *s, const struct harness_env *env,
@@ -182,6 +169,7 @@ int session_open(struct session *s, const struct harness_env *env,
     s->opt = *o;
     s->env = env;
     s->fd = -1;
+    client_init(&s->client);
     switch (o->transport) {
     case TRANSPORT_NONE:
         return fail(err, "an in-process architecture has no session");
@@ -223,20 +211,7 @@ void session_close(struct session *s)
     session_disconnect(s);
     env_stop_child(s->pid);
     s->pid = 0;
-    free(s->request);
-    free(s->reply);
-    s->request = s->reply = NULL;
-    s->request_cap = s->reply_cap = s->reply_len = 0;
-}
-
-static int read_error_frame(const struct byte_link *link, uint32_t len, char err[ERR_SIZE])
-{
-    char message[ERR_SIZE - 32];
-    size_t keep = len < sizeof message - 1 ? len : sizeof message - 1;
-    if (link->read_exact(link->ctx, message, keep, call_deadline()) != 0)
-        keep = 0;
-    message[keep] = '\0';
-    return fail(err, "engine error: %s", message);
+    client_free(&s->client);
 }
 
 /* The engine's account, from a timed reply's trailer or a JSON reply's member. */
@@ -250,62 +225,38 @@ static void take_engine_timing(struct call_record *t, const struct call_timing *
     t->engine_cpu_ns = e->cpu_ns;
 }
 
-/* Takes the engine's timing off the end of a binary reply. */
-static int take_trailer(struct session *s, struct call_record *t, char err[ERR_SIZE])
+/* Sends the request (len bytes) over the client's link; with `trailer`
+ * set, a timed binary reply's trailer is taken off the reply. */
+static int exchange_on(struct session *s, size_t len, struct call_record *t, int trailer,
+                       char err[ERR_SIZE])
 {
+    struct round_trip_times times;
+    uint64_t start = clock_ns();
+    if (client_round_trip(&s->client, len, call_deadline(), &times, err, ERR_SIZE) != 0)
+        return -1;
+    if (t == NULL)
+        return 0;
+    t->send_ns = times.sent - start;
+    t->wait_ns = times.arrived - times.sent;
+    t->receive_ns = times.received - times.arrived;
+    t->request_bytes = FRAME_HEADER_BYTES + len;
+    t->reply_bytes = FRAME_HEADER_BYTES + s->client.reply_len;
+    if (!trailer)
+        return 0;
     struct call_timing e;
-    if (timing_trailer_decode(s->reply, s->reply_len, &e) != 0)
-        return fail(err, "a timed reply of %zu bytes has no timing", s->reply_len);
+    if (timing_trailer_decode(s->client.reply.data, s->client.reply_len, &e) != 0)
+        return fail(err, "a timed reply of %zu bytes has no timing", s->client.reply_len);
     take_engine_timing(t, &e);
-    s->reply_len -= TIMING_TRAILER_BYTES;
+    s->client.reply_len -= TIMING_TRAILER_BYTES;
     return 0;
 }
 
-/* Sends request[0..len) over link, reads the reply into s->reply; with
- * `trailer` set, a timed binary reply's trailer is taken off it. */
-static int exchange_on(struct session *s, const struct byte_link *link, size_t len,
-                       struct call_record *t, int trailer, char err[ERR_SIZE])
-{
-    uint8_t header[FRAME_HEADER_BYTES];
-    uint64_t deadline = call_deadline(), sent, arrived;
-    le_put_u32(header, (uint32_t)len);
-    struct iovec iov[2] = {{header, sizeof header}, {s->request, len}};
-    uint64_t start = clock_ns();
-    if (link->write_all(link->ctx, iov, 2, deadline) != 0)
-        return fail(err, "sending a %zu-byte request: %s", len, strerror(errno));
-    sent = clock_ns();
-    int r = link->read_exact(link->ctx, header, sizeof header, deadline);
-    if (r != 0)
-        return fail(err, "reading a reply: %s",
-                    r == 1 ? "the engine closed the connection" : strerror(errno));
-    arrived = clock_ns();
-    uint32_t word = le_get_u32(header);
-    if (word & ERROR_FRAME_FLAG)
-        return read_error_frame(link, word & FRAME_LENGTH_MASK, err);
-    if (reserve(&s->reply, &s->reply_cap, word) != 0)
-        return fail(err, "out of memory for a %u-byte reply", word);
-    r = link->read_exact(link->ctx, s->reply, word, deadline);
-    if (r != 0)
-        return fail(err, "reading a %u-byte reply: %s", word,
-                    r == 1 ? "the engine closed the connection" : strerror(errno));
-    s->reply_len = word;
-    if (t == NULL)
-        return 0;
-    t->send_ns = sent - start;
-    t->wait_ns = arrived - sent;
-    t->receive_ns = clock_ns() - arrived;
-    t->request_bytes = FRAME_HEADER_BYTES + len;
-    t->reply_bytes = FRAME_HEADER_BYTES + word;
-    return trailer ? take_trailer(s, t, err) : 0;
-}
-
-static int exchange_spawned(struct session *s, size_t len, struct call_record *t, int trailer,
-                            char err[ERR_SIZE])
+/* Starts `engine --stdin` on two new pipes: *to and *from are the harness's ends. */
+static pid_t spawn_on_pipes(struct session *s, int *to, int *from, char err[ERR_SIZE])
 {
     int to_child[2], from_child[2];
     char *argv[32];
     static char *const stdin_args[] = {"--stdin", NULL};
-    uint64_t started = clock_ns();
     if (pipe2(to_child, O_CLOEXEC) != 0)
         return fail(err, "pipe: %s", strerror(errno));
     if (pipe2(from_child, O_CLOEXEC) != 0) {
@@ -317,16 +268,30 @@ static int exchange_spawned(struct session *s, size_t len, struct call_record *t
     pid_t pid = env_spawn(argv, to_child[0], from_child[1], err);
     close(to_child[0]);
     close(from_child[1]);
-    int status = -1;
-    if (pid > 0) {
-        struct fd_pair fds = {from_child[0], to_child[1]};
-        struct byte_link link = fd_link(&fds);
-        status = exchange_on(s, &link, len, t, trailer, err);
+    if (pid < 0) {
+        close(to_child[1]);
+        close(from_child[0]);
+        return -1;
     }
-    close(to_child[1]);
-    close(from_child[0]);
+    *to = to_child[1];
+    *from = from_child[0];
+    return pid;
+}
+
+static int exchange_spawned(struct session *s, size_t len, struct call_record *t, int trailer,
+                            char err[ERR_SIZE])
+{
+    int to, from;
+    uint64_t started = clock_ns();
+    pid_t pid = spawn_on_pipes(s, &to, &from, err);
+    if (pid < 0)
+        return -1;
+    client_set_fds(&s->client, from, to);
+    int status = exchange_on(s, len, t, trailer, err);
+    close(to);
+    close(from);
     struct rusage usage;
-    if (pid > 0 && wait4(pid, NULL, 0, &usage) == pid && t != NULL) {
+    if (wait4(pid, NULL, 0, &usage) == pid && t != NULL) {
         t->has_process = 1;
         t->has_usage = 1;
         t->process_ns = clock_ns() - started;
@@ -335,8 +300,7 @@ static int exchange_spawned(struct session *s, size_t len, struct call_record *t
                             (uint64_t)(usage.ru_utime.tv_usec + usage.ru_stime.tv_usec) * 1000u;
         t->process_minor_faults = usage.ru_minflt;
     }
-    if (pid > 0)
-        env_untrack_child(pid);
+    env_untrack_child(pid);
     return status;
 }
 
@@ -353,9 +317,9 @@ static int exchange(struct session *s, size_t len, struct call_record *t, int tr
 {
     if (s->opt.transport == TRANSPORT_SPAWN)
         return exchange_spawned(s, len, t, trailer, err);
-    if (s->link.ctx == NULL)
+    if (!s->connected)
         return fail(err, "the session is not connected");
-    return exchange_on(s, &s->link, len, t, trailer, err);
+    return exchange_on(s, len, t, trailer, err);
 }
 
 /* Encodes and exchanges one request; *started is when the call began. */
@@ -366,11 +330,12 @@ static int call_binary(struct session *s, const struct request *rq, struct call_
     if (t != NULL)
         memset(t, 0, sizeof *t);
     uint64_t size = request_body_size(rq->n_bars, rq->n_combos);
-    if (reserve(&s->request, &s->request_cap, (size_t)size) != 0)
+    uint8_t *body = client_request_buffer(&s->client, (size_t)size);
+    if (body == NULL)
         return fail(err, "out of memory for a %llu-byte request", (unsigned long long)size);
-    request_encode(s->request, rq->op, rq->close, rq->n_bars, rq->params, rq->n_combos);
+    request_encode(body, rq->op, rq->close, rq->n_bars, rq->params, rq->n_combos);
     if (t != NULL) {
-        s->request[0] |= OP_TIMED;
+        body[0] |= OP_TIMED;
         t->encode_ns = clock_ns() - *started;
     }
     return exchange(s, (size_t)size, t, t != NULL, err);
@@ -390,9 +355,10 @@ static void finish_call(struct call_record *t, uint64_t started, uint64_t decode
 static int decode_results(const struct session *s, struct combo_result *results,
                           size_t n_combos, char err[ERR_SIZE])
 {
-    if (sweep_reply_decode(s->reply, s->reply_len, results, (uint32_t)n_combos) != 0)
+    if (sweep_reply_decode(s->client.reply.data, s->client.reply_len, results,
+                           (uint32_t)n_combos) != 0)
         return fail(err, "a reply of %zu bytes is not the results of %zu combinations",
-                    s->reply_len, n_combos);
+                    s->client.reply_len, n_combos);
     return 0;
 }
 
@@ -417,9 +383,9 @@ static int call_for_bytes(struct session *s, const struct request *rq, size_t ex
     uint64_t started;
     if (call_binary(s, rq, t, &started, err) != 0)
         return -1;
-    if (s->reply_len != expect)
-        return fail(err, "opcode %d: a reply of %zu bytes, not %zu", (int)rq->op, s->reply_len,
-                    expect);
+    if (s->client.reply_len != expect)
+        return fail(err, "opcode %d: a reply of %zu bytes, not %zu", (int)rq->op,
+                    s->client.reply_len, expect);
     finish_call(t, started, clock_ns());
     return 0;
 }
@@ -439,10 +405,11 @@ int session_echo(struct session *s, const double *values, size_t n, double *back
     uint64_t started;
     if (call_binary(s, &rq, t, &started, err) != 0)
         return -1;
-    if (s->reply_len != n * sizeof(double))
-        return fail(err, "an echo of %zu values came back as %zu bytes", n, s->reply_len);
+    if (s->client.reply_len != n * sizeof(double))
+        return fail(err, "an echo of %zu values came back as %zu bytes", n,
+                    s->client.reply_len);
     uint64_t decoding = clock_ns();
-    le_get_f64s(back, s->reply, n);
+    le_get_f64s(back, s->client.reply.data, n);
     finish_call(t, started, decoding);
     return 0;
 }
@@ -493,11 +460,12 @@ int session_json_sweep(struct session *s, const double *close, size_t n_bars,
     if (t != NULL)
         memset(t, 0, sizeof *t);
     char *text = json_request_encode_timed(close, n_bars, params, n_combos, t != NULL, &len);
-    if (text == NULL || reserve(&s->request, &s->request_cap, len) != 0) {
+    uint8_t *body = text != NULL ? client_request_buffer(&s->client, len) : NULL;
+    if (body == NULL) {
         free(text);
         return fail(err, "out of memory for a JSON request");
     }
-    memcpy(s->request, text, len);
+    memcpy(body, text, len);
     free(text);
     if (t != NULL)
         t->encode_ns = clock_ns() - started;
@@ -505,12 +473,12 @@ int session_json_sweep(struct session *s, const double *close, size_t n_bars,
     if (exchange(s, len, t, 0, err) != 0)
         return -1;
     uint64_t decoding = clock_ns();
-    if (json_reply_decode((const char *)s->reply, s->reply_len, results, n_combos, err,
-                          ERR_SIZE) != 0)
+    const char *reply = s->client.reply.data;
+    if (json_reply_decode(reply, s->client.reply_len, results, n_combos, err, ERR_SIZE) != 0)
         return -1;
     if (t != NULL) {
         struct call_timing e;
-        if (json_reply_timing((const char *)s->reply, s->reply_len, &e, err, ERR_SIZE) != 0)
+        if (json_reply_timing(reply, s->client.reply_len, &e, err, ERR_SIZE) != 0)
             return -1;
         take_engine_timing(t, &e);
     }
@@ -523,28 +491,19 @@ int session_raw_begin(struct session *s, size_t bytes, char err[ERR_SIZE])
     uint8_t word[4];
     le_put_u32(word, (uint32_t)bytes);
     if (s->opt.transport == TRANSPORT_PIPE) {
-        int to_child[2], from_child[2];
-        char *argv[32];
-        static char *const raw_stdin[] = {"--stdin", NULL};
-        if (pipe2(to_child, O_CLOEXEC) != 0 || pipe2(from_child, O_CLOEXEC) != 0)
-            return fail(err, "pipe: %s", strerror(errno));
-        engine_argv(s, argv, 32, raw_stdin);
-        s->raw_child = env_spawn(argv, to_child[0], from_child[1], err);
-        close(to_child[0]);
-        close(from_child[1]);
+        int to, from;
+        s->raw_child = spawn_on_pipes(s, &to, &from, err);
         if (s->raw_child < 0) {
             s->raw_child = 0;
-            close(to_child[1]);
-            close(from_child[0]);
             return -1;
         }
-        s->fds = (struct fd_pair){from_child[0], to_child[1]};
-        s->link = fd_link(&s->fds);
+        client_set_fds(&s->client, from, to);
+        s->connected = 1;
     } else if (session_connect(s, err) != 0) {
         return -1;
     }
     struct iovec iov = {word, sizeof word};
-    if (s->link.write_all(s->link.ctx, &iov, 1, call_deadline()) != 0)
+    if (s->client.link.write_all(s->client.link.ctx, &iov, 1, call_deadline()) != 0)
         return fail(err, "sending the raw size: %s", strerror(errno));
     return 0;
 }
@@ -552,10 +511,11 @@ int session_raw_begin(struct session *s, size_t bytes, char err[ERR_SIZE])
 int session_raw_round_trip(struct session *s, const void *out, void *in, size_t bytes,
                            char err[ERR_SIZE])
 {
+    const struct byte_link *link = &s->client.link;
     uint64_t deadline = call_deadline();
     struct iovec iov = {(void *)out, bytes};
-    if (s->link.write_all(s->link.ctx, &iov, 1, deadline) != 0 ||
-        s->link.read_exact(s->link.ctx, in, bytes, deadline) != 0)
+    if (link->write_all(link->ctx, &iov, 1, deadline) != 0 ||
+        link->read_exact(link->ctx, in, bytes, deadline) != 0)
         return fail(err, "raw round trip over %s: %s", transport_name(s->opt.transport),
                     strerror(errno));
     return 0;
@@ -564,16 +524,14 @@ int session_raw_round_trip(struct session *s, const void *out, void *in, size_t 
 void session_raw_end(struct session *s)
 {
     if (s->raw_child > 0) {
-        close(s->fds.in);
-        close(s->fds.out);             /* the engine sees the end of its input */
+        close(s->client.fds.in);
+        close(s->client.fds.out);      /* the engine sees the end of its input */
         waitpid(s->raw_child, NULL, 0);
         env_untrack_child(s->raw_child);
         s->raw_child = 0;
-        s->link.ctx = NULL;
+        s->connected = 0;
         return;
     }
-    if (s->opt.raw) {
+    if (s->opt.raw)
         session_disconnect(s);
-        s->link.ctx = NULL;
-    }
 }

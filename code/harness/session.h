@@ -13,6 +13,7 @@
 
 #include "harness/env.h"
 #include "kernel/kernel.h"
+#include "wire/client.h"
 #include "wire/netio.h"
 #include "wire/shm_ring.h"
 
@@ -69,13 +70,11 @@ struct session {
     char tcp_port[16];
     char shm_name[SHM_NAME_SIZE];
     int fd;                    /* the socket connection, or -1 */
-    struct fd_pair fds;        /* the link's descriptors */
     struct shm_channel shm;
     int attached;              /* to the shared-memory channel */
-    struct byte_link link;
+    int connected;             /* the client has a link */
+    struct client client;      /* the round trips (@sec:client-round-trip) */
     pid_t raw_child;           /* the pipe transport's engine, 0 if none */
-    uint8_t *request, *reply;
-    size_t request_cap, reply_cap, reply_len;
 };
 
 /* Starts the engine (none for TRANSPORT_SPAWN: each call starts one), waits

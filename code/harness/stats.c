@@ -95,8 +95,8 @@ struct estimate estimate_median(const double *values, size_t n)
             medians[b] = resample_median(sorted, count, k);
         }
         qsort(medians, BOOTSTRAP_RESAMPLES, sizeof *medians, compare_doubles);
-        e.low = quantile_sorted(medians, BOOTSTRAP_RESAMPLES, 0.025);
-        e.high = quantile_sorted(medians, BOOTSTRAP_RESAMPLES, 0.975);
+        e.low = k > 1 ? quantile_sorted(medians, BOOTSTRAP_RESAMPLES, 0.025) : NAN;
+        e.high = k > 1 ? quantile_sorted(medians, BOOTSTRAP_RESAMPLES, 0.975) : NAN;
     }
     free(sorted);
     free(count);

@@ -216,15 +216,15 @@ static uint64_t stream_budget(void)
 
 /*
  * The bound of paper/86-robustness.md on what a connection holds outside
- * its stream, for a largest request body of L bytes: the body, the decoded
- * series, the loaded series, the parameter sets (each at most L), the
- * results and the reply (each at most L/3), and the kernel's six arrays
- * (at most 6L); every buffer also has at least one byte.
+ * its stream, for a largest request body of L bytes: the body and the
+ * parameter sets (each at most L), the results and the reply (each at most
+ * L/3), and two workspaces of seven regions, each region at most L plus
+ * two pages (rounding and offset); every buffer also has at least one byte.
  */
 static uint64_t connection_bound(size_t largest_body)
 {
     uint64_t L = largest_body;
-    return 4 * L + 2 * (L / 3 + 1) + 6 * L + 16;
+    return 2 * L + 2 * (L / 3 + 1) + 2 * 7 * (L + 2 * 4096) + 16;
 }
 
 /*
@@ -241,12 +241,11 @@ static uint64_t connection_bound_with_json(size_t largest_body, size_t largest_j
 
 static uint64_t connection_bytes(const struct connection *c)
 {
-    const struct buffer *all[] = {&c->body, &c->close, &c->params, &c->results, &c->out};
+    const struct buffer *all[] = {&c->body, &c->params, &c->results, &c->out};
     uint64_t bytes = 0;
     for (size_t i = 0; i < sizeof all / sizeof all[0]; i++)
         bytes += all[i]->cap;
-    bytes += 6 * sizeof(double) * (uint64_t)c->workspace.capacity;
-    bytes += c->loaded.cap;
+    bytes += c->workspace.block_bytes + c->loaded.block_bytes;
     if (c->json_reply != NULL)
         bytes += strlen(c->json_reply) + 1;
     return bytes;
