@@ -103,7 +103,8 @@ $(BUILD)/tangled.stamp: $(CHAPTERS) $(BUILD)/tangle
 # code/ holds one folder per layer; each layer is a static library that knows
 # only the layers below it. The engine links kernel, wire and engine alone.
 LAYERS := kernel wire engine harness report
-MAINS := code/engine/engine.c code/harness/bench.c code/report/summary.c code/tools/kernel.c
+MAINS := code/engine/engine.c code/harness/bench.c code/report/summary.c code/tools/kernel.c \
+         code/tools/record.c
 layer_src = $(filter-out $(MAINS),$(wildcard code/$(1)/*.c))
 ENGINE_LIBS = libengine.a libwire.a libkernel.a
 ALL_LIBS = libreport.a libharness.a libengine.a libwire.a libkernel.a
@@ -135,6 +136,8 @@ $(1)/ipctax-bench: $(1)/obj/harness/bench.o $(addprefix $(1)/,$(ALL_LIBS))
 $(1)/ipctax-summary: $(1)/obj/report/summary.o $(addprefix $(1)/,$(ALL_LIBS))
 	$(2) $(CFLAGS_ALL) $(3) -o $$@ $$^ $(LDLIBS)
 $(1)/ipctax-kernel: $(1)/obj/tools/kernel.o $(1)/libwire.a $(1)/libkernel.a
+	$(2) $(CFLAGS_ALL) $(3) -o $$@ $$^ $(LDLIBS)
+$(1)/ipctax-record: $(1)/obj/tools/record.o $(1)/libharness.a
 	$(2) $(CFLAGS_ALL) $(3) -o $$@ $$^ $(LDLIBS)
 $(1)/tests/%: tests/%.c $(wildcard tests/*.h) $(addprefix $(1)/,$(ALL_LIBS))
 	@mkdir -p $$(@D)
@@ -179,6 +182,7 @@ $(BUILD)/ipctax-engine-shift%: $(BUILD)/obj/engine/engine.o $(SHIFT)/pad%.o $(SH
 SHIFT_ENGINES := $(CODE_SHIFTS:%=$(BUILD)/ipctax-engine-shift%)
 
 all: $(BUILD)/ipctax-bench $(BUILD)/ipctax-summary $(BUILD)/ipctax-engine $(BUILD)/ipctax-kernel \
+     $(BUILD)/ipctax-record \
      $(SHIFT_ENGINES)
 
 clean:
@@ -249,17 +253,20 @@ STAGE := $(BUILD)/run
 measure: all $(BUILD)/tests/test_load $(BUILD)/tests/drive_engine
 	@rm -rf $(STAGE) && mkdir -p $(STAGE)
 	$(BUILD)/ipctax-bench --out $(STAGE) $(BENCH_ARGS)
-	IPCTAX_ROOT=$(CURDIR) IPCTAX_LOAD_OUT=$(STAGE)/load.csv $(BUILD)/tests/test_load
-	VALGRIND_OUT=$(STAGE)/valgrind.csv tests/check_valgrind.sh $(BUILD)/ipctax-engine \
+	IPCTAX_ROOT=$(CURDIR) IPCTAX_LOAD_OUT=$(STAGE)/load.kv $(BUILD)/tests/test_load
+	$(BUILD)/ipctax-record $(STAGE)/load.csv < $(STAGE)/load.kv
+	VALGRIND_OUT=$(STAGE)/valgrind.kv tests/check_valgrind.sh $(BUILD)/ipctax-engine \
 	  $(BUILD)/tests/drive_engine $(BUILD)/valgrind
+	$(BUILD)/ipctax-record $(STAGE)/valgrind.csv < $(STAGE)/valgrind.kv
 	$(PYTHON) tests/reference/spec_numpy.py $(STAGE)/sweep.csv \
-	  "$$(awk -F, '$$1=="bars"{print $$2}' $(STAGE)/machine.csv)" $(STAGE)/oracle.csv
+	  "$$(awk -F, '$$1=="bars"{print $$2}' $(STAGE)/run.csv)" $(STAGE)/oracle.kv
+	$(BUILD)/ipctax-record $(STAGE)/oracle.csv < $(STAGE)/oracle.kv
 	@for f in $(STAGE)/*.csv; do mv -f $$f data/; done
 	@echo "measure: data/ replaced by the run in $(STAGE)"
 
 check-spec:
 	$(PYTHON) tests/reference/spec_numpy.py data/sweep.csv \
-	  "$$(awk -F, '$$1=="bars"{print $$2}' data/machine.csv)"
+	  "$$(awk -F, '$$1=="bars"{print $$2}' data/run.csv)"
 
 # --- Weave -------------------------------------------------------------------
 # Dates inside PDFs come from SOURCE_DATE_EPOCH, by default the time of the
@@ -401,7 +408,13 @@ check-woven: weave
 	       "run make weave and commit them"; exit 1; }
 	@echo "check-woven: site/ and figures/ are exactly what paper/ and data/ weave"
 
+# Before anything is measured: every program and module the recipes run must
+# come from a package this target installs (tests/check_packages.py).
+check-packages:
+	$(PYTHON) tests/check_packages.py $(PAPER_DEBS)
+
 paper: deps-paper
+	$(MAKE) --no-print-directory check-packages
 	$(MAKE) --no-print-directory measure
 	$(MAKE) --no-print-directory weave
 	@echo "paper: site/index.html and site/paper.pdf woven from data/"
@@ -453,7 +466,7 @@ fuzz: deps-fuzz
 	  -artifact_prefix=$(FUZZ)/crashes/ $(FUZZ)/corpus $(FUZZ)/seeds 2>&1 | tee $(FUZZ)/log; \
 	  test $${PIPESTATUS[0]} = 0
 	tests/fuzz/record.sh $(FUZZ)/log $(FUZZ)/seeds tests/fuzz/regressions "$(FUZZ_ARGS)" \
-	  > data/fuzz.csv.tmp && mv data/fuzz.csv.tmp data/fuzz.csv
+	  | $(BUILD)/ipctax-record data/fuzz.csv
 	@echo "fuzz: no crash in $(FUZZ_SECONDS) s; data/fuzz.csv updated"
 
 $(BUILD)/tests/drive_engine: tests/drive_engine.c $(addprefix $(BUILD)/,$(ALL_LIBS))

@@ -1,0 +1,61 @@
+/*
+ * record.c - ipctax-record FILE: "key,value" lines on stdin into FILE,
+ * through the one CSV writer, atomically.
+ *
+ * Tangled from paper/40-harness.md.
+ */
+#include <stdio.h>
+#include <string.h>
+
+#include "harness/csvout.h"
+
+/* A key is lower-case letters, digits, '_', '.' and '-'. */
+static int is_key(const char *s, size_t n)
+{
+    if (n == 0)
+        return 0;
+    for (size_t i = 0; i < n; i++)
+        if (strchr("abcdefghijklmnopqrstuvwxyz0123456789_.-", s[i]) == NULL)
+            return 0;
+    return 1;
+}
+
+int main(int argc, char **argv)
+{
+    static const char *const header[] = {"key", "value"};
+    char line[4096];
+    struct csv_out out;
+    long rows = 0, lineno = 0;
+    if (argc != 2) {
+        fprintf(stderr, "usage: ipctax-record FILE < key,value lines\n");
+        return 2;
+    }
+    if (csv_out_open(&out, argv[1], header, 2) != 0) {
+        perror(argv[1]);
+        return 1;
+    }
+    while (fgets(line, sizeof line, stdin) != NULL) {
+        lineno++;
+        line[strcspn(line, "\r\n")] = '\0';
+        char *comma = strchr(line, ',');
+        if (lineno == 1 && strcmp(line, "key,value") == 0)
+            continue;                          /* a header is allowed, and dropped */
+        if (comma == NULL || !is_key(line, (size_t)(comma - line))) {
+            fprintf(stderr, "ipctax-record: %s: line %ld is not key,value: '%s'\n", argv[1],
+                    lineno, line);
+            csv_out_abandon(&out);
+            return 1;
+        }
+        *comma = '\0';
+        csv_out_text(&out, line);
+        csv_out_text(&out, comma + 1);
+        csv_out_end_row(&out);
+        rows++;
+    }
+    if (rows == 0) {
+        fprintf(stderr, "ipctax-record: %s: no rows\n", argv[1]);
+        csv_out_abandon(&out);
+        return 1;
+    }
+    return csv_out_close(&out) == 0 ? 0 : 1;
+}
