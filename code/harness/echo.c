@@ -166,43 +166,76 @@ static int python_block(struct echo_run *er, int floats, int pass, int block, in
     return 0;
 }
 
-static int c_block(struct echo_run *er, int lane, int floats, int pass, int block, int reps,
-                   char err[ERR_SIZE])
+/* Attaches the modes in `which` (a bit per mode) of a lane to their engines. */
+static int attach_modes(struct echo_run *er, int lane, unsigned which, size_t n,
+                        char err[ERR_SIZE])
 {
     const struct echo_lane *ln = &LANES[lane];
+    if ((which & (1u << MODE_PROTOCOL | 1u << MODE_PROTOCOL_TIMED)) && is_shm(ln->transport) &&
+        session_connect(&er->protocol[lane], err) != 0)
+        return -1;
+    if ((which & 1u << MODE_RAW) && session_raw_begin(&er->raw[lane], n * 8, err) != 0)
+        return -1;
+    return 0;
+}
+
+static void detach_modes(struct echo_run *er, int lane, unsigned which)
+{
+    const struct echo_lane *ln = &LANES[lane];
+    if (which & 1u << MODE_RAW)
+        session_raw_end(&er->raw[lane]);
+    if ((which & (1u << MODE_PROTOCOL | 1u << MODE_PROTOCOL_TIMED)) && is_shm(ln->transport))
+        session_disconnect(&er->protocol[lane]);
+}
+
+/* The modes in `which`, attached together: warm-up and a check of each, then
+ * `reps` timed round trips of each, the modes taking turns. */
+static int measure_modes(struct echo_run *er, int lane, unsigned which, int floats, int pass,
+                         int block, int reps, char err[ERR_SIZE])
+{
     size_t n = (size_t)floats;
     struct call_record t;
     uint64_t rtt;
-    if (is_shm(ln->transport) && er->has_protocol[lane] &&
-        session_connect(&er->protocol[lane], err) != 0)
-        return -1;
-    if (ln->modes[MODE_RAW] && session_raw_begin(&er->raw[lane], n * 8, err) != 0)
+    if (attach_modes(er, lane, which, n, err) != 0)
         return -1;
     int status = 0;
     for (int m = 0; status == 0 && m < N_MODES; m++) {
-        if (!ln->modes[m])
+        if (!(which & 1u << m))
             continue;
         for (int w = 0; status == 0 && w < ECHO_WARMUP; w++)
             status = round_trip(er, lane, m, n, &rtt, &t, err);
         if (status == 0 && memcmp(er->payload, er->back, n * 8) != 0)
             status = fail(err, "%s %s: an echo of %d doubles came back different",
-                          transport_name(ln->transport), MODE_NAMES[m], floats);
+                          transport_name(LANES[lane].transport), MODE_NAMES[m], floats);
     }
     for (int r = 0; status == 0 && r < reps; r++)
         for (int k = 0; status == 0 && k < N_MODES; k++) {
             int m = (r + k) % N_MODES;         /* the modes take turns leading */
-            if (!ln->modes[m])
+            if (!(which & 1u << m))
                 continue;
             status = round_trip(er, lane, m, n, &rtt, &t, err);
             if (status == 0)
                 write_sample(er, lane, m, floats, pass, block, r + 1, rtt,
                              m == MODE_PROTOCOL_TIMED, t.engine_ns);
         }
-    if (ln->modes[MODE_RAW])
-        session_raw_end(&er->raw[lane]);
-    if (is_shm(ln->transport) && er->has_protocol[lane])
-        session_disconnect(&er->protocol[lane]);
+    detach_modes(er, lane, which);
     return status;
+}
+
+static int c_block(struct echo_run *er, int lane, int floats, int pass, int block, int reps,
+                   char err[ERR_SIZE])
+{
+    const struct echo_lane *ln = &LANES[lane];
+    unsigned all = 0;
+    for (int m = 0; m < N_MODES; m++)
+        all |= ln->modes[m] ? 1u << m : 0;
+    if (!is_shm(ln->transport))
+        return measure_modes(er, lane, all, floats, pass, block, reps, err);
+    for (int m = 0; m < N_MODES; m++)                 /* one engine attached at a time */
+        if ((all & 1u << m) &&
+            measure_modes(er, lane, 1u << m, floats, pass, block, reps, err) != 0)
+            return -1;
+    return 0;
 }
 
 static int run_passes(struct echo_run *er, char err[ERR_SIZE])

@@ -17,7 +17,7 @@ struct schedule_limits {
     double target;             /* stop when every headline half-width is <= this */
 };
 
-#define SCHEDULE_DEFAULT_LIMITS ((struct schedule_limits){5, 40, 540.0, 0.01})
+#define SCHEDULE_DEFAULT_LIMITS ((struct schedule_limits){5, 40, 600.0, 0.01})
 
 struct schedule_outcome {
     int rounds;

@@ -32,7 +32,10 @@ int main(int argc, char **argv)
     }
     gbm_series(close, (size_t)bars, DEFAULT_SEED);
     grid_fill(params, (size_t)combos);
-    if (sweep_naive_in(&ws, close, (size_t)bars, params, (size_t)combos, results) != 0) {
+    /* The series is loaded first, as the engine decodes it into its workspace
+     * before it calls the kernel: the kernel then does the same work here. */
+    if (sweep_workspace_load(&ws, close, (size_t)bars) != 0 ||
+        sweep_naive_in(&ws, ws.series, (size_t)bars, params, (size_t)combos, results) != 0) {
         fprintf(stderr, "ipctax-kernel: out of memory for the workspace\n");
         return 1;
     }
