@@ -27,13 +27,13 @@ static double calls_per_sweep(const struct run_data *d, const char *arch, double
 }
 
 static void summarize_arch_calls(const struct run_data *d, struct store *s, const char *arch,
-                                 struct csv_out *table)
+                                 struct csv_out *table, struct csv_out *figure)
 {
     char key[KEY_SIZE], buf[200];
     long n_rounds = run_rounds(d);
     struct round_calls *rc = calloc((size_t)(n_rounds > 0 ? n_rounds : 1), sizeof *rc);
     struct doubles per_call = {0}, transit = {0}, engine_extra = {0}, process = {0}, faults = {0},
-                   rtt = {0}, share = {0}, sweep_boundary = {0};
+                   rtt = {0}, share = {0}, sweep_boundary = {0}, compute = {0};
     for (size_t i = 0; rc != NULL && i < d->n_calls; i++) {
         const struct call_row *c = &d->calls[i];
         if (strcmp(c->architecture, arch) != 0 || c->round < 1 || c->round > n_rounds)
@@ -51,6 +51,7 @@ static void summarize_arch_calls(const struct run_data *d, struct store *s, cons
         r->rtt += c->rtt_ns;
         r->boundary += c->rtt_ns - c->compute_ns;
         doubles_push(&per_call, c->rtt_ns - c->compute_ns);
+        doubles_push(&compute, c->compute_ns * 1e-3);
         doubles_push(&transit, c->rtt_ns - c->engine_ns);
         doubles_push(&engine_extra, c->engine_ns - c->compute_ns);
     }
@@ -82,6 +83,14 @@ static void summarize_arch_calls(const struct run_data *d, struct store *s, cons
         csv_out_text(table, format_estimate(buf, e_call, 1));
         csv_out_text(table, format_estimate(buf, e_share, 3));
         csv_out_end_row(table);
+        double compute_us = doubles_estimate(&compute).value;
+        put_number(s, keyf(key, "call.%s.compute_us", arch), compute_us, 1);
+        csv_out_text(figure, arch);
+        const double cols[] = {e_share.value, e_share.low, e_share.high, e_call.value,
+                               compute_us};
+        for (size_t i = 0; i < sizeof cols / sizeof cols[0]; i++)
+            csv_out_double(figure, cols[i]);
+        csv_out_end_row(figure);
     }
     if (process.n > 0) {
         for (size_t i = 0; i < process.n; i++)
@@ -97,6 +106,7 @@ static void summarize_arch_calls(const struct run_data *d, struct store *s, cons
     doubles_free(&rtt);
     doubles_free(&share);
     doubles_free(&sweep_boundary);
+    doubles_free(&compute);
     free(rc);
 }
 
@@ -105,12 +115,19 @@ void summarize_calls(const struct run_data *d, struct store *s)
     static const char *const header[] = {
         "Architecture", "Calls per sweep", "Round trip per call (µs)",
         "Boundary per call (µs) [95% interval]", "Boundary share of the sweep (%) [95% interval]"};
-    struct csv_out table;
+    static const char *const figure_header[] = {"architecture", "share_pct", "low", "high",
+                                                "boundary_us", "compute_us"};
+    struct csv_out table, figure;
     if (table_open(s, "calls", &table, header, 5) != 0)
         return;
+    if (figure_data_open(s, "calls.csv", &figure, figure_header, 6) != 0) {
+        csv_out_abandon(&table);
+        return;
+    }
     for (size_t i = 0; i < N_ARCH_ROWS; i++)
         if (ARCH_ROWS[i].transport != TRANSPORT_NONE)
-            summarize_arch_calls(d, s, ARCH_ROWS[i].name, &table);
+            summarize_arch_calls(d, s, ARCH_ROWS[i].name, &table, &figure);
     table_close(s, &table);
+    table_close(s, &figure);
     put_count(s, "calls.per_bar_sample", PER_BAR_SAMPLE);
 }

@@ -83,6 +83,38 @@ static void put_crossings(const struct run_data *d, struct store *s)
                store_number(s, "call.batch_unix.per_call_us") / echo_us, 2);
 }
 
+/* Each crossing pattern's G (compute per call over the socket's floor) and its
+ * measured boundary share; the original's per-combination G beside them. */
+static void write_break_even(struct store *s)
+{
+    static const char *const header[] = {"label", "G", "share_pct", "low", "high"};
+    static const char *const patterns[] = {"batch_unix", "chatty_unix", "stateful_unix",
+                                           "per_bar_unix", "spawn_per_combo", "json_chatty_unix",
+                                           "python_batch_unix", "python_stateful_unix"};
+    char key[KEY_SIZE];
+    struct csv_out out;
+    double floor_us = store_number(s, "echo.c.unix.protocol.floor_us");
+    if (figure_data_open(s, "breakeven.csv", &out, header, 5) != 0)
+        return;
+    for (size_t i = 0; i < sizeof patterns / sizeof patterns[0]; i++) {
+        double compute_us = store_number(s, keyf(key, "call.%s.compute_us", patterns[i]));
+        struct estimate share = store_estimate(s, keyf(key, "call.%s.share_pct", patterns[i]));
+        if (share.n == 0 || !(compute_us > 0))
+            continue;
+        csv_out_text(&out, patterns[i]);
+        csv_out_double(&out, compute_us / floor_us);
+        csv_out_double(&out, share.value);
+        csv_out_double(&out, share.low);
+        csv_out_double(&out, share.high);
+        csv_out_end_row(&out);
+    }
+    table_close(s, &out);
+    put_number(s, "cross.g_per_combo", store_number(s, "call.stateful_unix.compute_us") / floor_us,
+               0);
+    put_number(s, "cross.g_per_bar", store_number(s, "call.per_bar_unix.compute_us") / floor_us,
+               2);
+}
+
 void summarize_derived(const struct run_data *d, struct store *s)
 {
     static const char *const header[] = {"What the original derived", "The original's figure",
@@ -90,6 +122,7 @@ void summarize_derived(const struct run_data *d, struct store *s)
     struct csv_out t;
     char buf[200], text[TEXT_SIZE + 64];
     put_crossings(d, s);
+    write_break_even(s);
     if (table_open(s, "derived", &t, header, 3) != 0)
         return;
     for (size_t i = 0; i < sizeof DERIVATIONS / sizeof DERIVATIONS[0]; i++) {

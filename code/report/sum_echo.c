@@ -295,6 +295,25 @@ static void write_points(const struct echo_view *v, struct store *s)
     table_close(s, &out);
 }
 
+/* The original's echo points and model, for the figure. */
+static void write_original(const struct run_data *d, struct store *s)
+{
+    static const char *const header[] = {"floats", "bytes", "p50_us"};
+    struct csv_out out;
+    if (figure_data_open(s, "echo_original.csv", &out, header, 3) != 0)
+        return;
+    for (size_t i = 0; i < d->n_original; i++) {
+        long floats;
+        if (sscanf(d->original[i].key, "echo.p50_us.%ld", &floats) != 1)
+            continue;
+        csv_out_int(&out, floats);
+        csv_out_int(&out, floats * 8);
+        csv_out_text(&out, d->original[i].value);
+        csv_out_end_row(&out);
+    }
+    table_close(s, &out);
+}
+
 static void write_table(const struct echo_view *v, const struct run_data *d, struct store *s)
 {
     static const char *const header[] = {"Client", "Transport", "Mode", "Doubles",
@@ -343,6 +362,7 @@ void summarize_echo(const struct run_data *d, struct store *s)
     put_pairs(&v, s);
     write_points(&v, s);
     write_table(&v, d, s);
+    write_original(d, s);
     put_count(s, "echo.passes", kv_number(&d->echo_settings, "passes"));
     put_count(s, "echo.warmup", kv_number(&d->echo_settings, "warmup"));
     put_count(s, "echo.reps_small", kv_number(&d->echo_settings, "reps_small"));

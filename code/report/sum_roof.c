@@ -64,7 +64,8 @@ static long most_threads(const struct run_data *d)
 }
 
 static void kernel_rate(const struct run_data *d, struct store *s, struct csv_out *t,
-                        const char *arch, double operations, struct estimate top, long threads)
+                        struct csv_out *fig, const char *arch, double operations,
+                        struct estimate top, long threads)
 {
     char key[KEY_SIZE], buf[200];
     long n = run_rounds(d);
@@ -86,6 +87,11 @@ static void kernel_rate(const struct run_data *d, struct store *s, struct csv_ou
     csv_out_text(t, format_estimate(buf, e, 2));
     csv_out_text(t, format_estimate(buf, f, 1));
     csv_out_end_row(t);
+    csv_out_text(fig, arch);
+    const double cols[] = {e.value, e.low, e.high, top.value, (double)threads};
+    for (size_t i = 0; i < sizeof cols / sizeof cols[0]; i++)
+        csv_out_double(fig, cols[i]);
+    csv_out_end_row(fig);
 }
 
 void summarize_roofline(const struct run_data *d, struct store *s)
@@ -105,9 +111,15 @@ void summarize_roofline(const struct run_data *d, struct store *s)
     put_number(s, "roof.kernel_gflop", operations * 1e-9, 1);
     put_count(s, "roof.chains", kv_number(&d->roof_settings, "chains"));
     put_count(s, "roof.passes", kv_number(&d->roof_settings, "passes"));
-    struct csv_out t;
+    static const char *const figure_header[] = {"kernel", "gflops", "low", "high", "peak",
+                                                "threads"};
+    struct csv_out t, fig;
     if (table_open(s, "roofline", &t, header, 4) != 0)
         return;
+    if (figure_data_open(s, "roofline.csv", &fig, figure_header, 6) != 0) {
+        csv_out_abandon(&t);
+        return;
+    }
     static const char *const kinds[] = {"scalar", "sse2", "avx2", "avx512"};
     for (size_t k = 0; k < sizeof kinds / sizeof kinds[0]; k++)
         for (long th = 1; th <= all; th += all > 1 ? all - 1 : 1) {
@@ -121,11 +133,12 @@ void summarize_roofline(const struct run_data *d, struct store *s)
             csv_out_text(&t, "");
             csv_out_end_row(&t);
         }
-    kernel_rate(d, s, &t, "in_process", operations, one, 1);
-    kernel_rate(d, s, &t, "numba_in_process", operations, one, 1);
-    kernel_rate(d, s, &t, "in_process_tuned_1core", operations, one, 1);
-    kernel_rate(d, s, &t, "in_process_tuned", operations, every, all);
+    kernel_rate(d, s, &t, &fig, "in_process", operations, one, 1);
+    kernel_rate(d, s, &t, &fig, "numba_in_process", operations, one, 1);
+    kernel_rate(d, s, &t, &fig, "in_process_tuned_1core", operations, one, 1);
+    kernel_rate(d, s, &t, &fig, "in_process_tuned", operations, every, all);
     table_close(s, &t);
+    table_close(s, &fig);
 }
 
 static double count_of(const struct run_data *d, const char *side, const char *what,
