@@ -2,7 +2,7 @@
  * claims.c - the original's findings as tests on this run's intervals, and
  * the preconditions.
  *
- * Tangled from paper/91-appendix-report.md.
+ * Tangled from paper/90-appendix-report.md.
  */
 #include <math.h>
 #include <stdio.h>

@@ -1,7 +1,7 @@
 /*
  * claims.h - the verdict of an interval against a threshold.
  *
- * Tangled from paper/91-appendix-report.md.
+ * Tangled from paper/90-appendix-report.md.
  */
 #ifndef IPCTAX_CLAIMS_H
 #define IPCTAX_CLAIMS_H

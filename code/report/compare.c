@@ -1,7 +1,7 @@
 /*
  * compare.c - the published run's values beside this run's.
  *
- * Tangled from paper/91-appendix-report.md.
+ * Tangled from paper/90-appendix-report.md.
  */
 #include <stdio.h>
 #include <string.h>

@@ -1,7 +1,7 @@
 /*
  * compare.h - this run's key figures beside the published run's.
  *
- * Tangled from paper/91-appendix-report.md.
+ * Tangled from paper/90-appendix-report.md.
  */
 #ifndef IPCTAX_COMPARE_H
 #define IPCTAX_COMPARE_H

@@ -1,7 +1,7 @@
 /*
  * csvread.c - loads CSV files through libcsv.
  *
- * Tangled from paper/91-appendix-report.md.
+ * Tangled from paper/90-appendix-report.md.
  */
 #include <csv.h>
 #include <errno.h>

@@ -1,7 +1,7 @@
 /*
  * csvread.h - a whole CSV file in memory, addressed by column name.
  *
- * Tangled from paper/91-appendix-report.md.
+ * Tangled from paper/90-appendix-report.md.
  */
 #ifndef IPCTAX_CSVREAD_H
 #define IPCTAX_CSVREAD_H

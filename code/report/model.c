@@ -1,7 +1,7 @@
 /*
  * model.c - one loader, driven by a description of each file's columns.
  *
- * Tangled from paper/91-appendix-report.md.
+ * Tangled from paper/90-appendix-report.md.
  */
 #include <errno.h>
 #include <math.h>

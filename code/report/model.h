@@ -1,7 +1,7 @@
 /*
  * model.h - every file of data/, loaded once into typed rows.
  *
- * Tangled from paper/91-appendix-report.md.
+ * Tangled from paper/90-appendix-report.md.
  */
 #ifndef IPCTAX_MODEL_H
 #define IPCTAX_MODEL_H

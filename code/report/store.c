@@ -1,7 +1,7 @@
 /*
  * store.c - formatting, keeping and writing the paper's named values.
  *
- * Tangled from paper/91-appendix-report.md.
+ * Tangled from paper/90-appendix-report.md.
  */
 #include <math.h>
 #include <stdarg.h>

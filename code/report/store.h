@@ -1,7 +1,7 @@
 /*
  * store.h - the named values, tables and figure files the paper reads.
  *
- * Tangled from paper/91-appendix-report.md.
+ * Tangled from paper/90-appendix-report.md.
  */
 #ifndef IPCTAX_STORE_H
 #define IPCTAX_STORE_H

@@ -2,7 +2,7 @@
  * sum_arch.c - the headline table, the A/A resolution and the paired
  * comparisons of whole sweeps.
  *
- * Tangled from paper/91-appendix-report.md.
+ * Tangled from paper/90-appendix-report.md.
  */
 #include <math.h>
 #include <stdio.h>

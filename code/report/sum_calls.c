@@ -1,7 +1,7 @@
 /*
  * sum_calls.c - the boundary's cost measured inside each call.
  *
- * Tangled from paper/91-appendix-report.md.
+ * Tangled from paper/90-appendix-report.md.
  */
 #include <math.h>
 #include <stdio.h>

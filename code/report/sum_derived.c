@@ -1,7 +1,7 @@
 /*
  * sum_derived.c - the original's derivations beside this run's measurements.
  *
- * Tangled from paper/91-appendix-report.md.
+ * Tangled from paper/90-appendix-report.md.
  */
 #include <math.h>
 #include <stdio.h>

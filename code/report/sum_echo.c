@@ -1,7 +1,7 @@
 /*
  * sum_echo.c - the echo curve: points, fits, and comparisons by block.
  *
- * Tangled from paper/91-appendix-report.md.
+ * Tangled from paper/90-appendix-report.md.
  */
 #include <math.h>
 #include <stdio.h>

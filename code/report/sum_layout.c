@@ -1,7 +1,7 @@
 /*
  * sum_layout.c - how much the kernel's time moves with its data and code layout.
  *
- * Tangled from paper/91-appendix-report.md.
+ * Tangled from paper/90-appendix-report.md.
  */
 #include <math.h>
 #include <stdio.h>

@@ -1,7 +1,7 @@
 /*
  * sum_roof.c - the peak, the kernels' rates, and callgrind's counts.
  *
- * Tangled from paper/91-appendix-report.md.
+ * Tangled from paper/90-appendix-report.md.
  */
 #include <math.h>
 #include <stdio.h>

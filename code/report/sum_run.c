@@ -2,7 +2,7 @@
  * sum_run.c - the machine, the run's settings, the original's figures, the
  * sweep's fingerprint and the oracle.
  *
- * Tangled from paper/91-appendix-report.md.
+ * Tangled from paper/90-appendix-report.md.
  */
 #include <math.h>
 #include <stdio.h>

@@ -1,7 +1,7 @@
 /*
  * sum_serial.c - the serialization tax, C and Python, paired by repetition.
  *
- * Tangled from paper/91-appendix-report.md.
+ * Tangled from paper/90-appendix-report.md.
  */
 #include <math.h>
 #include <stdio.h>

@@ -1,7 +1,7 @@
 /*
  * sum_spawn.c - one engine process per call, alone.
  *
- * Tangled from paper/91-appendix-report.md.
+ * Tangled from paper/90-appendix-report.md.
  */
 #include <math.h>
 #include <string.h>

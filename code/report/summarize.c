@@ -1,7 +1,7 @@
 /*
  * summarize.c - what the summarizers share.
  *
- * Tangled from paper/91-appendix-report.md.
+ * Tangled from paper/90-appendix-report.md.
  */
 #include <math.h>
 #include <stdlib.h>

@@ -1,7 +1,7 @@
 /*
  * summarize.h - the summarizers, and what they share.
  *
- * Tangled from paper/91-appendix-report.md.
+ * Tangled from paper/90-appendix-report.md.
  */
 #ifndef IPCTAX_SUMMARIZE_H
 #define IPCTAX_SUMMARIZE_H

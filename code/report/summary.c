@@ -1,7 +1,7 @@
 /*
  * summary.c - ipctax-summary: reduces data/ to the values the paper quotes.
  *
- * Tangled from paper/91-appendix-report.md.
+ * Tangled from paper/90-appendix-report.md.
  */
 #include <stdio.h>
 #include <stdlib.h>

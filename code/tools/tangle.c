@@ -1,7 +1,7 @@
 /*
  * tangle.c - extract the C of a literate program written in pandoc Markdown.
  *
- * Tangled from paper/90-appendix-tangle.md; edit the chapter, not this file.
+ * Tangled from paper/91-appendix-tangle.md; edit the chapter, not this file.
  *
  * Usage: tangle [-l] [-o DIR] [--check] [--stray DIR]... FILE.md...
  */

@@ -50,7 +50,7 @@
 -- weave (the tangler would refuse it too), so no chunk link can dangle.
 --
 -- The rules for what is a chunk and what is a reference are the tangler's
--- (paper/90-appendix-tangle.md); this filter only reads them.
+-- (paper/91-appendix-tangle.md); this filter only reads them.
 
 local is_latex = FORMAT:match("latex") ~= nil
 local chunks = {}       -- name -> {root, pieces = {anchor...}, seq = {n...}, users = {...}}

@@ -3,6 +3,9 @@
 -- [key]{.num}          -> the value ipctax-summary wrote for key
 -- [key]{.num .code}    -> the value as inline code (flags, a command): no
 --                         minus sign, printed verbatim
+-- [key]{.num .ci}     -> an estimate with its 95% interval, from key, key.low
+--                         and key.high: "1.005 [0.950, 1.043]"; the three
+--                         must exist, as for any placeholder
 -- [key]{.num .article} -> the value after its indefinite article: "an AMD
 --                         EPYC", "a Xeon", "an 8-core", "an 11,000"; .Article
 --                         capitalises it ("An AMD EPYC") to start a sentence
@@ -176,6 +179,17 @@ local function num_span(el)
   local v = value_of(key)
   local out
   if el.classes:includes("code") then out = pandoc.Code(v, attr)
+  elseif el.classes:includes("ci") then
+    local inl = value_inlines(v)
+    inl[#inl + 1] = pandoc.Str("\u{00A0}[")
+    for _, x in ipairs(value_inlines(value_of(key .. ".low"))) do inl[#inl + 1] = x end
+    inl[#inl + 1] = pandoc.Str(",")
+    inl[#inl + 1] = pandoc.Space()
+    for _, x in ipairs(value_inlines(value_of(key .. ".high"))) do inl[#inl + 1] = x end
+    inl[#inl + 1] = pandoc.Str("]")
+    attr = pandoc.Attr("", {"num", "ci"},
+                       {{"title", "from data/: " .. key .. ", with its 95% interval"}})
+    out = pandoc.Span(inl, attr)
   else out = pandoc.Span(value_inlines(v), attr) end
   local capital = el.classes:includes("Article")
   if capital or el.classes:includes("article") then
