@@ -366,10 +366,12 @@ site/index.html: $(WEAVE_INPUTS) $(WOVEN)/values.csv $(FIGURES)
 LATEX_DIR := $(WOVEN)/latex
 LATEX_RUNS := 8
 PDFLATEX := pdflatex -interaction=nonstopmode -halt-on-error -output-directory=$(LATEX_DIR)
+# The PDF's contents list parts and chapters only (one page); the page's
+# sidebar also lists sections.
 site/paper.pdf: $(WEAVE_INPUTS) $(WOVEN)/values.csv $(FIGURES)
 	@mkdir -p $(@D) $(LATEX_DIR)
 	$(PANDOC) --to latex --standalone -H paper/latex/preamble.tex \
-	  --toc --toc-depth 2 \
+	  --toc --toc-depth 1 \
 	  -V geometry:a4paper,margin=2.2cm -V fontsize=10pt -V colorlinks=true \
 	  -V linkcolor=blue -o $(LATEX_DIR)/paper.tex
 	@export SOURCE_DATE_EPOCH="$(PDF_EPOCH)" FORCE_SOURCE_DATE=1; \

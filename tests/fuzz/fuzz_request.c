@@ -20,7 +20,7 @@
  *      that the engine ran out of memory on an input this small, or be
  *      anything but UTF-8 text. After each
  *      request the connection's memory must be within the bound that
- *      paper/86-robustness.md states.
+ *      paper/92-appendix-robustness.md states.
  *   3. serve_connection, the engine's own loop, reading the input from a
  *      memfd and writing to another: what it writes must be exactly the
  *      reply frames of pass 2, then at most one error frame, then nothing.
@@ -215,7 +215,7 @@ static uint64_t stream_budget(void)
 }
 
 /*
- * The bound of paper/86-robustness.md on what a connection holds outside
+ * The bound of paper/92-appendix-robustness.md on what a connection holds outside
  * its stream, for a largest request body of L bytes: the body and the
  * parameter sets (each at most L), the results and the reply (each at most
  * L/3), and two workspaces of seven regions, each region at most L plus
