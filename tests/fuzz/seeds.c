@@ -323,32 +323,33 @@ static void fuzz_shm_seeds(seed_fn emit)
 
 static void fuzz_options_seeds(seed_fn emit)
 {
-    static const char *const lines[][2] = {
-        {"unix", "--unix\0/tmp/engine.sock"},
-        {"tcp", "--tcp\0127.0.0.1:0\0--kernel\0tuned"},
-        {"tcp-ipv6", "--tcp\0[::1]:5000"},
-        {"tcp-port-range", "--tcp\070000"},
-        {"tcp-not-a-number", "--tcp\0abc"},
-        {"stdin-raw", "--stdin\0--raw\0--max-frame\01000"},
-        {"shm", "--shm\0/name\0--shm-wait\0spin\0--die-with-parent"},
-        {"limits", "--unix\0p\0--max-clients\032\0--max-work\01000\0--idle-timeout\01"
-                   "\0--frame-timeout\086400000"},
-        {"limits-out", "--unix\0p\0--max-clients\0999999999\0--max-frame\08"},
-        {"two-transports", "--unix\0p\0--stdin"},
-        {"unknown", "--frobnicate\0--unix\0p"},
-        {"missing-value", "--unix"},
-        {"extra", "--stdin\0extra"},
-        {"help", "-h"},
-        {"version", "--version\0--unix\0p"},
-        {"short-and-equals", "-x\0--tcp=1234\0--max-work=-1"},
+    /* sizeof a literal counts the NUL bytes inside it, and one at its end. */
+#define LINE(name, text) {name, text, sizeof text - 1}
+    static const struct {
+        const char *name, *text;
+        size_t len;
+    } lines[] = {
+        LINE("unix", "--unix\0/tmp/engine.sock"),
+        LINE("tcp", "--tcp\0127.0.0.1:0\0--kernel\0tuned"),
+        LINE("tcp-ipv6", "--tcp\0[::1]:5000"),
+        LINE("tcp-port-range", "--tcp\070000"),
+        LINE("tcp-not-a-number", "--tcp\0abc"),
+        LINE("stdin-raw", "--stdin\0--raw\0--max-frame\01000"),
+        LINE("shm", "--shm\0/name\0--shm-wait\0spin\0--die-with-parent"),
+        LINE("limits", "--unix\0p\0--max-clients\032\0--max-work\01000\0--idle-timeout\01"
+                       "\0--frame-timeout\086400000"),
+        LINE("limits-out", "--unix\0p\0--max-clients\0999999999\0--max-frame\08"),
+        LINE("two-transports", "--unix\0p\0--stdin"),
+        LINE("unknown", "--frobnicate\0--unix\0p"),
+        LINE("missing-value", "--unix"),
+        LINE("extra", "--stdin\0extra"),
+        LINE("help", "-h"),
+        LINE("version", "--version\0--unix\0p"),
+        LINE("short-and-equals", "-x\0--tcp=1234\0--max-work=-1"),
     };
-    for (size_t i = 0; i < sizeof lines / sizeof lines[0]; i++) {
-        const char *text = lines[i][1];
-        size_t len = 0;
-        while (text[len] != '\0' || text[len + 1] != '\0')
-            len++;                             /* the list ends at a double NUL */
-        emit(lines[i][0], (const uint8_t *)text, len);
-    }
+#undef LINE
+    for (size_t i = 0; i < sizeof lines / sizeof lines[0]; i++)
+        emit(lines[i].name, (const uint8_t *)lines[i].text, lines[i].len);
 }
 
 /* ---- Every target's seeds -------------------------------------------------------- */
