@@ -190,8 +190,14 @@ clean:
 
 # --- Tests -------------------------------------------------------------------
 TESTS := $(patsubst tests/%.c,%,$(wildcard tests/test_*.c))
+# The fuzz replays compile their target and the seeds into the test.
+FUZZ_COMMON := tests/fuzz/seeds.c tests/fuzz/shm_ops.h tests/fuzz/replay.h
 $(BUILD)/tests/test_fuzz_regressions $(ASAN)/tests/test_fuzz_regressions: \
-  tests/fuzz/fuzz_request.c tests/fuzz/seeds.c
+  tests/fuzz/fuzz_request.c $(FUZZ_COMMON)
+$(BUILD)/tests/test_fuzz_shm_regressions $(ASAN)/tests/test_fuzz_shm_regressions: \
+  tests/fuzz/fuzz_shm.c $(FUZZ_COMMON)
+$(BUILD)/tests/test_fuzz_options_regressions $(ASAN)/tests/test_fuzz_options_regressions: \
+  tests/fuzz/fuzz_options.c $(FUZZ_COMMON)
 
 unit-tests: $(TESTS:%=$(BUILD)/tests/%) $(BUILD)/tangle all
 	@for t in $(TESTS:%=$(BUILD)/tests/%); do echo "== $$t"; IPCTAX_ROOT=$(CURDIR) $$t || exit 1; done
@@ -446,30 +452,41 @@ check-bibtex: $(TEST_PAGE)
 	$(PYTHON) tests/check_bibtex.py $(WOVEN)/citation.bib
 
 # --- Fuzzing -------------------------------------------------------------------
-# libFuzzer: the library built with clang and coverage, the target linked
-# with -fsanitize=fuzzer. A fresh corpus grows from the generated seeds; a
-# run that finds a crash stops, keeps the input in build/fuzz/crashes/, and
-# records nothing.
+# libFuzzer, one target after another: the request path (fuzz_request), the
+# shared-memory channel against a second process (fuzz_shm) and the engine's
+# command line (fuzz_options). Each is built from the fuzz variant of the
+# engine's libraries with -fsanitize=fuzzer, grows a fresh corpus from its
+# generated seeds for FUZZ_SECONDS, and adds its figures to data/fuzz.csv as
+# TARGET.KEY rows. A run that finds a crash stops, keeps the input in
+# build/fuzz/crashes/TARGET-*, and records nothing.
 FUZZ_SECONDS ?= 300
+FUZZ_TARGETS := request shm options
 FUZZ_ARGS := -max_len=16384 -timeout=10 -rss_limit_mb=2048 -print_final_stats=1
 
-$(FUZZ)/fuzz_request: tests/fuzz/fuzz_request.c $(addprefix $(FUZZ)/,$(ENGINE_LIBS))
-	clang $(CFLAGS_ALL) -O1 $(SANITIZE) -fsanitize=fuzzer -Icode -o $@ $^ $(LDLIBS)
+$(FUZZ)/fuzz_%: tests/fuzz/fuzz_%.c tests/fuzz/shm_ops.h $(addprefix $(FUZZ)/,$(ENGINE_LIBS))
+	clang $(CFLAGS_ALL) -O1 $(SANITIZE) -fsanitize=fuzzer -Icode -o $@ $< \
+	  $(addprefix $(FUZZ)/,$(ENGINE_LIBS)) $(LDLIBS)
 
-$(BUILD)/make-seeds: tests/fuzz/seeds.c $(addprefix $(BUILD)/,$(ALL_LIBS))
-	$(CC) $(CFLAGS_ALL) -Icode -o $@ $^ $(LDLIBS)
+$(BUILD)/make-seeds: tests/fuzz/seeds.c tests/fuzz/shm_ops.h $(addprefix $(BUILD)/,$(ALL_LIBS))
+	$(CC) $(CFLAGS_ALL) -Icode -o $@ $< $(addprefix $(BUILD)/,$(ALL_LIBS)) $(LDLIBS)
 
 fuzz: deps-fuzz
-	$(MAKE) --no-print-directory $(FUZZ)/fuzz_request $(BUILD)/make-seeds
-	rm -rf $(FUZZ)/seeds $(FUZZ)/corpus
-	mkdir -p $(FUZZ)/seeds $(FUZZ)/corpus $(FUZZ)/crashes
-	$(BUILD)/make-seeds $(FUZZ)/seeds
-	$(FUZZ)/fuzz_request -max_total_time=$(FUZZ_SECONDS) $(FUZZ_ARGS) \
-	  -artifact_prefix=$(FUZZ)/crashes/ $(FUZZ)/corpus $(FUZZ)/seeds 2>&1 | tee $(FUZZ)/log; \
-	  test $${PIPESTATUS[0]} = 0
-	tests/fuzz/record.sh $(FUZZ)/log $(FUZZ)/seeds tests/fuzz/regressions "$(FUZZ_ARGS)" \
-	  | $(BUILD)/ipctax-record data/fuzz.csv
-	@echo "fuzz: no crash in $(FUZZ_SECONDS) s; data/fuzz.csv updated"
+	$(MAKE) --no-print-directory $(FUZZ_TARGETS:%=$(FUZZ)/fuzz_%) $(BUILD)/make-seeds \
+	  $(BUILD)/ipctax-record
+	rm -rf $(FUZZ)/runs
+	mkdir -p $(FUZZ)/runs $(FUZZ)/crashes
+	for t in $(FUZZ_TARGETS); do \
+	  run=$(FUZZ)/runs/$$t; mkdir -p $$run/seeds $$run/corpus; \
+	  $(BUILD)/make-seeds $$t $$run/seeds || exit 1; \
+	  $(FUZZ)/fuzz_$$t -max_total_time=$(FUZZ_SECONDS) $(FUZZ_ARGS) \
+	    -artifact_prefix=$(FUZZ)/crashes/$$t- $$run/corpus $$run/seeds 2>&1 | tee $$run/log; \
+	  if [ $${PIPESTATUS[0]} != 0 ]; then \
+	    echo "fuzz: $$t found a crash; the input is in $(FUZZ)/crashes/"; exit 1; fi; \
+	  tests/fuzz/record.sh $$t $$run/log $$run/seeds tests/fuzz/regressions/$$t \
+	    "$(FUZZ_ARGS)" >> $(FUZZ)/runs/fuzz.rows || exit 1; \
+	done
+	$(BUILD)/ipctax-record data/fuzz.csv < $(FUZZ)/runs/fuzz.rows
+	@echo "fuzz: no crash in $(FUZZ_SECONDS) s for each of $(FUZZ_TARGETS); data/fuzz.csv updated"
 
 $(BUILD)/tests/drive_engine: tests/drive_engine.c $(addprefix $(BUILD)/,$(ALL_LIBS))
 	@mkdir -p $(@D)

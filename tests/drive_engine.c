@@ -8,7 +8,7 @@
  *
  * The session: echoes, a sweep compared bit for bit with sweep_naive, the
  * same sweep as JSON, a loaded series swept per combination, a per-bar
- * stream, a connection that leaves a loaded series and an open stream
+ * stream, a timed sweep and a timed echo, a connection that leaves a loaded series and an open stream
  * behind when it goes, a bad frame (which must get an error frame and a
  * closed connection), and a request cut off half-way. Sizes are small: valgrind runs the engine some
  * twenty times slower than it runs natively. Exits 0 when every reply was
@@ -115,6 +115,17 @@ static void session(const char *path)
         sweep_reply_decode(c.reply, c.reply_len, got, COMBOS) != 0 ||
         !same(got, expected_stream, COMBOS))
         fail("close stream", err);
+    /* Timed: the reply, then the engine's 40-byte timing trailer. */
+    struct call_timing t;
+    if (tclient_request(&c, (enum opcode)(OP_SWEEP | OP_TIMED), series, BARS, params, COMBOS,
+                        err) != 0 ||
+        timing_trailer_decode(c.reply, c.reply_len, &t) != 0 ||
+        sweep_reply_decode(c.reply, c.reply_len - TIMING_TRAILER_BYTES, got, COMBOS) != 0 ||
+        !same(got, expected, COMBOS) || t.compute_ns > t.engine_ns)
+        fail("timed sweep", err);
+    if (tclient_request(&c, (enum opcode)(OP_ECHO | OP_TIMED), series, 10, NULL, 0, err) != 0 ||
+        c.reply_len != 80 + TIMING_TRAILER_BYTES || memcmp(c.reply, series, 80) != 0)
+        fail("timed echo", err);
     tclient_close(&c);
 }
 

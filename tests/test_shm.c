@@ -106,7 +106,7 @@ static void *echo_frames(void *arg)
 {
     struct echo_server *srv = arg;
     uint8_t *buf = NULL;
-    if (shm_channel_accept(&srv->ch) != 0)
+    if (shm_channel_accept(&srv->ch, NO_DEADLINE) != 0)
         return NULL;
     for (;;) {
         uint8_t header[4];
@@ -233,7 +233,7 @@ static void many_small_frames_arrive_in_order(void **state)
     struct small_producer p = {channel_name(name, "small"), 0};
     create_or_fail(&engine, name, 4096, SHM_WAIT_FUTEX);
     assert_int_equal(pthread_create(&thread, NULL, write_small_frames, &p), 0);
-    assert_int_equal(shm_channel_accept(&engine), 0);
+    assert_int_equal(shm_channel_accept(&engine, NO_DEADLINE), 0);
     struct stream s = {7};
     for (int i = 0; i < SMALL_FRAMES; i++) {
         uint8_t header[4], body[64], expected[64];
@@ -301,7 +301,7 @@ static void two_processes_move_megabytes(enum shm_wait mode, size_t total)
     assert_true(pid >= 0);
     if (pid == 0)
         child_client(name, mode, total);
-    assert_int_equal(shm_channel_accept(&engine), 0);
+    assert_int_equal(shm_channel_accept(&engine, NO_DEADLINE), 0);
     struct stream in = {1001}, out = {2002};
     uint64_t want = FNV_START, got = FNV_START;
     uint8_t buf[3001], expected[3001];
@@ -366,7 +366,7 @@ static void engine_notices_a_killed_client(enum shm_wait mode)
         for (;;)
             pause();
     }
-    assert_int_equal(shm_channel_accept(&engine), 0);
+    assert_int_equal(shm_channel_accept(&engine, NO_DEADLINE), 0);
     kill(pid, SIGKILL);
     waitpid(pid, NULL, 0);
     uint8_t header[4];
@@ -404,7 +404,7 @@ static void a_killed_engine_is_noticed_and_replaced(void **state)
         char err[256];
         if (shm_channel_create(&ch, name, 4096, SHM_WAIT_SPIN, err, sizeof err) != 0)
             _exit(1);
-        shm_channel_accept(&ch);
+        shm_channel_accept(&ch, NO_DEADLINE);
         for (;;)
             pause();
     }
@@ -463,7 +463,7 @@ static void a_second_client_is_told_the_channel_is_busy(void **state)
     attach_or_fail(&one, name, SHM_WAIT_FUTEX);
     assert_int_equal(shm_channel_attach(&two, name, SHM_WAIT_FUTEX, 20, err, sizeof err), -1);
     assert_int_equal(errno, EBUSY);
-    assert_int_equal(shm_channel_accept(&engine), 0);
+    assert_int_equal(shm_channel_accept(&engine, NO_DEADLINE), 0);
     shm_channel_detach(&one);
     shm_channel_release(&engine);
     attach_or_fail(&two, name, SHM_WAIT_FUTEX);           /* free again after the release */

@@ -343,7 +343,7 @@ static int serve_shm(const struct engine_options *o)
     announce("shm", ch.name);
     unsigned reported = 0;
     int status;
-    while ((status = shm_channel_accept(&ch)) == 0) {
+    while ((status = shm_channel_accept(&ch, NO_DEADLINE)) == 0) {
         if (ch.renewals != reported) {
             fprintf(stderr, "ipctax-engine: the segment %s was damaged (its size changed "
                     "under it); serving from a new one\n", ch.name);

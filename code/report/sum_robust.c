@@ -6,6 +6,7 @@
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "report/summarize.h"
 
@@ -52,9 +53,34 @@ static void load_table(const struct run_data *d, struct store *s)
     table_close(s, &t);
 }
 
+/* The fuzzers' rows are TARGET.FIELD; the prose of Part I and the
+ * precondition read the sums over the targets. */
+static void fuzz_totals(const struct run_data *d, struct store *s)
+{
+    static const char *const summed[] = {"seconds", "executions", "crashes"};
+    double total[3] = {0, 0, 0};
+    int targets = 0;
+    for (size_t i = 0; i < d->fuzz.n; i++) {
+        const char *field = strchr(d->fuzz.rows[i].key, '.');
+        if (field == NULL)
+            continue;
+        targets += strcmp(field + 1, "seconds") == 0;
+        for (size_t k = 0; k < 3; k++)
+            if (strcmp(field + 1, summed[k]) == 0)
+                total[k] += strtod(d->fuzz.rows[i].value, NULL);
+    }
+    if (targets == 0)
+        return;
+    put_count(s, "fuzz.targets", targets);
+    put_count(s, "fuzz.seconds", total[0]);
+    put_count(s, "fuzz.executions", total[1]);
+    put_count(s, "fuzz.crashes", total[2]);
+}
+
 void summarize_robustness(const struct run_data *d, struct store *s)
 {
     load_table(d, s);
+    fuzz_totals(d, s);
     pass_through(&d->load, "load", s);
     pass_through(&d->valgrind, "valgrind", s);
     pass_through(&d->fuzz, "fuzz", s);

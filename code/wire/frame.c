@@ -114,6 +114,10 @@ int request_decode(const uint8_t *body, size_t len, struct request_view *req,
     req->timed = (body[0] & OP_TIMED) != 0;
     req->n_bars = le_get_u32(body + 1);
     req->n_combos = le_get_u32(body + 5);
+    if (req->opcode >= OPCODE_COUNT)
+        return set_error(err, err_size, "unknown opcode %u (opcodes are 0 to %d, or %u to %u "
+                         "with the timing bit)", body[0], OPCODE_COUNT - 1, OP_TIMED,
+                         OP_TIMED + OPCODE_COUNT - 1);
     uint64_t expected = request_body_size(req->n_bars, req->n_combos);
     if (expected != len)
         return set_error(err, err_size, "body is %zu bytes but n_bars = %u and n_combos = %u "

@@ -71,9 +71,9 @@ struct request_view {
     const uint8_t *params;     /* n_combos x 6 little-endian i64 */
 };
 
-/* Checks that a body has a request's shape (a header, and counts that
- * agree with its length); returns 0, or -1 with a message for an error
- * frame. The opcode is not checked: the engine's table knows them. */
+/* Checks that a body has a request's shape (a header, an opcode the
+ * protocol defines, counts that agree with its length); returns 0, or -1
+ * with a message for an error frame. */
 int request_decode(const uint8_t *body, size_t len, struct request_view *req,
                    char *err, size_t err_size);
 

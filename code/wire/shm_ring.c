@@ -110,6 +110,25 @@ static void reassert_header(struct shm_channel *ch)
         write_header(ch);
 }
 
+/*
+ * A session starts on empty rings. The engine empties them when a session
+ * ends, but a second process may have moved a counter since; so each side,
+ * when its session starts, makes the counter it owns (the head of the ring
+ * it writes, the tail of the ring it reads) equal to the other side's. The
+ * client does so on attaching, before it has written anything; the engine
+ * on accepting, when the client may have written a request already, so it
+ * leaves the requests' tail, which the client has matched, as it is.
+ */
+static void start_empty(struct shm_channel *ch)
+{
+    if (!ch->is_engine)
+        atomic_store(&ch->in->tail, atomic_load(&ch->in->head));
+    atomic_store(&ch->out->head, atomic_load(&ch->out->tail));
+    ch->head_seen = atomic_load(&ch->in->tail);
+    ch->tail_seen = atomic_load(&ch->out->tail);
+}
+
+
 static int mapping_damaged(const struct shm_channel *ch);   /* below: a shrunk segment */
 static int segment_damaged(const struct shm_channel *ch);
 
@@ -531,6 +550,7 @@ int shm_channel_create(struct shm_channel *ch, const char *name, size_t ring_byt
     }
     ch->capacity = ring_bytes;
     ch->wait = wait;
+    ch->leave_ns = SHM_LEAVE_NS;
     if (map_new_segment(ch, err, err_size) == 0)
         return 0;
     if (errno != EEXIST)
@@ -657,8 +677,7 @@ static int try_attach(struct shm_channel *ch, const char *name, enum shm_wait wa
     ch->wait = wait;
     ch->peer = atomic_load(&seg->engine_pid);
     bind_side(ch, 0);
-    ch->head_seen = atomic_load(&ch->in->head);
-    ch->tail_seen = atomic_load(&ch->out->tail);
+    start_empty(ch);
     futex_bump(&seg->attach_seq);              /* the engine may be asleep, waiting for us */
     return 0;
 }
@@ -695,7 +714,7 @@ static void empty_and_free(struct shm_channel *ch)
     atomic_store_explicit(&ch->seg->client, SHM_FREE, memory_order_release);
 }
 
-int shm_channel_accept(struct shm_channel *ch)
+int shm_channel_accept(struct shm_channel *ch, uint64_t deadline_ns)
 {
     char err[256];
     for (;;) {
@@ -714,13 +733,17 @@ int shm_channel_accept(struct shm_channel *ch)
         if (client > 0 && alive(client) && maps_segment(client, ch->fd)) {
             ch->peer = client;
             ch->next_liveness_ns = 0;
-            ch->head_seen = ch->tail_seen = 0;
+            start_empty(ch);
             return 0;
         }
-        if (client != SHM_FREE)
+        if (client != SHM_FREE) {
             empty_and_free(ch);                /* it came and went, or was never there */
-        else
-            futex_wait(&seg->attach_seq, ticket, SHM_CHECK_NS);
+        } else if (deadline_ns != NO_DEADLINE && clock_ns() >= deadline_ns) {
+            errno = ETIMEDOUT;
+            return -1;
+        } else {
+            futex_wait(&seg->attach_seq, ticket, nap_before(deadline_ns));
+        }
     }
 }
 void shm_channel_release(struct shm_channel *ch)
@@ -734,7 +757,7 @@ void shm_channel_release(struct shm_channel *ch)
     atomic_store(&seg->engine_closed, 1);
     futex_bump(&seg->replies.data_seq);        /* a client waiting for a reply */
     futex_bump(&seg->requests.space_seq);      /* or for room for its request */
-    uint64_t deadline = clock_ns() + SHM_LEAVE_NS;
+    uint64_t deadline = clock_ns() + ch->leave_ns;
     for (;;) {
         uint32_t ticket = atomic_load(&seg->attach_seq);
         int32_t client = atomic_load(&seg->client);

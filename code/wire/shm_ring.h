@@ -88,6 +88,7 @@ struct shm_channel {
     int fd;                        /* engine: the segment, to look at its size; else -1 */
     int guard;                     /* the mapping's slot for the SIGBUS handler, or -1 */
     unsigned renewals;             /* engine: segments replaced after damage (for the log) */
+    uint64_t leave_ns;             /* engine: how long a client has to leave (SHM_LEAVE_NS) */
     char name[SHM_NAME_SIZE];
 };
 
@@ -96,11 +97,12 @@ struct shm_channel {
  * Returns 0, or -1 with a message in err. */
 int shm_channel_create(struct shm_channel *ch, const char *name, size_t ring_bytes,
                        enum shm_wait wait, char *err, size_t err_size);
-/* Engine: sleeps until a client attaches (0), or until ch->stop_fd becomes
- * readable (-1, errno EINTR): the engine's stop pipe, which its signal
- * handler writes. A segment found damaged is replaced first (-1 with errno
- * when that fails). */
-int shm_channel_accept(struct shm_channel *ch);
+/* Engine: sleeps until a client attaches (0), until ch->stop_fd becomes
+ * readable (-1, errno EINTR: the engine's stop pipe, which its signal
+ * handler writes), or until the deadline (-1, ETIMEDOUT; NO_DEADLINE waits
+ * as long as it takes). A segment found damaged is replaced first (-1 with
+ * errno when that fails). */
+int shm_channel_accept(struct shm_channel *ch, uint64_t deadline_ns);
 /* Engine: ends the session, waits for the client to leave (or die), and
  * empties the rings for the next client. */
 void shm_channel_release(struct shm_channel *ch);

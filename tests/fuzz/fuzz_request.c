@@ -131,7 +131,7 @@ static void check_decode(const uint8_t *body, size_t len)
         check_message(err, sizeof err, "request_decode");
         return;
     }
-    if (request_body_size(req.n_bars, req.n_combos) != len)
+    if (req.opcode >= OPCODE_COUNT || request_body_size(req.n_bars, req.n_combos) != len)
         fuzz_fail("request_decode accepted opcode %u, %u bars, %u combos in %zu bytes",
                   req.opcode, req.n_bars, req.n_combos, len);
     /* Decoding then encoding gives back the same bytes. */

@@ -1,16 +1,27 @@
 /*
- * seeds.c - the fuzzer's seed corpus, written by a program rather than kept
- * as binary files: each seed is what a client could send on one connection,
- * built with the project's own encoder, and named for what it exercises.
+ * seeds.c - the fuzzers' seed corpora, written by a program rather than kept
+ * as binary files, each seed named for what it exercises.
  *
- *   build/fuzz/make-seeds DIR    writes one file per seed into DIR
+ *   build/make-seeds TARGET DIR    writes one file per seed of TARGET into DIR
  *
- * The valid seeds walk every opcode and the stateful sequences (load then
- * sweep loaded; open, bars, close; both interleaved); the broken ones are
- * one of each kind of bad input the engine must refuse. The same seeds are
- * replayed through the target by tests/test_fuzz_regressions.c, which
- * includes this file with FUZZ_SEEDS_NO_MAIN defined.
+ * request (tests/fuzz/fuzz_request.c): what a client could send on one
+ * connection, built with the project's own encoder. The valid seeds walk
+ * every opcode, timed and not, and the stateful sequences (load then sweep
+ * loaded; open, bars, close; both interleaved); the broken ones are one of
+ * each kind of bad input the engine must refuse.
+ *
+ * shm (tests/fuzz/fuzz_shm.c): operation lists (tests/fuzz/shm_ops.h): a
+ * client's session, and each kind of damage a second process can do to a
+ * segment (a header word changed, ring counters moved, the file cut short).
+ *
+ * options (tests/fuzz/fuzz_options.c): command lines, arguments separated by
+ * NUL bytes: every option, good values and bad.
+ *
+ * The same seeds are replayed through each target by its regression test
+ * (tests/test_fuzz_*regressions.c), which includes this file with
+ * FUZZ_SEEDS_NO_MAIN defined.
  */
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -18,7 +29,10 @@
 #include "wire/frame.h"
 #include "kernel/grid.h"
 #include "wire/json_codec.h"
+#include "wire/shm_ring.h"
 #include "kernel/series.h"
+
+#include "shm_ops.h"
 
 typedef void (*seed_fn)(const char *name, const uint8_t *data, size_t len);
 
@@ -213,6 +227,142 @@ static void fuzz_seeds(seed_fn emit)
 #undef SEED
 }
 
+/* ---- Shared-memory operation lists ---------------------------------------- */
+
+static void put_op(struct stream_buf *s, enum shm_op op, uint32_t operand, int operand_bytes)
+{
+    if (s->len + 1 + (size_t)operand_bytes > sizeof s->data)
+        abort();
+    s->data[s->len++] = (uint8_t)op;
+    for (int i = 0; i < operand_bytes; i++)
+        s->data[s->len++] = (uint8_t)(operand >> (8 * i));
+}
+
+/* A poke: u16 offset, u8 n, then n bytes. */
+static void put_poke(struct stream_buf *s, enum shm_op op, size_t at, const void *bytes, size_t n)
+{
+    put_op(s, op, (uint32_t)at, 2);
+    if (s->len + 1 + n > sizeof s->data)
+        abort();
+    s->data[s->len++] = (uint8_t)n;
+    memcpy(s->data + s->len, bytes, n);
+    s->len += n;
+}
+
+/* The client sends one whole echo request of the target's stream (29 bytes). */
+static void put_client_frame(struct stream_buf *s)
+{
+    put_op(s, SHM_OP_CLIENT_WRITE, SHM_FUZZ_ECHO_FRAME, 2);
+}
+
+static void fuzz_shm_seeds(seed_fn emit)
+{
+    struct stream_buf s;
+    const int32_t one = 1, zero = 0, left = SHM_CLIENT_LEFT;
+    const uint64_t far = 1ull << 40;
+#define SEED(name, ...) do { s.len = 0; __VA_ARGS__; emit(name, s.data, s.len); } while (0)
+    SEED("session",
+         put_op(&s, SHM_OP_CLIENT_ATTACH, 0, 1); put_op(&s, SHM_OP_ENGINE_ACCEPT, 0, 0);
+         put_client_frame(&s); put_op(&s, SHM_OP_ENGINE_SERVE, 0, 0);
+         put_op(&s, SHM_OP_CLIENT_READ, 29, 2); put_op(&s, SHM_OP_CLIENT_DETACH, 0, 0);
+         put_op(&s, SHM_OP_ENGINE_RELEASE, 0, 0));
+    SEED("session-spin", put_op(&s, SHM_OP_CLIENT_ATTACH, 1, 1);
+         put_op(&s, SHM_OP_ENGINE_ACCEPT, 0, 0); put_op(&s, SHM_OP_ENGINE_WRITE, 300, 2);
+         put_op(&s, SHM_OP_CLIENT_READ, 300, 2); put_op(&s, SHM_OP_ENGINE_READ, 10, 2));
+    SEED("client-word-one", put_poke(&s, SHM_OP_POKE_HEADER,
+                                     offsetof(struct shm_segment, client), &one, 4);
+         put_op(&s, SHM_OP_ENGINE_ACCEPT, 0, 0); put_op(&s, SHM_OP_ENGINE_RELEASE, 0, 0));
+    SEED("client-word-left", put_op(&s, SHM_OP_CLIENT_ATTACH, 0, 1);
+         put_poke(&s, SHM_OP_POKE_HEADER, offsetof(struct shm_segment, client), &left, 4);
+         put_op(&s, SHM_OP_ENGINE_ACCEPT, 0, 0));
+    SEED("engine-pid-zero", put_op(&s, SHM_OP_CLIENT_ATTACH, 0, 1);
+         put_op(&s, SHM_OP_ENGINE_ACCEPT, 0, 0);
+         put_poke(&s, SHM_OP_POKE_HEADER, offsetof(struct shm_segment, engine_pid), &zero, 4);
+         put_op(&s, SHM_OP_CLIENT_WRITE, 8, 2); put_op(&s, SHM_OP_ENGINE_READ, 8, 2));
+    SEED("head-far-ahead", put_op(&s, SHM_OP_CLIENT_ATTACH, 0, 1);
+         put_op(&s, SHM_OP_ENGINE_ACCEPT, 0, 0);
+         put_poke(&s, SHM_OP_POKE_HEADER, offsetof(struct shm_segment, requests.head), &far, 8);
+         put_op(&s, SHM_OP_ENGINE_READ, 1000, 2); put_op(&s, SHM_OP_ENGINE_SERVE, 0, 0));
+    SEED("tail-far-ahead", put_op(&s, SHM_OP_CLIENT_ATTACH, 0, 1);
+         put_op(&s, SHM_OP_ENGINE_ACCEPT, 0, 0);
+         put_poke(&s, SHM_OP_POKE_HEADER, offsetof(struct shm_segment, replies.tail), &far, 8);
+         put_op(&s, SHM_OP_ENGINE_WRITE, 500, 2));
+    {
+        const uint32_t bad_ring = 100;
+        SEED("ring-size-wrong",
+             put_poke(&s, SHM_OP_POKE_HEADER, offsetof(struct shm_segment, ring_bytes),
+                      &bad_ring, 4);
+             put_op(&s, SHM_OP_CLIENT_ATTACH, 0, 1));
+    }
+    {
+        uint8_t garbage[64];
+        memset(garbage, 0xff, sizeof garbage);
+        SEED("rings-garbage", put_op(&s, SHM_OP_CLIENT_ATTACH, 0, 1);
+             put_op(&s, SHM_OP_ENGINE_ACCEPT, 0, 0);
+             put_poke(&s, SHM_OP_POKE_RINGS, 0, garbage, sizeof garbage);
+             put_poke(&s, SHM_OP_POKE_HEADER, offsetof(struct shm_segment, requests.head),
+                      &(uint64_t){64}, 8);
+             put_op(&s, SHM_OP_ENGINE_SERVE, 0, 0));
+        SEED("header-garbage", put_poke(&s, SHM_OP_POKE_HEADER, 0, garbage, sizeof garbage);
+             put_op(&s, SHM_OP_CLIENT_ATTACH, 0, 1); put_op(&s, SHM_OP_ENGINE_ACCEPT, 0, 0));
+    }
+    SEED("truncated-idle", put_op(&s, SHM_OP_TRUNCATE, 0, 4);
+         put_op(&s, SHM_OP_ENGINE_ACCEPT, 0, 0));
+    SEED("truncated-serving", put_op(&s, SHM_OP_CLIENT_ATTACH, 0, 1);
+         put_op(&s, SHM_OP_ENGINE_ACCEPT, 0, 0); put_op(&s, SHM_OP_TRUNCATE, 4096, 4);
+         put_client_frame(&s); put_op(&s, SHM_OP_ENGINE_READ, 29, 2));
+    SEED("truncated-header", put_op(&s, SHM_OP_TRUNCATE, 100, 4);
+         put_op(&s, SHM_OP_CLIENT_ATTACH, 0, 1));
+    SEED("silent-client", put_op(&s, SHM_OP_CLIENT_ATTACH, 0, 1);
+         put_op(&s, SHM_OP_ENGINE_ACCEPT, 0, 0); put_op(&s, SHM_OP_ENGINE_SERVE, 0, 0);
+         put_op(&s, SHM_OP_ENGINE_RELEASE, 0, 0); put_op(&s, SHM_OP_CLIENT_WRITE, 4, 2));
+#undef SEED
+}
+
+/* ---- Command lines -------------------------------------------------------------- */
+
+static void fuzz_options_seeds(seed_fn emit)
+{
+    /* sizeof a literal counts the NUL bytes inside it, and one at its end. */
+#define LINE(name, text) {name, text, sizeof text - 1}
+    static const struct {
+        const char *name, *text;
+        size_t len;
+    } lines[] = {
+        LINE("unix", "--unix\0/tmp/engine.sock"),
+        LINE("tcp", "--tcp\0127.0.0.1:0\0--kernel\0tuned"),
+        LINE("tcp-ipv6", "--tcp\0[::1]:5000"),
+        LINE("tcp-port-range", "--tcp\070000"),
+        LINE("tcp-not-a-number", "--tcp\0abc"),
+        LINE("stdin-raw", "--stdin\0--raw\0--max-frame\01000"),
+        LINE("shm", "--shm\0/name\0--shm-wait\0spin\0--die-with-parent"),
+        LINE("limits", "--unix\0p\0--max-clients\032\0--max-work\01000\0--idle-timeout\01"
+                       "\0--frame-timeout\086400000"),
+        LINE("limits-out", "--unix\0p\0--max-clients\0999999999\0--max-frame\08"),
+        LINE("two-transports", "--unix\0p\0--stdin"),
+        LINE("unknown", "--frobnicate\0--unix\0p"),
+        LINE("missing-value", "--unix"),
+        LINE("extra", "--stdin\0extra"),
+        LINE("help", "-h"),
+        LINE("version", "--version\0--unix\0p"),
+        LINE("short-and-equals", "-x\0--tcp=1234\0--max-work=-1"),
+    };
+#undef LINE
+    for (size_t i = 0; i < sizeof lines / sizeof lines[0]; i++)
+        emit(lines[i].name, (const uint8_t *)lines[i].text, lines[i].len);
+}
+
+/* ---- Every target's seeds -------------------------------------------------------- */
+
+static const struct {
+    const char *target;
+    void (*seeds)(seed_fn emit);
+} SEED_SETS[] = {
+    {"request", fuzz_seeds},
+    {"shm", fuzz_shm_seeds},
+    {"options", fuzz_options_seeds},
+};
+
 #ifndef FUZZ_SEEDS_NO_MAIN
 static const char *seed_dir;
 static int seed_errors;
@@ -230,12 +380,15 @@ static void write_seed(const char *name, const uint8_t *data, size_t len)
 
 int main(int argc, char **argv)
 {
-    if (argc != 2) {
-        fprintf(stderr, "usage: make-seeds DIR\n");
+    size_t i = 0, n = sizeof SEED_SETS / sizeof SEED_SETS[0];
+    while (argc == 3 && i < n && strcmp(SEED_SETS[i].target, argv[1]) != 0)
+        i++;
+    if (argc != 3 || i == n) {
+        fprintf(stderr, "usage: make-seeds (request | shm | options) DIR\n");
         return 2;
     }
-    seed_dir = argv[1];
-    fuzz_seeds(write_seed);
+    seed_dir = argv[2];
+    SEED_SETS[i].seeds(write_seed);
     return seed_errors ? 1 : 0;
 }
 #endif
