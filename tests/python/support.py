@@ -199,8 +199,9 @@ def crafted_cases():
 
 # --- the study's data -----------------------------------------------------------
 
-def machine():
-    with open(ROOT / "data" / "machine.csv", newline="") as f:
+def run():
+    """data/run.csv: the job (bars, combinations, seed, the series' SHA-256)."""
+    with open(ROOT / "data" / "run.csv", newline="") as f:
         return {row["key"]: row["value"] for row in csv.DictReader(f)}
 
 
@@ -220,7 +221,7 @@ _series_cache = {}
 def study_series():
     """The series data/sweep.csv was computed on, regenerated from the
     specification with numpy's RandomState(42), checked against its SHA-256."""
-    m = machine()
+    m = run()
     n_bars = int(m["bars"])
     if n_bars not in _series_cache:
         import spec_numpy
