@@ -301,7 +301,7 @@ $(WOVEN)/values.csv: $(BUILD)/ipctax-summary $(DATA_FILES)
 compare: all
 	@rm -f $(WOVEN)/values.csv
 	@$(MAKE) --no-print-directory $(WOVEN)/values.csv >/dev/null
-	@column -s, -t < $(WOVEN)/tables/compare.csv
+	@cat $(WOVEN)/compare.txt
 
 # Figure scripts set no terminal: the same script draws the page's SVG and
 # the paper's PDF. The font is named, and comes from fonts-dejavu-core, so
