@@ -220,19 +220,39 @@ static struct estimate pair_blocks(const struct echo_view *v, const char *ca, co
 
 static const long QUOTED_SIZES[] = {1, 1000, 150000};
 
+/* A fit as the figure draws it: the constants unrounded, beside the values' text. */
+static void write_fit(struct csv_out *out, const char *c, const char *t, const char *mode,
+                      struct echo_fit f)
+{
+    csv_out_text(out, c);
+    csv_out_text(out, t);
+    csv_out_text(out, mode);
+    csv_out_double(out, f.floor_us);
+    csv_out_double(out, f.bandwidth_gbps);
+    csv_out_int(out, f.points);
+    csv_out_int(out, f.excluded);
+    csv_out_end_row(out);
+}
+
 static void put_points_and_fits(struct echo_view *v, struct store *s)
 {
     static const char *const lanes[][2] = {{"c", "unix"}, {"c", "tcp"}, {"c", "pipe"},
                                            {"c", "shm_futex"}, {"c", "shm_spin"},
                                            {"python", "unix"}};
     static const char *const modes[] = {"protocol", "raw"};
+    static const char *const fit_header[] = {"client", "transport", "mode", "floor_us",
+                                             "bandwidth_gbps", "points", "excluded"};
     char key[KEY_SIZE];
+    struct csv_out fits;
+    int have_fits = figure_data_open(s, "echo_fits.csv", &fits, fit_header, 7) == 0;
     for (size_t l = 0; l < sizeof lanes / sizeof lanes[0]; l++)
         for (size_t m = 0; m < 2; m++) {
             const char *c = lanes[l][0], *t = lanes[l][1], *mode = modes[m];
             struct echo_fit f = fit_lane(v, c, t, mode);
             if (f.points == 0)
                 continue;
+            if (have_fits)
+                write_fit(&fits, c, t, mode, f);
             put_number(s, keyf(key, "echo.%s.%s.%s.floor_us", c, t, mode), f.floor_us, 1);
             put_number(s, keyf(key, "echo.%s.%s.%s.bandwidth_gbps", c, t, mode),
                        f.bandwidth_gbps, 2);
@@ -248,6 +268,8 @@ static void put_points_and_fits(struct echo_view *v, struct store *s)
                 put_number(s, keyf(key, "echo.%s.%s.%s.throughput_gbps", c, t, mode),
                            2.0 * 8.0 * 150000 / big->p50.value * 1e-3, 2);
         }
+    if (have_fits)
+        table_close(s, &fits);
 }
 
 static void put_pairs(const struct echo_view *v, struct store *s)
