@@ -61,8 +61,11 @@ ORIGINAL_FLOOR = STATS_max
 stats ORIGINAL skip 1 using (original("model.bandwidth_gbps")) nooutput
 ORIGINAL_GBPS = STATS_max
 
-# The time axis spans whole decades around every interval and the original's
-# points.
+# The sizes measured, for the model lines; the time axis spans whole decades
+# around every interval and the original's points.
+stats P skip 1 using 5 nooutput
+BMIN = STATS_min
+BMAX = STATS_max
 stats P skip 1 using (drawn(0) ? $8 : NaN) nooutput
 YLO = STATS_min
 stats P skip 1 using (drawn(0) ? $9 : NaN) nooutput
@@ -76,7 +79,7 @@ set bmargin at screen 0.13
 set lmargin at screen 0.11
 set rmargin at screen 0.70
 set logscale xy
-set xrange [4 : 3e6]
+set xrange [BMIN / 2 : BMAX * 2.5]
 set yrange [10 ** floor(log10(YLO)) * 0.999 : 10 ** ceil(log10(YHI)) * 1.001]
 @LOG_X
 @LOG_Y
@@ -96,12 +99,12 @@ LANES = ""
 do for [i = 1:6] {
     LANES = LANES.sprintf("P skip 1 using (lane(%d) ? $5 : NaN):7:8:9 with yerrorbars pt POINT[%d] ps 0.7 lw 1 lc rgb COLOR[%d] title NAME[%d], ", i, i, i, i)
     LANES = LANES.sprintf("P skip 1 using (lane(%d) ? $5 : NaN):7:(tip(%d)) with labels hypertext point pt POINT[%d] ps 0.7 lc rgb COLOR[%d] notitle, ", i, i, i, i)
-    LANES = LANES.sprintf("[8:1.2e6] '+' using 1:(model($1, FLOOR[%d], GBPS[%d])) with lines lw 1.2 lc rgb COLOR[%d] notitle, ", i, i, i)
+    LANES = LANES.sprintf("[BMIN:BMAX] '+' using 1:(model($1, FLOOR[%d], GBPS[%d])) with lines lw 1.2 lc rgb COLOR[%d] notitle, ", i, i, i)
 }
 eval "plot ".LANES."\
      P skip 1 using (drawn(0) && strcol(14) eq '0' ? $5 : NaN):7 with points pt 6 ps 1.4 \
          lw 1 lc rgb GREY title 'left out of its fit', \
      WOVEN.'/echo_original.csv' skip 1 using 2:3 with points pt ORIGINAL_PT ps ORIGINAL_PS \
          lw 1.5 lc rgb 'black' title ORIGINAL_TITLE, \
-     [8:1.2e6] '+' using 1:(model($1, ORIGINAL_FLOOR, ORIGINAL_GBPS)) with lines dt 2 \
+     [BMIN:BMAX] '+' using 1:(model($1, ORIGINAL_FLOOR, ORIGINAL_GBPS)) with lines dt 2 \
          lw 1.5 lc rgb 'black' title \"original's model\""
