@@ -17,6 +17,7 @@ struct echo_point {
     struct sample_stats st;
     struct estimate p50;
     double model_us;               /* the lane's fitted model at this size */
+    int in_fit;                    /* 1 kept in its lane's fit, 0 left out, -1 not fitted */
 };
 
 struct echo_block {                /* one block's median in one mode */
@@ -51,6 +52,8 @@ static struct echo_point *point_of(struct echo_view *v, const struct echo_row *r
     snprintf(p->transport, sizeof p->transport, "%s", r->transport);
     snprintf(p->mode, sizeof p->mode, "%s", r->mode);
     p->floats = r->floats;
+    p->model_us = NAN;             /* until its lane is fitted; empty in the file if never */
+    p->in_fit = -1;
     return p;
 }
 
@@ -175,8 +178,10 @@ static struct echo_fit fit_lane(struct echo_view *v, const char *client, const c
             f.excluded++;
         }
     fit_line(x, t, keep, n, &a, &c);
-    for (size_t i = 0; i < n; i++)
+    for (size_t i = 0; i < n; i++) {
         pts[i]->model_us = a + c * x[i];
+        pts[i]->in_fit = keep[i];
+    }
     f.floor_us = a;
     f.bandwidth_gbps = 1e-3 / c;                       /* bytes per microsecond / 1000 */
     f.points = (int)n;
@@ -220,19 +225,39 @@ static struct estimate pair_blocks(const struct echo_view *v, const char *ca, co
 
 static const long QUOTED_SIZES[] = {1, 1000, 150000};
 
+/* A fit as the figure draws it: the constants unrounded, beside the values' text. */
+static void write_fit(struct csv_out *out, const char *c, const char *t, const char *mode,
+                      struct echo_fit f)
+{
+    csv_out_text(out, c);
+    csv_out_text(out, t);
+    csv_out_text(out, mode);
+    csv_out_double(out, f.floor_us);
+    csv_out_double(out, f.bandwidth_gbps);
+    csv_out_int(out, f.points);
+    csv_out_int(out, f.excluded);
+    csv_out_end_row(out);
+}
+
 static void put_points_and_fits(struct echo_view *v, struct store *s)
 {
     static const char *const lanes[][2] = {{"c", "unix"}, {"c", "tcp"}, {"c", "pipe"},
                                            {"c", "shm_futex"}, {"c", "shm_spin"},
                                            {"python", "unix"}};
     static const char *const modes[] = {"protocol", "raw"};
+    static const char *const fit_header[] = {"client", "transport", "mode", "floor_us",
+                                             "bandwidth_gbps", "points", "excluded"};
     char key[KEY_SIZE];
+    struct csv_out fits;
+    int have_fits = figure_data_open(s, "echo_fits.csv", &fits, fit_header, 7) == 0;
     for (size_t l = 0; l < sizeof lanes / sizeof lanes[0]; l++)
         for (size_t m = 0; m < 2; m++) {
             const char *c = lanes[l][0], *t = lanes[l][1], *mode = modes[m];
             struct echo_fit f = fit_lane(v, c, t, mode);
             if (f.points == 0)
                 continue;
+            if (have_fits)
+                write_fit(&fits, c, t, mode, f);
             put_number(s, keyf(key, "echo.%s.%s.%s.floor_us", c, t, mode), f.floor_us, 1);
             put_number(s, keyf(key, "echo.%s.%s.%s.bandwidth_gbps", c, t, mode),
                        f.bandwidth_gbps, 2);
@@ -248,6 +273,8 @@ static void put_points_and_fits(struct echo_view *v, struct store *s)
                 put_number(s, keyf(key, "echo.%s.%s.%s.throughput_gbps", c, t, mode),
                            2.0 * 8.0 * 150000 / big->p50.value * 1e-3, 2);
         }
+    if (have_fits)
+        table_close(s, &fits);
 }
 
 static void put_pairs(const struct echo_view *v, struct store *s)
@@ -274,9 +301,9 @@ static void write_points(const struct echo_view *v, struct store *s)
 {
     static const char *const header[] = {"client", "transport", "mode", "floats", "bytes", "n",
                                          "p50_us", "low_us", "high_us", "min_us", "p99_us",
-                                         "model_us", "residual_pct"};
+                                         "model_us", "residual_pct", "in_fit"};
     struct csv_out out;
-    if (figure_data_open(s, "echo_points.csv", &out, header, 13) != 0)
+    if (figure_data_open(s, "echo_points.csv", &out, header, 14) != 0)
         return;
     for (size_t i = 0; i < v->n_points; i++) {
         const struct echo_point *p = &v->points[i];
@@ -290,6 +317,10 @@ static void write_points(const struct echo_view *v, struct store *s)
                                p->model_us, (p->st.p50 - p->model_us) / p->model_us * 100.0};
         for (size_t c = 0; c < sizeof cols / sizeof cols[0]; c++)
             csv_out_double(&out, cols[c]);
+        if (p->in_fit >= 0)
+            csv_out_int(&out, p->in_fit);
+        else
+            csv_out_empty(&out);
         csv_out_end_row(&out);
     }
     table_close(s, &out);

@@ -27,6 +27,44 @@ static double cell_time(const struct run_data *d, const struct layout_row *cell,
     return NAN;
 }
 
+/* The table's order: by side as the layout chapter introduces them, then the
+ * aligned build before the shifted ones, then by shift and by data layout. */
+static int side_rank(const char *side)
+{
+    static const char *const order[] = {"in_process", "engine", "in_process_tuned_kept",
+                                        "in_process_tuned_fresh", "engine_tuned"};
+    enum { N_ORDER = sizeof order / sizeof order[0] };
+    for (int i = 0; i < N_ORDER; i++)
+        if (strcmp(side, order[i]) == 0)
+            return i;
+    return N_ORDER;
+}
+
+static int compare_numbers(double a, double b)
+{
+    return (a > b) - (a < b);
+}
+
+static int compare_cells(const void *pa, const void *pb)
+{
+    const struct layout_row *a = *(const struct layout_row *const *)pa;
+    const struct layout_row *b = *(const struct layout_row *const *)pb;
+    int by = side_rank(a->side) - side_rank(b->side);
+    if (by == 0)
+        by = strcmp(a->side, b->side);
+    if (by == 0 && isnan(a->code_shift) != isnan(b->code_shift))
+        return isnan(a->code_shift) ? -1 : 1;                /* the aligned build first */
+    if (by == 0 && !isnan(a->code_shift))
+        by = compare_numbers(a->code_shift, b->code_shift);
+    if (by == 0)
+        by = compare_numbers((double)a->series_offset, (double)b->series_offset);
+    if (by == 0)
+        by = compare_numbers((double)a->array_offset, (double)b->array_offset);
+    if (by == 0)
+        by = compare_numbers((double)a->array_stagger, (double)b->array_stagger);
+    return by;
+}
+
 static long passes(const struct run_data *d)
 {
     long n = 0;
@@ -49,10 +87,20 @@ static void layout_table(const struct run_data *d, struct store *s)
         csv_out_abandon(&t);
         return;
     }
-    for (size_t i = 0; i < d->n_layout; i++) {
-        const struct layout_row *c = &d->layout[i];
-        if (c->pass != 1)
-            continue;                          /* one row per cell */
+    const struct layout_row **cells = calloc(d->n_layout ? d->n_layout : 1, sizeof *cells);
+    size_t n_cells = 0;
+    if (cells == NULL) {
+        s->errors++;
+        csv_out_abandon(&t);
+        csv_out_abandon(&fig);
+        return;
+    }
+    for (size_t i = 0; i < d->n_layout; i++)
+        if (d->layout[i].pass == 1)            /* one row per cell */
+            cells[n_cells++] = &d->layout[i];
+    qsort(cells, n_cells, sizeof *cells, compare_cells);
+    for (size_t i = 0; i < n_cells; i++) {
+        const struct layout_row *c = cells[i];
         struct doubles x = {0};
         for (size_t j = 0; j < d->n_layout; j++)
             if (same_cell(&d->layout[j], c))
@@ -78,6 +126,7 @@ static void layout_table(const struct run_data *d, struct store *s)
         csv_out_end_row(&fig);
         doubles_free(&x);
     }
+    free(cells);
     table_close(s, &t);
     table_close(s, &fig);
 }

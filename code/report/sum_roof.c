@@ -113,11 +113,17 @@ void summarize_roofline(const struct run_data *d, struct store *s)
     put_count(s, "roof.passes", kv_number(&d->roof_settings, "passes"));
     static const char *const figure_header[] = {"kernel", "gflops", "low", "high", "peak",
                                                 "threads"};
-    struct csv_out t, fig;
+    static const char *const peaks_header[] = {"kind", "threads", "gflops", "low", "high"};
+    struct csv_out t, fig, peaks;
     if (table_open(s, "roofline", &t, header, 4) != 0)
         return;
     if (figure_data_open(s, "roofline.csv", &fig, figure_header, 6) != 0) {
         csv_out_abandon(&t);
+        return;
+    }
+    if (figure_data_open(s, "roofline_peaks.csv", &peaks, peaks_header, 5) != 0) {
+        csv_out_abandon(&t);
+        csv_out_abandon(&fig);
         return;
     }
     static const char *const kinds[] = {"scalar", "sse2", "avx2", "avx512"};
@@ -132,7 +138,14 @@ void summarize_roofline(const struct run_data *d, struct store *s)
             csv_out_text(&t, format_estimate(buf, e, 2));
             csv_out_text(&t, "");
             csv_out_end_row(&t);
+            csv_out_text(&peaks, kinds[k]);
+            csv_out_int(&peaks, th);
+            csv_out_double(&peaks, e.value);
+            csv_out_double(&peaks, e.low);
+            csv_out_double(&peaks, e.high);
+            csv_out_end_row(&peaks);
         }
+    table_close(s, &peaks);
     kernel_rate(d, s, &t, &fig, "in_process", operations, one, 1);
     kernel_rate(d, s, &t, &fig, "numba_in_process", operations, one, 1);
     kernel_rate(d, s, &t, &fig, "in_process_tuned_1core", operations, one, 1);

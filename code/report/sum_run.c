@@ -58,6 +58,8 @@ void summarize_run(const struct run_data *d, struct store *s)
     const char *sha = kv_get(&d->run, "series_sha256");
     put_text(s, "series.sha256", sha != NULL ? sha : "unknown");
     put_text(s, "run.reduced", bars != DEFAULT_BARS || combos != DEFAULT_COMBOS ? "yes" : "no");
+    put_count(s, "estimator.resamples", BOOTSTRAP_RESAMPLES);
+    put_count(s, "estimator.seed", BOOTSTRAP_SEED);
     for (size_t i = 0; i < d->n_original; i++)
         put_original(s, &d->original[i]);
 }

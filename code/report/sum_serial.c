@@ -99,6 +99,9 @@ static void format_row(const struct run_data *d, struct store *s, struct csv_out
         csv_out_text(fig, orig);
     else
         csv_out_empty(fig);
+    const double interval[] = {e.low, e.high, x.low, x.high};     /* empty where NAN */
+    for (size_t i = 0; i < sizeof interval / sizeof interval[0]; i++)
+        csv_out_double(fig, interval[i]);
     csv_out_end_row(fig);
     doubles_free(&enc);
     doubles_free(&dec);
@@ -110,11 +113,13 @@ void summarize_serialization(const struct run_data *d, struct store *s)
                                          "Decode (µs) [95% interval]", "Bytes",
                                          "Encode ÷ reference [95% interval]",
                                          "The original's encode (µs)"};
-    static const char *const figure[] = {"label", "encode_us", "decode_us", "original_us"};
+    static const char *const figure[] = {"label", "encode_us", "decode_us", "original_us",
+                                         "encode_low", "encode_high", "decode_low",
+                                         "decode_high"};
     struct csv_out t, fig;
     if (table_open(s, "serialization", &t, header, 7) != 0)
         return;
-    if (figure_data_open(s, "serialization.csv", &fig, figure, 4) != 0) {
+    if (figure_data_open(s, "serialization.csv", &fig, figure, 8) != 0) {
         csv_out_abandon(&t);
         return;
     }
