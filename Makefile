@@ -355,9 +355,11 @@ PANDOC := IPCTAX_WOVEN=$(WOVEN) IPCTAX_WEAVE_COMMIT=$(WEAVE_COMMIT) \
   --lua-filter paper/filters/chunks.lua \
   --citeproc --bibliography paper/references.bib \
   --lua-filter paper/filters/figures.lua --lua-filter paper/filters/head.lua
-# Math as MathML: the page stays one file and needs no script for it.
-PANDOC_HTML = $(PANDOC) --to html5 --standalone --self-contained --toc --toc-depth 2 \
-  --mathml --css paper/web/style.css
+# Math as MathML: the page stays one file and needs no script for it. The
+# filters put everything else the page needs into it (figures, style sheet,
+# scripts), so no --self-contained pass is needed: that pass parses the
+# whole page again and writes every quote in the code as an entity.
+PANDOC_HTML = $(PANDOC) --to html5 --standalone --toc --toc-depth 2 --mathml
 
 site/index.html: $(WEAVE_INPUTS) $(WOVEN)/values.csv $(FIGURES)
 	@mkdir -p $(@D)

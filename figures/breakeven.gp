@@ -62,7 +62,7 @@ set mytics 10
 set grid xtics ytics lc rgb "#e4e4e4"
 set xlabel "G = compute per call / the socket's floor" offset 0, 0.4
 set ylabel "boundary's share of a call (%)"
-set samples 400
+set samples 120
 set key at screen 0.5, screen 0.045 center center horizontal maxcols 3 samplen 1.5 \
     width -4 font SMALL
 plot share(x) with lines lw 2 lc rgb GREY title "model: 1/(1+G)", \

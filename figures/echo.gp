@@ -88,7 +88,7 @@ set mytics 10
 set grid xtics ytics lc rgb "#e4e4e4"
 set xlabel "payload, bytes each way" offset 0, 0.4
 set ylabel "round trip, median (µs)"
-set samples 200
+set samples 60
 set key at screen 0.72, screen 0.97 left top Left reverse samplen 2 spacing 1.1 font SMALL
 set label 1 "lines: each lane's fit,\nT(b) = T₀ + 2b/B" at screen 0.72, screen 0.30 left \
     tc rgb "#444444" font SMALL

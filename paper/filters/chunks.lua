@@ -36,7 +36,7 @@
 -- weight: no per-line anchors, and only the token kinds the style sheet
 -- colours keep an element, adjacent ones merged, each a short custom
 -- element instead of a <span class>: <t-co> comment, <t-kw> keyword,
--- <t-dt> type, <t-st> string, <t-pp> preprocessor, <t-dv> number. A
+-- <t-st> string, <t-pp> preprocessor. A
 -- reference line is a plain link inside the <pre>. Code blocks that are
 -- not chunks are written the same way.
 --
@@ -212,11 +212,13 @@ end
 -- --- HTML code --------------------------------------------------------------------
 
 -- The token kinds that keep a span, and the class each is written with;
--- every other token (operators, names, ...) is plain text.
+-- every other token (operators, names, types, numbers ...) is plain text.
+-- Types and numbers were coloured too, once; they were a third of the
+-- page's markup, and a reader tells `size_t` or `64` from the names
+-- around them without a colour.
 local KEEP = {co = "co", al = "co", wa = "co", cv = "co", an = "co",["do"] = "co",["in"] = "co",
-              kw = "kw", cf = "kw", im = "pp", pp = "pp", dt = "dt",
-              st = "st", ch = "st", vs = "st", ss = "st", sc = "st",
-              dv = "dv", bn = "dv", fl = "dv", cn = "dv"}
+              kw = "kw", cf = "kw", im = "pp", pp = "pp",
+              st = "st", ch = "st", vs = "st", ss = "st", sc = "st"}
 
 -- One line of pandoc's highlighted HTML as segments {kind, text}: kind is
 -- the class written (KEEP) or nil for plain text.
@@ -230,6 +232,13 @@ local function line_segments(line, segs)
     pos = e + 1
   end
   if pos <= #line then segs[#segs + 1] = {text = line:sub(pos)} end
+end
+
+-- Escaped text as element content needs only < and & escaped: quotes and
+-- > are written as themselves (code has thousands; each entity is three
+-- to five bytes more than its character).
+local function text_content(escaped)
+  return (escaped:gsub("&quot;", '"'):gsub("&#39;", "'"):gsub("&gt;", ">"))
 end
 
 -- Segments into HTML, merging those of one kind that touch or that only
@@ -255,13 +264,24 @@ local function write_segments(segs)
   end
   local html = {}
   for _, seg in ipairs(merged) do
-    if seg.kind and seg.kind ~= "raw" then
-      html[#html + 1] = "<t-" .. seg.kind .. ">" .. seg.text .. "</t-" .. seg.kind .. ">"
-    else
+    if seg.kind == "raw" then
       html[#html + 1] = seg.text
+    elseif seg.kind then
+      html[#html + 1] = "<t-" .. seg.kind .. ">" .. text_content(seg.text) .. "</t-" .. seg.kind .. ">"
+    else
+      html[#html + 1] = text_content(seg.text)
     end
   end
   return table.concat(html)
+end
+
+-- Each line's indentation, four spaces at a time, as tabs (the style sheet
+-- shows a tab four columns wide, and chunks.js copies it back as four
+-- spaces): indentation is a tenth of the page's code.
+local function tabbed(html)
+  return (("\n" .. html):gsub("\n(    +)", function(run)
+    return "\n" .. string.rep("\t", #run // 4) .. string.rep(" ", #run % 4)
+  end):sub(2))
 end
 
 -- pandoc's highlighted HTML for one block, as its lines without pandoc's
@@ -299,7 +319,7 @@ local function html_code(block, with_refs)
     end
   end
   local lang = block.classes[1] and (' class="' .. html_escape(block.classes[1]) .. '"') or ""
-  return "<pre" .. lang .. "><code>" .. write_segments(segs) .. "</code></pre>"
+  return "<pre" .. lang .. "><code>" .. tabbed(write_segments(segs)) .. "</code></pre>"
 end
 
 -- --- Folding ------------------------------------------------------------------------

@@ -107,14 +107,47 @@ local function inline_svg(path, prefix)
   svg = svg:gsub("([%s])id=([\"'])", "%1id=%2" .. prefix .. "-")
   svg = svg:gsub("url%(#", "url(#" .. prefix .. "-")
   svg = svg:gsub("href=([\"'])#", "href=%1#" .. prefix .. "-")
+  -- SVG 2 reads a plain href; the xlink prefix is six bytes on every mark.
+  svg = svg:gsub("xlink:href=", "href=")
   -- Smaller, not different: groups that draw nothing, attributes that only
   -- restate SVG's defaults, and the indentation between elements go.
   svg = svg:gsub(' stroke%-linecap="butt"', ""):gsub(' stroke%-linejoin="miter"', "")
   svg = svg:gsub('<g fill="none" color="[^"]*" stroke="[^"]*" stroke%-width="[%d.]+"%s*>%s*</g>%s*', "")
   svg = svg:gsub(">%s+<", ">\n<")
+  -- Coordinates to a tenth of a unit (the SVG is 760 units wide, shown at
+  -- most that many pixels), colours as hex, and no blank runs inside paths.
+  local function tenths(text) return (text:gsub("(%d+%.%d)%d+", "%1")) end
+  svg = svg:gsub(" d=([\"'])(.-)%1", function(q, d)
+    return " d=" .. q .. tenths(d):gsub("%s+", " "):gsub(" $", "") .. q
+  end)
+  svg = svg:gsub('transform="translate%(([^)]*)%)', function(xy)
+    return 'transform="translate(' .. tenths(xy) .. ')'
+  end)
+  svg = svg:gsub("rgb%(%s*(%d+),%s*(%d+),%s*(%d+)%)", function(r, g, b)
+    return string.format("#%02x%02x%02x", tonumber(r), tonumber(g), tonumber(b))
+  end)
+  -- gnuplot wraps every mark in a group that only restates the drawing
+  -- defaults (a few hundred per figure, seventy bytes each); each distinct
+  -- set becomes one class of the figure's own style sheet.
+  local classes, rules = {}, {}
+  svg = svg:gsub('<g fill="none" color="(%w+)" stroke="([^"]+)" stroke%-width="([%d.]+)"%s*>',
+    function(color, stroke, width)
+      local key = color .. " " .. stroke .. " " .. width
+      if not classes[key] then
+        classes[key] = prefix .. "-g" .. (#rules + 1)
+        rules[#rules + 1] = "." .. classes[key] .. "{fill:none;color:" .. color .. ";stroke:"
+          .. stroke .. ";stroke-width:" .. width .. "}"
+      end
+      return '<g class="' .. classes[key] .. '">'
+    end)
+  if #rules > 0 then
+    svg = svg:gsub("^(<svg[^>]*>)", function(open)
+      return open .. "\n<style>" .. table.concat(rules) .. "</style>"
+    end, 1)
+  end
   local extra = ' class="gp-figure"'
   if settings then extra = extra .. ' data-gnuplot="' .. attr_escape(settings) .. '"' end
-  svg = svg:gsub("^<svg", "<svg" .. extra, 1)
+  svg = svg:gsub("^<svg", function() return "<svg" .. extra end, 1)
   return svg
 end
 
@@ -130,8 +163,11 @@ local function Para(p)
   local prefix = id:gsub("[^%w]", "-")
   local caption = pandoc.write(pandoc.Pandoc({pandoc.Plain(img.caption)}), "html")
   local label = pandoc.utils.stringify(img.caption)
-  local svg = inline_svg(img.src, prefix):gsub("^<svg", '<svg aria-label="'
-    .. attr_escape(label) .. '"', 1)
+  -- A function, not a string, as the replacement: a caption's "95%" would
+  -- otherwise read as a capture.
+  local svg = inline_svg(img.src, prefix):gsub("^<svg", function()
+    return '<svg aria-label="' .. attr_escape(label) .. '"'
+  end, 1)
   return pandoc.RawBlock("html", '<figure id="' .. id .. '" class="plot">\n<div class="plot-frame">'
     .. svg .. "</div>\n<figcaption>" .. caption .. "</figcaption>\n</figure>")
 end

@@ -36,6 +36,7 @@ local CFF = os.getenv("IPCTAX_CITATION") or "CITATION.cff"
 local WOVEN = os.getenv("IPCTAX_WOVEN") or "build/woven"
 local WEAVE_COMMIT = os.getenv("IPCTAX_WEAVE_COMMIT") or "unknown"
 local SCRIPTS = {"paper/web/figures.js", "paper/web/chunks.js", "paper/web/cite.js"}
+local STYLE = "paper/web/style.css"
 local MONTHS = {"jan", "feb", "mar", "apr", "may", "jun", "jul", "aug", "sep", "oct", "nov", "dec"}
 
 local stringify = pandoc.utils.stringify
@@ -454,6 +455,12 @@ function Pandoc(doc)
     for _, t in ipairs(meta_tags(pc, top, str(doc.meta["lang"]), site, paper_license)) do
       head:insert(pandoc.MetaBlocks({pandoc.RawBlock("html", t)}))
     end
+    -- The style sheet goes into the page itself, as the scripts do, so
+    -- that pandoc needs no --self-contained pass, which would parse the
+    -- whole page again and write every quote in the code as an entity.
+    local css = read(STYLE)
+    if css:find("</style", 1, true) then error("reader.lua: " .. STYLE .. " contains </style") end
+    head:insert(pandoc.MetaBlocks({pandoc.RawBlock("html", "<style>\n" .. css .. "</style>")}))
     local existing = doc.meta["header-includes"]
     if existing then
       local list = existing.t == "MetaList" and existing or {existing}

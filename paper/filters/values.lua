@@ -366,8 +366,8 @@ end
 
 -- How many lines a table takes on the page, roughly: a row is as tall as
 -- its most wrapped cell. Used to keep a moderate table on one page.
-local function table_lines(rows, widths)
-  local lines = 3                       -- caption and rules
+local function table_lines(rows, widths, caption_text)
+  local lines = 2 + math.ceil(points(caption_text) / TEXT_WIDTH)   -- rules and caption
   local room = TEXT_WIDTH - SEP * (#rows[1] - 1)
   for r = 1, #rows do
     local tallest = 1
@@ -381,9 +381,10 @@ local function table_lines(rows, widths)
   return lines
 end
 
--- A table up to this many lines is never broken across pages in the PDF:
--- if it does not fit in what is left of the page it starts on the next.
-local UNBROKEN_LINES = 40
+-- A table up to this many lines (most of a page) is never broken across
+-- pages in the PDF: if it does not fit in what is left of the page it
+-- starts on the next.
+local UNBROKEN_LINES = 55
 
 -- Builds a pandoc Table from tables/NAME.csv, numeric columns right-aligned.
 local function data_table(div)
@@ -413,7 +414,7 @@ local function data_table(div)
   if div.content[1] then caption = div.content[1].content end
   local simple = pandoc.SimpleTable(caption, aligns, widths, header, body)
   local out = {pandoc.utils.from_simple_table(simple)}
-  local lines = table_lines(rows, widths)
+  local lines = table_lines(rows, widths, pandoc.utils.stringify(caption))
   if is_latex and lines <= UNBROKEN_LINES then
     table.insert(out, 1, pandoc.RawBlock("latex",
       string.format("\\Needspace{%d\\baselineskip}", math.ceil(lines * 1.15) + 2)))

@@ -93,6 +93,20 @@
     beforePrint = null;
   });
 
+  /* The page indents code with tabs, four columns wide, to weigh less;
+     what a reader copies out of a chunk is indented with spaces, as in
+     code/. */
+  document.addEventListener("copy", function (event) {
+    var selection = window.getSelection();
+    if (!selection || selection.rangeCount === 0 || !event.clipboardData) return;
+    var node = selection.getRangeAt(0).commonAncestorContainer;
+    var element = node.nodeType === 1 ? node : node.parentElement;
+    if (!element || !element.closest("pre")) return;
+    event.clipboardData.setData("text/plain", selection.toString().replace(/^\t+/gm,
+      function (tabs) { return new Array(tabs.length * 4 + 1).join(" "); }));
+    event.preventDefault();
+  });
+
   function init() {
     controls();
     revealHash();
