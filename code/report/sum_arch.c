@@ -143,6 +143,7 @@ void summarize_architectures(const struct run_data *d, struct store *s)
     pair(d, s, "speedup.tuned_1core", "in_process", "in_process_tuned_1core", 1);
     pair(d, s, "speedup.tuned_all", "in_process", "in_process_tuned", 1);
     pair(d, s, "speedup.cores", "in_process_tuned_1core", "in_process_tuned", 2);
+    pair(d, s, "speedup.tuned_over_numba", "numba_in_process", "in_process_tuned", 1);
     pair(d, s, "pair.numba_over_in_process", "numba_in_process", "in_process", 3);
     pair(d, s, "pair.python_batch_over_numba", "python_batch_unix", "numba_in_process", 3);
     pair(d, s, "pair.python_tuned_over_numba", "python_batch_unix_tuned", "numba_in_process", 3);
