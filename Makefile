@@ -24,7 +24,8 @@ PYTHON := /usr/bin/python3
 
 .PHONY: all help paper test weave figures compare tangle check-tangle measure clean \
         unit-tests check-cff check-spec check-woven check-browser check-sanitize \
-        check-valgrind check-packages check-python check-bibtex unused-values fuzz FORCE
+        check-valgrind check-packages check-python check-bibtex check-data-readme unused-values \
+        fuzz FORCE
 FORCE:
 
 help:
@@ -38,6 +39,7 @@ help:
 	@echo "make tangle     regenerate code/ and figures/*.gp from paper/"
 	@echo "make check-woven  fail unless site/ and figures/ are what paper/ and data/ weave"
 	@echo "make check-bibtex the page's BibTeX through bibtex, no warning allowed"
+	@echo "make check-data-readme  data/README.md describes every file and column of data/"
 	@echo "make unused-values  values and tables the summarizer writes and no chapter uses"
 	@echo "make clean      remove build/"
 	@echo "QUICK=1         a reduced job (smoke test), for paper and measure"
@@ -217,6 +219,10 @@ CFF_SCHEMA := tests/vendor/cff-schema-1.2.0.json
 check-cff:
 	$(PYTHON) tests/check_cff.py CITATION.cff $(CFF_SCHEMA)
 
+# data/README.md describes every file of data/ and every column.
+check-data-readme:
+	$(PYTHON) tests/check_data_readme.py data
+
 # The engine under valgrind serves echo, sweeps, the stateful opcodes and
 # bad frames (tests/drive_engine.c), then stops on SIGTERM; any error, or any
 # definitely or indirectly lost byte, fails.
@@ -242,7 +248,7 @@ check-python: $(BUILD)/ipctax-engine
 	  else echo "check-python: FAILED: $$ran, $$verdict (see $(PY_TEST_LOG))"; exit 1; fi
 
 test: deps-test check-tangle unit-tests check-sanitize check-valgrind check-cff check-python \
-      check-browser check-bibtex
+      check-browser check-bibtex check-data-readme
 	@echo "test: every check passed"
 
 # --- Measure -----------------------------------------------------------------

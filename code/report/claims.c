@@ -149,8 +149,9 @@ static void judge_claims(struct store *s, FILE *text)
     put_count(s, "claims.held", counts[HOLDS]);
     put_count(s, "claims.failed", counts[FAILS]);
     put_count(s, "claims.undecided", counts[UNDECIDED]);
-    fprintf(text, "%d of %d claims hold, %d fail, %d are undecided at this run's resolution\n",
-            counts[HOLDS], N_CLAIMS, counts[FAILS], counts[UNDECIDED]);
+    fprintf(text, "%d of %d claims hold, %d fail, %d %s undecided at this run's resolution\n",
+            counts[HOLDS], N_CLAIMS, counts[FAILS], counts[UNDECIDED],
+            counts[UNDECIDED] == 1 ? "is" : "are");
 }
 
 static void check_preconditions(struct store *s, FILE *text)
