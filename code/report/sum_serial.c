@@ -90,7 +90,10 @@ static void format_row(const struct run_data *d, struct store *s, struct csv_out
     csv_out_text(t, x.n > 0 ? format_estimate(buf, x, 1) : "");
     cell_number(t, bytes, 0);
     csv_out_text(t, over.n > 0 ? format_estimate(buf, over, 1) : "");
-    csv_out_text(t, orig);
+    /* The original's figure as the prose prints it (orig.*, put by summarize_run). */
+    const struct value *printed =
+        f->original_key != NULL ? store_get(s, keyf(key, "orig.%s", f->original_key)) : NULL;
+    csv_out_text(t, printed != NULL ? printed->text : orig);
     csv_out_end_row(t);
     csv_out_text(fig, keyf(key, "%s %s", f->language, f->format));
     csv_out_double(fig, e.value);
