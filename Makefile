@@ -477,7 +477,7 @@ FUZZ_ALL_TARGETS := request shm options
 FUZZ_TARGETS ?= $(FUZZ_ALL_TARGETS)
 FUZZ_ARGS := -max_len=16384 -timeout=10 -rss_limit_mb=2048 -print_final_stats=1
 FUZZ_PROCESSES_request := 1
-FUZZ_PROCESSES_shm := 3
+FUZZ_PROCESSES_shm := 6
 FUZZ_PROCESSES_options := 1
 
 $(FUZZ)/fuzz_%: tests/fuzz/fuzz_%.c tests/fuzz/shm_ops.h $(addprefix $(FUZZ)/,$(ENGINE_LIBS))
