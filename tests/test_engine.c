@@ -1223,14 +1223,35 @@ static void live_engine_path_is_not_stolen(void **state)
     stop_engine_checked(&e, SIGTERM);
 }
 
+/* Copies the engine binary to `to`, mode 0755: user nobody may not reach
+ * the build folder (a clone in /root, say), but may run this copy. */
+static void copy_engine_for_anyone(const char *to)
+{
+    int in = open(engine_binary(), O_RDONLY | O_CLOEXEC);
+    int out = open(to, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0755);
+    assert_true(in >= 0 && out >= 0);
+    char buf[65536];
+    ssize_t n;
+    while ((n = read(in, buf, sizeof buf)) > 0)
+        assert_int_equal(write(out, buf, (size_t)n), n);
+    assert_int_equal(n, 0);
+    close(in);
+    assert_int_equal(close(out), 0);
+    assert_int_equal(chmod(to, 0755), 0);
+}
+
 /*
  * Runs a second engine on `path` as another user who cannot connect to the
  * live engine's socket there (its probe fails with EACCES): as user nobody
- * when this test runs as root, else as ourselves with the socket's mode
- * cleared. Its exit status and standard error go to *r.
+ * when this test runs as root (a copy of the engine beside the socket, in
+ * the shared folder, since nobody may not reach the build folder), else as
+ * ourselves with the socket's mode cleared. Its exit status and standard
+ * error go to *r.
  */
 static void run_second_engine_denied(const char *path, struct run_result *r)
 {
+    char exe[160];
+    snprintf(exe, sizeof exe, "%.*s/ipctax-engine", (int)(strrchr(path, '/') - path), path);
     char *argv[] = {(char *)engine_binary(), "--unix", (char *)path, NULL};
     if (getuid() != 0) {
         assert_int_equal(chmod(path, 0), 0);
@@ -1238,6 +1259,8 @@ static void run_second_engine_denied(const char *path, struct run_result *r)
         assert_int_equal(chmod(path, 0600), 0);
         return;
     }
+    copy_engine_for_anyone(exe);
+    argv[0] = exe;
     int err_pipe[2];
     assert_int_equal(pipe2(err_pipe, O_CLOEXEC), 0);
     pid_t pid = fork();
@@ -1266,6 +1289,7 @@ static void run_second_engine_denied(const char *path, struct run_result *r)
         waitpid(pid, &r->status, 0);
     }
     untrack_child(pid);
+    unlink(exe);
     assert_true(!WIFEXITED(r->status) || (WEXITSTATUS(r->status) != 99 &&
                                           WEXITSTATUS(r->status) != 98));
 }
