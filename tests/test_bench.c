@@ -166,20 +166,44 @@ static void tiny_job_writes_its_files(void **state)
     grid_fill(params, COMBOS);
     assert_int_equal(sweep_naive(close, BARS, params, COMBOS, expected), 0);
 
-    /* Every architecture once per round, at a position that is a permutation. */
+    /* Every unit a couple of duets: the row and in_process started together on two
+     * CPUs, each the other's partner, then again with the CPUs swapped; each round's
+     * units at positions that are a permutation. */
     struct csv_table t;
     load(dir, "architectures.csv", &t);
-    assert_int_equal(t.n_rows, 3 * ROUNDS);
+    assert_int_equal(t.n_rows, 2 * ROUNDS * 4);
     for (int round = 1; round <= ROUNDS; round++) {
         int positions = 0;
         for (size_t i = 0; i < t.n_rows; i++)
-            if (atoi(cell(&t, i, "round")) == round) {
+            if (atoi(cell(&t, i, "round")) == round)
                 positions |= 1 << atoi(cell(&t, i, "position"));
-                assert_string_equal(cell(&t, i, "status"), "ok");
-                double seconds = strtod(cell(&t, i, "seconds"), NULL);
-                assert_true(isfinite(seconds) && seconds >= 0.0);   /* a number, not a claim */
-            }
-        assert_int_equal(positions, (1 << 1) | (1 << 2) | (1 << 3));
+        assert_int_equal(positions, (1 << 1) | (1 << 2));
+    }
+    for (size_t i = 0; i < t.n_rows; i += 2) {
+        const size_t x = i, b = i + 1;                /* a duet is written row, partner */
+        assert_string_equal(cell(&t, x, "pairing"), "duet");
+        assert_string_equal(cell(&t, b, "architecture"), "in_process");
+        assert_string_equal(cell(&t, x, "partner"), cell(&t, b, "run"));
+        assert_string_equal(cell(&t, b, "partner"), cell(&t, x, "run"));
+        assert_string_equal(cell(&t, x, "unit"), cell(&t, b, "unit"));
+        for (size_t k = x; k <= b; k++) {
+            assert_string_equal(cell(&t, k, "status"), "ok");
+            double seconds = strtod(cell(&t, k, "seconds"), NULL);
+            assert_true(isfinite(seconds) && seconds >= 0.0);   /* a number, not a claim */
+            /* each side on the one CPU it was allowed, at both ends of its run */
+            assert_string_equal(cell(&t, k, "cpu_start"), cell(&t, k, "cpus_allowed"));
+            assert_string_equal(cell(&t, k, "cpu_end"), cell(&t, k, "cpus_allowed"));
+        }
+        assert_string_not_equal(cell(&t, x, "cpu_start"), cell(&t, b, "cpu_start"));
+        /* the engine of the row ran where its client did */
+        assert_string_equal(cell(&t, x, "engine_cpu"), cell(&t, x, "cpus_allowed"));
+        /* the two runs overlap in time */
+        double xs = strtod(cell(&t, x, "start_s"), NULL), bs = strtod(cell(&t, b, "start_s"), NULL);
+        double xe = xs + strtod(cell(&t, x, "seconds"), NULL);
+        double be = bs + strtod(cell(&t, b, "seconds"), NULL);
+        assert_true(xs <= be + 0.0005 && bs <= xe + 0.0005);   /* start_s has 1 ms steps */
+        if (atoi(cell(&t, x, "slot")) == 2)           /* the mirror swapped the CPUs */
+            assert_string_equal(cell(&t, x, "cpu_start"), cell(&t, x - 1, "cpu_start"));
     }
     csv_table_free(&t);
 
@@ -196,8 +220,8 @@ static void tiny_job_writes_its_files(void **state)
         assert_true(cell(&t, i, "engine_ns")[0] != '\0');
         assert_true(compute <= engine && engine <= rtt);
     }
-    assert_int_equal(batch, ROUNDS);
-    assert_int_equal(stateful, ROUNDS * COMBOS);
+    assert_int_equal(batch, 2 * ROUNDS);
+    assert_int_equal(stateful, 2 * ROUNDS * COMBOS);
     csv_table_free(&t);
 
     load(dir, "sweep.csv", &t);

@@ -204,7 +204,9 @@ static void command_line_numbers_are_checked_whole(void **state)
 /* ---- The estimator and the verdicts ------------------------------------ */
 
 /* The median of a sample, and an interval that contains it. */
-static void bootstrap_brackets_the_median(void **state)
+/* The interval of a median is a pair of order statistics: the k-th smallest and
+ * the k-th largest, k the largest rank with 2 P(B < k) <= 5%, B ~ Bin(n, 1/2). */
+static void median_interval_is_a_pair_of_order_statistics(void **state)
 {
     (void)state;
     double x[101];
@@ -213,26 +215,50 @@ static void bootstrap_brackets_the_median(void **state)
     struct estimate e = estimate_median(x, 101);
     assert_int_equal(e.n, 101);
     assert_same_double(e.value, 1.050);
-    assert_true(e.low <= e.value && e.value <= e.high);
-    assert_true(e.low > 1.02 && e.high < 1.08);         /* well inside the sample's range */
-    assert_true(e.high - e.low > 0.0);
+    /* P(B <= 40) = 0.0235, P(B <= 41) = 0.0358 for n = 101: k = 41 */
+    assert_same_double(e.low, 1.0 + 0.001 * 40);
+    assert_same_double(e.high, 1.0 + 0.001 * 60);
+    assert_true(e.coverage >= 0.95 && e.coverage < 0.96);
 }
 
-/* Same data, same interval: the resampling seed is fixed. */
-static void bootstrap_is_reproducible(void **state)
+/* Six units: the smallest and the largest, covering 1 - 2/64; ten: the second
+ * smallest and largest, 1 - 2 * 11/1024; five: no pair reaches 95%. */
+static void median_interval_coverage_at_small_n(void **state)
+{
+    (void)state;
+    const double six[] = {6, 1, 5, 2, 4, 3}, ten[] = {10, 1, 9, 2, 8, 3, 7, 4, 6, 5};
+    struct estimate e = estimate_median(six, 6);
+    assert_same_double(e.low, 1.0);
+    assert_same_double(e.high, 6.0);
+    assert_same_double(e.coverage, 1.0 - 2.0 / 64.0);
+    e = estimate_median(ten, 10);
+    assert_same_double(e.low, 2.0);
+    assert_same_double(e.high, 9.0);
+    assert_true(fabs(e.coverage - (1.0 - 22.0 / 1024.0)) < 1e-12);
+    e = estimate_median(six, 5);
+    assert_same_double(e.low, 1.0);
+    assert_same_double(e.high, 6.0);
+    assert_true(fabs(e.coverage - (1.0 - 2.0 / 32.0)) < 1e-12);
+    assert_int_equal(judge_interval(e, BELOW, 100.0, 0), UNDECIDED);   /* short of 95% */
+}
+
+/* Same data, same interval, for both estimators (the bootstrap's seed is fixed). */
+static void estimates_are_reproducible(void **state)
 {
     (void)state;
     const double x[] = {3, 1, 4, 1, 5, 9, 2, 6, 5, 3, 5, 8, 9, 7};
     struct estimate a = estimate_median(x, 14), b = estimate_median(x, 14);
     assert_memory_equal(&a, &b, sizeof a);
+    a = estimate_median_bootstrap(x, 14), b = estimate_median_bootstrap(x, 14);
+    assert_memory_equal(&a, &b, sizeof a);
 }
 
 /* A constant sample has a zero-width interval; NaNs are left out; none is n/a. */
-static void bootstrap_edge_cases(void **state)
+static void median_edge_cases(void **state)
 {
     (void)state;
-    const double same[] = {2.5, 2.5, 2.5, 2.5, 2.5};
-    struct estimate e = estimate_median(same, 5);
+    const double same[] = {2.5, 2.5, 2.5, 2.5, 2.5, 2.5};
+    struct estimate e = estimate_median(same, 6);
     assert_same_double(e.low, 2.5);
     assert_same_double(e.high, 2.5);
     const double holes[] = {NAN, 1.0, NAN, 3.0, 2.0};
@@ -252,20 +278,22 @@ static void bootstrap_edge_cases(void **state)
 static void verdicts_follow_the_interval(void **state)
 {
     (void)state;
-    struct estimate straddles = {20, 0.99, 0.97, 1.02};
+    struct estimate straddles = {20, 0.99, 0.97, 1.02, 0.96};
     assert_int_equal(judge_interval(straddles, BELOW, 1.0, 0), UNDECIDED);
     assert_int_equal(judge_interval(straddles, ABOVE, 1.0, 0), UNDECIDED);
     assert_int_equal(judge_interval(straddles, WITHIN, 0.95, 1.05), HOLDS);
     assert_int_equal(judge_interval(straddles, WITHIN, 0.98, 1.05), UNDECIDED);
-    struct estimate shifted = {20, 1.20, 1.15, 1.26};
+    struct estimate shifted = {20, 1.20, 1.15, 1.26, 0.96};
     assert_int_equal(judge_interval(shifted, BELOW, 1.0, 0), FAILS);
     assert_int_equal(judge_interval(shifted, ABOVE, 1.0, 0), HOLDS);
     assert_int_equal(judge_interval(shifted, WITHIN, 0.95, 1.05), FAILS);
-    struct estimate touching = {20, 1.02, 1.00, 1.04};
+    struct estimate touching = {20, 1.02, 1.00, 1.04, 0.96};
     assert_int_equal(judge_interval(touching, BELOW, 1.0, 0), FAILS);   /* at the threshold */
     assert_int_equal(judge_interval(touching, ABOVE, 1.0, 0), UNDECIDED);
-    struct estimate nothing = {0, NAN, NAN, NAN};
+    struct estimate nothing = {0, NAN, NAN, NAN, 0.0};
     assert_int_equal(judge_interval(nothing, BELOW, 1.0, 0), UNDECIDED);
+    struct estimate short_of_95 = {5, 1.20, 1.15, 1.26, 0.9375};   /* too few units */
+    assert_int_equal(judge_interval(short_of_95, ABOVE, 1.0, 0), UNDECIDED);
 }
 
 /* From samples: a shifted sample fails "no slower", a straddling one is undecided. */
@@ -377,18 +405,19 @@ static void estimates_print_with_their_interval(void **state)
 {
     (void)state;
     char buf[200];
-    struct estimate e = {10, 1.0234, 0.99, 1.051};
+    struct estimate e = {10, 1.0234, 0.99, 1.051, 0.978};
     assert_string_equal(format_estimate(buf, e, 2), "1.02 [0.99, 1.05]");
-    struct estimate none = {0, NAN, NAN, NAN};
+    struct estimate none = {0, NAN, NAN, NAN, 0.0};
     assert_string_equal(format_estimate(buf, none, 2), "n/a");
 }
 
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(bootstrap_brackets_the_median),
-        cmocka_unit_test(bootstrap_is_reproducible),
-        cmocka_unit_test(bootstrap_edge_cases),
+        cmocka_unit_test(median_interval_is_a_pair_of_order_statistics),
+        cmocka_unit_test(median_interval_coverage_at_small_n),
+        cmocka_unit_test(estimates_are_reproducible),
+        cmocka_unit_test(median_edge_cases),
         cmocka_unit_test(verdicts_follow_the_interval),
         cmocka_unit_test(verdicts_from_synthetic_samples),
         cmocka_unit_test(random_order_is_a_permutation),

@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "harness/arch.h"
+#include "harness/placement.h"
 #include "harness/worker.h"
 #include "kernel/kernel_tuned.h"
 #include "wire/timing.h"
@@ -16,57 +17,66 @@
 #define C CLIENT_C
 #define PY CLIENT_PYTHON
 #define IN CLIENT_NONE
+#define DUET PAIRING_DUET
+#define TURN PAIRING_SEQUENTIAL
+#define WHOLE {1, 1}
 const struct arch_row ARCH_ROWS[] = {
-    {"in_process", IN, TRANSPORT_NONE, KERNEL_NAIVE, ENCODING_BINARY, GRAIN_SWEEP, 1,
-     "the kernel called directly, no boundary"},
-    {"in_process_control_1", IN, TRANSPORT_NONE, KERNEL_NAIVE, ENCODING_BINARY, GRAIN_SWEEP, 1,
-     "in_process again, at its own random position: an A/A control"},
-    {"in_process_control_2", IN, TRANSPORT_NONE, KERNEL_NAIVE, ENCODING_BINARY, GRAIN_SWEEP, 1,
-     "in_process again: a second A/A control"},
-    {"in_process_control_3", IN, TRANSPORT_NONE, KERNEL_NAIVE, ENCODING_BINARY, GRAIN_SWEEP, 1,
-     "in_process again: a third A/A control"},
+    {"in_process", IN, TRANSPORT_NONE, KERNEL_NAIVE, ENCODING_BINARY, GRAIN_SWEEP,
+     PAIRING_NONE, 1, WHOLE, "the kernel called directly, no boundary"},
+    {"in_process_control_1", IN, TRANSPORT_NONE, KERNEL_NAIVE, ENCODING_BINARY, GRAIN_SWEEP,
+     DUET, 1, WHOLE, "in_process again, in duets: the A/A control of the duet"},
+    {"in_process_control_2", IN, TRANSPORT_NONE, KERNEL_NAIVE, ENCODING_BINARY, GRAIN_SWEEP,
+     TURN, 1, WHOLE, "in_process again, in turn between two baseline runs: the A/A control "
+     "of sequential pairs (and, against another unit's baseline, of the earlier rounds)"},
     {"in_process_tuned_1core", IN, TRANSPORT_NONE, KERNEL_TUNED_ONE_CORE, ENCODING_BINARY,
-     GRAIN_SWEEP, 0, "the tuned kernel on one thread, no boundary"},
+     GRAIN_SWEEP, DUET, 0, WHOLE, "the tuned kernel on one thread, no boundary"},
+    {"in_process_tuned_1core_sequential", IN, TRANSPORT_NONE, KERNEL_TUNED_ONE_CORE,
+     ENCODING_BINARY, GRAIN_SWEEP, TURN, 0, WHOLE,
+     "in_process_tuned_1core again, in sequential pairs: does the duet bias a ratio?"},
     {"in_process_tuned", IN, TRANSPORT_NONE, KERNEL_TUNED_ALL_CORES, ENCODING_BINARY,
-     GRAIN_SWEEP, 0, "the tuned kernel on every core, no boundary"},
-    {"batch_unix", C, TRANSPORT_UNIX, KERNEL_NAIVE, ENCODING_BINARY, GRAIN_SWEEP, 1,
-     "persistent engine on a Unix socket, one round trip per sweep"},
-    {"batch_tcp", C, TRANSPORT_TCP, KERNEL_NAIVE, ENCODING_BINARY, GRAIN_SWEEP, 0,
+     GRAIN_SWEEP, TURN, 0, WHOLE, "the tuned kernel on every core, no boundary"},
+    {"batch_unix", C, TRANSPORT_UNIX, KERNEL_NAIVE, ENCODING_BINARY, GRAIN_SWEEP, DUET, 1,
+     WHOLE, "persistent engine on a Unix socket, one round trip per sweep"},
+    {"batch_tcp", C, TRANSPORT_TCP, KERNEL_NAIVE, ENCODING_BINARY, GRAIN_SWEEP, DUET, 0, WHOLE,
      "persistent engine on TCP loopback (TCP_NODELAY), one round trip per sweep"},
-    {"batch_shm", C, TRANSPORT_SHM_FUTEX, KERNEL_NAIVE, ENCODING_BINARY, GRAIN_SWEEP, 0,
-     "persistent engine over shared memory (futex wait), one round trip per sweep"},
+    {"batch_shm", C, TRANSPORT_SHM_FUTEX, KERNEL_NAIVE, ENCODING_BINARY, GRAIN_SWEEP, DUET, 0,
+     WHOLE, "persistent engine over shared memory (futex wait), one round trip per sweep"},
     {"batch_unix_tuned", C, TRANSPORT_UNIX, KERNEL_TUNED_ONE_CORE, ENCODING_BINARY,
-     GRAIN_SWEEP, 0, "batch_unix with the tuned kernel (one thread) behind it"},
-    {"chatty_unix", C, TRANSPORT_UNIX, KERNEL_NAIVE, ENCODING_BINARY, GRAIN_COMBO, 1,
-     "one round trip per combination, the series re-sent each time"},
-    {"stateful_unix", C, TRANSPORT_UNIX, KERNEL_NAIVE, ENCODING_BINARY, GRAIN_LOADED, 1,
-     "the series loaded once per connection, one 48-byte call per combination"},
-    {"per_bar_unix", C, TRANSPORT_UNIX, KERNEL_NAIVE, ENCODING_BINARY, GRAIN_BAR, 0,
-     "one round trip per bar: one close out, every position back"},
-    {"spawn_stdin", C, TRANSPORT_SPAWN, KERNEL_NAIVE, ENCODING_BINARY, GRAIN_SWEEP, 1,
-     "a fresh engine per sweep, request on stdin, reply on stdout"},
-    {"spawn_per_combo", C, TRANSPORT_SPAWN, KERNEL_NAIVE, ENCODING_BINARY, GRAIN_COMBO, 0,
-     "a fresh engine per combination"},
-    {"json_unix", C, TRANSPORT_UNIX, KERNEL_NAIVE, ENCODING_JSON, GRAIN_SWEEP, 0,
+     GRAIN_SWEEP, DUET, 0, WHOLE, "batch_unix with the tuned kernel (one thread) behind it"},
+    {"chatty_unix", C, TRANSPORT_UNIX, KERNEL_NAIVE, ENCODING_BINARY, GRAIN_COMBO, DUET, 1,
+     WHOLE, "one round trip per combination, the series re-sent each time"},
+    {"stateful_unix", C, TRANSPORT_UNIX, KERNEL_NAIVE, ENCODING_BINARY, GRAIN_LOADED, DUET, 1,
+     WHOLE, "the series loaded once per connection, one 48-byte call per combination"},
+    {"per_bar_unix", C, TRANSPORT_UNIX, KERNEL_NAIVE, ENCODING_BINARY, GRAIN_BAR, DUET, 0,
+     {5, 1}, "one round trip per bar: one close out, every position back (a fifth of the bars)"},
+    {"spawn_stdin", C, TRANSPORT_SPAWN, KERNEL_NAIVE, ENCODING_BINARY, GRAIN_SWEEP, DUET, 1,
+     WHOLE, "a fresh engine per sweep, request on stdin, reply on stdout"},
+    {"spawn_per_combo", C, TRANSPORT_SPAWN, KERNEL_NAIVE, ENCODING_BINARY, GRAIN_COMBO, DUET, 0,
+     WHOLE, "a fresh engine per combination"},
+    {"json_unix", C, TRANSPORT_UNIX, KERNEL_NAIVE, ENCODING_JSON, GRAIN_SWEEP, DUET, 0, WHOLE,
      "JSON request and reply, one round trip per sweep"},
-    {"json_chatty_unix", C, TRANSPORT_UNIX, KERNEL_NAIVE, ENCODING_JSON, GRAIN_COMBO, 0,
-     "JSON, one round trip per combination with the series"},
-    {"numba_in_process", PY, TRANSPORT_NONE, KERNEL_NUMBA, ENCODING_BINARY, GRAIN_SWEEP, 1,
-     "the original's baseline: the kernel in numba, called from Python"},
-    {"python_batch_unix", PY, TRANSPORT_UNIX, KERNEL_NAIVE, ENCODING_BINARY, GRAIN_SWEEP, 1,
-     "the original's configuration: Python calls the engine once per sweep"},
+    {"json_chatty_unix", C, TRANSPORT_UNIX, KERNEL_NAIVE, ENCODING_JSON, GRAIN_COMBO, DUET, 0,
+     {1, 8}, "JSON, one round trip per combination with the series (every eighth combination)"},
+    {"numba_in_process", PY, TRANSPORT_NONE, KERNEL_NUMBA, ENCODING_BINARY, GRAIN_SWEEP, DUET, 1,
+     WHOLE, "the original's baseline: the kernel in numba, called from Python"},
+    {"python_batch_unix", PY, TRANSPORT_UNIX, KERNEL_NAIVE, ENCODING_BINARY, GRAIN_SWEEP, DUET,
+     1, WHOLE, "the original's configuration: Python calls the engine once per sweep"},
     {"python_batch_unix_tuned", PY, TRANSPORT_UNIX, KERNEL_TUNED_ONE_CORE, ENCODING_BINARY,
-     GRAIN_SWEEP, 0, "Python calls the engine once per sweep, the tuned kernel behind it"},
-    {"python_chatty_unix", PY, TRANSPORT_UNIX, KERNEL_NAIVE, ENCODING_BINARY, GRAIN_COMBO, 0,
-     "Python calls the engine once per combination, re-sending the series"},
+     GRAIN_SWEEP, DUET, 0, WHOLE,
+     "Python calls the engine once per sweep, the tuned kernel behind it"},
+    {"python_chatty_unix", PY, TRANSPORT_UNIX, KERNEL_NAIVE, ENCODING_BINARY, GRAIN_COMBO, DUET,
+     0, WHOLE, "Python calls the engine once per combination, re-sending the series"},
     {"python_stateful_unix", PY, TRANSPORT_UNIX, KERNEL_NAIVE, ENCODING_BINARY, GRAIN_LOADED,
-     0, "Python loads the series once, then one call per combination"},
-    {"python_spawn_stdin", PY, TRANSPORT_SPAWN, KERNEL_NAIVE, ENCODING_BINARY, GRAIN_SWEEP, 0,
-     "Python spawns the engine per sweep, as the original's rust_spawn_stdin"},
+     DUET, 1, WHOLE, "Python loads the series once, then one call per combination"},
+    {"python_spawn_stdin", PY, TRANSPORT_SPAWN, KERNEL_NAIVE, ENCODING_BINARY, GRAIN_SWEEP,
+     DUET, 0, WHOLE, "Python spawns the engine per sweep, as the original's rust_spawn_stdin"},
 };
 #undef C
 #undef PY
 #undef IN
+#undef DUET
+#undef TURN
+#undef WHOLE
 const size_t N_ARCH_ROWS = sizeof ARCH_ROWS / sizeof ARCH_ROWS[0];
 
 int arch_row_named(const char *name)
@@ -75,6 +85,31 @@ int arch_row_named(const char *name)
         if (strcmp(ARCH_ROWS[i].name, name) == 0)
             return (int)i;
     return -1;
+}
+
+void call_sink_put(struct call_sink *sink, size_t call, const struct call_record *t)
+{
+    if (t->has_engine || t->has_usage) {
+        sink->engine_cpu_ns += (double)(t->has_engine ? t->engine_cpu_ns : t->process_cpu_ns);
+        sink->engine_cpu_known = 1;
+    }
+    if (t->has_usage) {
+        sink->spawned_faults += t->process_minor_faults;
+        sink->spawned = 1;
+    }
+    if (!sink->keep)
+        return;
+    if (sink->n == sink->cap) {
+        size_t cap = sink->cap ? 2 * sink->cap : 256;
+        struct kept_call *grown = realloc(sink->calls, cap * sizeof *grown);
+        if (grown == NULL) {
+            sink->lost = 1;
+            return;
+        }
+        sink->calls = grown;
+        sink->cap = cap;
+    }
+    sink->calls[sink->n++] = (struct kept_call){call, *t};
 }
 
 /* A u64 field, or an empty one when `known` is false. */
@@ -86,17 +121,8 @@ static void put_ns(struct csv_out *out, int known, uint64_t ns)
         csv_out_empty(out);
 }
 
-void call_sink_put(struct call_sink *sink, size_t call, const struct call_record *t)
+void call_record_write(struct csv_out *o, size_t call, const struct call_record *t)
 {
-    if (t->has_engine || t->has_usage) {
-        sink->engine_cpu_ns += (double)(t->has_engine ? t->engine_cpu_ns : t->process_cpu_ns);
-        sink->engine_cpu_known = 1;
-    }
-    if (sink->out == NULL)
-        return;
-    struct csv_out *o = sink->out;
-    csv_out_text(o, sink->arch);
-    csv_out_int(o, sink->round);
     csv_out_int(o, (int64_t)call);
     csv_out_int(o, (int64_t)t->rtt_ns);
     const uint64_t client[] = {t->encode_ns, t->send_ns, t->wait_ns, t->receive_ns,
@@ -113,6 +139,22 @@ void call_sink_put(struct call_sink *sink, size_t call, const struct call_record
     csv_out_int(o, (int64_t)t->request_bytes);
     csv_out_int(o, (int64_t)t->reply_bytes);
     csv_out_end_row(o);
+}
+
+void call_sink_clear(struct call_sink *sink)
+{
+    sink->n = 0;
+    sink->lost = 0;
+    sink->engine_cpu_ns = 0;
+    sink->engine_cpu_known = 0;
+    sink->spawned_faults = 0;
+    sink->spawned = 0;
+}
+
+void call_sink_free(struct call_sink *sink)
+{
+    free(sink->calls);
+    memset(sink, 0, sizeof *sink);
 }
 
 struct arch_state {
@@ -280,23 +322,59 @@ static int run_c_client(struct arch_state *st, const struct sweep_job *job,
     return fail(err, "%s: unknown grain", st->row->name);
 }
 
+static int run_in_client(struct arch_state *st, const struct sweep_job *job,
+                         struct combo_result *results, struct run_measure *m,
+                         struct call_sink *sink, char err[ERR_SIZE])
+{
+    if (st->row->client == CLIENT_PYTHON)
+        return worker_run(st->worker, st->row->name, job->n_combos, results, m, sink, err);
+    /* One thread drives the run, except the kernel on every core, which only
+     * ever runs alone (@sec:pairs): count that one's whole process. */
+    uint64_t (*cpu_clock)(void) = st->row->kernel == KERNEL_TUNED_ALL_CORES ? cpu_ns
+                                                                             : thread_cpu_ns;
+    long faults = thread_minor_faults();
+    m->cpu_start = current_cpu();
+    uint64_t cpu0 = cpu_clock(), t0 = clock_ns();
+    int status = st->row->client == CLIENT_NONE ? run_in_process(st, job, results, err)
+                                                 : run_c_client(st, job, results, sink, err);
+    m->seconds = seconds_between(t0, clock_ns());
+    m->client_cpu_s = (double)(cpu_clock() - cpu0) * 1e-9;
+    m->cpu_end = current_cpu();
+    m->client_minor_faults = faults >= 0 ? thread_minor_faults() - faults : -1;
+    return status;
+}
+
+static pid_t engine_pid(const struct arch_state *st)
+{
+    return st->has_session ? st->session.pid : 0;
+}
+
 int arch_run(struct arch_state *st, const struct sweep_job *job, struct combo_result *results,
              struct run_measure *m, struct call_sink *sink, char err[ERR_SIZE])
 {
-    sink->engine_cpu_ns = 0;
-    sink->engine_cpu_known = 0;
-    if (st->row->client == CLIENT_PYTHON) {
-        if (worker_run(st->worker, st->row->name, job->n_combos, results, m, sink, err) != 0)
-            return -1;
-    } else {
-        uint64_t cpu0 = cpu_ns(), t0 = clock_ns();
-        int status = st->row->client == CLIENT_NONE ? run_in_process(st, job, results, err)
-                                                     : run_c_client(st, job, results, sink, err);
-        m->seconds = seconds_between(t0, clock_ns());
-        m->client_cpu_s = (double)(cpu_ns() - cpu0) * 1e-9;
-        if (status != 0)
-            return -1;
-    }
+    struct proc_place before, after;
+    pid_t engine = engine_pid(st);
+    int looked = engine > 0 && proc_place(engine, &before) == 0;
+    *m = (struct run_measure){NAN, NAN, NAN, -1, -1, -1, -1, -1};
+    call_sink_clear(sink);
+    if (run_in_client(st, job, results, m, sink, err) != 0)
+        return -1;
     m->engine_cpu_s = sink->engine_cpu_known ? sink->engine_cpu_ns * 1e-9 : NAN;
+    if (looked && proc_place(engine, &after) == 0) {
+        m->engine_cpu = after.cpu;
+        m->engine_minor_faults = after.minor_faults - before.minor_faults;
+    } else if (sink->spawned) {
+        m->engine_minor_faults = sink->spawned_faults;
+    }
     return 0;
+}
+
+int arch_pin(struct arch_state *st, int cpu)
+{
+    int status = 0;
+    if (engine_pid(st) > 0)
+        status |= pin_process(engine_pid(st), cpu);
+    if (st->row->client == CLIENT_PYTHON && st->worker != NULL)
+        status |= pin_process(st->worker->pid, cpu);
+    return status;
 }

@@ -26,6 +26,14 @@ enum arch_client { CLIENT_NONE, CLIENT_C, CLIENT_PYTHON };
 enum arch_kernel { KERNEL_NAIVE, KERNEL_TUNED_ONE_CORE, KERNEL_TUNED_ALL_CORES, KERNEL_NUMBA };
 enum arch_encoding { ENCODING_BINARY, ENCODING_JSON };
 enum arch_grain { GRAIN_SWEEP, GRAIN_COMBO, GRAIN_LOADED, GRAIN_BAR };
+/* How a row's run is paired with the baseline's (@sec:pairs). */
+enum arch_pairing { PAIRING_NONE, PAIRING_DUET, PAIRING_SEQUENTIAL };
+
+/* The part of the job one run does: every bar_divisor-th of the bars from the
+ * start, and every combo_step-th combination. {1, 1} is the whole job. */
+struct job_part {
+    int bar_divisor, combo_step;
+};
 
 struct arch_row {
     const char *name;          /* as in data/ and the paper */
@@ -34,7 +42,9 @@ struct arch_row {
     enum arch_kernel kernel;
     enum arch_encoding encoding;
     enum arch_grain grain;
-    int headline;              /* its interval decides when the rounds may stop */
+    enum arch_pairing pairing; /* PAIRING_NONE: the baseline itself */
+    int headline;              /* measured in every round, not only the minimum */
+    struct job_part part;
     const char *description;
 };
 
@@ -50,18 +60,36 @@ struct run_measure {
     double seconds;            /* the sweep's wall time */
     double client_cpu_s;       /* processor time of the process that drove it */
     double engine_cpu_s;       /* of the engine (or the spawned engines); NAN if unknown */
+    int cpu_start, cpu_end;    /* the CPU the client ran on at each end; -1 unknown */
+    int engine_cpu;            /* the CPU the engine last ran on; -1 if none */
+    long client_minor_faults;  /* pages the client touched first during the run; -1 */
+    long engine_minor_faults;  /* ... and the engine, or its spawned copies; -1 */
 };
 
-/* Where a run's boundary calls go: calls.csv (or nowhere, for a warm-up). */
+/* A run's boundary calls, kept in memory until the schedule writes them
+ * beside the run's row (a warm-up keeps only the sums). */
+struct kept_call {
+    size_t call;               /* its index within the sweep */
+    struct call_record t;
+};
+
 struct call_sink {
-    struct csv_out *out;
-    const char *arch;
-    int round;
+    int keep;                  /* 1: keep every call; 0: only the sums below */
+    struct kept_call *calls;
+    size_t n, cap;
+    int lost;                  /* a call could not be kept: the run is void */
     double engine_cpu_ns;      /* summed over the calls that reported it */
     int engine_cpu_known;
+    long spawned_faults;       /* minor faults of the engines spawned for the run */
+    int spawned;
 };
 
 void call_sink_put(struct call_sink *sink, size_t call, const struct call_record *t);
+/* Writes a call's index and its record's fields, the tail of a calls.csv row. */
+void call_record_write(struct csv_out *out, size_t call, const struct call_record *t);
+/* Forgets the kept calls (the sink can be used again). */
+void call_sink_clear(struct call_sink *sink);
+void call_sink_free(struct call_sink *sink);
 
 struct worker;                 /* the Python worker, @sec:python-client */
 struct arch_state;
@@ -71,6 +99,9 @@ struct arch_state;
 struct arch_state *arch_open(const struct arch_row *row, const struct harness_env *env,
                              struct worker *worker, const struct sweep_job *job,
                              char err[ERR_SIZE]);
+/* Pins the processes that serve the row (its engine, the Python worker) to
+ * cpu, or lets them run anywhere again (CPU_ANY, @sec:placement). 0 or -1. */
+int arch_pin(struct arch_state *st, int cpu);
 /* One sweep: results[0..n_combos), the run's measures, its calls into sink. */
 int arch_run(struct arch_state *st, const struct sweep_job *job, struct combo_result *results,
              struct run_measure *m, struct call_sink *sink, char err[ERR_SIZE]);

@@ -255,6 +255,11 @@ static int write_run(const char *dir, const struct bench_config *cfg, const char
     setting(&out, "rounds", NULL, how->rounds);
     setting(&out, "stop_reason", how->stop_reason, 0);
     setting(&out, "rounds_seconds", NULL, how->seconds);
+    char cpus[32] = "none";
+    if (how->duet_cpus[0] >= 0)
+        snprintf(cpus, sizeof cpus, "%d %d", how->duet_cpus[0], how->duet_cpus[1]);
+    setting(&out, "duet_cpus", cpus, 0);
+    setting(&out, "aa_reach", NULL, how->reach);
     return csv_out_close(&out);
 }
 

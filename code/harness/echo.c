@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "harness/measure.h"
+#include "harness/placement.h"
 #include "harness/random.h"
 #include "harness/session.h"
 #include "harness/worker.h"
@@ -37,19 +38,25 @@ static int block_reps(const struct measure_context *ctx, int floats)
 enum echo_mode { MODE_PROTOCOL, MODE_PROTOCOL_TIMED, MODE_RAW, N_MODES };
 static const char *const MODE_NAMES[N_MODES] = {"protocol", "protocol_timed", "raw"};
 
+enum echo_placement { PLACE_SAME, PLACE_CROSS, N_PLACEMENTS };
+static const char *const PLACEMENT_NAMES[N_PLACEMENTS] = {"same", "cross"};
+#define BOTH (1u << PLACE_SAME | 1u << PLACE_CROSS)
+#define CROSS_ONLY (1u << PLACE_CROSS)
+
 struct echo_lane {
     const char *client;        /* "c" or "python" */
     enum transport transport;
     int modes[N_MODES];        /* which modes the lane measures */
+    unsigned placements;       /* a bit per placement it is measured in */
 };
 
 static const struct echo_lane LANES[] = {
-    {"c", TRANSPORT_UNIX, {1, 1, 1}},
-    {"c", TRANSPORT_TCP, {1, 0, 1}},
-    {"c", TRANSPORT_PIPE, {0, 0, 1}},
-    {"c", TRANSPORT_SHM_FUTEX, {1, 0, 1}},
-    {"c", TRANSPORT_SHM_SPIN, {1, 0, 1}},
-    {"python", TRANSPORT_UNIX, {1, 0, 0}},
+    {"c", TRANSPORT_UNIX, {1, 1, 1}, BOTH},
+    {"c", TRANSPORT_TCP, {1, 0, 1}, BOTH},
+    {"c", TRANSPORT_PIPE, {0, 0, 1}, BOTH},
+    {"c", TRANSPORT_SHM_FUTEX, {1, 0, 1}, BOTH},
+    {"c", TRANSPORT_SHM_SPIN, {1, 0, 1}, CROSS_ONLY},
+    {"python", TRANSPORT_UNIX, {1, 0, 0}, BOTH},
 };
 enum { N_LANES = sizeof LANES / sizeof LANES[0], PYTHON_LANE = N_LANES - 1 };
 
@@ -62,6 +69,10 @@ struct echo_run {
     double *payload, *back;
     uint8_t *out_bytes, *in_bytes;
     struct csv_out out;
+    int cpus[2];                       /* the two CPUs the placements use */
+    int placement;                     /* the block's */
+    int client_cpu, engine_pin;        /* where the block put its two ends */
+    int engine_cpu[N_MODES];           /* where each mode's engine was seen running */
 };
 
 static int is_shm(enum transport t)
@@ -94,11 +105,15 @@ static int open_lanes(struct echo_run *er, char err[ERR_SIZE])
     if (worker_start(&er->worker, er->ctx->env, er->ctx->job, err) != 0)
         return -1;
     er->has_worker = 1;
+    placement_init();
+    if (placement_duet_cpus(er->cpus) != 0)
+        er->cpus[0] = er->cpus[1] = current_cpu();     /* one CPU: both placements are one */
     return 0;
 }
 
 static void close_lanes(struct echo_run *er)
 {
+    pin_this_thread(CPU_ANY);
     for (int l = 0; l < N_LANES; l++) {
         if (er->has_protocol[l])
             session_close(&er->protocol[l]);
@@ -109,12 +124,47 @@ static void close_lanes(struct echo_run *er)
         worker_stop(&er->worker);
 }
 
+static int pin_engine(pid_t pid, int cpu, char err[ERR_SIZE])
+{
+    return pid <= 0 || pin_process(pid, cpu) == 0 ? 0
+                                                  : fail(err, "cannot pin engine %d", (int)pid);
+}
+
+static int place_block(struct echo_run *er, int lane, int placement, int pass,
+                       char err[ERR_SIZE])
+{
+    er->placement = placement;
+    er->client_cpu = er->cpus[pass % 2];
+    er->engine_pin = placement == PLACE_SAME ? er->client_cpu : er->cpus[(pass + 1) % 2];
+    if (pin_this_thread(er->client_cpu) != 0)
+        return fail(err, "cannot pin the echo's client to CPU %d", er->client_cpu);
+    if (lane == PYTHON_LANE)
+        return pin_engine(er->worker.pid, er->client_cpu, err) != 0
+                   ? -1 : pin_engine(er->protocol[0].pid, er->engine_pin, err);
+    if (er->has_protocol[lane] && pin_engine(er->protocol[lane].pid, er->engine_pin, err) != 0)
+        return -1;
+    return er->has_raw[lane] ? pin_engine(er->raw[lane].pid, er->engine_pin, err) : 0;
+}
+
+/* The CPU a mode's engine last ran on (-1 if it cannot be seen). */
+static int engine_seen(const struct echo_run *er, int lane, int mode)
+{
+    const struct session *s = mode == MODE_RAW ? &er->raw[lane] : &er->protocol[lane];
+    pid_t pid = mode == MODE_RAW && s->raw_child > 0 ? s->raw_child : s->pid;
+    struct proc_place p;
+    return pid > 0 && proc_place(pid, &p) == 0 ? p.cpu : -1;
+}
+
 static void write_sample(struct echo_run *er, int lane, int mode, int floats, int pass,
-                         int block, int rep, uint64_t rtt, int has_engine, uint64_t engine)
+                         int block, int rep, uint64_t rtt, int has_engine, uint64_t engine,
+                         int client_cpu, int engine_cpu)
 {
     struct csv_out *o = &er->out;
     csv_out_text(o, LANES[lane].client);
     csv_out_text(o, transport_name(LANES[lane].transport));
+    csv_out_text(o, PLACEMENT_NAMES[er->placement]);
+    csv_out_int(o, client_cpu);
+    csv_out_int(o, engine_cpu);
     csv_out_text(o, MODE_NAMES[mode]);
     csv_out_int(o, floats);
     csv_out_int(o, (int64_t)floats * 8);
@@ -159,9 +209,13 @@ static int python_block(struct echo_run *er, int floats, int pass, int block, in
     if (answer == NULL)
         return -1;
     const json_t *rtts = json_object_get(answer, "rtt_ns");
+    const json_t *cpu = json_object_get(answer, "cpu");
+    int client_cpu = json_is_integer(cpu) ? (int)json_integer_value(cpu) : -1;
+    int engine_cpu = er->engine_pin;   /* its connection's thread has ended: see above */
     for (size_t r = 0; r < json_array_size(rtts); r++)
         write_sample(er, PYTHON_LANE, MODE_PROTOCOL, floats, pass, block, (int)r + 1,
-                     (uint64_t)json_integer_value(json_array_get(rtts, r)), 0, 0);
+                     (uint64_t)json_integer_value(json_array_get(rtts, r)), 0, 0, client_cpu,
+                     engine_cpu);
     json_decref(answer);
     return 0;
 }
@@ -176,7 +230,8 @@ static int attach_modes(struct echo_run *er, int lane, unsigned which, size_t n,
         return -1;
     if ((which & 1u << MODE_RAW) && session_raw_begin(&er->raw[lane], n * 8, err) != 0)
         return -1;
-    return 0;
+    return (which & 1u << MODE_RAW) ? pin_engine(er->raw[lane].raw_child, er->engine_pin, err)
+                                    : 0;
 }
 
 static void detach_modes(struct echo_run *er, int lane, unsigned which)
@@ -207,6 +262,7 @@ static int measure_modes(struct echo_run *er, int lane, unsigned which, int floa
         if (status == 0 && memcmp(er->payload, er->back, n * 8) != 0)
             status = fail(err, "%s %s: an echo of %d doubles came back different",
                           transport_name(LANES[lane].transport), MODE_NAMES[m], floats);
+        er->engine_cpu[m] = engine_seen(er, lane, m);
     }
     for (int r = 0; status == 0 && r < reps; r++)
         for (int k = 0; status == 0 && k < N_MODES; k++) {
@@ -216,7 +272,8 @@ static int measure_modes(struct echo_run *er, int lane, unsigned which, int floa
             status = round_trip(er, lane, m, n, &rtt, &t, err);
             if (status == 0)
                 write_sample(er, lane, m, floats, pass, block, r + 1, rtt,
-                             m == MODE_PROTOCOL_TIMED, t.engine_ns);
+                             m == MODE_PROTOCOL_TIMED, t.engine_ns, current_cpu(),
+                             er->engine_cpu[m]);
         }
     detach_modes(er, lane, which);
     return status;
@@ -240,7 +297,7 @@ static int c_block(struct echo_run *er, int lane, int floats, int pass, int bloc
 
 static int run_passes(struct echo_run *er, char err[ERR_SIZE])
 {
-    enum { N_BLOCKS = N_LANES * N_ECHO_SIZES };
+    enum { PER_LANE = N_PLACEMENTS * N_ECHO_SIZES, N_BLOCKS = N_LANES * PER_LANE };
     size_t order[N_BLOCKS];
     int passes = scaled(er->ctx, ECHO_PASSES, 2), block = 0;
     for (int pass = 1; pass <= passes; pass++) {
@@ -248,9 +305,15 @@ static int run_passes(struct echo_run *er, char err[ERR_SIZE])
         mt19937_seed(&mt, round_seed(er->ctx->seed ^ 0x6563686fu, pass));   /* "echo" */
         random_order(&mt, order, N_BLOCKS);
         for (size_t i = 0; i < N_BLOCKS; i++) {
-            int lane = (int)(order[i] / N_ECHO_SIZES), floats = ECHO_SIZES[order[i] % N_ECHO_SIZES];
+            int lane = (int)(order[i] / PER_LANE), placement = (int)(order[i] % PER_LANE) /
+                                                                N_ECHO_SIZES;
+            int floats = ECHO_SIZES[order[i] % N_ECHO_SIZES];
             int reps = block_reps(er->ctx, floats), status;
+            if (!(LANES[lane].placements & 1u << placement))
+                continue;
             block++;
+            if (place_block(er, lane, placement, pass, err) != 0)
+                return -1;
             status = lane == PYTHON_LANE ? python_block(er, floats, pass, block, reps, err)
                                          : c_block(er, lane, floats, pass, block, reps, err);
             if (status != 0)
@@ -282,8 +345,9 @@ static int write_settings(const struct measure_context *ctx, char err[ERR_SIZE])
 
 int measure_echo(const struct measure_context *ctx, char err[ERR_SIZE])
 {
-    static const char *const header[] = {"client", "transport", "mode", "floats", "bytes",
-                                         "pass", "block", "rep", "rtt_ns", "engine_ns"};
+    static const char *const header[] = {"client", "transport", "placement", "client_cpu",
+                                         "engine_cpu", "mode", "floats", "bytes", "pass",
+                                         "block", "rep", "rtt_ns", "engine_ns"};
     const size_t largest = (size_t)ECHO_SIZES[N_ECHO_SIZES - 1];
     struct echo_run er = {.ctx = ctx};
     er.payload = malloc(largest * sizeof(double));
@@ -293,7 +357,8 @@ int measure_echo(const struct measure_context *ctx, char err[ERR_SIZE])
     int status = -1;
     if (er.payload == NULL || er.back == NULL || er.out_bytes == NULL || er.in_bytes == NULL)
         fail(err, "out of memory for the echo payloads");
-    else if (measure_open(ctx, "echo.csv", &er.out, header, 10, err) == 0) {
+    else if (measure_open(ctx, "echo.csv", &er.out, header,
+                          (int)(sizeof header / sizeof header[0]), err) == 0) {
         gbm_series(er.payload, largest, DEFAULT_SEED);
         status = open_lanes(&er, err) == 0 ? run_passes(&er, err) : -1;
         if (status == 0 && csv_out_close(&er.out) != 0)

@@ -10,8 +10,12 @@
 #include <sys/utsname.h>
 #include <time.h>
 #include <unistd.h>
+#if defined(__x86_64__) || defined(__i386__)
+#include <cpuid.h>
+#endif
 
 #include "harness/machine.h"
+#include "kernel/kernel_tuned.h"
 
 #ifndef IPCTAX_CFLAGS
 #define IPCTAX_CFLAGS "unknown"
@@ -72,6 +76,98 @@ static int64_t memory_bytes(void)
     return pages > 0 && page > 0 ? (int64_t)pages * page : -1;
 }
 
+static const char *const SIMD_FLAGS[] = {"sse2", "sse4_2", "avx", "avx2", "fma",
+                                         "avx512f", "avx512dq", "avx512bw", "avx512vl"};
+
+/* The flags of SIMD_FLAGS that /proc/cpuinfo lists, separated by spaces. */
+static void simd_flags(char *value, size_t size)
+{
+    char flags[8192];
+    size_t used = 0;
+    cpuinfo_field("flags", flags, sizeof flags);
+    value[0] = '\0';
+    for (size_t i = 0; i < sizeof SIMD_FLAGS / sizeof SIMD_FLAGS[0]; i++) {
+        char word[32];
+        snprintf(word, sizeof word, " %s ", SIMD_FLAGS[i]);
+        char padded[8200];
+        snprintf(padded, sizeof padded, " %s ", flags);
+        if (strstr(padded, word) != NULL && used + strlen(SIMD_FLAGS[i]) + 2 < size)
+            used += (size_t)snprintf(value + used, size - used, "%s%s", used ? " " : "",
+                                     SIMD_FLAGS[i]);
+    }
+}
+
+#if defined(__x86_64__) || defined(__i386__)
+/* The register states the OS saves (XCR0): SSE, AVX, and the three of AVX-512. */
+static void simd_enabled(char *value, size_t size)
+{
+    unsigned a, b, c, d, lo, hi;
+    if (!__get_cpuid(1, &a, &b, &c, &d) || !(c & bit_OSXSAVE)) {
+        snprintf(value, size, "sse");
+        return;
+    }
+    __asm__ volatile("xgetbv" : "=a"(lo), "=d"(hi) : "c"(0));
+    (void)hi;
+    snprintf(value, size, "%s%s%s", lo & 0x2 ? "sse" : "", (lo & 0x6) == 0x6 ? " avx" : "",
+             (lo & 0xe6) == 0xe6 ? " avx512" : "");
+}
+
+static void cache_rows(struct csv_out *out)
+{
+    unsigned a, b, c, d, l1d = 0, l2 = 0, l3 = 0;
+    if (__get_cpuid(0x80000006, &a, &b, &c, &d) && (c >> 16) != 0) {   /* AMD */
+        __get_cpuid(0x80000005, &a, &b, &c, &d);
+        l1d = c >> 24;
+        __get_cpuid(0x80000006, &a, &b, &c, &d);
+        l2 = c >> 16;
+        l3 = (d >> 18) * 512;
+    }
+    for (unsigned i = 0; l1d == 0 && __get_cpuid_count(4, i, &a, &b, &c, &d) && (a & 31); i++) {
+        unsigned kib = (((b >> 22) + 1) * (((b >> 12) & 0x3ff) + 1) * ((b & 0xfff) + 1) * (c + 1)) >> 10;
+        unsigned level = (a >> 5) & 7, type = a & 31;                 /* Intel: 1 data, 3 unified */
+        if (level == 1 && type == 1) l1d = kib;
+        if (level == 2) l2 = kib;
+        if (level == 3) l3 = kib;
+    }
+    row_int(out, "cache_l1d_kib", l1d);
+    row_int(out, "cache_l2_kib", l2);
+    row_int(out, "cache_l3_kib", l3);
+}
+
+static void hypervisor_name(char *value, size_t size)
+{
+    unsigned a, b, c, d;
+    char name[13] = {0};
+    __cpuid(0x40000000, a, b, c, d);
+    memcpy(name, &b, 4), memcpy(name + 4, &c, 4), memcpy(name + 8, &d, 4);
+    for (int i = 11; i >= 0 && (name[i] == ' ' || name[i] == '\0'); i--)
+        name[i] = '\0';
+    snprintf(value, size, "%s", name[0] != '\0' ? name : NOT_VISIBLE);
+}
+#else
+static void simd_enabled(char *value, size_t size) { snprintf(value, size, NOT_VISIBLE); }
+static void cache_rows(struct csv_out *out) { (void)out; }
+static void hypervisor_name(char *value, size_t size) { snprintf(value, size, NOT_VISIBLE); }
+#endif
+
+static void processor_rows(struct csv_out *out)
+{
+    static const char *const fields[][2] = {
+        {"vendor_id", "cpu_vendor"}, {"cpu family", "cpu_family"}, {"model\t", "cpu_model"},
+        {"stepping", "cpu_stepping"}, {"microcode", "cpu_microcode"}};
+    char value[512];
+    for (size_t i = 0; i < sizeof fields / sizeof fields[0]; i++) {
+        cpuinfo_field(fields[i][0], value, sizeof value);
+        row(out, fields[i][1], value);
+    }
+    simd_flags(value, sizeof value);
+    row(out, "simd", value);
+    simd_enabled(value, sizeof value);
+    row(out, "simd_enabled", value);
+    row_int(out, "tuned_vector_bytes", tuned_vector_bytes());
+    cache_rows(out);
+}
+
 static const char *const PACKAGES[] = {
     "libcsv-dev", "libjansson-dev", "nettle-dev", "pandoc", "gnuplot-nox",
     "texlive-base", "python3", "python3-numpy", "python3-numba", "valgrind",
@@ -108,8 +204,13 @@ void machine_write_rows(struct csv_out *out)
     row(out, "cpu", value);
     row_int(out, "cores", sysconf(_SC_NPROCESSORS_ONLN));
     row_int(out, "memory_bytes", memory_bytes());
+    processor_rows(out);
     cpuinfo_field("flags", value, sizeof value);
-    row(out, "hypervisor", strstr(value, " hypervisor") != NULL ? "yes" : "no");
+    int virtual = strstr(value, " hypervisor") != NULL;
+    row(out, "hypervisor", virtual ? "yes" : "no");
+    if (virtual)
+        hypervisor_name(value, sizeof value);
+    row(out, "hypervisor_name", virtual ? value : "none");
     cpuinfo_field("cpu MHz", value, sizeof value);
     row(out, "cpu_mhz", value);
     first_line("/sys/devices/system/cpu/cpu0/cpufreq/scaling_governor", value, sizeof value);

@@ -42,6 +42,7 @@ int measure_open(const struct measure_context *ctx, const char *name, struct csv
                  const char *const *header, int n_columns, char err[ERR_SIZE]);
 
 int measure_echo(const struct measure_context *ctx, char err[ERR_SIZE]);
+int measure_cold(const struct measure_context *ctx, char err[ERR_SIZE]);
 int measure_serialization(const struct measure_context *ctx, char err[ERR_SIZE]);
 int measure_spawn(const struct measure_context *ctx, char err[ERR_SIZE]);
 int measure_layout(const struct measure_context *ctx, char err[ERR_SIZE]);

@@ -1,7 +1,7 @@
 /*
- * schedule.c - set-up and warm-up, randomized rounds, gating, the record.
+ * schedule.c - set-up and warm-up, rounds of paired units, gating, the record.
  *
- * Tangled from paper/41-architectures.md.
+ * Tangled from paper/42-pairs.md.
  */
 #include <math.h>
 #include <stdio.h>
@@ -10,45 +10,58 @@
 
 #include "harness/gate.h"
 #include "harness/names.h"
+#include "harness/pairs.h"
 #include "harness/random.h"
 #include "harness/schedule.h"
 #include "harness/stats.h"
 #include "harness/worker.h"
 #include "wire/timing.h"
 
-enum { MAX_ROUNDS_KEPT = 10000 };
-
 struct row_record {
     const struct arch_row *row;
     struct arch_state *state;
+    struct sweep_job job;              /* the part of the study's job it runs */
+    struct combo_params *params;       /* that part's combinations */
+    struct combo_result *reference;    /* ... and their reference results */
     struct gate_verdict verdict;
     int active;                        /* set up and not failed */
     char error[ERR_SIZE];              /* why it stopped, if it did */
-    double *seconds;                   /* per round; NAN where it did not run */
+    double *ratios;                    /* its units' ratios to the baseline */
+    size_t n_ratios;
+    double last_unit_s;                /* how long its last unit took */
 };
 
 struct schedule {
     const struct harness_env *env;
     const struct sweep_job *job;
     const struct combo_result *reference;
-    struct combo_result *results;
     struct row_record *rec;
     size_t n;
     int baseline;                      /* the record of in_process, or -1 */
     struct worker worker;
     int has_worker;
+    int duet_cpus[2];
+    int can_duet;                      /* the harness may use two CPUs */
+    struct combo_result *results[2];   /* one per side */
+    struct call_sink sinks[2];
+    struct mt19937 mt;                 /* the round's order, then its CPUs */
     struct csv_out runs, calls;
     uint64_t started_ns;
+    long next_unit, next_run;
 };
 
-static const char *const RUN_HEADER[] = {"architecture", "round", "position", "status",
-                                         "start_s", "seconds", "client_cpu_s",
-                                         "engine_cpu_s"};
+static const char *const RUN_HEADER[] = {
+    "architecture", "pairing", "round", "position", "unit", "slot", "run", "partner",
+    "bars", "combos", "status", "start_s", "seconds", "client_cpu_s", "engine_cpu_s",
+    "cpus_allowed", "cpu_start", "cpu_end", "engine_cpu", "client_minor_faults",
+    "engine_minor_faults"};
+enum { RUN_COLUMNS = sizeof RUN_HEADER / sizeof RUN_HEADER[0] };
 static const char *const CALL_HEADER[] = {
-    "architecture", "round", "call", "rtt_ns", "encode_ns", "send_ns", "wait_ns",
+    "architecture", "round", "run", "call", "rtt_ns", "encode_ns", "send_ns", "wait_ns",
     "receive_ns", "decode_ns", "engine_ns", "engine_decode_ns", "compute_ns",
     "engine_encode_ns", "engine_cpu_ns", "process_ns", "process_cpu_ns",
     "process_minor_faults", "request_bytes", "reply_bytes"};
+enum { CALL_COLUMNS = sizeof CALL_HEADER / sizeof CALL_HEADER[0] };
 
 static int open_file(struct csv_out *out, const char *dir, const char *name,
                      const char *const *header, int n, char err[ERR_SIZE])
@@ -62,11 +75,10 @@ static int write_gate(const struct schedule *sc, const char *dir)
 {
     static const char *const header[] = {"architecture", "combos", "identical",
                                          "max_abs_pnl_diff", "verdict", "error"};
-    char path[4096], err[ERR_SIZE];
+    char err[ERR_SIZE];
     struct csv_out out;
     if (open_file(&out, dir, "gate.csv", header, 6, err) != 0)
         return -1;
-    (void)path;
     for (size_t i = 0; i < sc->n; i++) {
         const struct row_record *r = &sc->rec[i];
         csv_out_text(&out, r->row->name);
@@ -81,6 +93,30 @@ static int write_gate(const struct schedule *sc, const char *dir)
     return csv_out_close(&out);
 }
 
+static int make_part(struct schedule *sc, struct row_record *r, char err[ERR_SIZE])
+{
+    const struct job_part *p = &r->row->part;
+    const struct sweep_job *whole = sc->job;
+    size_t step = (size_t)(p->combo_step > 0 ? p->combo_step : 1);
+    size_t bars = whole->n_bars / (size_t)(p->bar_divisor > 0 ? p->bar_divisor : 1);
+    size_t combos = (whole->n_combos + step - 1) / step;
+    if (r->row->client == CLIENT_PYTHON && (bars != whole->n_bars || step != 1))
+        return fail(err, "%s: a Python row runs the whole job", r->row->name);
+    r->params = malloc(combos * sizeof *r->params);
+    r->reference = malloc(combos * sizeof *r->reference);
+    if (r->params == NULL || r->reference == NULL)
+        return fail(err, "out of memory for %s's part of the job", r->row->name);
+    for (size_t k = 0; k < combos; k++) {
+        r->params[k] = whole->params[k * step];
+        r->reference[k] = sc->reference[k * step];
+    }
+    r->job = (struct sweep_job){whole->close, bars > 0 ? bars : 1, r->params, combos};
+    if (r->job.n_bars < whole->n_bars &&
+        sweep_naive(whole->close, r->job.n_bars, r->params, combos, r->reference) != 0)
+        return fail(err, "out of memory for %s's reference results", r->row->name);
+    return 0;
+}
+
 static void stop_row(struct row_record *r, const char *why)
 {
     fprintf(stderr, "ipctax-bench: %s: %s\n", r->row->name, why);
@@ -93,22 +129,39 @@ static void stop_row(struct row_record *r, const char *why)
 static void record_failure(struct schedule *sc, const struct row_record *r)
 {
     csv_out_text(&sc->runs, r->row->name);
+    csv_out_empty(&sc->runs);
     csv_out_int(&sc->runs, 0);
-    csv_out_int(&sc->runs, 0);
+    for (int i = 3; i < 10; i++)
+        csv_out_empty(&sc->runs);
     csv_out_text(&sc->runs, r->verdict.combos > 0 && !r->verdict.passed ? "gate_failed"
                                                                           : "setup_failed");
-    for (int i = 0; i < 4; i++)
+    for (int i = 11; i < RUN_COLUMNS; i++)
         csv_out_empty(&sc->runs);
     csv_out_end_row(&sc->runs);
 }
 
-/* The gate's verdict an architecture keeps: its first failing one, or the last. */
-static int judge(struct schedule *sc, struct row_record *r)
+/* The gate's verdict on results of part's job; a row keeps its first failing
+ * verdict, or the last. */
+static int judge(struct row_record *r, const struct row_record *part,
+                 const struct combo_result *results)
 {
-    struct gate_verdict v = gate_compare(sc->reference, sc->results, sc->job->n_combos);
+    struct gate_verdict v = gate_compare(part->reference, results, part->job.n_combos);
     if (r->verdict.combos == 0 || r->verdict.passed)
         r->verdict = v;
     return v.passed;
+}
+
+static void warm_up(struct schedule *sc, struct row_record *r)
+{
+    struct call_sink none = {0};
+    struct side s = {.state = r->state, .job = &r->job, .results = sc->results[0],
+                     .sink = &none, .cpu = CPU_ANY};
+    side_run_alone(&s);
+    if (s.failed)
+        stop_row(r, s.err);
+    else if (!judge(r, r, sc->results[0]))
+        stop_row(r, "the warm-up's results differ from in_process");
+    call_sink_free(&none);
 }
 
 static void set_up(struct schedule *sc)
@@ -116,10 +169,8 @@ static void set_up(struct schedule *sc)
     char err[ERR_SIZE];
     for (size_t i = 0; i < sc->n; i++) {
         struct row_record *r = &sc->rec[i];
-        struct run_measure m;
-        struct call_sink none = {NULL, r->row->name, 0, 0, 0};
         fprintf(stderr, "ipctax-bench: starting %s\n", r->row->name);
-        r->state = arch_open(r->row, sc->env, sc->has_worker ? &sc->worker : NULL, sc->job,
+        r->state = arch_open(r->row, sc->env, sc->has_worker ? &sc->worker : NULL, &r->job,
                              err);
         if (r->state == NULL) {
             stop_row(r, err);
@@ -127,138 +178,273 @@ static void set_up(struct schedule *sc)
             continue;
         }
         r->active = 1;
-        if (arch_run(r->state, sc->job, sc->results, &m, &none, err) != 0)
-            stop_row(r, err);
-        else if (!judge(sc, r))
-            stop_row(r, "the warm-up's results differ from in_process");
+        warm_up(sc, r);
         if (!r->active)
             record_failure(sc, r);
     }
 }
 
-static void timed_run(struct schedule *sc, struct row_record *r, int round, int position)
+/* Where a run sits in the schedule. */
+struct run_place {
+    const char *pairing;               /* "duet" or "sequential" */
+    int round, position;
+    long unit;
+    int slot;
+};
+
+static void put_known(struct csv_out *out, long value)
 {
-    char err[ERR_SIZE];
-    struct run_measure m = {NAN, NAN, NAN};
-    struct call_sink sink = {&sc->calls, r->row->name, round, 0, 0};
-    double start = seconds_between(sc->started_ns, clock_ns());
+    if (value >= 0)
+        csv_out_int(out, value);
+    else
+        csv_out_empty(out);
+}
+
+static void write_calls(struct schedule *sc, const char *arch, int round, long run,
+                        const struct call_sink *sink)
+{
+    for (size_t i = 0; i < sink->n; i++) {
+        struct csv_out *o = &sc->calls;
+        csv_out_text(o, arch);
+        csv_out_int(o, round);
+        csv_out_int(o, run);
+        call_record_write(o, sink->calls[i].call, &sink->calls[i].t);
+    }
+}
+
+static void write_run(struct schedule *sc, const struct row_record *r, const struct side *s,
+                      const struct run_place *at, long run, long partner, const char *status)
+{
+    struct csv_out *o = &sc->runs;
+    const struct run_measure *m = &s->m;
+    csv_out_text(o, r->row->name);
+    csv_out_text(o, at->pairing);
+    csv_out_int(o, at->round);
+    csv_out_int(o, at->position);
+    csv_out_int(o, at->unit);
+    csv_out_int(o, at->slot);
+    csv_out_int(o, run);
+    put_known(o, partner > 0 ? partner : -1);
+    csv_out_int(o, (int64_t)s->job->n_bars);
+    csv_out_int(o, (int64_t)s->job->n_combos);
+    csv_out_text(o, status);
+    csv_out_fixed(o, seconds_between(sc->started_ns, s->start_ns), 3);
+    csv_out_fixed(o, m->seconds, 9);
+    csv_out_fixed(o, m->client_cpu_s, 6);
+    csv_out_fixed(o, m->engine_cpu_s, 6);
+    csv_out_text(o, s->allowed);
+    put_known(o, m->cpu_start);
+    put_known(o, m->cpu_end);
+    put_known(o, m->engine_cpu);
+    put_known(o, m->client_minor_faults);
+    put_known(o, m->engine_minor_faults);
+    csv_out_end_row(o);
+}
+
+/* Gates a side's run of part's job, writes it, and says whether it counts. */
+static int record_side(struct schedule *sc, struct row_record *r, const struct row_record *part,
+                       const struct side *s, const struct run_place *at, long run, long partner)
+{
     const char *status = "ok";
-    if (arch_run(r->state, sc->job, sc->results, &m, &sink, err) != 0) {
+    if (s->failed || s->sink->lost) {
         status = "failed";
-        stop_row(r, err);
-    } else if (!judge(sc, r)) {
+        stop_row(r, s->failed ? s->err : "out of memory for the run's calls");
+    } else if (!judge(r, part, s->results)) {
         status = "gate_failed";
         stop_row(r, "results differ from in_process");
     }
-    r->seconds[round - 1] = strcmp(status, "ok") == 0 ? m.seconds : NAN;
-    csv_out_text(&sc->runs, r->row->name);
-    csv_out_int(&sc->runs, round);
-    csv_out_int(&sc->runs, position);
-    csv_out_text(&sc->runs, status);
-    csv_out_fixed(&sc->runs, start, 3);
-    csv_out_fixed(&sc->runs, m.seconds, 9);
-    csv_out_fixed(&sc->runs, m.client_cpu_s, 6);
-    csv_out_fixed(&sc->runs, m.engine_cpu_s, 6);
-    csv_out_end_row(&sc->runs);
+    write_run(sc, r, s, at, run, partner, status);
+    write_calls(sc, r->row->name, at->round, run, s->sink);
+    return strcmp(status, "ok") == 0;
 }
 
-/* The widest half-width among the headline rows' ratios to in_process. */
-static double widest_headline(const struct schedule *sc, int rounds)
+static struct side side_of(struct schedule *sc, struct row_record *r,
+                           const struct row_record *part, int which, int cpu)
 {
-    double widest = 0.0, *ratios = malloc((size_t)rounds * sizeof *ratios);
-    if (ratios == NULL || sc->baseline < 0)
-        return INFINITY;
-    const double *base = sc->rec[sc->baseline].seconds;
-    for (size_t i = 0; i < sc->n; i++) {
-        const struct row_record *r = &sc->rec[i];
-        if (!r->row->headline || (int)i == sc->baseline || r->verdict.combos == 0)
-            continue;
-        for (int k = 0; k < rounds; k++)
-            ratios[k] = r->seconds[k] / base[k];
-        double w = estimate_half_width(estimate_median(ratios, (size_t)rounds));
-        if (!(w <= widest))
-            widest = isnan(w) ? INFINITY : w;
+    call_sink_clear(&sc->sinks[which]);
+    sc->sinks[which].keep = 1;
+    return (struct side){.state = r->state, .job = &part->job, .results = sc->results[which],
+                         .sink = &sc->sinks[which], .cpu = cpu};
+}
+
+static double run_couple(struct schedule *sc, struct row_record *r, int round, int position)
+{
+    struct row_record *base = &sc->rec[sc->baseline];
+    struct run_place at = {"duet", round, position, ++sc->next_unit, 0};
+    int first = (int)random_below(&sc->mt, 2);
+    double log_ratio = 0.0;
+    char err[ERR_SIZE];
+    for (at.slot = 1; at.slot <= 2; at.slot++) {
+        int cpu = sc->duet_cpus[(first + at.slot - 1) % 2];
+        int other = sc->duet_cpus[(first + at.slot) % 2];
+        struct side x = side_of(sc, r, r, 0, cpu), b = side_of(sc, base, r, 1, other);
+        if (side_run_duet(&x, &b, err) != 0) {
+            stop_row(r, err);
+            return NAN;
+        }
+        long run_x = ++sc->next_run, run_b = ++sc->next_run;
+        int ok = record_side(sc, r, r, &x, &at, run_x, run_b);
+        ok &= record_side(sc, base, r, &b, &at, run_b, run_x);
+        if (!ok)
+            return NAN;
+        log_ratio += log(x.m.seconds / b.m.seconds);
     }
-    free(ratios);
-    return widest;
+    return exp(log_ratio / 2.0);
+}
+
+static double run_in_turn(struct schedule *sc, struct row_record *r, int round, int position)
+{
+    struct row_record *base = &sc->rec[sc->baseline];
+    struct row_record *who[3] = {base, r, base};
+    struct run_place at = {"sequential", round, position, ++sc->next_unit, 0};
+    double seconds[3];
+    for (at.slot = 1; at.slot <= 3; at.slot++) {
+        struct side s = side_of(sc, who[at.slot - 1], r, 0, CPU_ANY);
+        side_run_alone(&s);
+        if (!record_side(sc, who[at.slot - 1], r, &s, &at, ++sc->next_run, 0))
+            return NAN;
+        seconds[at.slot - 1] = s.m.seconds;
+    }
+    return seconds[1] / sqrt(seconds[0] * seconds[2]);
+}
+
+static int is_control(const struct schedule *sc, const struct row_record *r)
+{
+    const struct arch_row *a = r->row, *b = sc->rec[sc->baseline].row;
+    return a != b && a->client == b->client && a->transport == b->transport &&
+           a->kernel == b->kernel && a->encoding == b->encoding && a->grain == b->grain &&
+           a->part.bar_divisor == 1 && a->part.combo_step == 1;
+}
+
+/* How far the deciding controls' intervals reach from 1 (INFINITY: not yet). */
+static double control_reach(const struct schedule *sc)
+{
+    enum arch_pairing deciding = sc->can_duet ? PAIRING_DUET : PAIRING_SEQUENTIAL;
+    double reach = -1.0;
+    for (size_t i = 0; sc->baseline >= 0 && i < sc->n; i++) {
+        const struct row_record *r = &sc->rec[i];
+        if (!is_control(sc, r) || r->row->pairing != deciding)
+            continue;
+        struct estimate e = estimate_median(r->ratios, r->n_ratios);
+        double w = e.coverage >= 0.95 ? fmax(fabs(e.low - 1.0), fabs(e.high - 1.0)) : INFINITY;
+        reach = isnan(w) ? INFINITY : fmax(reach, w);
+    }
+    return reach < 0.0 ? INFINITY : reach;
+}
+
+static int push_ratio(struct row_record *r, double ratio)
+{
+    double *grown = realloc(r->ratios, (r->n_ratios + 1) * sizeof *grown);
+    if (grown == NULL)
+        return -1;
+    r->ratios = grown;
+    r->ratios[r->n_ratios++] = ratio;
+    return 0;
+}
+
+static void run_round(struct schedule *sc, int round, int every_row, uint32_t seed)
+{
+    size_t rows[N_ARCH_ROWS], order[N_ARCH_ROWS], n = 0;
+    for (size_t i = 0; i < sc->n; i++)
+        if (sc->rec[i].active && (int)i != sc->baseline && (every_row || sc->rec[i].row->headline))
+            rows[n++] = i;
+    mt19937_seed(&sc->mt, round_seed(seed, round));
+    random_order(&sc->mt, order, n);
+    for (size_t p = 0; p < n && sc->rec[sc->baseline].active; p++) {
+        struct row_record *r = &sc->rec[rows[order[p]]];
+        uint64_t t0 = clock_ns();
+        double ratio = r->row->pairing == PAIRING_DUET && sc->can_duet
+                           ? run_couple(sc, r, round, (int)p + 1)
+                           : run_in_turn(sc, r, round, (int)p + 1);
+        r->last_unit_s = seconds_between(t0, clock_ns());
+        if (isfinite(ratio) && push_ratio(r, ratio) != 0)
+            stop_row(r, "out of memory for its ratios");
+    }
+}
+
+/* Seconds the next round (headline rows only) will take, by their last units. */
+static double next_round_s(const struct schedule *sc)
+{
+    double s = 0.0;
+    for (size_t i = 0; i < sc->n; i++)
+        if (sc->rec[i].active && sc->rec[i].row->headline && (int)i != sc->baseline)
+            s += sc->rec[i].last_unit_s;
+    return s;
 }
 
 static int prepare(struct schedule *sc, const char *rows, const char *out_dir,
                    char err[ERR_SIZE])
 {
     sc->rec = calloc(N_ARCH_ROWS, sizeof *sc->rec);
-    sc->results = calloc(sc->job->n_combos, sizeof *sc->results);
-    if (sc->rec == NULL || sc->results == NULL)
+    for (int s = 0; s < 2; s++)
+        sc->results[s] = calloc(sc->job->n_combos, sizeof *sc->results[s]);
+    if (sc->rec == NULL || sc->results[0] == NULL || sc->results[1] == NULL)
         return fail(err, "out of memory");
     sc->baseline = -1;
     int python = 0;
     for (size_t i = 0; i < N_ARCH_ROWS; i++) {
-        if (!names_include(rows, ARCH_ROWS[i].name))
-            continue;
-        struct row_record *r = &sc->rec[sc->n];
+        if (!names_include(rows, ARCH_ROWS[i].name) && ARCH_ROWS[i].pairing != PAIRING_NONE)
+            continue;                          /* the baseline always runs */
+        struct row_record *r = &sc->rec[sc->n++];
         r->row = &ARCH_ROWS[i];
-        r->seconds = malloc(MAX_ROUNDS_KEPT * sizeof *r->seconds);
-        if (r->seconds == NULL)
-            return fail(err, "out of memory");
-        for (int k = 0; k < MAX_ROUNDS_KEPT; k++)
-            r->seconds[k] = NAN;
-        if (strcmp(r->row->name, "in_process") == 0)
-            sc->baseline = (int)sc->n;
-        python |= r->row->client == CLIENT_PYTHON;
-        sc->n++;
-    }
-    if (python) {
-        if (worker_start(&sc->worker, sc->env, sc->job, err) != 0)
+        if (make_part(sc, r, err) != 0)
             return -1;
-        sc->has_worker = 1;
+        if (r->row->pairing == PAIRING_NONE)
+            sc->baseline = (int)(sc->n - 1);
+        python |= r->row->client == CLIENT_PYTHON;
     }
-    if (open_file(&sc->runs, out_dir, "architectures.csv", RUN_HEADER, 8, err) != 0)
+    placement_init();
+    sc->can_duet = placement_duet_cpus(sc->duet_cpus) == 0;
+    if (python && worker_start(&sc->worker, sc->env, sc->job, err) != 0)
         return -1;
-    return open_file(&sc->calls, out_dir, "calls.csv", CALL_HEADER, 19, err);
+    sc->has_worker = python;
+    if (open_file(&sc->runs, out_dir, "architectures.csv", RUN_HEADER, RUN_COLUMNS, err) != 0)
+        return -1;
+    return open_file(&sc->calls, out_dir, "calls.csv", CALL_HEADER, CALL_COLUMNS, err);
 }
 
 static void finish(struct schedule *sc)
 {
     for (size_t i = 0; i < sc->n; i++) {
+        if (sc->rec[i].state != NULL)
+            arch_pin(sc->rec[i].state, CPU_ANY);
         arch_close(sc->rec[i].state);
-        free(sc->rec[i].seconds);
+        free(sc->rec[i].params);
+        free(sc->rec[i].reference);
+        free(sc->rec[i].ratios);
     }
     if (sc->has_worker)
         worker_stop(&sc->worker);
+    for (int s = 0; s < 2; s++) {
+        free(sc->results[s]);
+        call_sink_free(&sc->sinks[s]);
+    }
     free(sc->rec);
-    free(sc->results);
 }
 
 static void run_rounds(struct schedule *sc, const struct schedule_limits *lim, uint32_t seed,
                        struct schedule_outcome *how)
 {
-    size_t *order = malloc(sc->n * sizeof *order);
-    int max_rounds = lim->max_rounds < MAX_ROUNDS_KEPT ? lim->max_rounds : MAX_ROUNDS_KEPT;
     sc->started_ns = clock_ns();
     how->stop_reason = "max_rounds";
-    for (int round = 1; order != NULL && round <= max_rounds; round++) {
-        struct mt19937 mt;
-        mt19937_seed(&mt, round_seed(seed, round));
-        random_order(&mt, order, sc->n);
-        int position = 0;
-        for (size_t i = 0; i < sc->n; i++)
-            if (sc->rec[order[i]].active)
-                timed_run(sc, &sc->rec[order[i]], round, ++position);
+    for (int round = 1; round <= lim->max_rounds && sc->rec[sc->baseline].active; round++) {
+        run_round(sc, round, round <= lim->min_rounds, seed);
         how->rounds = round;
         how->seconds = seconds_between(sc->started_ns, clock_ns());
-        double widest = widest_headline(sc, round);
-        fprintf(stderr, "  round %3d  %7.1f s  widest headline interval +-%.2f%%\n", round,
-                how->seconds, widest * 100.0);
-        if (round >= lim->min_rounds && widest <= lim->target) {
+        how->reach = control_reach(sc);
+        fprintf(stderr, "  round %3d  %7.1f s  A/A control within +-%.2f%%\n", round,
+                how->seconds, how->reach * 100.0);
+        if (round < lim->min_rounds)
+            continue;
+        if (how->reach <= lim->target) {
             how->stop_reason = "resolved";
             break;
         }
-        if (round >= lim->min_rounds && how->seconds * (round + 1) / round > lim->budget_s) {
+        if (how->seconds + next_round_s(sc) > lim->budget_s) {
             how->stop_reason = "budget";
             break;
         }
     }
-    free(order);
     fprintf(stderr, "ipctax-bench: %d rounds in %.1f s, stopped: %s\n", how->rounds,
             how->seconds, how->stop_reason);
 }
@@ -278,6 +464,8 @@ int schedule_run(const struct harness_env *env, const struct sweep_job *job,
             how->gate_failures += sc.rec[i].verdict.combos > 0 && !sc.rec[i].verdict.passed;
             how->failures += sc.rec[i].error[0] != '\0';
         }
+        how->duet_cpus[0] = sc.can_duet ? sc.duet_cpus[0] : -1;
+        how->duet_cpus[1] = sc.can_duet ? sc.duet_cpus[1] : -1;
         if (csv_out_close(&sc.runs) != 0 || csv_out_close(&sc.calls) != 0 ||
             write_gate(&sc, out_dir) != 0)
             status = fail(err, "cannot write the architectures' files in %s", out_dir);

@@ -1,8 +1,8 @@
 /*
- * schedule.h - the architectures in randomized rounds until their intervals
- * are narrow enough or the budget is spent.
+ * schedule.h - the architectures in rounds of paired units, until the A/A
+ * control is narrow enough or the budget is spent.
  *
- * Tangled from paper/41-architectures.md.
+ * Tangled from paper/42-pairs.md.
  */
 #ifndef IPCTAX_SCHEDULE_H
 #define IPCTAX_SCHEDULE_H
@@ -13,11 +13,11 @@
 
 struct schedule_limits {
     int min_rounds, max_rounds;
-    double budget_s;           /* seconds of rounds at most */
-    double target;             /* stop when every headline half-width is <= this */
+    double budget_s;           /* seconds of rounds at most, once min_rounds are made */
+    double target;             /* stop once the duet's A/A control is within 1 +- target */
 };
 
-#define SCHEDULE_DEFAULT_LIMITS ((struct schedule_limits){5, 40, 600.0, 0.01})
+#define SCHEDULE_DEFAULT_LIMITS ((struct schedule_limits){6, 40, 600.0, 0.005})
 
 struct schedule_outcome {
     int rounds;
@@ -25,6 +25,8 @@ struct schedule_outcome {
     double seconds;            /* spent in rounds */
     int gate_failures;         /* architectures whose results differed */
     int failures;              /* architectures that could not run */
+    int duet_cpus[2];          /* the CPUs of the duets; -1 when there were none */
+    double reach;              /* how far the duet's A/A interval reached from 1 */
 };
 
 /* Runs the selected rows (NULL: all) and writes architectures.csv,

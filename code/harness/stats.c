@@ -1,5 +1,5 @@
 /*
- * stats.c - quantiles, order statistics, the bootstrapped median.
+ * stats.c - quantiles, order statistics, the median and its interval.
  *
  * Tangled from paper/40-harness.md.
  */
@@ -60,6 +60,33 @@ struct sample_stats sample_stats(const double *samples, size_t n)
     return s;
 }
 
+/* P(B = j) for B ~ Binomial(n, 1/2). */
+static double binomial_half(size_t n, size_t j)
+{
+    return exp(lgamma((double)n + 1) - lgamma((double)j + 1) - lgamma((double)(n - j) + 1) -
+               (double)n * log(2.0));
+}
+
+struct estimate estimate_median(const double *values, size_t n)
+{
+    struct estimate e = {0, NAN, NAN, NAN, 0.0};
+    size_t k;
+    double *sorted = sorted_finite(values, n, &k);
+    if (sorted != NULL && k > 0) {
+        e.n = k;
+        e.value = quantile_sorted(sorted, k, 0.5);
+        size_t rank = 1;                       /* the rank-th smallest, from 1 */
+        double below = binomial_half(k, 0);    /* P(B < rank) */
+        while (rank < k / 2 && below + binomial_half(k, rank) <= 0.025)
+            below += binomial_half(k, rank++);
+        e.coverage = k > 1 ? 1.0 - 2.0 * below : 0.0;
+        e.low = k > 1 ? sorted[rank - 1] : NAN;
+        e.high = k > 1 ? sorted[k - rank] : NAN;
+    }
+    free(sorted);
+    return e;
+}
+
 /* The median of a resample that drew sorted[i] count[i] times (n draws). */
 static double resample_median(const double *sorted, const uint32_t *count, size_t n)
 {
@@ -76,9 +103,9 @@ static double resample_median(const double *sorted, const uint32_t *count, size_
     return lo;
 }
 
-struct estimate estimate_median(const double *values, size_t n)
+struct estimate estimate_median_bootstrap(const double *values, size_t n)
 {
-    struct estimate e = {0, NAN, NAN, NAN};
+    struct estimate e = {0, NAN, NAN, NAN, 0.0};
     size_t k;
     double *sorted = sorted_finite(values, n, &k);
     uint32_t *count = calloc(k ? k : 1, sizeof *count);

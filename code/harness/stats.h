@@ -24,13 +24,19 @@ enum {
     BOOTSTRAP_SEED = 42,
 };
 
-/* The median of the finite values, and its 95% percentile-bootstrap interval. */
+/* A median and its 95% interval. */
 struct estimate {
-    size_t n;                  /* finite values it rests on */
-    double value, low, high;   /* NAN when n is 0 */
+    size_t n;                  /* units it rests on */
+    double value, low, high;   /* NAN when n is 0; the ends NAN when n is 1 */
+    double coverage;           /* the interval's guaranteed coverage: >= 0.95 from n = 6 */
 };
 
+/* The median of the finite values, and its distribution-free interval. */
 struct estimate estimate_median(const double *values, size_t n);
+
+/* The same median with a 95% percentile-bootstrap interval, whose coverage is
+ * not guaranteed (0 in `coverage`): kept to show why it is not used. */
+struct estimate estimate_median_bootstrap(const double *values, size_t n);
 
 /* Half the interval's width, as a fraction of the estimate (NAN if 0 or unknown). */
 double estimate_half_width(struct estimate e);

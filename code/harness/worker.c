@@ -179,9 +179,14 @@ int worker_run(struct worker *w, const char *row, size_t n_combos, struct combo_
     if (answer == NULL)
         return -1;
     int status = read_results(answer, n_combos, results, err);
-    int known = 0;
+    int known = 0, placed = 0;
     m->seconds = (double)field_ns(answer, "ns", &known) * 1e-9;
     m->client_cpu_s = (double)field_ns(answer, "cpu_ns", &known) * 1e-9;
+    m->cpu_start = (int)field_ns(answer, "cpu_start", &placed);
+    m->cpu_end = (int)field_ns(answer, "cpu_end", &placed);
+    m->client_minor_faults = (long)field_ns(answer, "minor_faults", &placed);
+    if (!placed)
+        m->cpu_start = m->cpu_end = -1, m->client_minor_faults = -1;
     const json_t *calls = json_object_get(answer, "calls");
     for (size_t i = 0; status == 0 && i < json_array_size(calls); i++)
         put_python_call(sink, i, json_array_get(calls, i));

@@ -9,6 +9,7 @@ import json
 import os
 import pickle
 import random
+import resource
 import sys
 import time
 import traceback
@@ -46,6 +47,17 @@ class Channel:
     def send(self, reply):
         self.out.write(json.dumps(reply, separators=(",", ":")).encode("utf-8") + b"\n")
         self.out.flush()
+
+
+def current_cpu():
+    """The CPU this process's main thread is running on now."""
+    with open("/proc/self/stat") as f:
+        fields = f.read().rsplit(")", 1)[1].split()
+    return int(fields[36])              # field 39, "processor"; fields[0] is field 3
+
+
+def minor_faults():
+    return resource.getrusage(resource.RUSAGE_SELF).ru_minflt
 
 
 class Job:
@@ -174,7 +186,7 @@ def echo(job, message):
             engine.echo(values, timing)
             rtts.append(engine.last_call.rtt_ns)
             calls.append(engine.last_call)
-    reply = {"ok": True, "rtt_ns": rtts}
+    reply = {"ok": True, "rtt_ns": rtts, "cpu": current_cpu()}
     if timing:
         reply["calls"] = [c.as_dict() for c in calls]
     return reply
@@ -276,12 +288,15 @@ class Worker:
         if row is None:
             raise Failure(f"row {message.get('row')!r} is not prepared")
         timing = bool(message.get("timing", False))
+        faults, cpu_start = minor_faults(), current_cpu()
         c0 = time.process_time_ns()
         t0 = time.perf_counter_ns()
         pnl, trades, calls = row.run(self.job, timing)
         t1 = time.perf_counter_ns()
         c1 = time.process_time_ns()
+        cpu_end, faults = current_cpu(), minor_faults() - faults
         return {"ok": True, "ns": t1 - t0, "cpu_ns": c1 - c0,
+                "cpu_start": cpu_start, "cpu_end": cpu_end, "minor_faults": faults,
                 "pnl": [float.hex(float(x)) for x in pnl],
                 "trades": [int(x) for x in trades],
                 "calls": [c.as_dict() for c in calls]}

@@ -13,8 +13,8 @@
 
 enum verdict judge_interval(struct estimate e, enum claim_test test, double low, double high)
 {
-    if (e.n == 0 || isnan(e.low) || isnan(e.high))
-        return UNDECIDED;
+    if (e.n == 0 || isnan(e.low) || isnan(e.high) || !(e.coverage >= 0.95))
+        return UNDECIDED;                  /* no interval, or one short of its promise */
     switch (test) {
     case BELOW:
         return e.high < low ? HOLDS : e.low >= low ? FAILS : UNDECIDED;

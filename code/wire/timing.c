@@ -28,3 +28,8 @@ uint64_t cpu_ns(void)
 {
     return read_clock(CLOCK_PROCESS_CPUTIME_ID);
 }
+
+uint64_t thread_cpu_ns(void)
+{
+    return read_clock(CLOCK_THREAD_CPUTIME_ID);
+}

@@ -14,5 +14,7 @@ double seconds_between(uint64_t start_ns, uint64_t end_ns);
 
 /* Processor time this process has used, all threads, in nanoseconds. */
 uint64_t cpu_ns(void);
+/* ... and the calling thread alone: a duet's two sides share a process. */
+uint64_t thread_cpu_ns(void);
 
 #endif
