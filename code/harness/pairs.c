@@ -3,11 +3,22 @@
  *
  * Tangled from paper/42-pairs.md.
  */
+#include <math.h>
 #include <pthread.h>
 #include <stdio.h>
 
 #include "harness/pairs.h"
 #include "wire/timing.h"
+
+double couple_ratio(double x1, double b1, double x2, double b2)
+{
+    return exp((log(x1 / b1) + log(x2 / b2)) / 2.0);
+}
+
+double turn_ratio(double b1, double x, double b2)
+{
+    return x / sqrt(b1 * b2);
+}
 
 static void run_side(struct side *s, pthread_barrier_t *together)
 {

@@ -125,14 +125,18 @@ static void stop_row(struct row_record *r, const char *why)
 }
 
 /* An architecture that could not be set up keeps a row in architectures.csv:
- * round 0, its status, and no time; gate.csv says why. */
+ * round 0 (and no unit, slot, run or part: 0), its status, and no time;
+ * gate.csv says why. */
 static void record_failure(struct schedule *sc, const struct row_record *r)
 {
     csv_out_text(&sc->runs, r->row->name);
-    csv_out_empty(&sc->runs);
-    csv_out_int(&sc->runs, 0);
-    for (int i = 3; i < 10; i++)
-        csv_out_empty(&sc->runs);
+    csv_out_text(&sc->runs, "none");
+    for (int i = 2; i < 10; i++) {
+        if (i == 7)
+            csv_out_empty(&sc->runs);              /* no partner */
+        else
+            csv_out_int(&sc->runs, 0);
+    }
     csv_out_text(&sc->runs, r->verdict.combos > 0 && !r->verdict.passed ? "gate_failed"
                                                                           : "setup_failed");
     for (int i = 11; i < RUN_COLUMNS; i++)
@@ -272,7 +276,7 @@ static double run_couple(struct schedule *sc, struct row_record *r, int round, i
     struct row_record *base = &sc->rec[sc->baseline];
     struct run_place at = {"duet", round, position, ++sc->next_unit, 0};
     int first = (int)random_below(&sc->mt, 2);
-    double log_ratio = 0.0;
+    double seconds[2][2];                      /* [duet][row, baseline] */
     char err[ERR_SIZE];
     for (at.slot = 1; at.slot <= 2; at.slot++) {
         int cpu = sc->duet_cpus[(first + at.slot - 1) % 2];
@@ -287,9 +291,10 @@ static double run_couple(struct schedule *sc, struct row_record *r, int round, i
         ok &= record_side(sc, base, r, &b, &at, run_b, run_x);
         if (!ok)
             return NAN;
-        log_ratio += log(x.m.seconds / b.m.seconds);
+        seconds[at.slot - 1][0] = x.m.seconds;
+        seconds[at.slot - 1][1] = b.m.seconds;
     }
-    return exp(log_ratio / 2.0);
+    return couple_ratio(seconds[0][0], seconds[0][1], seconds[1][0], seconds[1][1]);
 }
 
 static double run_in_turn(struct schedule *sc, struct row_record *r, int round, int position)
@@ -305,7 +310,7 @@ static double run_in_turn(struct schedule *sc, struct row_record *r, int round, 
             return NAN;
         seconds[at.slot - 1] = s.m.seconds;
     }
-    return seconds[1] / sqrt(seconds[0] * seconds[2]);
+    return turn_ratio(seconds[0], seconds[1], seconds[2]);
 }
 
 static int is_control(const struct schedule *sc, const struct row_record *r)

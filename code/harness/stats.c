@@ -131,6 +131,51 @@ struct estimate estimate_median_bootstrap(const double *values, size_t n)
     return e;
 }
 
+struct estimate estimate_composite(size_t k, const double *const groups[], const size_t n[],
+                                   median_function *f, const void *ctx, double level,
+                                   int resamples, uint32_t seed)
+{
+    enum { MAX_GROUPS = 8 };
+    struct estimate e = {0, NAN, NAN, NAN, 0.0};
+    double *sorted[MAX_GROUPS] = {NULL}, medians[MAX_GROUPS];
+    uint32_t *count[MAX_GROUPS] = {NULL};
+    size_t kept[MAX_GROUPS] = {0}, fewest = SIZE_MAX;
+    double *draws = malloc((size_t)(resamples > 0 ? resamples : 1) * sizeof *draws);
+    int ok = k > 0 && k <= MAX_GROUPS && draws != NULL && resamples > 1;
+    for (size_t g = 0; ok && g < k; g++) {
+        sorted[g] = sorted_finite(groups[g], n[g], &kept[g]);
+        count[g] = calloc(kept[g] ? kept[g] : 1, sizeof *count[g]);
+        ok = sorted[g] != NULL && count[g] != NULL && kept[g] > 0;
+        fewest = ok && kept[g] < fewest ? kept[g] : fewest;
+        medians[g] = ok ? quantile_sorted(sorted[g], kept[g], 0.5) : NAN;
+    }
+    if (ok) {
+        struct mt19937 mt;
+        mt19937_seed(&mt, seed);
+        e.n = fewest;
+        e.value = f(medians, ctx);
+        for (int b = 0; b < resamples; b++) {
+            for (size_t g = 0; g < k; g++) {
+                memset(count[g], 0, kept[g] * sizeof *count[g]);
+                for (size_t i = 0; i < kept[g]; i++)
+                    count[g][random_below(&mt, (uint32_t)kept[g])]++;
+                medians[g] = resample_median(sorted[g], count[g], kept[g]);
+            }
+            draws[b] = f(medians, ctx);
+        }
+        qsort(draws, (size_t)resamples, sizeof *draws, compare_doubles);
+        e.low = fewest > 1 ? quantile_sorted(draws, (size_t)resamples, (1.0 - level) / 2) : NAN;
+        e.high = fewest > 1 ? quantile_sorted(draws, (size_t)resamples, (1.0 + level) / 2) : NAN;
+        e.coverage = level;
+    }
+    for (size_t g = 0; g < k && g < MAX_GROUPS; g++) {
+        free(sorted[g]);
+        free(count[g]);
+    }
+    free(draws);
+    return e;
+}
+
 double estimate_half_width(struct estimate e)
 {
     if (e.n == 0 || e.value == 0.0)

@@ -7,6 +7,7 @@
 #define IPCTAX_STATS_H
 
 #include <stddef.h>
+#include <stdint.h>
 
 struct sample_stats {
     size_t n;
@@ -37,6 +38,18 @@ struct estimate estimate_median(const double *values, size_t n);
 /* The same median with a 95% percentile-bootstrap interval, whose coverage is
  * not guaranteed (0 in `coverage`): kept to show why it is not used. */
 struct estimate estimate_median_bootstrap(const double *values, size_t n);
+
+/* A quantity built from the medians of several groups of units: a ratio of two
+ * medians, a difference, a model's prediction. */
+typedef double median_function(const double *medians, const void *ctx);
+
+/* f of the k groups' medians, with the percentile-bootstrap interval at `level`
+ * in which every resample draws every group's units anew. `coverage` is set to
+ * `level`, which only a calibration can vouch for (@sec:appendix-calibration);
+ * n is the smallest group's count. */
+struct estimate estimate_composite(size_t k, const double *const groups[], const size_t n[],
+                                   median_function *f, const void *ctx, double level,
+                                   int resamples, uint32_t seed);
 
 /* Half the interval's width, as a fraction of the estimate (NAN if 0 or unknown). */
 double estimate_half_width(struct estimate e);

@@ -1,14 +1,16 @@
 /*
- * claims.c - the original's findings as tests on this run's intervals, and
- * the preconditions.
+ * claims.c - the registered claims judged on this run's intervals, their
+ * deviations from the registration, and the preconditions.
  *
  * Tangled from paper/90-appendix-report.md.
  */
 #include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "report/claims.h"
+#include "report/csvread.h"
 #include "report/summarize.h"
 
 enum verdict judge_interval(struct estimate e, enum claim_test test, double low, double high)
@@ -33,63 +35,197 @@ const char *verdict_name(enum verdict v)
     return v == HOLDS ? "holds" : v == FAILS ? "fails" : "undecided";
 }
 
+enum { CLAIM_TEXT = 512 };
+
 struct claim {
-    const char *id;            /* claim.ID.* in the prose */
-    const char *statement;
-    const char *metric;        /* the estimate's key */
+    char id[64], statement[CLAIM_TEXT], estimate[KEY_SIZE], unit[16];
+    char reason[CLAIM_TEXT], overturn[CLAIM_TEXT];
     enum claim_test test;
     double low, high;
     int decimals;
-    const char *unit;          /* printed after the estimate and the threshold */
 };
 
-static const struct claim CLAIMS[] = {
-    {"one_crossing", "Crossing once per sweep, in raw bytes, costs under 1% of the sweep",
-     "call.batch_unix.share_pct", BELOW, 1, 0, 3, "%"},
-    {"one_crossing_python", "... and so it does from a Python client, as in the original",
-     "call.python_batch_unix.share_pct", BELOW, 1, 0, 3, "%"},
-    {"json_tax", "Encoding the series as JSON costs over 100 times encoding it raw",
-     "serial.c.json.over_raw", ABOVE, 100, 0, 0, "x"},
-    {"json_tax_python", "... and so it does in Python: json.dumps against tobytes",
-     "serial.python.json.over_tobytes", ABOVE, 100, 0, 0, "x"},
-    {"chatty_crossing", "A call per combination costs about one crossing of its payload each "
-     "(within a factor of 2 of the echo model)", "cross.chatty_over_model", WITHIN, 0.5, 2, 2,
-     "x"},
-    {"stateful_cheap", "Loading the series once makes a call per combination cost under 1% of "
-     "the sweep", "call.stateful_unix.share_pct", BELOW, 1, 0, 3, "%"},
-    {"spawn_per_sweep", "A fresh process per sweep costs under 1% of the sweep",
-     "call.spawn_stdin.share_pct", BELOW, 1, 0, 3, "%"},
-    {"spawn_per_call", "A fresh process per call costs one spawn each (within a factor of 2)",
-     "cross.spawn_call_over_bare", WITHIN, 0.5, 2, 2, "x"},
-    {"per_bar_dominated", "An engine consulted per bar spends most of its time crossing",
-     "call.per_bar_unix.share_pct", ABOVE, 50, 0, 1, "%"},
-    {"json_chatty", "A chatty JSON service takes more than twice the in-process time",
-     "arch.json_chatty_unix.ratio", ABOVE, 2, 0, 2, "x"},
-    {"compute_gap", "A compiled kernel is slower than numba's, as the original found: "
-     "numba's time over the C kernel's is below 1",
-     "pair.numba_over_in_process", BELOW, 1, 0, 3, "x"},
-    {"engine_loses", "The engine behind a socket, called from Python, is slower than numba in "
-     "the process, as the original found", "pair.python_batch_over_numba", ABOVE, 1, 0, 3,
-     "x"},
-    {"tuned_flips", "A tuned kernel behind the socket beats numba in the process (left open)",
-     "pair.python_tuned_over_numba", BELOW, 1, 0, 3, "x"},
-    {"echo_flat", "Below a few kilobytes a call costs per call, not per byte: 1,000 doubles "
-     "take less than twice one", "echo.flat_ratio", BELOW, 2, 0, 2, "x"},
-    {"shm_floor", "A shared-memory ring round trip is at least 20 times below the socket's",
-     "echo.shm_below_unix", ABOVE, 20, 0, 1, "x"},
+struct registry {
+    struct claim *claims;
+    size_t n;
 };
-enum { N_CLAIMS = sizeof CLAIMS / sizeof CLAIMS[0] };
+
+static const char *field(const struct csv_table *t, size_t row, const char *name)
+{
+    int c = csv_table_column(t, name);
+    return c >= 0 ? csv_table_cell(t, row, c) : NULL;
+}
+
+static int parse_claim(const struct csv_table *t, size_t row, struct claim *c, char *err,
+                       size_t size)
+{
+    static const char *const needed[] = {"id", "statement", "estimate", "test", "low",
+                                         "unit", "decimals", "reason", "overturn"};
+    for (size_t i = 0; i < sizeof needed / sizeof needed[0]; i++)
+        if (field(t, row, needed[i]) == NULL)
+            return snprintf(err, size, "no column %s", needed[i]), -1;
+    const char *test = field(t, row, "test"), *high = field(t, row, "high");
+    char *end;
+    memset(c, 0, sizeof *c);
+    snprintf(c->id, sizeof c->id, "%s", field(t, row, "id"));
+    snprintf(c->statement, sizeof c->statement, "%s", field(t, row, "statement"));
+    snprintf(c->estimate, sizeof c->estimate, "%s", field(t, row, "estimate"));
+    snprintf(c->unit, sizeof c->unit, "%s", field(t, row, "unit"));
+    snprintf(c->reason, sizeof c->reason, "%s", field(t, row, "reason"));
+    snprintf(c->overturn, sizeof c->overturn, "%s", field(t, row, "overturn"));
+    c->test = strcmp(test, "below") == 0 ? BELOW : strcmp(test, "above") == 0 ? ABOVE : WITHIN;
+    if (c->test == WITHIN && strcmp(test, "within") != 0)
+        return snprintf(err, size, "test '%s' is not below, above or within", test), -1;
+    c->low = strtod(field(t, row, "low"), &end);
+    if (end == field(t, row, "low") || *end != '\0')
+        return snprintf(err, size, "low '%s' is not a number", field(t, row, "low")), -1;
+    c->high = c->test == WITHIN ? strtod(high != NULL ? high : "", &end) : NAN;
+    if (c->test == WITHIN && (high == NULL || end == high || *end != '\0'))
+        return snprintf(err, size, "a within claim needs a number in high"), -1;
+    c->decimals = atoi(field(t, row, "decimals"));
+    return 0;
+}
+
+/* Loads a registry file; 0, or -1 with the file and line named in err. */
+static int load_registry(const char *path, struct registry *r, char *err, size_t size)
+{
+    struct csv_table t;
+    char why[256];
+    memset(r, 0, sizeof *r);
+    if (csv_table_load(path, &t, err, size) != 0)
+        return -1;
+    r->claims = calloc(t.n_rows ? t.n_rows : 1, sizeof *r->claims);
+    for (size_t i = 0; r->claims != NULL && i < t.n_rows; i++) {
+        if (parse_claim(&t, i, &r->claims[i], why, sizeof why) != 0) {
+            snprintf(err, size, "%s line %zu: %s", path, i + 2, why);
+            csv_table_free(&t);
+            return -1;
+        }
+        r->n++;
+    }
+    csv_table_free(&t);
+    return r->claims != NULL ? 0 : (snprintf(err, size, "out of memory"), -1);
+}
+
+static const struct claim *claim_named(const struct registry *r, const char *id)
+{
+    for (size_t i = 0; i < r->n; i++)
+        if (strcmp(r->claims[i].id, id) == 0)
+            return &r->claims[i];
+    return NULL;
+}
+
+static int same_number(double a, double b)
+{
+    return (isnan(a) && isnan(b)) || a == b;
+}
+
+static int deviates(const struct claim *now, const struct claim *then)
+{
+    return now == NULL || then == NULL || strcmp(now->estimate, then->estimate) != 0 ||
+           now->test != then->test || !same_number(now->low, then->low) ||
+           !same_number(now->high, then->high);
+}
+
+static int listed(const struct csv_table *deviations, const char *id)
+{
+    int c = csv_table_column(deviations, "claim");
+    for (size_t i = 0; c >= 0 && i < deviations->n_rows; i++)
+        if (strcmp(csv_table_cell(deviations, i, c), id) == 0)
+            return 1;
+    return 0;
+}
+
+/* Every deviation of now from then must be listed; returns how many are not. */
+static int unlisted_deviations(const struct registry *now, const struct registry *then,
+                               const struct csv_table *deviations)
+{
+    int missing = 0;
+    for (size_t i = 0; i < now->n; i++) {
+        const struct claim *c = &now->claims[i];
+        if (deviates(c, claim_named(then, c->id)) && !listed(deviations, c->id)) {
+            fprintf(stderr, "ipctax-summary: claim %s differs from its registration "
+                            "(paper/claims-registered.csv) and paper/deviations.csv does not "
+                            "say why\n", c->id);
+            missing++;
+        }
+    }
+    for (size_t i = 0; i < then->n; i++)
+        if (claim_named(now, then->claims[i].id) == NULL && !listed(deviations, then->claims[i].id)) {
+            fprintf(stderr, "ipctax-summary: registered claim %s was dropped and "
+                            "paper/deviations.csv does not say why\n", then->claims[i].id);
+            missing++;
+        }
+    return missing;
+}
+
+/* text with every {orig.KEY} replaced by its value; -1 if a key is unknown. */
+static int expand(const struct store *s, const char *text, char *out, size_t size)
+{
+    size_t used = 0;
+    for (const char *p = text; *p != '\0' && used + 1 < size;) {
+        const char *close = strchr(p, '}');
+        if (strncmp(p, "{orig.", 6) != 0 || close == NULL) {
+            out[used++] = *p++;
+            continue;
+        }
+        char key[KEY_SIZE];
+        snprintf(key, sizeof key, "%.*s", (int)(close - p - 1), p + 1);
+        const struct value *v = store_get(s, key);
+        if (v == NULL) {
+            fprintf(stderr, "ipctax-summary: a claim quotes %s, which data/original.csv lacks\n",
+                    key);
+            return -1;
+        }
+        used += (size_t)snprintf(out + used, size - used, "%s", v->text);
+        p = close + 1;
+    }
+    out[used < size ? used : size - 1] = '\0';
+    return 0;
+}
 
 static void describe_threshold(const struct claim *c, char *buf, size_t size)
 {
     char low[64], high[64];
-    int decimals = c->low == floor(c->low) && c->high == floor(c->high) ? 0 : 1;
+    int decimals = c->low == floor(c->low) && (isnan(c->high) || c->high == floor(c->high)) ? 0 : 2;
     format_fixed(low, c->low, decimals);
     format_fixed(high, c->high, decimals);
     if (c->test == WITHIN)
         snprintf(buf, size, "%s to %s%s", low, high, c->unit);
     else
         snprintf(buf, size, "%s %s%s", c->test == BELOW ? "below" : "above", low, c->unit);
+}
+
+static void judge_claim(struct store *s, const struct claim *c, const char *registered,
+                        struct csv_out *t, struct csv_out *why, FILE *text, int counts[3])
+{
+    char key[KEY_SIZE], threshold[192], est[64], lo[64], hi[64], interval[200], cover[64];
+    char reason[2 * CLAIM_TEXT], units[TEXT_SIZE + 32];
+    struct estimate e = store_estimate(s, c->estimate);
+    enum verdict v = judge_interval(e, c->test, c->low, c->high);
+    const struct value *unit = store_get(s, keyf(key, "%s.unit", c->estimate));
+    counts[v]++;
+    if (expand(s, c->reason, reason, sizeof reason) != 0)
+        s->errors++;
+    describe_threshold(c, threshold, sizeof threshold);
+    snprintf(interval, sizeof interval, "%s to %s", format_fixed(lo, e.low, c->decimals),
+             format_fixed(hi, e.high, c->decimals));
+    snprintf(units, sizeof units, "%zu %s", e.n, unit != NULL ? unit->text : "units");
+    format_fixed(est, e.value, c->decimals);
+    put_text(s, keyf(key, "claim.%s.verdict", c->id), verdict_name(v));
+    put_text(s, keyf(key, "claim.%s.threshold", c->id), threshold);
+    format_fixed(cover, e.coverage * 100.0, 1);
+    const char *cells[] = {c->statement, est, interval, units, cover, threshold, verdict_name(v),
+                           registered};
+    for (size_t i = 0; i < sizeof cells / sizeof cells[0]; i++)
+        csv_out_text(t, cells[i]);
+    csv_out_end_row(t);
+    const char *reasons[] = {c->id, threshold, reason, c->overturn};
+    for (size_t i = 0; i < sizeof reasons / sizeof reasons[0]; i++)
+        csv_out_text(why, reasons[i]);
+    csv_out_end_row(why);
+    fprintf(text, "%-10s %-20s %12s [%s]  %s\n", verdict_name(v), c->id, est, interval,
+            threshold);
 }
 
 struct precondition {
@@ -115,45 +251,6 @@ static const struct precondition PRECONDITIONS[] = {
     {"fuzz", "the fuzzers found no crash", "fuzz.crashes", "0"},
 };
 enum { N_PRECONDITIONS = sizeof PRECONDITIONS / sizeof PRECONDITIONS[0] };
-
-static void judge_claims(struct store *s, FILE *text)
-{
-    static const char *const header[] = {"Claim", "Estimate", "95% interval", "Threshold",
-                                         "Verdict"};
-    struct csv_out t;
-    char key[KEY_SIZE], threshold[192], est[64], lo[64], hi[64], interval[200];
-    int counts[3] = {0, 0, 0};
-    if (table_open(s, "claims", &t, header, 5) != 0)
-        return;
-    for (size_t i = 0; i < N_CLAIMS; i++) {
-        const struct claim *c = &CLAIMS[i];
-        struct estimate e = store_estimate(s, c->metric);
-        enum verdict v = judge_interval(e, c->test, c->low, c->high);
-        counts[v]++;
-        describe_threshold(c, threshold, sizeof threshold);
-        snprintf(interval, sizeof interval, "%s to %s", format_fixed(lo, e.low, c->decimals),
-                 format_fixed(hi, e.high, c->decimals));
-        format_fixed(est, e.value, c->decimals);
-        put_text(s, keyf(key, "claim.%s.verdict", c->id), verdict_name(v));
-        put_text(s, keyf(key, "claim.%s.threshold", c->id), threshold);
-        csv_out_text(&t, c->statement);
-        csv_out_text(&t, est);
-        csv_out_text(&t, interval);
-        csv_out_text(&t, threshold);
-        csv_out_text(&t, verdict_name(v));
-        csv_out_end_row(&t);
-        fprintf(text, "%-10s %-20s %12s [%s]  %s\n", verdict_name(v), c->id, est, interval,
-                threshold);
-    }
-    table_close(s, &t);
-    put_count(s, "claims.count", N_CLAIMS);
-    put_count(s, "claims.held", counts[HOLDS]);
-    put_count(s, "claims.failed", counts[FAILS]);
-    put_count(s, "claims.undecided", counts[UNDECIDED]);
-    fprintf(text, "%d of %d claims hold, %d fail, %d %s undecided at this run's resolution\n",
-            counts[HOLDS], N_CLAIMS, counts[FAILS], counts[UNDECIDED],
-            counts[UNDECIDED] == 1 ? "is" : "are");
-}
 
 static void check_preconditions(struct store *s, FILE *text)
 {
@@ -181,19 +278,97 @@ static void check_preconditions(struct store *s, FILE *text)
     put_count(s, "preconditions.passed", passed);
 }
 
-void summarize_claims(const struct run_data *d, struct store *s)
+static int copy_deviations(struct store *s, const struct csv_table *d)
 {
-    char path[4096];
-    (void)d;
-    snprintf(path, sizeof path, "%s/claims.txt", s->out_dir);
-    FILE *text = fopen(path, "w");
-    if (text == NULL) {
-        fprintf(stderr, "ipctax-summary: cannot write %s\n", path);
-        s->errors++;
+    static const char *const header[] = {"Claim", "Change", "Reason", "Commit"};
+    static const char *const columns[] = {"claim", "change", "reason", "commit"};
+    struct csv_out t;
+    if (table_open(s, "deviations", &t, header, 4) != 0)
+        return -1;
+    for (size_t r = 0; r < d->n_rows; r++) {
+        for (size_t c = 0; c < 4; c++) {
+            int at = csv_table_column(d, columns[c]);
+            csv_out_text(&t, at >= 0 ? csv_table_cell(d, r, at) : "");
+        }
+        csv_out_end_row(&t);
+    }
+    table_close(s, &t);
+    put_count(s, "deviations.count", (double)d->n_rows);
+    return 0;
+}
+
+static void put_registration(struct store *s, const struct csv_table *reg)
+{
+    int k = csv_table_column(reg, "key"), v = csv_table_column(reg, "value");
+    char key[KEY_SIZE];
+    for (size_t r = 0; k >= 0 && v >= 0 && r < reg->n_rows; r++)
+        put_text(s, keyf(key, "registration.%s", csv_table_cell(reg, r, k)),
+                 csv_table_cell(reg, r, v));
+}
+
+static void judge_all(struct store *s, const struct registry *now, const struct registry *then,
+                      const char *registered, FILE *text)
+{
+    static const char *const header[] = {"Claim", "Estimate", "95% interval", "Units",
+                                         "Coverage (%)", "Threshold", "Verdict", "Registered"};
+    static const char *const why_header[] = {"Claim", "Threshold", "Where it comes from",
+                                             "What would overturn it"};
+    struct csv_out t, why;
+    int counts[3] = {0, 0, 0};
+    if (table_open(s, "claims", &t, header, 8) != 0)
+        return;
+    if (table_open(s, "claim_reasons", &why, why_header, 4) != 0) {
+        csv_out_abandon(&t);
         return;
     }
-    judge_claims(s, text);
-    check_preconditions(s, text);
-    if (fclose(text) != 0)
+    for (size_t i = 0; i < now->n; i++) {
+        const struct claim *c = &now->claims[i];
+        const char *when = deviates(c, claim_named(then, c->id)) ? "changed since (deviations)"
+                                                                  : registered;
+        judge_claim(s, c, when, &t, &why, text, counts);
+    }
+    table_close(s, &t);
+    table_close(s, &why);
+    put_count(s, "claims.count", (double)now->n);
+    put_count(s, "claims.held", counts[HOLDS]);
+    put_count(s, "claims.failed", counts[FAILS]);
+    put_count(s, "claims.undecided", counts[UNDECIDED]);
+    fprintf(text, "%d of %zu claims hold, %d fail, %d %s undecided at this run's resolution\n",
+            counts[HOLDS], now->n, counts[FAILS], counts[UNDECIDED],
+            counts[UNDECIDED] == 1 ? "is" : "are");
+}
+
+void summarize_claims(const struct run_data *d, struct store *s)
+{
+    char path[4096], err[512];
+    struct registry now = {0}, then = {0};
+    struct csv_table deviations = {0}, registration = {0};
+    const char *dir = s->registry != NULL ? s->registry : "paper";
+    (void)d;
+#define REGISTRY_FILE(name) (snprintf(path, sizeof path, "%s/%s", dir, name), path)
+    int bad = load_registry(REGISTRY_FILE("claims.csv"), &now, err, sizeof err) != 0 ||
+              load_registry(REGISTRY_FILE("claims-registered.csv"), &then, err, sizeof err) != 0 ||
+              csv_table_load(REGISTRY_FILE("deviations.csv"), &deviations, err, sizeof err) != 0 ||
+              csv_table_load(REGISTRY_FILE("registration.csv"), &registration, err,
+                             sizeof err) != 0;
+#undef REGISTRY_FILE
+    snprintf(path, sizeof path, "%s/claims.txt", s->out_dir);
+    FILE *text = bad ? NULL : fopen(path, "w");
+    if (bad || text == NULL) {
+        fprintf(stderr, "ipctax-summary: %s\n", bad ? err : "cannot write claims.txt");
         s->errors++;
+    } else {
+        put_registration(s, &registration);
+        const struct value *commit = store_get(s, "registration.commit");
+        s->errors += unlisted_deviations(&now, &then, &deviations);
+        copy_deviations(s, &deviations);
+        judge_all(s, &now, &then, commit != NULL ? commit->text : "unknown", text);
+        check_preconditions(s, text);
+        if (fclose(text) != 0)
+            s->errors++;
+    }
+    free(now.claims);
+    free(then.claims);
+    csv_table_free(&deviations);
+    csv_table_free(&registration);
 }

@@ -25,12 +25,18 @@ struct column {
     {#member, type, offsetof(struct row, member), sizeof(((struct row *)0)->member)}
 
 static const struct column RUN_COLUMNS[] = {
-    COL(run_row, architecture, TEXT), COL(run_row, round, INT), COL(run_row, position, INT),
-    COL(run_row, status, TEXT), COL(run_row, start_s, NUM), COL(run_row, seconds, NUM),
-    COL(run_row, client_cpu_s, NUM), COL(run_row, engine_cpu_s, NUM),
+    COL(run_row, architecture, TEXT), COL(run_row, pairing, TEXT), COL(run_row, round, INT),
+    COL(run_row, position, INT), COL(run_row, unit, INT), COL(run_row, slot, INT),
+    COL(run_row, run, INT), COL(run_row, partner, NUM), COL(run_row, bars, INT),
+    COL(run_row, combos, INT), COL(run_row, status, TEXT), COL(run_row, start_s, NUM),
+    COL(run_row, seconds, NUM), COL(run_row, client_cpu_s, NUM),
+    COL(run_row, engine_cpu_s, NUM), COL(run_row, cpus_allowed, TEXT),
+    COL(run_row, cpu_start, NUM), COL(run_row, cpu_end, NUM), COL(run_row, engine_cpu, NUM),
+    COL(run_row, client_minor_faults, NUM), COL(run_row, engine_minor_faults, NUM),
 };
 static const struct column CALL_COLUMNS[] = {
-    COL(call_row, architecture, TEXT), COL(call_row, round, INT), COL(call_row, call, INT),
+    COL(call_row, architecture, TEXT), COL(call_row, round, INT), COL(call_row, run, INT),
+    COL(call_row, call, INT),
     COL(call_row, rtt_ns, NUM), COL(call_row, encode_ns, NUM), COL(call_row, send_ns, NUM),
     COL(call_row, wait_ns, NUM), COL(call_row, receive_ns, NUM), COL(call_row, decode_ns, NUM),
     COL(call_row, engine_ns, NUM), COL(call_row, engine_decode_ns, NUM),
@@ -51,10 +57,21 @@ static const struct column SWEEP_COLUMNS[] = {
     COL(sweep_row, trades, INT),
 };
 static const struct column ECHO_COLUMNS[] = {
-    COL(echo_row, client, TEXT), COL(echo_row, transport, TEXT), COL(echo_row, mode, TEXT),
-    COL(echo_row, floats, INT), COL(echo_row, bytes, INT), COL(echo_row, pass, INT),
-    COL(echo_row, block, INT), COL(echo_row, rep, INT), COL(echo_row, rtt_ns, NUM),
-    COL(echo_row, engine_ns, NUM),
+    COL(echo_row, client, TEXT), COL(echo_row, transport, TEXT),
+    COL(echo_row, placement, TEXT), COL(echo_row, client_cpu, INT),
+    COL(echo_row, engine_cpu, INT), COL(echo_row, mode, TEXT), COL(echo_row, floats, INT),
+    COL(echo_row, bytes, INT), COL(echo_row, pass, INT), COL(echo_row, block, INT),
+    COL(echo_row, rep, INT), COL(echo_row, rtt_ns, NUM), COL(echo_row, engine_ns, NUM),
+};
+static const struct column COLD_COLUMNS[] = {
+    COL(cold_row, client, TEXT), COL(cold_row, rep, INT), COL(cold_row, warmth, TEXT),
+    COL(cold_row, cpu, INT), COL(cold_row, engine_cpu, INT), COL(cold_row, rtt_ns, NUM),
+    COL(cold_row, encode_ns, NUM), COL(cold_row, send_ns, NUM), COL(cold_row, wait_ns, NUM),
+    COL(cold_row, receive_ns, NUM), COL(cold_row, decode_ns, NUM),
+    COL(cold_row, engine_ns, NUM), COL(cold_row, engine_decode_ns, NUM),
+    COL(cold_row, compute_ns, NUM), COL(cold_row, engine_encode_ns, NUM),
+    COL(cold_row, client_minor_faults, NUM), COL(cold_row, engine_minor_faults, NUM),
+    COL(cold_row, request_bytes, NUM), COL(cold_row, reply_bytes, NUM),
 };
 static const struct column SERIAL_COLUMNS[] = {
     COL(serial_row, language, TEXT), COL(serial_row, format, TEXT),
@@ -193,6 +210,7 @@ int run_data_load(struct run_data *d, const char *dir, char *err, size_t err_siz
         LOAD("gate.csv", GATE_COLUMNS, gate_row, gates) ||
         LOAD("sweep.csv", SWEEP_COLUMNS, sweep_row, sweep) ||
         LOAD("echo.csv", ECHO_COLUMNS, echo_row, echo) ||
+        LOAD("cold.csv", COLD_COLUMNS, cold_row, cold) ||
         LOAD("serialization.csv", SERIAL_COLUMNS, serial_row, serial) ||
         LOAD("spawn.csv", SPAWN_COLUMNS, spawn_row, spawns) ||
         LOAD("layout.csv", LAYOUT_COLUMNS, layout_row, layout) ||
@@ -211,7 +229,7 @@ void run_data_free(struct run_data *d)
                              &d->fuzz, &d->echo_settings, &d->roof_settings};
     for (size_t i = 0; i < sizeof kvs / sizeof kvs[0]; i++)
         free(kvs[i]->rows);
-    void *arrays[] = {d->runs, d->calls, d->gates, d->sweep, d->echo, d->serial,
+    void *arrays[] = {d->runs, d->calls, d->gates, d->sweep, d->echo, d->cold, d->serial,
                       d->spawns, d->layout, d->roof, d->counts, d->original};
     for (size_t i = 0; i < sizeof arrays / sizeof arrays[0]; i++)
         free(arrays[i]);

@@ -24,15 +24,18 @@ const char *kv_get(const struct kv_file *f, const char *key);
 double kv_number(const struct kv_file *f, const char *key);
 
 struct run_row {               /* architectures.csv: one timed run */
-    char architecture[64];
-    long round, position;
+    char architecture[64], pairing[16];
+    long round, position, unit, slot, run, bars, combos;
+    double partner;                    /* the run it ran beside; NAN if none */
     char status[16];
     double start_s, seconds, client_cpu_s, engine_cpu_s;
+    char cpus_allowed[32];
+    double cpu_start, cpu_end, engine_cpu, client_minor_faults, engine_minor_faults;
 };
 
 struct call_row {              /* calls.csv: one boundary call */
     char architecture[64];
-    long round, call;
+    long round, run, call;
     double rtt_ns, encode_ns, send_ns, wait_ns, receive_ns, decode_ns;
     double engine_ns, engine_decode_ns, compute_ns, engine_encode_ns, engine_cpu_ns;
     double process_ns, process_cpu_ns, process_minor_faults, request_bytes, reply_bytes;
@@ -53,9 +56,19 @@ struct sweep_row {             /* sweep.csv: the reference result of one combina
 };
 
 struct echo_row {              /* echo.csv: one round trip */
-    char client[16], transport[16], mode[24];
-    long floats, bytes, pass, block, rep;
+    char client[16], transport[16], placement[8], mode[24];
+    long client_cpu, engine_cpu, floats, bytes, pass, block, rep;
     double rtt_ns, engine_ns;
+};
+
+struct cold_row {              /* cold.csv: a fresh engine's first call, or its second */
+    char client[16];
+    long rep;
+    char warmth[8];
+    long cpu, engine_cpu;
+    double rtt_ns, encode_ns, send_ns, wait_ns, receive_ns, decode_ns, engine_ns;
+    double engine_decode_ns, compute_ns, engine_encode_ns, client_minor_faults;
+    double engine_minor_faults, request_bytes, reply_bytes;
 };
 
 struct serial_row {            /* serialization.csv: one encode or decode */
@@ -104,6 +117,7 @@ struct run_data {
     ROWS(gate_row, gates);
     ROWS(sweep_row, sweep);
     ROWS(echo_row, echo);
+    ROWS(cold_row, cold);
     ROWS(serial_row, serial);
     ROWS(spawn_row, spawns);
     ROWS(layout_row, layout);

@@ -126,19 +126,22 @@ void put_count(struct store *s, const char *key, double n)
     put_number(s, key, n, 0);
 }
 
-void put_estimate(struct store *s, const char *key, struct estimate e, int decimals)
+void put_estimate(struct store *s, const char *key, struct estimate e, int decimals,
+                  const char *unit)
 {
     char k[KEY_SIZE];
     put_number(s, key, e.value, decimals);
     put_number(s, keyf(k, "%s.low", key), e.low, decimals);
     put_number(s, keyf(k, "%s.high", key), e.high, decimals);
     put_count(s, keyf(k, "%s.n", key), (double)e.n);
+    put_number(s, keyf(k, "%s.coverage_pct", key), e.coverage * 100.0, 1);
+    put_text(s, keyf(k, "%s.unit", key), unit);
 }
 
 struct estimate store_estimate(const struct store *s, const char *key)
 {
     char k[KEY_SIZE];
-    struct estimate e = {0, NAN, NAN, NAN};
+    struct estimate e = {0, NAN, NAN, NAN, 0.0};
     double n = store_number(s, keyf(k, "%s.n", key));
     if (!(n > 0))
         return e;
@@ -146,6 +149,7 @@ struct estimate store_estimate(const struct store *s, const char *key)
     e.value = store_number(s, key);
     e.low = store_number(s, keyf(k, "%s.low", key));
     e.high = store_number(s, keyf(k, "%s.high", key));
+    e.coverage = store_number(s, keyf(k, "%s.coverage_pct", key)) / 100.0;
     return e;
 }
 

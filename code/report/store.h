@@ -21,6 +21,7 @@ struct value {
 
 struct store {
     const char *out_dir;       /* where values.csv, tables/ and the figures' files go */
+    const char *registry;      /* the folder of claims.csv and its registration (paper/) */
     struct value *values;
     size_t n, cap;
     int errors;                /* anything that went wrong; the summary then fails */
@@ -37,7 +38,10 @@ const char *keyf(char buf[KEY_SIZE], const char *fmt, ...) __attribute__((format
 void put_text(struct store *s, const char *key, const char *text);
 void put_number(struct store *s, const char *key, double x, int decimals);   /* 2,043.4 */
 void put_count(struct store *s, const char *key, double n);                  /* 150,000 */
-void put_estimate(struct store *s, const char *key, struct estimate e, int decimals);
+/* An estimate: its value, the ends of its interval, n, the coverage the
+ * interval keeps (percent) and the name of its unit (couples, passes, ...). */
+void put_estimate(struct store *s, const char *key, struct estimate e, int decimals,
+                  const char *unit);
 
 /* The value put under key, or NULL; its number, or NAN. */
 const struct value *store_get(const struct store *s, const char *key);

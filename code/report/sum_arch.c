@@ -1,6 +1,6 @@
 /*
- * sum_arch.c - the headline table, the A/A resolution and the paired
- * comparisons of whole sweeps.
+ * sum_arch.c - the headline table, the A/A controls and the ratios between
+ * rows.
  *
  * Tangled from paper/90-appendix-report.md.
  */
@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "report/summarize.h"
+#include "report/units.h"
 
 static struct sample_stats run_stats(const struct run_data *d, const char *arch)
 {
@@ -20,6 +21,25 @@ static struct sample_stats run_stats(const struct run_data *d, const char *arch)
     struct sample_stats st = sample_stats(x.v, x.n);
     doubles_free(&x);
     return st;
+}
+
+/* The part of the job arch ran, as the table prints it. */
+static const char *part_text(const struct run_data *d, const char *arch, char *buf, size_t size)
+{
+    double bars = kv_number(&d->run, "bars"), combos = kv_number(&d->run, "combos");
+    char n[64];
+    snprintf(buf, size, "whole");
+    for (size_t i = 0; i < d->n_runs; i++) {
+        const struct run_row *r = &d->runs[i];
+        if (strcmp(r->architecture, arch) != 0 || r->round < 1)
+            continue;
+        if (r->bars < bars)
+            snprintf(buf, size, "%s bars", format_fixed(n, (double)r->bars, 0));
+        else if (r->combos < combos)
+            snprintf(buf, size, "%s combinations", format_fixed(n, (double)r->combos, 0));
+        break;
+    }
+    return buf;
 }
 
 static const struct original_row *original(const struct run_data *d, const char *key)
@@ -33,15 +53,15 @@ static const struct original_row *original(const struct run_data *d, const char 
 static void table_row(const struct run_data *d, struct store *s, struct csv_out *t,
                       struct csv_out *fig, const struct gate_row *g)
 {
-    char key[KEY_SIZE], buf[200], okey[KEY_SIZE];
+    char key[KEY_SIZE], buf[200], okey[KEY_SIZE], part[64];
     const char *a = g->architecture;
+    int baseline = strcmp(a, "in_process") == 0;
     struct sample_stats st = run_stats(d, a);
-    struct estimate ratio = strcmp(a, "in_process") == 0
-                                ? (struct estimate){st.n, 1.0, 1.0, 1.0}
-                                : paired_ratio(d, a, "in_process");
+    struct estimate ratio = baseline ? (struct estimate){st.n, 1.0, 1.0, 1.0, 1.0}
+                                     : ratio_to_baseline(d, a);
     if (st.n > 0) {
         put_number(s, keyf(key, "arch.%s.median_s", a), st.p50, 3);
-        put_estimate(s, keyf(key, "arch.%s.ratio", a), ratio, 3);
+        put_estimate(s, keyf(key, "arch.%s.ratio", a), ratio, 3, unit_name(d, a));
     }
     const struct original_row *os = original(d, keyf(okey, "arch.%s.seconds", a));
     const struct original_row *orr = original(d, keyf(okey, "arch.%s.ratio", a));
@@ -49,13 +69,14 @@ static void table_row(const struct run_data *d, struct store *s, struct csv_out 
     csv_out_text(t, a);
     if (st.n > 0) {
         cell_number(t, st.p50, 3);
-        csv_out_text(t, strcmp(a, "in_process") == 0 ? "1 (reference)"
-                                                      : format_estimate(buf, ratio, 3));
+        csv_out_text(t, baseline ? "1 (reference)" : format_estimate(buf, ratio, 3));
     } else {
         csv_out_text(t, "");
         csv_out_text(t, g->error[0] != '\0' ? g->error : "did not run");
     }
-    cell_number(t, (double)st.n, 0);
+    cell_number(t, baseline ? (double)st.n : (double)ratio.n, 0);
+    csv_out_text(t, baseline ? "reference" : st.n > 0 ? unit_name(d, a) : "");
+    csv_out_text(t, part_text(d, a, part, sizeof part));
     csv_out_text(t, on != NULL ? on->value : "");
     csv_out_text(t, os != NULL ? os->value : "");
     csv_out_text(t, orr != NULL ? orr->value : "");
@@ -78,12 +99,13 @@ static void table_row(const struct run_data *d, struct store *s, struct csv_out 
 static void headline_table(const struct run_data *d, struct store *s)
 {
     static const char *const header[] = {
-        "Architecture", "Median (s)", "Ratio to in_process [95% interval]", "Rounds",
-        "The original's", "Its median (s)", "Its ratio", "Gate"};
+        "Architecture", "Median (s)", "Ratio to in_process [95% interval]", "Units",
+        "Paired as", "Part of the job", "The original's", "Its median (s)", "Its ratio",
+        "Gate"};
     static const char *const figure[] = {"architecture", "ratio", "low", "high", "median_s",
                                          "original_ratio"};
     struct csv_out t, fig;
-    if (table_open(s, "architectures", &t, header, 8) != 0)
+    if (table_open(s, "architectures", &t, header, 10) != 0)
         return;
     if (figure_data_open(s, "architectures.csv", &fig, figure, 6) != 0) {
         csv_out_abandon(&t);
@@ -102,34 +124,22 @@ static void headline_table(const struct run_data *d, struct store *s)
     put_count(s, "gate.architectures", (double)d->n_gates);
 }
 
-static void resolution(const struct run_data *d, struct store *s)
+/* The baseline over arch: a speed-up, the inverse of arch's ratio. */
+static void speedup(const struct run_data *d, struct store *s, const char *key,
+                    const char *arch, int decimals)
 {
-    static const char *const controls[] = {"in_process_control_1", "in_process_control_2",
-                                           "in_process_control_3"};
-    long n = run_rounds(d);
-    double *base = seconds_by_round(d, "in_process", n);
-    struct doubles ratios = {0};
-    for (size_t c = 0; base != NULL && c < sizeof controls / sizeof controls[0]; c++) {
-        double *x = seconds_by_round(d, controls[c], n);
-        for (long r = 0; x != NULL && r < n; r++)
-            doubles_push(&ratios, x[r] / base[r]);
-        free(x);
-    }
-    struct estimate e = doubles_estimate(&ratios);
-    put_estimate(s, "aa.ratio", e, 3);
-    put_number(s, "aa.half_width_pct", estimate_half_width(e) * 100.0, 1);
-    put_number(s, "aa.reach_pct",
-               fmax(fabs(e.low - 1.0), fabs(e.high - 1.0)) * 100.0, 1);
-    doubles_free(&ratios);
-    free(base);
+    struct estimate r = ratio_to_baseline(d, arch);
+    struct estimate up = {r.n, 1.0 / r.value, 1.0 / r.high, 1.0 / r.low, r.coverage};
+    if (r.n > 0)
+        put_estimate(s, key, up, decimals, unit_name(d, arch));
 }
 
-/* A ratio of a over b per round, put under key (a speed-up when b is the faster). */
-static void pair(const struct run_data *d, struct store *s, const char *key, const char *a,
-                 const char *b, int decimals)
+/* a's time over b's, neither of them the baseline. */
+static void between(const struct run_data *d, struct store *s, const char *key, const char *a,
+                    const char *b, int decimals)
 {
     if (has_runs(d, a) && has_runs(d, b))
-        put_estimate(s, key, paired_ratio(d, a, b), decimals);
+        put_estimate(s, key, ratio_between(d, a, b), decimals, "couples of both rows");
 }
 
 void summarize_architectures(const struct run_data *d, struct store *s)
@@ -139,16 +149,16 @@ void summarize_architectures(const struct run_data *d, struct store *s)
     put_number(s, "arch.in_process.max_s", base.max, 3);
     put_number(s, "arch.in_process.spread_pct", (base.max - base.min) / base.p50 * 100.0, 0);
     headline_table(d, s);
-    resolution(d, s);
-    pair(d, s, "speedup.tuned_1core", "in_process", "in_process_tuned_1core", 1);
-    pair(d, s, "speedup.tuned_all", "in_process", "in_process_tuned", 1);
-    pair(d, s, "speedup.cores", "in_process_tuned_1core", "in_process_tuned", 2);
-    pair(d, s, "speedup.tuned_over_numba", "numba_in_process", "in_process_tuned", 1);
-    pair(d, s, "pair.numba_over_in_process", "numba_in_process", "in_process", 3);
-    pair(d, s, "pair.python_batch_over_numba", "python_batch_unix", "numba_in_process", 3);
-    pair(d, s, "pair.python_tuned_over_numba", "python_batch_unix_tuned", "numba_in_process", 3);
-    pair(d, s, "pair.python_batch_over_batch", "python_batch_unix", "batch_unix", 3);
-    pair(d, s, "pair.batch_tuned_over_tuned", "batch_unix_tuned", "in_process_tuned_1core", 3);
-    pair(d, s, "pair.spawn_over_batch", "spawn_stdin", "batch_unix", 3);
-    pair(d, s, "pair.chatty_over_batch", "chatty_unix", "batch_unix", 3);
+    speedup(d, s, "speedup.tuned_1core", "in_process_tuned_1core", 1);
+    speedup(d, s, "speedup.tuned_all", "in_process_tuned", 1);
+    between(d, s, "speedup.cores", "in_process_tuned_1core", "in_process_tuned", 2);
+    between(d, s, "speedup.tuned_1core_over_numba", "numba_in_process", "in_process_tuned_1core",
+            1);
+    between(d, s, "pair.python_batch_over_numba", "python_batch_unix", "numba_in_process", 3);
+    between(d, s, "pair.python_tuned_over_numba", "python_batch_unix_tuned", "numba_in_process",
+            3);
+    between(d, s, "pair.python_batch_over_batch", "python_batch_unix", "batch_unix", 3);
+    between(d, s, "pair.batch_tuned_over_tuned", "batch_unix_tuned", "in_process_tuned_1core", 3);
+    between(d, s, "pair.spawn_over_batch", "spawn_stdin", "batch_unix", 3);
+    between(d, s, "pair.chatty_over_batch", "chatty_unix", "batch_unix", 3);
 }

@@ -5,39 +5,106 @@
  */
 #include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
+#include "report/calibrate.h"
 #include "report/summarize.h"
+#include "report/units.h"
 
-static struct estimate chatty_over_model(const struct run_data *d, const struct store *s)
+enum { MAX_UNITS = 4096 };
+
+/* One value per complete unit of arch: its median call's boundary (µs), or
+ * the boundary its sweep pays (ms). */
+static size_t unit_boundaries(const struct run_data *d, const char *arch, int per_sweep,
+                              double *out)
 {
-    double floor_us = store_number(s, "echo.c.unix.protocol.floor_us");
-    double gbps = store_number(s, "echo.c.unix.protocol.bandwidth_gbps");
-    struct doubles x = {0};
-    for (size_t i = 0; i < d->n_calls; i++) {
-        const struct call_row *c = &d->calls[i];
-        if (strcmp(c->architecture, "chatty_unix") != 0 || isnan(c->compute_ns))
+    struct unit_view *u;
+    size_t n = arch_units(d, arch, &u), k = 0;
+    for (size_t i = 0; i < n && k < MAX_UNITS; i++) {
+        struct unit_calls c;
+        if (!u[i].complete || unit_calls(d, &u[i], &c) != 0)
             continue;
-        double predicted_us = floor_us + (c->request_bytes + c->reply_bytes) / (gbps * 1e3);
-        doubles_push(&x, (c->rtt_ns - c->compute_ns) * 1e-3 / predicted_us);
+        out[k++] = per_sweep ? c.mean_boundary_us * (double)c.calls / (u[i].duet ? 2.0 : 1.0) *
+                                   1e-3
+                             : c.boundary_us;
     }
-    struct estimate e = doubles_estimate(&x);
-    doubles_free(&x);
-    return e;
+    free(u);
+    return k;
 }
 
-static struct estimate spawn_call_over_bare(const struct run_data *d, const struct store *s)
+/* The echo's price of chatty's payload, pass by pass: the mean of the two
+ * points around it. */
+static size_t echo_prediction(const struct run_data *d, double *out)
 {
-    double bare_ms = store_number(s, "spawn.echo_ms");
-    struct doubles x = {0};
-    for (size_t i = 0; i < d->n_calls; i++) {
-        const struct call_row *c = &d->calls[i];
-        if (strcmp(c->architecture, "spawn_per_combo") == 0 && !isnan(c->compute_ns))
-            doubles_push(&x, (c->rtt_ns - c->compute_ns) * 1e-6 / bare_ms);
-    }
-    struct estimate e = doubles_estimate(&x);
-    doubles_free(&x);
-    return e;
+    double a[MAX_UNITS], b[MAX_UNITS];
+    size_t na = echo_pass_values(d, "c", "unix", "same", "protocol_timed", 50000, a, MAX_UNITS);
+    size_t nb = echo_pass_values(d, "c", "unix", "same", "protocol_timed", 100000, b, MAX_UNITS);
+    size_t n = na < nb ? na : nb;
+    for (size_t k = 0; k < n; k++)
+        out[k] = (a[k] + b[k]) / 2.0;
+    return n;
+}
+
+static double over(const double *m, const void *ctx)
+{
+    (void)ctx;
+    return m[0] / m[1];
+}
+
+static double over_difference(const double *m, const void *ctx)
+{
+    (void)ctx;
+    return m[0] / (m[1] - m[2]);
+}
+
+static double difference(const double *m, const void *ctx)
+{
+    (void)ctx;
+    return m[0] - m[1];
+}
+
+/* Puts f of the groups under key, with the level and coverage it was calibrated to. */
+static void put_composite(struct store *s, const char *key, size_t k, double *const groups[],
+                          const size_t n[], median_function *f, int decimals, const char *unit)
+{
+    char buf[KEY_SIZE];
+    struct calibration cal;
+    struct estimate e = calibrated_composite(k, (const double *const *)groups, n, f, NULL, &cal);
+    put_estimate(s, key, e, decimals, unit);
+    put_number(s, keyf(buf, "%s.level_pct", key), cal.level * 100.0, 1);
+}
+
+static void put_crossings(const struct run_data *d, struct store *s)
+{
+    double *g[3];
+    size_t n[3];
+    for (int i = 0; i < 3; i++)
+        g[i] = malloc(MAX_UNITS * sizeof *g[i]);
+    if (g[0] == NULL || g[1] == NULL || g[2] == NULL)
+        goto done;
+    n[0] = unit_boundaries(d, "chatty_unix", 0, g[0]);
+    n[1] = echo_prediction(d, g[1]);
+    put_composite(s, "cross.chatty_over_model", 2, g, n, over, 2, "couples and passes");
+    n[0] = unit_boundaries(d, "spawn_per_combo", 0, g[0]);
+    n[1] = unit_boundaries(d, "spawn_stdin", 0, g[1]);
+    n[2] = unit_boundaries(d, "batch_unix", 0, g[2]);
+    put_composite(s, "cross.spawn_call_over_spawn", 3, g, n, over_difference, 2,
+                  "couples of three rows");
+    put_composite(s, "cross.spawn_over_persistent_us", 2, (double *[]){g[1], g[2]},
+                  (size_t[]){n[1], n[2]}, difference, 0, "couples of two rows");
+    n[0] = unit_boundaries(d, "chatty_unix", 1, g[0]);
+    n[1] = unit_boundaries(d, "batch_unix", 1, g[1]);
+    put_composite(s, "cross.chatty_extra_ms", 2, g, n, difference, 1, "couples of two rows");
+    n[0] = unit_boundaries(d, "python_stateful_unix", 0, g[0]);
+    n[1] = echo_pass_values(d, "python", "unix", "same", "protocol", 1, g[1], MAX_UNITS);
+    put_composite(s, "cross.stateful_over_floor", 2, g, n, over, 2, "couples and passes");
+    n[0] = unit_boundaries(d, "stateful_unix", 0, g[0]);
+    n[1] = echo_pass_values(d, "c", "unix", "same", "protocol_timed", 1, g[1], MAX_UNITS);
+    put_composite(s, "cross.c_stateful_over_floor", 2, g, n, over, 2, "couples and passes");
+done:
+    for (int i = 0; i < 3; i++)
+        free(g[i]);
 }
 
 struct derivation {
@@ -53,37 +120,20 @@ static const struct derivation DERIVATIONS[] = {
      "call.stateful_unix.per_call_us", 1},
     {"stateful server, all 80 calls", "orig.stateful.all_ms", "ms",
      "call.stateful_unix.sweep_boundary_ms", 1},
-    {"a spawn per combination, per call (the original: one spawn, measured per sweep)",
-     "orig.spawn.per_spawn_ms", "ms",
-     "cross.spawn_per_combo_overhead_ms", 1},
+    {"a spawn over the persistent server (the original's 24 ms)", "orig.spawn.per_spawn_ms",
+     "ms", "cross.spawn_over_persistent_us", 1e-3},
+    {"a spawn per combination, per call", "orig.spawn.per_spawn_ms", "ms",
+     "call.spawn_per_combo.per_call_us", 1e-3},
     {"a spawn per combination, per sweep", "orig.spawn.per_combo_s", "s",
      "call.spawn_per_combo.sweep_boundary_ms", 1e-3},
-    {"an engine consulted per bar, per sweep", "orig.breakeven.per_bar_ipc_s", "s",
-     "call.per_bar_unix.sweep_boundary_ms", 1e-3},
+    {"an engine consulted per bar, per sweep of all the bars", "orig.breakeven.per_bar_ipc_s",
+     "s", "call.per_bar_unix.sweep_boundary_ms", 1e-3},
     {"a chatty JSON service per sweep (the original: its encoding; here: all but the kernel)",
      "orig.serial.json_chatty_s", "s",
      "call.json_chatty_unix.sweep_boundary_ms", 1e-3},
     {"chatty against batch, extra per sweep", "orig.chatty.extra_ms", "ms",
      "cross.chatty_extra_ms", 1},
 };
-
-static void put_crossings(const struct run_data *d, struct store *s)
-{
-    put_estimate(s, "cross.chatty_over_model", chatty_over_model(d, s), 2);
-    put_estimate(s, "cross.spawn_call_over_bare", spawn_call_over_bare(d, s), 2);
-    struct estimate per_call = store_estimate(s, "call.spawn_per_combo.per_call_us");
-    struct estimate ms = {per_call.n, per_call.value * 1e-3, per_call.low * 1e-3,
-                          per_call.high * 1e-3};
-    put_estimate(s, "cross.spawn_per_combo_overhead_ms", ms, 2);
-    struct estimate chatty = store_estimate(s, "call.chatty_unix.sweep_boundary_ms");
-    double batch = store_number(s, "call.batch_unix.sweep_boundary_ms");
-    struct estimate extra = {chatty.n, chatty.value - batch, chatty.low - batch,
-                             chatty.high - batch};
-    put_estimate(s, "cross.chatty_extra_ms", extra, 1);
-    double echo_us = store_number(s, "echo.c.unix.protocol.p50_us.150000");
-    put_number(s, "goal.batch_boundary_over_echo",
-               store_number(s, "call.batch_unix.per_call_us") / echo_us, 2);
-}
 
 /* Each crossing pattern's G (compute per call over the socket's floor) and its
  * measured boundary share; the original's per-combination G beside them. */
@@ -95,7 +145,8 @@ static void write_break_even(struct store *s)
                                            "python_batch_unix", "python_stateful_unix"};
     char key[KEY_SIZE];
     struct csv_out out;
-    double floor_us = store_number(s, "echo.c.unix.protocol.floor_us");
+    double floor_us = store_number(s, "echo.c.unix.same.protocol_timed.p50_us.1");
+    put_number(s, "cross.floor_us", floor_us, 1);
     if (figure_data_open(s, "breakeven.csv", &out, header, 5) != 0)
         return;
     for (size_t i = 0; i < sizeof patterns / sizeof patterns[0]; i++) {
@@ -131,7 +182,8 @@ void summarize_derived(const struct run_data *d, struct store *s)
         const struct derivation *x = &DERIVATIONS[i];
         const struct value *orig = store_get(s, x->original_key);
         struct estimate e = store_estimate(s, x->measured_key);
-        struct estimate scaled = {e.n, e.value * x->scale, e.low * x->scale, e.high * x->scale};
+        struct estimate scaled = {e.n, e.value * x->scale, e.low * x->scale, e.high * x->scale,
+                                  e.coverage};
         csv_out_text(&t, x->figure);
         snprintf(text, sizeof text, "%s %s", orig != NULL ? orig->text : "n/a", x->unit);
         csv_out_text(&t, text);

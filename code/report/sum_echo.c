@@ -1,5 +1,5 @@
 /*
- * sum_echo.c - the echo curve: points, fits, and comparisons by block.
+ * sum_echo.c - the echo curve: points by pass, fits, and comparisons by pass.
  *
  * Tangled from paper/90-appendix-report.md.
  */
@@ -10,123 +10,107 @@
 
 #include "report/summarize.h"
 
-struct echo_point {
-    char client[16], transport[16], mode[24];
-    long floats;
-    struct doubles us;             /* round trips, microseconds */
-    struct sample_stats st;
-    struct estimate p50;
-    double model_us;               /* the lane's fitted model at this size */
-    int in_fit;                    /* 1 kept in its lane's fit, 0 left out, -1 not fitted */
-};
+enum { MAX_PASSES = 256 };
 
-struct echo_block {                /* one block's median in one mode */
-    char client[16], transport[16], mode[24];
-    long floats, pass, block;
-    double median_us;
+struct echo_point {
+    char client[16], transport[16], placement[8], mode[24];
+    long floats;
+    struct doubles us;                 /* every round trip, microseconds */
+    struct doubles pass_of;            /* ... and the pass it was taken in */
+    double pass_us[MAX_PASSES];        /* the block median of each pass; NAN if none */
+    long passes;                       /* passes seen */
+    struct sample_stats st;
+    struct estimate p50;               /* over the passes */
+    double model_us;                   /* the lane's fitted model at this size */
+    int in_fit;                        /* 1 kept in its lane's fit, 0 left out, -1 not fitted */
 };
 
 struct echo_view {
     struct echo_point *points;
     size_t n_points;
-    struct echo_block *blocks;
-    size_t n_blocks;
+    long passes;
 };
 
-static int same_lane(const char *c1, const char *t1, const char *c2, const char *t2)
+static int same_point(const struct echo_point *p, const char *client, const char *transport,
+                      const char *placement, const char *mode, long floats)
 {
-    return strcmp(c1, c2) == 0 && strcmp(t1, t2) == 0;
+    return p->floats == floats && strcmp(p->mode, mode) == 0 &&
+           strcmp(p->client, client) == 0 && strcmp(p->transport, transport) == 0 &&
+           strcmp(p->placement, placement) == 0;
 }
 
 static struct echo_point *point_of(struct echo_view *v, const struct echo_row *r)
 {
-    for (size_t i = 0; i < v->n_points; i++) {
-        struct echo_point *p = &v->points[i];
-        if (p->floats == r->floats && strcmp(p->mode, r->mode) == 0 &&
-            same_lane(p->client, p->transport, r->client, r->transport))
-            return p;
-    }
+    for (size_t i = 0; i < v->n_points; i++)
+        if (same_point(&v->points[i], r->client, r->transport, r->placement, r->mode, r->floats))
+            return &v->points[i];
     struct echo_point *p = &v->points[v->n_points++];
     memset(p, 0, sizeof *p);
     snprintf(p->client, sizeof p->client, "%s", r->client);
     snprintf(p->transport, sizeof p->transport, "%s", r->transport);
+    snprintf(p->placement, sizeof p->placement, "%s", r->placement);
     snprintf(p->mode, sizeof p->mode, "%s", r->mode);
     p->floats = r->floats;
     p->model_us = NAN;             /* until its lane is fitted; empty in the file if never */
     p->in_fit = -1;
+    for (int k = 0; k < MAX_PASSES; k++)
+        p->pass_us[k] = NAN;
     return p;
 }
 
-/* The samples of one block in one mode are consecutive rows of echo.csv. */
-static void close_block(struct echo_view *v, const struct echo_row *first, struct doubles *in)
+static const struct echo_point *find_point(const struct echo_view *v, const char *client,
+                                           const char *transport, const char *placement,
+                                           const char *mode, long floats)
 {
-    struct echo_block *b = &v->blocks[v->n_blocks++];
-    snprintf(b->client, sizeof b->client, "%s", first->client);
-    snprintf(b->transport, sizeof b->transport, "%s", first->transport);
-    snprintf(b->mode, sizeof b->mode, "%s", first->mode);
-    b->floats = first->floats;
-    b->pass = first->pass;
-    b->block = first->block;
-    b->median_us = sample_stats(in->v, in->n).p50;
-    in->n = 0;
+    for (size_t i = 0; i < v->n_points; i++)
+        if (same_point(&v->points[i], client, transport, placement, mode, floats))
+            return &v->points[i];
+    return NULL;
+}
+
+/* The median of p's samples taken in pass `pass`, or NAN. */
+static double pass_value(const struct echo_point *p, long pass, struct doubles *scratch)
+{
+    scratch->n = 0;
+    for (size_t i = 0; i < p->us.n; i++)
+        if (p->pass_of.v[i] == (double)pass)
+            doubles_push(scratch, p->us.v[i]);
+    return scratch->n > 0 ? sample_stats(scratch->v, scratch->n).p50 : NAN;
 }
 
 static int build_view(const struct run_data *d, struct echo_view *v)
 {
     memset(v, 0, sizeof *v);
     v->points = calloc(d->n_echo ? d->n_echo : 1, sizeof *v->points);
-    v->blocks = calloc(d->n_echo ? d->n_echo : 1, sizeof *v->blocks);
-    if (v->points == NULL || v->blocks == NULL)
+    if (v->points == NULL)
         return -1;
-    enum { MODES = 3 };
-    struct doubles in[MODES] = {{0}};
-    const struct echo_row *first[MODES] = {NULL};
-    static const char *const modes[MODES] = {"protocol", "protocol_timed", "raw"};
-    for (size_t i = 0; i <= d->n_echo; i++) {
-        const struct echo_row *r = i < d->n_echo ? &d->echo[i] : NULL;
-        for (int m = 0; m < MODES; m++)
-            if (first[m] != NULL && (r == NULL || r->block != first[m]->block)) {
-                close_block(v, first[m], &in[m]);
-                first[m] = NULL;
-            }
-        if (r == NULL)
-            break;
+    for (size_t i = 0; i < d->n_echo; i++) {
+        const struct echo_row *r = &d->echo[i];
         struct echo_point *p = point_of(v, r);
         doubles_push(&p->us, r->rtt_ns * 1e-3);
-        for (int m = 0; m < MODES; m++)
-            if (strcmp(r->mode, modes[m]) == 0) {
-                if (first[m] == NULL)
-                    first[m] = r;
-                doubles_push(&in[m], r->rtt_ns * 1e-3);
-            }
+        doubles_push(&p->pass_of, (double)r->pass);
+        v->passes = r->pass > v->passes ? r->pass : v->passes;
     }
-    for (int m = 0; m < MODES; m++)
-        doubles_free(&in[m]);
+    struct doubles scratch = {0};
     for (size_t i = 0; i < v->n_points; i++) {
-        v->points[i].st = sample_stats(v->points[i].us.v, v->points[i].us.n);
-        v->points[i].p50 = doubles_estimate(&v->points[i].us);
+        struct echo_point *p = &v->points[i];
+        p->st = sample_stats(p->us.v, p->us.n);
+        p->passes = v->passes < MAX_PASSES ? v->passes : MAX_PASSES;
+        for (long k = 0; k < p->passes; k++)
+            p->pass_us[k] = pass_value(p, k + 1, &scratch);
+        p->p50 = estimate_median(p->pass_us, (size_t)p->passes);
     }
+    doubles_free(&scratch);
     return 0;
 }
 
 static void free_view(struct echo_view *v)
 {
-    for (size_t i = 0; i < v->n_points; i++)
-        doubles_free(&v->points[i].us);
-    free(v->points);
-    free(v->blocks);
-}
-
-static const struct echo_point *find_point(const struct echo_view *v, const char *client,
-                                           const char *transport, const char *mode, long floats)
-{
     for (size_t i = 0; i < v->n_points; i++) {
-        const struct echo_point *p = &v->points[i];
-        if (p->floats == floats && strcmp(p->mode, mode) == 0 &&
-            same_lane(p->client, p->transport, client, transport))
-            return p;
+        doubles_free(&v->points[i].us);
+        doubles_free(&v->points[i].pass_of);
     }
-    return NULL;
+    free(v->points);
 }
 
 struct echo_fit {
@@ -150,9 +134,9 @@ static void fit_line(const double *x, const double *t, const int *keep, size_t n
     *a = sw != 0 ? (sy - *c * sx) / sw : NAN;
 }
 
-/* Fits one lane's mode; fills every point's model_us. */
+/* Fits one lane's mode in one placement; fills every point's model_us. */
 static struct echo_fit fit_lane(struct echo_view *v, const char *client, const char *transport,
-                                const char *mode)
+                                const char *placement, const char *mode)
 {
     struct echo_fit f = {NAN, NAN, 0, 0};
     double x[64], t[64];
@@ -161,10 +145,10 @@ static struct echo_fit fit_lane(struct echo_view *v, const char *client, const c
     size_t n = 0;
     for (size_t i = 0; i < v->n_points && n < 64; i++) {
         struct echo_point *p = &v->points[i];
-        if (strcmp(p->mode, mode) == 0 && same_lane(p->client, p->transport, client, transport)) {
+        if (same_point(p, client, transport, placement, mode, p->floats) && isfinite(p->p50.value)) {
             pts[n] = p;
             x[n] = 2.0 * 8.0 * (double)p->floats;     /* bytes, both ways */
-            t[n] = p->st.p50;
+            t[n] = p->p50.value;
             keep[n++] = 1;
         }
     }
@@ -188,49 +172,87 @@ static struct echo_fit fit_lane(struct echo_view *v, const char *client, const c
     return f;
 }
 
-static const struct echo_block *find_block(const struct echo_view *v, const char *client,
-                                           const char *transport, const char *mode,
-                                           long floats, long pass)
-{
-    for (size_t i = 0; i < v->n_blocks; i++) {
-        const struct echo_block *b = &v->blocks[i];
-        if (b->floats == floats && b->pass == pass && strcmp(b->mode, mode) == 0 &&
-            same_lane(b->client, b->transport, client, transport))
-            return b;
-    }
-    return NULL;
-}
-
 enum pair_kind { RATIO, DIFFERENCE };
 
-/* Per pass, a's block median against b's; their median and interval. */
-static struct estimate pair_blocks(const struct echo_view *v, const char *ca, const char *ta,
-                                   const char *ma, long fa, const char *cb, const char *tb,
-                                   const char *mb, long fb, enum pair_kind kind)
+static struct estimate pair_passes(const struct echo_point *a, const struct echo_point *b,
+                                   enum pair_kind kind)
 {
-    struct doubles x = {0};
-    for (size_t i = 0; i < v->n_blocks; i++) {
-        const struct echo_block *a = &v->blocks[i];
-        if (a->floats != fa || strcmp(a->mode, ma) != 0 || !same_lane(a->client, a->transport, ca, ta))
-            continue;
-        const struct echo_block *b = find_block(v, cb, tb, mb, fb, a->pass);
-        if (b != NULL)
-            doubles_push(&x, kind == RATIO ? a->median_us / b->median_us
-                                           : a->median_us - b->median_us);
-    }
-    struct estimate e = doubles_estimate(&x);
-    doubles_free(&x);
-    return e;
+    double x[MAX_PASSES];
+    size_t n = 0;
+    for (long k = 0; a != NULL && b != NULL && k < a->passes && k < b->passes; k++)
+        if (isfinite(a->pass_us[k]) && isfinite(b->pass_us[k]))
+            x[n++] = kind == RATIO ? a->pass_us[k] / b->pass_us[k]
+                                   : a->pass_us[k] - b->pass_us[k];
+    return estimate_median(x, n);
 }
 
+static double pass_spread(const struct echo_point *p)
+{
+    double lo = INFINITY, hi = 0;
+    for (long k = 0; p != NULL && k < p->passes; k++)
+        if (isfinite(p->pass_us[k]))
+            lo = fmin(lo, p->pass_us[k]), hi = fmax(hi, p->pass_us[k]);
+    return hi > 0 && isfinite(lo) ? hi / lo : NAN;
+}
+
+/* A comparison of two named points, put under key. */
+struct echo_pair {
+    const char *key;
+    const char *a[5], *b[5];           /* client, transport, placement, mode, floats */
+    enum pair_kind kind;
+    int decimals;
+};
+
+static void put_pair(const struct echo_view *v, struct store *s, const struct echo_pair *p)
+{
+    const struct echo_point *a = find_point(v, p->a[0], p->a[1], p->a[2], p->a[3], atol(p->a[4]));
+    const struct echo_point *b = find_point(v, p->b[0], p->b[1], p->b[2], p->b[3], atol(p->b[4]));
+    if (a != NULL && b != NULL)
+        put_estimate(s, p->key, pair_passes(a, b, p->kind), p->decimals, "passes");
+}
+
+#define SAME(t, m, f) {"c", t, "same", m, #f}
+#define CROSS(t, m, f) {"c", t, "cross", m, #f}
+static const struct echo_pair PAIRS[] = {
+    {"echo.flat_ratio", SAME("unix", "protocol", 1000), SAME("unix", "protocol", 1), RATIO, 2},
+    {"echo.shm_below_unix", CROSS("unix", "protocol", 1), CROSS("shm_spin", "protocol", 1),
+     RATIO, 1},
+    {"echo.proto_over_raw.1", SAME("unix", "protocol", 1), SAME("unix", "raw", 1), RATIO, 2},
+    {"echo.proto_over_raw.150000", SAME("unix", "protocol", 150000),
+     SAME("unix", "raw", 150000), RATIO, 2},
+    {"echo.tcp_over_raw.10000", SAME("tcp", "protocol", 10000), SAME("tcp", "raw", 10000),
+     RATIO, 2},
+    {"echo.tcp_over_raw.150000", SAME("tcp", "protocol", 150000), SAME("tcp", "raw", 150000),
+     RATIO, 2},
+    {"echo.tcp_cross_over_raw.150000", CROSS("tcp", "protocol", 150000),
+     CROSS("tcp", "raw", 150000), RATIO, 2},
+    {"echo.timing_cost_us", SAME("unix", "protocol_timed", 1), SAME("unix", "protocol", 1),
+     DIFFERENCE, 2},
+    {"echo.cross_over_same.1", CROSS("unix", "protocol", 1), SAME("unix", "protocol", 1),
+     RATIO, 2},
+    {"echo.cross_over_same.150000", CROSS("unix", "protocol", 150000),
+     SAME("unix", "protocol", 150000), RATIO, 2},
+    {"echo.python_over_c.1", {"python", "unix", "same", "protocol", "1"},
+     SAME("unix", "protocol", 1), RATIO, 2},
+    {"echo.python_over_c.150000", {"python", "unix", "same", "protocol", "150000"},
+     SAME("unix", "protocol", 150000), RATIO, 2},
+};
+#undef SAME
+#undef CROSS
+
 static const long QUOTED_SIZES[] = {1, 1000, 150000};
+static const char *const LANES[][2] = {{"c", "unix"}, {"c", "tcp"}, {"c", "pipe"},
+                                       {"c", "shm_futex"}, {"c", "shm_spin"}, {"python", "unix"}};
+static const char *const PLACEMENTS[] = {"same", "cross"};
+static const char *const MODES[] = {"protocol", "raw"};
 
 /* A fit as the figure draws it: the constants unrounded, beside the values' text. */
-static void write_fit(struct csv_out *out, const char *c, const char *t, const char *mode,
-                      struct echo_fit f)
+static void write_fit(struct csv_out *out, const char *const lane[2], const char *placement,
+                      const char *mode, struct echo_fit f)
 {
-    csv_out_text(out, c);
-    csv_out_text(out, t);
+    csv_out_text(out, lane[0]);
+    csv_out_text(out, lane[1]);
+    csv_out_text(out, placement);
     csv_out_text(out, mode);
     csv_out_double(out, f.floor_us);
     csv_out_double(out, f.bandwidth_gbps);
@@ -239,82 +261,73 @@ static void write_fit(struct csv_out *out, const char *c, const char *t, const c
     csv_out_end_row(out);
 }
 
-static void put_points_and_fits(struct echo_view *v, struct store *s)
+/* One lane's fit in one placement and mode, and its quoted points. */
+static void put_lane(struct echo_view *v, struct store *s, struct csv_out *fits,
+                     const char *const lane[2], const char *placement, const char *mode)
 {
-    static const char *const lanes[][2] = {{"c", "unix"}, {"c", "tcp"}, {"c", "pipe"},
-                                           {"c", "shm_futex"}, {"c", "shm_spin"},
-                                           {"python", "unix"}};
-    static const char *const modes[] = {"protocol", "raw"};
-    static const char *const fit_header[] = {"client", "transport", "mode", "floor_us",
-                                             "bandwidth_gbps", "points", "excluded"};
     char key[KEY_SIZE];
-    struct csv_out fits;
-    int have_fits = figure_data_open(s, "echo_fits.csv", &fits, fit_header, 7) == 0;
-    for (size_t l = 0; l < sizeof lanes / sizeof lanes[0]; l++)
-        for (size_t m = 0; m < 2; m++) {
-            const char *c = lanes[l][0], *t = lanes[l][1], *mode = modes[m];
-            struct echo_fit f = fit_lane(v, c, t, mode);
-            if (f.points == 0)
-                continue;
-            if (have_fits)
-                write_fit(&fits, c, t, mode, f);
-            put_number(s, keyf(key, "echo.%s.%s.%s.floor_us", c, t, mode), f.floor_us, 1);
-            put_number(s, keyf(key, "echo.%s.%s.%s.bandwidth_gbps", c, t, mode),
-                       f.bandwidth_gbps, 2);
-            put_count(s, keyf(key, "echo.%s.%s.%s.excluded", c, t, mode), f.excluded);
-            for (size_t k = 0; k < sizeof QUOTED_SIZES / sizeof QUOTED_SIZES[0]; k++) {
-                const struct echo_point *p = find_point(v, c, t, mode, QUOTED_SIZES[k]);
-                if (p != NULL)
-                    put_estimate(s, keyf(key, "echo.%s.%s.%s.p50_us.%ld", c, t, mode,
-                                         QUOTED_SIZES[k]), p->p50, 1);
-            }
-            const struct echo_point *big = find_point(v, c, t, mode, 150000);
-            if (big != NULL)
-                put_number(s, keyf(key, "echo.%s.%s.%s.throughput_gbps", c, t, mode),
-                           2.0 * 8.0 * 150000 / big->p50.value * 1e-3, 2);
-        }
-    if (have_fits)
-        table_close(s, &fits);
+    const char *c = lane[0], *t = lane[1];
+    struct echo_fit f = fit_lane(v, c, t, placement, mode);
+    if (f.points == 0)
+        return;
+    if (fits != NULL)
+        write_fit(fits, lane, placement, mode, f);
+    put_number(s, keyf(key, "echo.%s.%s.%s.%s.floor_us", c, t, placement, mode), f.floor_us, 1);
+    put_number(s, keyf(key, "echo.%s.%s.%s.%s.bandwidth_gbps", c, t, placement, mode),
+               f.bandwidth_gbps, 2);
+    put_count(s, keyf(key, "echo.%s.%s.%s.%s.excluded", c, t, placement, mode), f.excluded);
+    for (size_t k = 0; k < sizeof QUOTED_SIZES / sizeof QUOTED_SIZES[0]; k++) {
+        const struct echo_point *p = find_point(v, c, t, placement, mode, QUOTED_SIZES[k]);
+        if (p == NULL)
+            continue;
+        put_estimate(s, keyf(key, "echo.%s.%s.%s.%s.p50_us.%ld", c, t, placement, mode,
+                             QUOTED_SIZES[k]), p->p50, 1, "passes");
+        put_number(s, keyf(key, "echo.%s.%s.%s.%s.spread.%ld", c, t, placement, mode,
+                           QUOTED_SIZES[k]), pass_spread(p), 2);
+    }
+    const struct echo_point *big = find_point(v, c, t, placement, mode, 150000);
+    if (big != NULL)
+        put_number(s, keyf(key, "echo.%s.%s.%s.%s.throughput_gbps", c, t, placement, mode),
+                   2.0 * 8.0 * 150000 / big->p50.value * 1e-3, 2);
 }
 
-static void put_pairs(const struct echo_view *v, struct store *s)
+static void put_points_and_fits(struct echo_view *v, struct store *s)
 {
-    put_estimate(s, "echo.flat_ratio", pair_blocks(v, "c", "unix", "protocol", 1000, "c", "unix",
-                                                   "protocol", 1, RATIO), 2);
-    put_estimate(s, "echo.shm_below_unix", pair_blocks(v, "c", "unix", "protocol", 1, "c",
-                                                       "shm_spin", "protocol", 1, RATIO), 1);
-    put_estimate(s, "echo.proto_over_raw.1", pair_blocks(v, "c", "unix", "protocol", 1, "c",
-                                                         "unix", "raw", 1, RATIO), 2);
-    put_estimate(s, "echo.proto_over_raw.150000", pair_blocks(v, "c", "unix", "protocol",
-                                                              150000, "c", "unix", "raw",
-                                                              150000, RATIO), 2);
-    put_estimate(s, "echo.timing_cost_us", pair_blocks(v, "c", "unix", "protocol_timed", 1, "c",
-                                                       "unix", "protocol", 1, DIFFERENCE), 2);
-    put_estimate(s, "echo.python_over_c.1", pair_blocks(v, "python", "unix", "protocol", 1, "c",
-                                                        "unix", "protocol", 1, RATIO), 2);
-    put_estimate(s, "echo.python_over_c.150000",
-                 pair_blocks(v, "python", "unix", "protocol", 150000, "c", "unix", "protocol",
-                             150000, RATIO), 2);
+    static const char *const fit_header[] = {"client", "transport", "placement", "mode",
+                                             "floor_us", "bandwidth_gbps", "points", "excluded"};
+    struct csv_out fits;
+    int have_fits = figure_data_open(s, "echo_fits.csv", &fits, fit_header, 8) == 0;
+    for (size_t l = 0; l < sizeof LANES / sizeof LANES[0]; l++)
+        for (size_t p = 0; p < 2; p++)
+            for (size_t m = 0; m < 2; m++)
+                put_lane(v, s, have_fits ? &fits : NULL, LANES[l], PLACEMENTS[p], MODES[m]);
+    if (have_fits)
+        table_close(s, &fits);
+    for (size_t i = 0; i < sizeof PAIRS / sizeof PAIRS[0]; i++)
+        put_pair(v, s, &PAIRS[i]);
 }
 
 static void write_points(const struct echo_view *v, struct store *s)
 {
-    static const char *const header[] = {"client", "transport", "mode", "floats", "bytes", "n",
-                                         "p50_us", "low_us", "high_us", "min_us", "p99_us",
-                                         "model_us", "residual_pct", "in_fit"};
+    static const char *const header[] = {"client", "transport", "placement", "mode", "floats",
+                                         "bytes", "n", "passes", "p50_us", "low_us", "high_us",
+                                         "min_us", "p99_us", "model_us", "residual_pct",
+                                         "in_fit"};
     struct csv_out out;
-    if (figure_data_open(s, "echo_points.csv", &out, header, 14) != 0)
+    if (figure_data_open(s, "echo_points.csv", &out, header, 16) != 0)
         return;
     for (size_t i = 0; i < v->n_points; i++) {
         const struct echo_point *p = &v->points[i];
         csv_out_text(&out, p->client);
         csv_out_text(&out, p->transport);
+        csv_out_text(&out, p->placement);
         csv_out_text(&out, p->mode);
         csv_out_int(&out, p->floats);
         csv_out_int(&out, p->floats * 8);
         csv_out_int(&out, (int64_t)p->st.n);
-        const double cols[] = {p->st.p50, p->p50.low, p->p50.high, p->st.min, p->st.p99,
-                               p->model_us, (p->st.p50 - p->model_us) / p->model_us * 100.0};
+        csv_out_int(&out, (int64_t)p->p50.n);
+        const double cols[] = {p->p50.value, p->p50.low, p->p50.high, p->st.min, p->st.p99,
+                               p->model_us, (p->p50.value - p->model_us) / p->model_us * 100.0};
         for (size_t c = 0; c < sizeof cols / sizeof cols[0]; c++)
             csv_out_double(&out, cols[c]);
         if (p->in_fit >= 0)
@@ -345,14 +358,25 @@ static void write_original(const struct run_data *d, struct store *s)
     table_close(s, &out);
 }
 
+static const char *original_echo(const struct run_data *d, const struct echo_point *p)
+{
+    char okey[64];
+    snprintf(okey, sizeof okey, "echo.p50_us.%ld", p->floats);
+    for (size_t k = 0; k < d->n_original && strcmp(p->client, "python") == 0 &&
+                       strcmp(p->mode, "protocol") == 0; k++)
+        if (strcmp(d->original[k].key, okey) == 0)
+            return d->original[k].value;
+    return "";
+}
+
 static void write_table(const struct echo_view *v, const struct run_data *d, struct store *s)
 {
-    static const char *const header[] = {"Client", "Transport", "Mode", "Doubles",
+    static const char *const header[] = {"Client", "Transport", "Placement", "Mode", "Doubles",
                                          "Median (µs) [95% interval]", "99th pct (µs)",
-                                         "Samples", "The original's median (µs)"};
+                                         "Passes", "The original's median (µs)"};
     struct csv_out out;
     char buf[200];
-    if (table_open(s, "echo", &out, header, 8) != 0)
+    if (table_open(s, "echo", &out, header, 9) != 0)
         return;
     for (size_t i = 0; i < v->n_points; i++) {
         const struct echo_point *p = &v->points[i];
@@ -363,22 +387,32 @@ static void write_table(const struct echo_view *v, const struct run_data *d, str
             continue;
         csv_out_text(&out, p->client);
         csv_out_text(&out, p->transport);
+        csv_out_text(&out, p->placement);
         csv_out_text(&out, p->mode);
         cell_number(&out, (double)p->floats, 0);
         csv_out_text(&out, format_estimate(buf, p->p50, 1));
         cell_number(&out, p->st.p99, 1);
-        cell_number(&out, (double)p->st.n, 0);
-        char okey[64];
-        snprintf(okey, sizeof okey, "echo.p50_us.%ld", p->floats);
-        const char *orig = "";
-        for (size_t k = 0; k < d->n_original && strcmp(p->client, "python") == 0 &&
-                           strcmp(p->mode, "protocol") == 0; k++)
-            if (strcmp(d->original[k].key, okey) == 0)
-                orig = d->original[k].value;
-        csv_out_text(&out, orig);
+        cell_number(&out, (double)p->p50.n, 0);
+        csv_out_text(&out, original_echo(d, p));
         csv_out_end_row(&out);
     }
     table_close(s, &out);
+}
+
+/* The pass values of one point, for a composite that needs the echo (@sec:appendix-derived). */
+size_t echo_pass_values(const struct run_data *d, const char *client, const char *transport,
+                        const char *placement, const char *mode, long floats, double *out,
+                        size_t room)
+{
+    struct echo_view v;
+    size_t n = 0;
+    if (build_view(d, &v) == 0) {
+        const struct echo_point *p = find_point(&v, client, transport, placement, mode, floats);
+        for (long k = 0; p != NULL && k < p->passes && n < room; k++)
+            out[n++] = p->pass_us[k];
+    }
+    free_view(&v);
+    return n;
 }
 
 void summarize_echo(const struct run_data *d, struct store *s)
@@ -390,11 +424,10 @@ void summarize_echo(const struct run_data *d, struct store *s)
         return;
     }
     put_points_and_fits(&v, s);
-    put_pairs(&v, s);
     write_points(&v, s);
     write_table(&v, d, s);
     write_original(d, s);
-    put_count(s, "echo.passes", kv_number(&d->echo_settings, "passes"));
+    put_count(s, "echo.passes", (double)v.passes);
     put_count(s, "echo.warmup", kv_number(&d->echo_settings, "warmup"));
     put_count(s, "echo.reps_small", kv_number(&d->echo_settings, "reps_small"));
     put_count(s, "echo.reps_large", kv_number(&d->echo_settings, "reps_large"));

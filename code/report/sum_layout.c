@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "harness/random.h"
 #include "report/summarize.h"
 
 static int same_cell(const struct layout_row *a, const struct layout_row *b)
@@ -131,26 +132,85 @@ static void layout_table(const struct run_data *d, struct store *s)
     table_close(s, &fig);
 }
 
-/* Per pass, the slowest over the fastest of the cells that match `side` and
- * whose code is shifted (shifted = 1) or aligned (0). */
-static struct estimate spread(const struct run_data *d, const char *side, int shifted)
+enum { LAYOUT_PERMUTATIONS = 10000, LAYOUT_SEED = 11, MAX_CELLS = 64, MAX_PASSES = 64 };
+
+/* The times (logs) of the cells of `side`, shifted (1) or aligned (0): t[pass][cell]. */
+static size_t layout_grid(const struct run_data *d, const char *side, int shifted,
+                          double t[MAX_PASSES][MAX_CELLS], long *n_passes)
 {
-    struct doubles x = {0};
-    for (long p = 1; p <= passes(d); p++) {
-        double lo = INFINITY, hi = 0;
-        for (size_t i = 0; i < d->n_layout; i++) {
-            const struct layout_row *r = &d->layout[i];
-            if (r->pass != p || strcmp(r->side, side) != 0 || isnan(r->code_shift) == shifted)
-                continue;
-            lo = fmin(lo, r->seconds);
-            hi = fmax(hi, r->seconds);
-        }
-        if (hi > 0)
-            doubles_push(&x, hi / lo);
+    const struct layout_row *cells[MAX_CELLS];
+    size_t n = 0;
+    *n_passes = passes(d) < MAX_PASSES ? passes(d) : MAX_PASSES;
+    for (size_t i = 0; i < d->n_layout && n < MAX_CELLS; i++) {
+        const struct layout_row *r = &d->layout[i];
+        if (r->pass == 1 && strcmp(r->side, side) == 0 && isnan(r->code_shift) != shifted)
+            cells[n++] = r;
     }
-    struct estimate e = doubles_estimate(&x);
-    doubles_free(&x);
-    return e;
+    for (long p = 0; p < *n_passes; p++)
+        for (size_t c = 0; c < n; c++)
+            t[p][c] = log(cell_time(d, cells[c], p + 1));
+    return n;
+}
+
+/* Between-cell over within-cell mean squares, with both offsets removed. */
+static double f_ratio(double t[MAX_PASSES][MAX_CELLS], long passes_n, size_t cells)
+{
+    double grand = 0, pass_mean[MAX_PASSES] = {0}, cell_mean[MAX_CELLS] = {0};
+    for (long p = 0; p < passes_n; p++)
+        for (size_t c = 0; c < cells; c++) {
+            grand += t[p][c] / (double)(passes_n * (long)cells);
+            pass_mean[p] += t[p][c] / (double)cells;
+            cell_mean[c] += t[p][c] / (double)passes_n;
+        }
+    double between = 0, within = 0;
+    for (size_t c = 0; c < cells; c++)
+        between += (double)passes_n * (cell_mean[c] - grand) * (cell_mean[c] - grand);
+    for (long p = 0; p < passes_n; p++)
+        for (size_t c = 0; c < cells; c++) {
+            double r = t[p][c] - pass_mean[p] - cell_mean[c] + grand;
+            within += r * r;
+        }
+    double df_between = (double)cells - 1, df_within = (double)(passes_n - 1) * ((double)cells - 1);
+    return within > 0 ? (between / df_between) / (within / df_within) : NAN;
+}
+
+static void layout_test(const struct run_data *d, struct store *s, const char *name,
+                        const char *side, int shifted)
+{
+    static double t[MAX_PASSES][MAX_CELLS], shuffled[MAX_PASSES][MAX_CELLS];
+    char key[KEY_SIZE];
+    long n_passes;
+    size_t cells = layout_grid(d, side, shifted, t, &n_passes);
+    if (cells < 2 || n_passes < 2)
+        return;
+    double observed = f_ratio(t, n_passes, cells), lo = INFINITY, hi = -INFINITY, noise = 0;
+    struct mt19937 mt;
+    size_t order[MAX_CELLS];
+    int as_large = 0;
+    mt19937_seed(&mt, LAYOUT_SEED);
+    for (int k = 0; k < LAYOUT_PERMUTATIONS; k++) {
+        for (long p = 0; p < n_passes; p++) {
+            random_order(&mt, order, cells);
+            for (size_t c = 0; c < cells; c++)
+                shuffled[p][c] = t[p][order[c]];
+        }
+        as_large += f_ratio(shuffled, n_passes, cells) >= observed;
+    }
+    for (size_t c = 0; c < cells; c++) {
+        double mean = 0, sq = 0;
+        for (long p = 0; p < n_passes; p++)
+            mean += t[p][c] / (double)n_passes;
+        for (long p = 0; p < n_passes; p++)
+            sq += (t[p][c] - mean) * (t[p][c] - mean) / (double)(n_passes - 1);
+        lo = fmin(lo, mean), hi = fmax(hi, mean);
+        noise += sqrt(sq) / (double)cells;
+    }
+    put_number(s, keyf(key, "layout.%s.f", name), observed, 2);
+    put_number(s, keyf(key, "layout.%s.p", name), (as_large + 1.0) / (LAYOUT_PERMUTATIONS + 1.0),
+               3);
+    put_number(s, keyf(key, "layout.%s.range_pct", name), (exp(hi - lo) - 1.0) * 100.0, 1);
+    put_number(s, keyf(key, "layout.%s.noise_pct", name), noise * 100.0, 1);
+    put_count(s, keyf(key, "layout.%s.cells", name), (double)cells);
 }
 
 /* Per pass and data layout, side a's time over side b's (aligned code only). */
@@ -173,13 +233,15 @@ static struct estimate sides(const struct run_data *d, const char *a, const char
 void summarize_layout(const struct run_data *d, struct store *s)
 {
     layout_table(d, s);
-    put_estimate(s, "layout.engine_over_in_process", sides(d, "engine", "in_process"), 3);
-    put_estimate(s, "layout.data_spread.in_process", spread(d, "in_process", 0), 3);
-    put_estimate(s, "layout.data_spread.engine", spread(d, "engine", 0), 3);
-    put_estimate(s, "layout.code_spread", spread(d, "engine", 1), 3);
+    put_estimate(s, "layout.engine_over_in_process", sides(d, "engine", "in_process"), 3,
+                 "cells in passes");
+    layout_test(d, s, "data.in_process", "in_process", 0);
+    layout_test(d, s, "data.engine", "engine", 0);
+    layout_test(d, s, "code", "engine", 1);
     put_estimate(s, "layout.tuned_fresh_over_kept",
-                 sides(d, "in_process_tuned_fresh", "in_process_tuned_kept"), 3);
+                 sides(d, "in_process_tuned_fresh", "in_process_tuned_kept"), 3,
+                 "cells in passes");
     put_estimate(s, "layout.tuned_engine_over_kept",
-                 sides(d, "engine_tuned", "in_process_tuned_kept"), 3);
+                 sides(d, "engine_tuned", "in_process_tuned_kept"), 3, "cells in passes");
     put_count(s, "layout.passes", (double)passes(d));
 }

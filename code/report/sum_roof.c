@@ -8,7 +8,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "report/calibrate.h"
 #include "report/summarize.h"
+#include "report/units.h"
 
 static double wma_operations(double n, long w)
 {
@@ -43,7 +45,7 @@ static struct estimate peak(const struct run_data *d, const char *kind, long thr
 /* The fastest kind's median on `threads` threads; its name into *kind. */
 static struct estimate best_peak(const struct run_data *d, long threads, const char **kind)
 {
-    struct estimate best = {0, NAN, NAN, NAN};
+    struct estimate best = {0, NAN, NAN, NAN, 0.0};
     for (size_t i = 0; i < d->n_roof; i++)
         if (d->roof[i].threads == threads) {
             struct estimate e = peak(d, d->roof[i].kind, threads);
@@ -63,25 +65,57 @@ static long most_threads(const struct run_data *d)
     return n;
 }
 
+static double percent_of(const double *m, const void *ctx)
+{
+    (void)ctx;
+    return 100.0 * m[0] / m[1];
+}
+
+/* arch's rate in each unit: its runs' operations over their time, GFLOP/s. */
+static void unit_rates(const struct run_data *d, const char *arch, double operations,
+                       struct doubles *rate)
+{
+    struct unit_view *u;
+    size_t n = arch_units(d, arch, &u);
+    for (size_t i = 0; i < n; i++) {
+        if (!u[i].complete)
+            continue;
+        double seconds = u[i].duet ? (u[i].row[0]->seconds + u[i].row[1]->seconds) / 2.0
+                                   : u[i].row[0]->seconds;
+        doubles_push(rate, operations / seconds * 1e-9);
+    }
+    free(u);
+}
+
+/* The peak's passes on `threads` threads of one kind, GFLOP/s. */
+static void peak_passes(const struct run_data *d, const char *kind, long threads,
+                        struct doubles *x)
+{
+    for (size_t i = 0; i < d->n_roof; i++)
+        if (strcmp(d->roof[i].kind, kind) == 0 && d->roof[i].threads == threads)
+            doubles_push(x, d->roof[i].flops / d->roof[i].seconds * 1e-9);
+}
+
+/* arch's rate, and its share of the peak: a composite of its units and the
+ * peak's passes, the peak no more exact than the rate. */
 static void kernel_rate(const struct run_data *d, struct store *s, struct csv_out *t,
                         struct csv_out *fig, const char *arch, double operations,
-                        struct estimate top, long threads)
+                        struct estimate top, const char *top_kind, long threads)
 {
     char key[KEY_SIZE], buf[200];
-    long n = run_rounds(d);
-    double *sec = seconds_by_round(d, arch, n);
-    struct doubles rate = {0};
-    for (long r = 0; sec != NULL && r < n; r++)
-        doubles_push(&rate, operations / sec[r] * 1e-9);
+    struct doubles rate = {0}, peaks = {0};
+    unit_rates(d, arch, operations, &rate);
+    peak_passes(d, top_kind, threads, &peaks);
     struct estimate e = doubles_estimate(&rate);
-    free(sec);
+    const double *groups[] = {rate.v, peaks.v};
+    size_t n[] = {rate.n, peaks.n};
+    struct estimate f = e.n > 0 ? calibrated_composite(2, groups, n, percent_of, NULL, NULL) : e;
     doubles_free(&rate);
+    doubles_free(&peaks);
     if (e.n == 0)
         return;
-    struct estimate f = {e.n, e.value / top.value * 100.0, e.low / top.value * 100.0,
-                         e.high / top.value * 100.0};
-    put_estimate(s, keyf(key, "roof.%s.gflops", arch), e, 2);
-    put_estimate(s, keyf(key, "roof.%s.fraction_pct", arch), f, 1);
+    put_estimate(s, keyf(key, "roof.%s.gflops", arch), e, 2, unit_name(d, arch));
+    put_estimate(s, keyf(key, "roof.%s.fraction_pct", arch), f, 1, "units and peak passes");
     csv_out_text(t, arch);
     cell_number(t, (double)threads, 0);
     csv_out_text(t, format_estimate(buf, e, 2));
@@ -102,11 +136,11 @@ void summarize_roofline(const struct run_data *d, struct store *s)
     const char *kind_one = "none", *kind_all = "none";
     long all = most_threads(d);
     struct estimate one = best_peak(d, 1, &kind_one), every = best_peak(d, all, &kind_all);
-    put_estimate(s, "roof.peak_one", one, 2);
+    put_estimate(s, "roof.peak_one", one, 2, "passes");
     put_text(s, "roof.peak_one_kind", kind_one);
-    put_estimate(s, "roof.peak_all", every, 2);
+    put_estimate(s, "roof.peak_all", every, 2, "passes");
     put_count(s, "roof.threads_all", (double)all);
-    put_estimate(s, "roof.scalar_one", peak(d, "scalar", 1), 2);
+    put_estimate(s, "roof.scalar_one", peak(d, "scalar", 1), 2, "passes");
     double operations = sweep_operations(d, kv_number(&d->run, "bars"));
     put_number(s, "roof.kernel_gflop", operations * 1e-9, 1);
     put_count(s, "roof.chains", kv_number(&d->roof_settings, "chains"));
@@ -132,7 +166,7 @@ void summarize_roofline(const struct run_data *d, struct store *s)
             struct estimate e = peak(d, kinds[k], th);
             if (e.n == 0)
                 continue;
-            put_estimate(s, keyf(key, "roof.%s.%ld", kinds[k], th), e, 2);
+            put_estimate(s, keyf(key, "roof.%s.%ld", kinds[k], th), e, 2, "passes");
             csv_out_text(&t, keyf(key, "peak, %s", kinds[k]));
             cell_number(&t, (double)th, 0);
             csv_out_text(&t, format_estimate(buf, e, 2));
@@ -146,10 +180,10 @@ void summarize_roofline(const struct run_data *d, struct store *s)
             csv_out_end_row(&peaks);
         }
     table_close(s, &peaks);
-    kernel_rate(d, s, &t, &fig, "in_process", operations, one, 1);
-    kernel_rate(d, s, &t, &fig, "numba_in_process", operations, one, 1);
-    kernel_rate(d, s, &t, &fig, "in_process_tuned_1core", operations, one, 1);
-    kernel_rate(d, s, &t, &fig, "in_process_tuned", operations, every, all);
+    kernel_rate(d, s, &t, &fig, "in_process", operations, one, kind_one, 1);
+    kernel_rate(d, s, &t, &fig, "numba_in_process", operations, one, kind_one, 1);
+    kernel_rate(d, s, &t, &fig, "in_process_tuned_1core", operations, one, kind_one, 1);
+    kernel_rate(d, s, &t, &fig, "in_process_tuned", operations, every, kind_all, all);
     table_close(s, &t);
     table_close(s, &fig);
 }

@@ -70,15 +70,17 @@ static void format_row(const struct run_data *d, struct store *s, struct csv_out
     samples(d, f->language, f->format, encode_op, &enc, &bytes);
     samples(d, f->language, f->format, "decode", &dec, &bytes);
     struct estimate e = doubles_estimate(&enc), x = doubles_estimate(&dec);
-    put_estimate(s, keyf(key, "serial.%s.%s.encode_us", f->language, f->format), e, 1);
+    put_estimate(s, keyf(key, "serial.%s.%s.encode_us", f->language, f->format), e, 1,
+                 "repetitions");
     if (x.n > 0)
-        put_estimate(s, keyf(key, "serial.%s.%s.decode_us", f->language, f->format), x, 1);
+        put_estimate(s, keyf(key, "serial.%s.%s.decode_us", f->language, f->format), x, 1,
+                     "repetitions");
     put_count(s, keyf(key, "serial.%s.%s.bytes", f->language, f->format), bytes);
-    struct estimate over = {0, NAN, NAN, NAN};
+    struct estimate over = {0, NAN, NAN, NAN, 0.0};
     if (f->reference != NULL) {
         over = paired(d, f->language, f->format, "encode", f->reference, "encode");
         put_estimate(s, keyf(key, "serial.%s.%s.over_%s", f->language, f->format, f->reference),
-                     over, 1);
+                     over, 1, "repetitions");
     }
     const char *orig = "";
     for (size_t i = 0; f->original_key != NULL && i < d->n_original; i++)
@@ -131,7 +133,7 @@ void summarize_serialization(const struct run_data *d, struct store *s)
     table_close(s, &t);
     table_close(s, &fig);
     put_estimate(s, "serial.c.raw.over_memcpy", paired(d, "c", "raw", "encode", "memcpy", "copy"),
-                 2);
+                 2, "repetitions");
     put_count(s, "serial.doubles", kv_number(&d->run, "bars"));
     struct estimate json = store_estimate(s, "serial.c.json.encode_us");
     put_number(s, "serial.c.json_chatty_s", json.value * 1e-6 * kv_number(&d->run, "combos"), 2);

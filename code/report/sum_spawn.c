@@ -21,9 +21,10 @@ void summarize_spawn(const struct run_data *d, struct store *s)
             doubles_push(&sweep_faults, r->minor_faults);
         }
     }
-    put_estimate(s, "spawn.echo_ms", doubles_estimate(&echo), 2);
+    put_estimate(s, "spawn.echo_ms", doubles_estimate(&echo), 2, "repetitions");
     put_count(s, "spawn.echo_faults", doubles_estimate(&echo_faults).value);
-    put_estimate(s, "spawn.sweep_overhead_ms", doubles_estimate(&overhead), 2);
+    put_estimate(s, "spawn.sweep_overhead_ms", doubles_estimate(&overhead), 2,
+                 "repetitions");
     put_count(s, "spawn.sweep_faults", doubles_estimate(&sweep_faults).value);
     put_count(s, "spawn.reps", (double)echo.n);
     doubles_free(&echo);

@@ -7,7 +7,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "report/calibrate.h"
 #include "report/summarize.h"
+#include "report/units.h"
 
 void doubles_push(struct doubles *a, double x)
 {
@@ -33,40 +35,41 @@ struct estimate doubles_estimate(const struct doubles *a)
     return estimate_median(a->v, a->n);
 }
 
-long run_rounds(const struct run_data *d)
+struct estimate ratio_to_baseline(const struct run_data *d, const char *arch)
 {
-    long n = 0;
+    double *ratios = NULL;
+    size_t n = 0;
+    arch_unit_ratios(d, arch, &ratios, &n);
+    struct estimate e = estimate_median(ratios, n);
+    free(ratios);
+    return e;
+}
+
+const char *unit_name(const struct run_data *d, const char *arch)
+{
     for (size_t i = 0; i < d->n_runs; i++)
-        if (d->runs[i].round > n)
-            n = d->runs[i].round;
-    return n;
+        if (strcmp(d->runs[i].architecture, arch) == 0 && d->runs[i].round > 0)
+            return strcmp(d->runs[i].pairing, "duet") == 0 ? "couples" : "triples";
+    return "units";
 }
 
-double *seconds_by_round(const struct run_data *d, const char *arch, long n_rounds)
+static double quotient(const double *medians, const void *ctx)
 {
-    double *s = malloc((size_t)(n_rounds > 0 ? n_rounds : 1) * sizeof *s);
-    for (long r = 0; s != NULL && r < n_rounds; r++)
-        s[r] = NAN;
-    for (size_t i = 0; s != NULL && i < d->n_runs; i++) {
-        const struct run_row *row = &d->runs[i];
-        if (strcmp(row->architecture, arch) == 0 && strcmp(row->status, "ok") == 0 &&
-            row->round >= 1 && row->round <= n_rounds)
-            s[row->round - 1] = row->seconds;
-    }
-    return s;
+    (void)ctx;
+    return medians[0] / medians[1];
 }
 
-struct estimate paired_ratio(const struct run_data *d, const char *a, const char *b)
+struct estimate ratio_between(const struct run_data *d, const char *a, const char *b)
 {
-    long n = run_rounds(d);
-    double *x = seconds_by_round(d, a, n), *y = seconds_by_round(d, b, n);
-    struct doubles ratios = {0};
-    for (long r = 0; x != NULL && y != NULL && r < n; r++)
-        doubles_push(&ratios, x[r] / y[r]);            /* NAN where either is missing */
-    struct estimate e = doubles_estimate(&ratios);
-    doubles_free(&ratios);
-    free(x);
-    free(y);
+    double *ra = NULL, *rb = NULL;
+    size_t na = 0, nb = 0;
+    arch_unit_ratios(d, a, &ra, &na);
+    arch_unit_ratios(d, b, &rb, &nb);
+    const double *groups[] = {ra, rb};
+    size_t n[] = {na, nb};
+    struct estimate e = calibrated_composite(2, groups, n, quotient, NULL, NULL);
+    free(ra);
+    free(rb);
     return e;
 }
 

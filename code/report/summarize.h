@@ -15,9 +15,9 @@
 typedef void summarizer(const struct run_data *d, struct store *s);
 
 summarizer summarize_run, summarize_sweep, summarize_architectures, summarize_calls,
-    summarize_echo, summarize_serialization, summarize_spawn, summarize_layout,
+    summarize_echo, summarize_cold, summarize_serialization, summarize_spawn, summarize_layout,
     summarize_roofline, summarize_counts, summarize_robustness, summarize_derived,
-    summarize_claims;
+    summarize_design, summarize_claims;
 
 /* A growable array of doubles. */
 struct doubles {
@@ -28,13 +28,17 @@ void doubles_push(struct doubles *a, double x);
 void doubles_free(struct doubles *a);
 struct estimate doubles_estimate(const struct doubles *a);
 
-/* The rounds of a run: 1 .. n_rounds. */
-long run_rounds(const struct run_data *d);
-/* seconds[r - 1] of arch's successful run in round r, NAN where none; free() it. */
-double *seconds_by_round(const struct run_data *d, const char *arch, long n_rounds);
-/* The median over rounds of a's time over b's in the same round. */
-struct estimate paired_ratio(const struct run_data *d, const char *a, const char *b);
+/* arch's time over in_process's: the median of its units' ratios. */
+struct estimate ratio_to_baseline(const struct run_data *d, const char *arch);
+/* "couples" or "triples": the unit of arch's ratio. */
+const char *unit_name(const struct run_data *d, const char *arch);
+/* a's ratio to the baseline over b's, from both rows' units (a composite). */
+struct estimate ratio_between(const struct run_data *d, const char *a, const char *b);
 /* Whether arch has any successful run. */
 int has_runs(const struct run_data *d, const char *arch);
+/* The pass values (block medians, µs) of one echo point into out; how many. */
+size_t echo_pass_values(const struct run_data *d, const char *client, const char *transport,
+                        const char *placement, const char *mode, long floats, double *out,
+                        size_t room);
 
 #endif

@@ -13,17 +13,20 @@
 
 static summarizer *const SUMMARIZERS[] = {
     summarize_run, summarize_sweep, summarize_architectures, summarize_calls, summarize_echo,
-    summarize_serialization, summarize_spawn, summarize_layout, summarize_roofline,
-    summarize_counts, summarize_robustness, summarize_derived, summarize_claims,
+    summarize_cold, summarize_serialization, summarize_spawn, summarize_layout,
+    summarize_roofline, summarize_counts, summarize_robustness, summarize_derived,
+    summarize_design, summarize_claims,
 };
 
 static void usage(FILE *to)
 {
-    fprintf(to, "usage: ipctax-summary DATA_DIR OUT_DIR [PUBLISHED_OUT_DIR]\n"
+    fprintf(to, "usage: ipctax-summary [--registry DIR] DATA_DIR OUT_DIR [PUBLISHED_OUT_DIR]\n"
                 "Writes OUT_DIR/values.csv, OUT_DIR/tables/*.csv, the figures' files and\n"
-                "OUT_DIR/claims.txt from the run in DATA_DIR. With PUBLISHED_OUT_DIR (the\n"
-                "OUT_DIR of a summary of the published run) it also compares the two runs\n"
-                "(OUT_DIR/tables/compare.csv and OUT_DIR/compare.txt).\n");
+                "OUT_DIR/claims.txt from the run in DATA_DIR, judging the claims registered\n"
+                "in DIR (default paper: claims.csv, claims-registered.csv, deviations.csv,\n"
+                "registration.csv). With PUBLISHED_OUT_DIR (the OUT_DIR of a summary of the\n"
+                "published run) it also compares the two runs (OUT_DIR/tables/compare.csv and\n"
+                "OUT_DIR/compare.txt).\n");
 }
 
 int main(int argc, char **argv)
@@ -31,9 +34,14 @@ int main(int argc, char **argv)
     char err[512];
     struct run_data d;
     struct store s;
+    const char *registry = "paper";
     if (argc == 2 && (strcmp(argv[1], "-h") == 0 || strcmp(argv[1], "--help") == 0)) {
         usage(stdout);
         return 0;
+    }
+    if (argc > 2 && strcmp(argv[1], "--registry") == 0) {
+        registry = argv[2];
+        argc -= 2, argv += 2;
     }
     if (argc != 3 && argc != 4) {
         usage(stderr);
@@ -45,6 +53,7 @@ int main(int argc, char **argv)
     }
     mkdir(argv[2], 0777);
     store_init(&s, argv[2]);
+    s.registry = registry;
     for (size_t i = 0; i < sizeof SUMMARIZERS / sizeof SUMMARIZERS[0]; i++)
         SUMMARIZERS[i](&d, &s);
     if (argc == 4)

@@ -1,0 +1,42 @@
+/*
+ * units.h - the independent units of a run, read back from data/.
+ *
+ * Tangled from paper/93-appendix-units.md.
+ */
+#ifndef IPCTAX_UNITS_H
+#define IPCTAX_UNITS_H
+
+#include <stddef.h>
+
+#include "report/model.h"
+
+struct unit_view {
+    long unit, round;
+    int duet;                          /* a couple of duets; else a triple */
+    const struct run_row *row[2];      /* the row's runs: two in a couple, one in a triple */
+    const struct run_row *base[2];     /* the partners; or the triple's first and last */
+    int complete;                      /* every run there and "ok" */
+    double ratio;                      /* the row's time over the baseline's, NAN if not */
+    double start_s, end_s;             /* from its first run's start to its last run's end */
+};
+
+/* The units of arch, in the order they ran; free() *units. Returns how many. */
+size_t arch_units(const struct run_data *d, const char *arch, struct unit_view **units);
+/* The ratios of arch's complete units into ratios (appended). */
+void arch_unit_ratios(const struct run_data *d, const char *arch, double **ratios, size_t *n);
+
+struct unit_calls {
+    long calls, timed;                 /* calls in the unit's runs, and with the engine's times */
+    double share_pct;                  /* 100 x boundary / round trips, over its timed calls */
+    double boundary_us;                /* the median call's boundary */
+    double compute_us;                 /* the median call's kernel time */
+    double rtt_us;                     /* the median call's round trip */
+    double mean_boundary_us;           /* their average boundary */
+    double process_ms;                 /* a spawned call's process life, median; NAN if none */
+    double faults;                     /* ... and its minor faults */
+};
+
+/* What the calls of u's runs say; 0, or -1 when the unit has no timed call. */
+int unit_calls(const struct run_data *d, const struct unit_view *u, struct unit_calls *out);
+
+#endif
