@@ -553,10 +553,6 @@ class EngineProcess:
         with open(self.log_path, "rb") as f:
             return f.read().decode("utf-8", "replace")
 
-    @property
-    def pid(self):
-        return self.popen.pid if self.popen is not None else None
-
     def stop(self):
         """SIGTERM (the engine removes its socket), SIGKILL after STOP_TIMEOUT."""
         if self.popen is not None:
@@ -570,12 +566,6 @@ class EngineProcess:
             self.popen.stdout.close()
             self.popen = None
         self.folder.cleanup()
-
-    def __enter__(self):
-        return self
-
-    def __exit__(self, *exc):
-        self.stop()
 
 
 class SpawnedEngine:

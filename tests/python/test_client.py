@@ -513,7 +513,7 @@ class AnEngineOfItsOwn(unittest.TestCase):
     def test_start_connects_at_once_and_close_stops_it(self):
         with ipc.Engine.start(support.ENGINE, args=("--kernel", "tuned")) as engine:
             self.assertEqual(engine.echo([1.5]).tolist(), [1.5])       # no retry needed
-            pid, path = engine.process.pid, engine.path
+            pid, path = engine.process.popen.pid, engine.path
             with open(f"/proc/{pid}/cmdline", "rb") as f:
                 command = f.read().split(b"\0")
             self.assertIn(b"--die-with-parent", command)
@@ -528,7 +528,7 @@ class AnEngineOfItsOwn(unittest.TestCase):
         script = (f"import sys; sys.path.insert(0, {str(support.CODE)!r}); "
                   "import ipctax_client as ipc, time; "
                   f"e = ipc.Engine.start({str(support.ENGINE)!r}); "
-                  "print(e.process.pid, e.process.folder.name, flush=True); time.sleep(60)")
+                  "print(e.process.popen.pid, e.process.folder.name, flush=True); time.sleep(60)")
         parent = subprocess.Popen([sys.executable, "-B", "-c", script], stdout=subprocess.PIPE)
         pid, folder = parent.stdout.readline().decode().split()
         parent.kill()
