@@ -25,13 +25,14 @@ PYTHON := /usr/bin/python3
 .PHONY: all help paper test weave figures compare tangle check-tangle measure clean \
         unit-tests check-cff check-spec check-woven check-browser check-sanitize \
         check-valgrind check-packages check-python check-bibtex check-data-readme unused-values \
-        fuzz FORCE
+        fuzz install-python FORCE
 FORCE:
 
 help:
 	@echo "make paper      install what is missing, build, measure, plot, weave site/"
 	@echo "make test       unit tests (also sanitized), valgrind, Python, browser, tangle, citation"
 	@echo "make check-python  the numba kernel, the Python client and worker (tests/python)"
+	@echo "make install-python  copy the Python client where python3 finds it (PREFIX=DIR)"
 	@echo "make weave      re-weave site/ and figures/ from data/ without measuring"
 	@echo "make compare    this build's key figures beside the published run's"
 	@echo "make check-spec the numpy oracle against data/sweep.csv"
@@ -246,6 +247,18 @@ check-python: $(BUILD)/ipctax-engine
 	  if [ $$status = 0 ]; then \
 	    echo "check-python: $$ran, $$verdict$${skipped:+ - $$skipped}"; \
 	  else echo "check-python: FAILED: $$ran, $$verdict (see $(PY_TEST_LOG))"; exit 1; fi
+
+# The Python client, for use outside the tree (README.md). PEP 668 forbids pip
+# into Debian's python3, not a file copied into a site directory that it
+# already searches: the user's own by default, $(PREFIX)/lib/python3.X/dist-packages
+# with PREFIX (on Debian's path for PREFIX=/usr/local; elsewhere add it to
+# PYTHONPATH). One file, not a .pth naming code/python: that folder also holds
+# worker.py and kernel_numba.py, whose names would shadow others' modules.
+PY_VERSION = $(shell $(PYTHON) -c 'import sys; print("%d.%d" % sys.version_info[:2])')
+PY_SITE = $(if $(PREFIX),$(PREFIX)/lib/python$(PY_VERSION)/dist-packages,$(shell $(PYTHON) -m site --user-site))
+install-python:
+	install -D -m 0644 code/python/ipctax_client.py $(PY_SITE)/ipctax_client.py
+	@echo "install-python: $(PY_SITE)/ipctax_client.py (import ipctax_client)"
 
 test: deps-test check-tangle unit-tests check-sanitize check-valgrind check-cff check-python \
       check-browser check-bibtex check-data-readme

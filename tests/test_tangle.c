@@ -37,14 +37,45 @@ static char *read_back(const char *name)
     return buf;
 }
 
-/* Runs the tangler in dir; returns its exit status, stderr in errors.txt. */
+/* Runs the tangler in dir; returns its exit status, stderr in errors.txt.
+ * The CPU limit turns a tangler that never ends into a failed test, not a
+ * hung one (it is far above what any web here needs). */
 static int tangle(const char *args)
 {
     char cmd[1024];
-    snprintf(cmd, sizeof cmd, "cd %s && %s/build/tangle %s 2>errors.txt", dir,
+    snprintf(cmd, sizeof cmd, "cd %s && ulimit -t 60 && %s/build/tangle %s 2>errors.txt", dir,
              getenv("IPCTAX_ROOT") ? getenv("IPCTAX_ROOT") : ".", args);
     int status = system(cmd);
     return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+}
+
+/* Tangles one chapter that must be refused; returns what the tangler said. */
+static const char *refusal_of(const char *chapter)
+{
+    assert_int_equal(tangle(chapter), 1);
+    return read_back("errors.txt");
+}
+
+static int exists(const char *path)
+{
+    struct stat st;
+    return stat(path, &st) == 0;
+}
+
+/* A root over a chain of `levels` chunks, each using the next one `uses`
+ * times; the last holds `leaf`, which may be empty (a block of no lines). */
+static void write_chain(const char *name, int levels, int uses, const char *leaf)
+{
+    static char text[1 << 16];
+    size_t n = snprintf(text, sizeof text, "```{.c file=out/chain.c}\n<<level-1>>\n```\n\n");
+    for (int i = 1; i < levels; i++) {
+        n += snprintf(text + n, sizeof text - n, "```{.c #level-%d}\n", i);
+        for (int k = 0; k < uses; k++)
+            n += snprintf(text + n, sizeof text - n, "<<level-%d>>\n", i + 1);
+        n += snprintf(text + n, sizeof text - n, "```\n\n");
+    }
+    snprintf(text + n, sizeof text - n, "```{.c #level-%d}\n%s```\n", levels, leaf);
+    write_file(name, text);
 }
 
 static int setup(void **state)
@@ -95,10 +126,10 @@ static void refuses_undefined_unused_and_cyclic_chunks(void **state)
         "```{.c #loop-a}\n<<loop-b>>\n```\n"
         "```{.c #loop-b}\n<<loop-a>>\n```\n"
         "```{.c #orphan}\nint orphan;\n```\n");
-    assert_int_equal(tangle("c.md"), 1);
-    const char *errors = read_back("errors.txt");
+    const char *errors = refusal_of("c.md");
     assert_non_null(strstr(errors, "c.md:3: <<missing>> is used here but never defined"));
-    assert_non_null(strstr(errors, "includes itself"));
+    assert_non_null(strstr(errors, "c.md:9: <<loop-a>> includes itself: "
+                                   "<<loop-a>> -> <<loop-b>> -> <<loop-a>>"));
     assert_non_null(strstr(errors, "chunk <<orphan>> is defined but no file uses it"));
     assert_null(read_back("out/z.c"));                 /* nothing written */
 }
@@ -123,6 +154,108 @@ static void stray_files_are_reported(void **state)
     assert_non_null(strstr(read_back("errors.txt"), "gen/left-over.c is not produced"));
 }
 
+static void a_root_is_appended_by_repeating_its_path(void **state)
+{
+    (void)state;
+    write_file("f.md", "```{.c file=out/twice.c}\nint first;\n```\n\n"
+                       "```{.c file=out/twice.c}\nint second;\n```\n");
+    assert_int_equal(tangle("f.md"), 0);
+    assert_string_equal(read_back("out/twice.c"), "int first;\nint second;\n");
+}
+
+/* Issue 22: code/a.c, code//a.c and ./code/a.c were three roots writing
+ * one file, and the last one written silently won. */
+static void one_root_spelled_two_ways_is_refused(void **state)
+{
+    (void)state;
+    write_file("g.md", "```{.c file=out/a.c}\nint a;\n```\n\n"
+                       "```{.c file=out//a.c}\nint b;\n```\n\n"
+                       "```{.c file=./out/a.c}\nint c;\n```\n");
+    const char *errors = refusal_of("g.md");
+    assert_non_null(strstr(errors, "g.md:5: file=out//a.c is out/a.c, which g.md:1 "
+                                   "already writes as file=out/a.c"));
+    assert_non_null(strstr(errors, "g.md:9: file=./out/a.c is out/a.c"));
+    assert_null(read_back("out/a.c"));
+}
+
+/* One spelling that is not the shortest still names its file: it is
+ * written there, and --stray knows it produced it. */
+static void a_root_path_is_normalized(void **state)
+{
+    (void)state;
+    write_file("h.md", "```{.c file=./norm//n.c}\nint n;\n```\n");
+    assert_int_equal(tangle("h.md"), 0);
+    assert_int_equal(tangle("--stray norm h.md"), 0);
+    assert_string_equal(read_back("norm/n.c"), "int n;\n");
+}
+
+/* Issue 22: file=/abs and file=../.. wrote wherever they pointed. */
+static void a_root_outside_the_output_folder_is_refused(void **state)
+{
+    (void)state;
+    char text[1024], outside[300], above[300];
+    snprintf(outside, sizeof outside, "%s/absolute.c", dir);
+    snprintf(above, sizeof above, "%s-above.c", dir);
+    snprintf(text, sizeof text, "```{.c file=%s}\nint abs;\n```\n\n"
+                                "```{.c file=out/../../%s}\nint up;\n```\n",
+             outside, strrchr(above, '/') + 1);
+    write_file("i.md", text);
+    int status = tangle("i.md");
+    int escaped = exists(above);
+    unlink(above);                  /* not left behind when an old tangler wrote it */
+    assert_false(escaped);
+    assert_false(exists(outside));
+    assert_int_equal(status, 1);
+    const char *errors = read_back("errors.txt");
+    assert_non_null(strstr(errors, "i.md:1: file="));
+    assert_non_null(strstr(errors, "is an absolute path"));
+    assert_non_null(strstr(errors, "i.md:5: file=out/../../"));
+    assert_non_null(strstr(errors, "goes up through '..'"));
+}
+
+/* Issue 22: {.c file=} was dropped without a word. */
+static void an_empty_name_is_refused(void **state)
+{
+    (void)state;
+    write_file("j.md", "```{.c file=out/j.c}\nint j;\n```\n\n```{.c file=}\nint lost;\n```\n\n"
+                       "```{.c #}\nint lost_too;\n```\n");
+    const char *errors = refusal_of("j.md");
+    assert_non_null(strstr(errors, "j.md:5: file= names no file"));
+    assert_non_null(strstr(errors, "j.md:9: # names no chunk"));
+}
+
+/* Issue 22: a chunk using the next one twice, 27 levels deep, made 444 MB
+ * out of an 834-byte chapter. 23 doublings of a 7-byte line are 58 MB. */
+static void an_expansion_past_the_size_limit_is_refused(void **state)
+{
+    (void)state;
+    write_chain("k.md", 24, 2, "int x;\n");
+    const char *errors = refusal_of("k.md");
+    assert_non_null(strstr(errors, "k.md:"));
+    assert_non_null(strstr(errors, "out/chain.c passes MAX_ROOT_BYTES"));
+    assert_non_null(strstr(errors, ": in <<level-"));
+    assert_null(strstr(errors, "includes itself"));
+    assert_null(read_back("out/chain.c"));
+    /* references that expand to nothing cost their own text: 2^39 of them
+     * would otherwise run for hours */
+    write_chain("l.md", 40, 2, "");
+    assert_non_null(strstr(refusal_of("l.md"), "passes MAX_ROOT_BYTES"));
+}
+
+/* Issue 22: an acyclic chain deeper than 64 was reported as a cycle. */
+static void depth_is_not_mistaken_for_a_cycle(void **state)
+{
+    (void)state;
+    write_chain("m.md", 60, 1, "int deep;\n");
+    assert_int_equal(tangle("m.md"), 0);
+    assert_string_equal(read_back("out/chain.c"), "int deep;\n");
+    write_chain("n.md", 70, 1, "int too_deep;\n");
+    const char *errors = refusal_of("n.md");
+    assert_non_null(strstr(errors, "n.md:"));
+    assert_non_null(strstr(errors, "<<level-65>> would be nested 65 deep, past MAX_DEPTH (64)"));
+    assert_null(strstr(errors, "includes itself"));
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -131,6 +264,13 @@ int main(void)
         cmocka_unit_test(refuses_undefined_unused_and_cyclic_chunks),
         cmocka_unit_test(line_directives_point_into_the_chapter),
         cmocka_unit_test(stray_files_are_reported),
+        cmocka_unit_test(a_root_is_appended_by_repeating_its_path),
+        cmocka_unit_test(one_root_spelled_two_ways_is_refused),
+        cmocka_unit_test(a_root_path_is_normalized),
+        cmocka_unit_test(a_root_outside_the_output_folder_is_refused),
+        cmocka_unit_test(an_empty_name_is_refused),
+        cmocka_unit_test(an_expansion_past_the_size_limit_is_refused),
+        cmocka_unit_test(depth_is_not_mistaken_for_a_cycle),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }

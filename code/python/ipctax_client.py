@@ -5,15 +5,23 @@ The protocol is that of paper/50-protocol.md and paper/80-stateful.md:
 struct for the headers, ndarray.tobytes() for the arrays on the way out,
 numpy.frombuffer() for the replies.
 
-    from ipctax_client import Engine
-    with Engine("/tmp/ipctax.sock") as engine:    # ipctax-engine --unix /tmp/ipctax.sock
-        pnl, trades = engine.sweep(close, params)
-        print(engine.last_call)                     # what the call cost, phase by phase
+    import ipctax_client as ipc
+    with ipc.Engine.start("build/ipctax-engine") as engine:   # or ipc.Engine(SOCKET_PATH)
+        pnl, trades = engine.sweep(close, ipc.study_grid())    # PnL in percentage points
+        print(engine.last_call)                                 # what the call cost, phase by phase
+
+`make install-python` copies this one file to where Debian's python3 finds
+it (README.md, "Calling the engine from Python").
 """
 import dataclasses
+import math
+import os
+import select
+import shutil
 import socket
-import subprocess
 import struct
+import subprocess
+import tempfile
 import time
 from typing import Optional
 
@@ -34,20 +42,69 @@ REQUEST_HEADER = struct.Struct("<BII")     # [u8 opcode][u32 n_bars][u32 n_combo
 TIMING_TRAILER = struct.Struct("<5Q")      # engine, decode, compute, encode, cpu: ns
 
 
-class EngineError(Exception):
-    """The engine refused a request with an error frame; `message` is its text.
+DEFAULT_MAX_FRAME = 16 * 1024 * 1024   # the engine's default --max-frame: largest request body
+MAX_ERROR_MESSAGE = 4096               # an error frame's longest text; the engine's fit in 512
+DEFAULT_TIMEOUT = 120.0                # seconds waited on the engine at any one time (see text)
+READY_TIMEOUT = 10.0                   # seconds Engine.start waits for the "listening" line
+STOP_TIMEOUT = 10.0                    # seconds an engine of our own gets to stop on SIGTERM
 
-    The engine closes the connection after an error frame, so the Engine that
-    raised this is closed too; open a new one to go on.
+
+PARAM_NAMES = ("h_half", "h_len", "h_sqrt", "t_third", "t_half", "t_len")
+STUDY_COMBOS = 80                      # the study's parameter sets
+GRID_MIN_LENGTH, GRID_MAX_LENGTH = 6, 200
+PNL_UNIT = "percentage points"         # of each trade's entry price, summed, fees paid
+ROUND_TRIP_FEE = 0.09                  # percentage points charged per closed trade
+
+
+def study_grid(n_combos=STUDY_COMBOS, max_length=GRID_MAX_LENGTH):
+    """The study's parameter sets (paper/30-kernel.md): an (n_combos, 6) int64 array.
+
+    Combination k has the length L = 6 + round(k (max_length - 6) / (n_combos - 1)),
+    halves rounded up in integer arithmetic, and the windows of PARAM_NAMES in
+    wire order: L // 2, L, isqrt(L), P // 3, P // 2 and P, for the period
+    P = L // 2, each at least 1. The defaults are the study's 80 lengths over
+    [6, 200]; fewer combinations, or a smaller max_length for a short series,
+    spread the same way.
+    """
+    steps, span = max(n_combos - 1, 1), max_length - GRID_MIN_LENGTH
+    rows = []
+    for k in range(n_combos):
+        length = GRID_MIN_LENGTH + (span * k + steps // 2) // steps
+        period = length // 2
+        rows.append([max(1, length // 2), length, max(1, math.isqrt(length)),
+                     max(1, period // 3), max(1, period // 2), period])
+    return np.array(rows, dtype=np.int64).reshape(n_combos, PARAMS_PER_COMBO)
+
+
+class EngineError(Exception):
+    """The engine refused a request with an error frame.
+
+    `message` is the engine's text, verbatim, and `where` names the engine (its
+    socket path, or the command of a spawned one); str() gives both. The engine
+    closes the connection after an error frame, so the Engine that raised this
+    is closed too; open a new one to go on.
     """
 
-    def __init__(self, message):
-        super().__init__(message)
-        self.message = message
+    def __init__(self, message, where):
+        super().__init__(f"{where}: {message}")
+        self.message, self.where = message, where
 
 
 class ProtocolError(Exception):
-    """A reply that does not fit its request, or a connection that ended early."""
+    """A reply that does not fit its request, a connection that ended early, or
+    bytes nobody asked for. The Engine that raised it is closed, so that it can
+    never take what is left for the answer to its next call."""
+
+
+class EngineTimeout(ProtocolError, TimeoutError):
+    """No reply, or not the rest of one, within the Engine's timeout; closed too."""
+
+
+def _naming(error, what):
+    """An OSError of error's kind, its text led by what it concerned."""
+    if error.errno is None:
+        return type(error)(f"{what}: {error}")
+    return type(error)(error.errno, f"{what}: {error.strerror}")
 
 
 @dataclasses.dataclass
@@ -93,9 +150,18 @@ def as_series(values):
 
 
 def as_params(params):
-    """params as an (n, 6) array of little-endian int64; one set may be given flat."""
-    p = np.asarray(params if params is not None else np.empty((0, PARAMS_PER_COMBO)),
-                   dtype="<i8")
+    """params as an (n, 6) array of little-endian int64; one set may be given flat.
+
+    An array that numpy cannot cast to int64 by its 'safe' rule (floats, uint64)
+    is refused, never truncated.
+    """
+    p = np.asarray(params if params is not None else np.empty((0, PARAMS_PER_COMBO), "<i8"))
+    if p.size > 0 and not np.can_cast(p.dtype, "<i8", casting="safe"):
+        values = p.reshape(-1)
+        fractional = values[~(values == np.trunc(values))] if p.dtype.kind == "f" else ()
+        raise TypeError(f"windows must be integers: {p.dtype} does not cast safely to int64"
+                        + (f" ({fractional[0]} would be truncated)" if len(fractional) else ""))
+    p = p.astype("<i8", copy=False)
     if p.ndim == 1 and p.size == PARAMS_PER_COMBO:
         p = p.reshape(1, PARAMS_PER_COMBO)
     if p.ndim != 2 or p.shape[1] != PARAMS_PER_COMBO:
@@ -136,6 +202,46 @@ def decode_request(body):
     return opcode, close, params.reshape(n_combos, PARAMS_PER_COMBO)
 
 
+def finite_series(series, what="close"):
+    """series (an array from as_series) if every value is finite; ValueError otherwise."""
+    finite = np.isfinite(series)
+    if not finite.all():
+        i = int(np.argmin(finite))
+        raise ValueError(f"{what}[{i}] is {series[i]}: a series to sweep must be finite")
+    return series
+
+
+def check_windows(params, n_bars, what):
+    """ValueError unless every window is in 1..n_bars (n_bars None: at least 1)."""
+    bad = params < 1 if n_bars is None else (params < 1) | (params > n_bars)
+    if bad.any():
+        k, i = np.argwhere(bad)[0]
+        where = "below 1" if n_bars is None else f"outside 1..{what} ({n_bars})"
+        raise ValueError(f"combo {k}, {PARAM_NAMES[i]}: window {params[k, i]} is {where}")
+
+
+def check_size(n_bars, n_combos, max_frame):
+    """ValueError if the request body would be larger than max_frame."""
+    size = REQUEST_HEADER.size + 8 * n_bars + 8 * PARAMS_PER_COMBO * n_combos
+    if size > max_frame:
+        raise ValueError(f"a request body of {size} bytes is larger than max_frame "
+                         f"({max_frame}), the engine's --max-frame; an engine started with "
+                         "a larger one takes it, with max_frame= to match")
+
+
+def checked_request(opcode, close, params, loaded_bars, max_frame):
+    """(close, params) as arrays, after every check a call makes (see the text)."""
+    close, params = as_series(close), as_params(params)
+    check_size(len(close), len(params), max_frame)
+    if opcode in (OP_SWEEP, OP_LOAD):
+        finite_series(close)
+    if opcode == OP_SWEEP:
+        check_windows(params, len(close), "n_bars")
+    elif opcode == OP_SWEEP_LOADED:
+        check_windows(params, loaded_bars, "the loaded n_bars")
+    return close, params
+
+
 def reply_size(opcode, n_bars, n_combos):
     """Bytes of the reply body to a request with these counts, trailer excluded."""
     if opcode in (OP_SWEEP, OP_SWEEP_LOADED):
@@ -145,6 +251,27 @@ def reply_size(opcode, n_bars, n_combos):
     if opcode == OP_LOAD:
         return 0
     return None
+
+
+def expected_reply(opcode, n_bars, n_combos, timing, max_frame):
+    """(size, exact): a reply body is exactly size bytes, or at most size when not exact."""
+    size = reply_size(opcode, n_bars, n_combos)
+    if size is None:
+        return max_frame + TIMING_TRAILER.size, False
+    return size + (TIMING_TRAILER.size if timing else 0), True
+
+
+def checked_length(word, size, exact, where):
+    """The body length a frame's length word announces, if the reply may have it."""
+    n = word & FRAME_LENGTH_MASK
+    if word & ERROR_FRAME_FLAG:
+        if n > MAX_ERROR_MESSAGE:
+            raise ProtocolError(f"{where}: an error frame of {n} bytes, longer than any "
+                                f"the engine writes ({MAX_ERROR_MESSAGE})")
+    elif n > size or (exact and n != size):
+        raise ProtocolError(f"{where}: a reply of {n} bytes to a request whose reply is "
+                            f"{'' if exact else 'at most '}{size}")
+    return n
 
 
 def decode_reply(opcode, body, n_bars, n_combos, timing=False):
@@ -170,35 +297,79 @@ def decode_reply(opcode, body, n_bars, n_combos, timing=False):
     return (pnl, trades), engine
 
 
+def _socket_timeouts(sock, seconds):
+    """SO_RCVTIMEO and SO_SNDTIMEO: the kernel ends any one wait after seconds."""
+    whole = int(seconds)
+    timeval = struct.pack("@ll", whole, max(int((seconds - whole) * 1e6), 0 if whole else 1))
+    sock.setsockopt(socket.SOL_SOCKET, socket.SO_RCVTIMEO, timeval)
+    sock.setsockopt(socket.SOL_SOCKET, socket.SO_SNDTIMEO, timeval)
+
+
 class Engine:
     """A connection to an engine on a Unix socket (ipctax-engine --unix PATH).
 
-    Every call takes timing=True to ask the engine for its own account of the
-    call, and leaves a Call record (client phases, and the engine's timing when
-    asked) in last_call. Use it as a context manager, or call close().
+    Engine(path) connects to a running engine, Engine.start(...) to one of its
+    own. timeout is how long the client waits on the engine at any one time
+    (DEFAULT_TIMEOUT seconds; None waits for ever); max_frame is the engine's
+    --max-frame, which no request may pass. Every call takes timing=True to ask
+    the engine for its own account of the call, and leaves a Call record in
+    last_call. A failed exchange closes the connection. Use it as a context
+    manager, or call close().
     """
 
-    def __init__(self, path, timeout=None):
-        self.path = path
-        self.last_call = None
+    def __init__(self, path, timeout=DEFAULT_TIMEOUT, max_frame=DEFAULT_MAX_FRAME):
+        if not REQUEST_HEADER.size <= max_frame <= FRAME_LENGTH_MASK:
+            raise ValueError(f"max_frame must be in {REQUEST_HEADER.size}..{FRAME_LENGTH_MASK}")
+        if timeout is not None and not timeout > 0:
+            raise ValueError("timeout must be a number of seconds above 0, or None")
+        self.path, self.where = str(path), f"engine at {path}"
+        self.timeout, self.max_frame = timeout, max_frame
+        self.last_call = self.loaded_bars = self.process = None
         self._sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
         try:
-            self._sock.settimeout(timeout)
-            self._sock.connect(path)
-        except BaseException:
+            if timeout is not None:
+                _socket_timeouts(self._sock, timeout)
+            self._sock.connect(self.path)
+        except BaseException as error:
             self._sock.close()
+            if isinstance(error, OSError):
+                raise _naming(error, f"cannot connect to an engine at {self.path}") from None
             raise
+        self._pending = select.poll()
+        self._pending.register(self._sock, select.POLLIN)
+
+    @classmethod
+    def start(cls, engine=None, args=(), timeout=DEFAULT_TIMEOUT, max_frame=None):
+        """An Engine connected to an engine of its own (EngineProcess), which close() stops.
+
+        engine and args are EngineProcess's; max_frame, when given, is passed as
+        --max-frame and is this client's limit too. The process is in .process.
+        """
+        limit = ("--max-frame", str(max_frame)) if max_frame is not None else ()
+        process = EngineProcess(engine, (*limit, *args))
+        try:
+            connection = cls(process.path, timeout, max_frame or DEFAULT_MAX_FRAME)
+        except BaseException:
+            process.stop()
+            raise
+        connection.process = process
+        return connection
 
     def echo(self, values, timing=False):
-        """values back from the engine, verbatim (opcode 1)."""
+        """values back from the engine, verbatim (opcode 1); any doubles, NaN too."""
         return self._call(OP_ECHO, values, None, timing)
 
     def sweep(self, close, params, timing=False):
-        """(pnl, trades) of every parameter set over close (opcode 0)."""
+        """(pnl, trades) of every parameter set over close (opcode 0).
+
+        close must be finite, and params an (n, 6) array of integer windows in
+        1..len(close), such as study_grid(). pnl[k] is combination k's PnL in
+        percentage points (PNL_UNIT), trades[k] the trades it closed.
+        """
         return self._call(OP_SWEEP, close, params, timing)
 
     def load(self, close, timing=False):
-        """Keeps close on this connection for sweep_loaded (opcode 2)."""
+        """Keeps close (finite) on this connection for sweep_loaded (opcode 2)."""
         return self._call(OP_LOAD, close, None, timing)
 
     def sweep_loaded(self, params, timing=False):
@@ -206,41 +377,63 @@ class Engine:
         return self._call(OP_SWEEP_LOADED, None, params, timing)
 
     def request(self, opcode, close=None, params=None, timing=False):
-        """Any opcode, its reply decoded as decode_reply says."""
+        """Any opcode, checked and decoded as the named calls are when it is theirs."""
         return self._call(opcode, close, params, timing)
-
-    def round_trip(self, frame):
-        """Sends frame exactly as given; returns the reply body, unchecked."""
-        self._send(frame)
-        return self._receive()
 
     def _call(self, opcode, close, params, timing):
         self.last_call = None
-        t0 = time.perf_counter_ns()
-        close, params = as_series(close), as_params(params)
-        frame = request_frame(opcode, close, params, timing)
-        t1 = time.perf_counter_ns()
-        self._send(frame)
-        t2 = time.perf_counter_ns()
-        body = self._receive()
-        t3 = time.perf_counter_ns()
+        close, params = checked_request(opcode, close, params, self.loaded_bars, self.max_frame)
+        size, exact = expected_reply(opcode, len(close), len(params), timing, self.max_frame)
+        try:
+            self._check_in_step()
+            t0 = time.perf_counter_ns()
+            frame = request_frame(opcode, close, params, timing)
+            t1 = time.perf_counter_ns()
+            self._send(frame)
+            t2 = time.perf_counter_ns()
+            body = self._receive(size, exact)
+            t3 = time.perf_counter_ns()
+        except BaseException as error:
+            self._raise_broken(error)
         result, engine = decode_reply(opcode, body, len(close), len(params), timing)
         t4 = time.perf_counter_ns()
+        if opcode == OP_LOAD:
+            self.loaded_bars = len(close)
         self.last_call = Call(t4 - t0, t1 - t0, t2 - t1, t3 - t2, t4 - t3, engine=engine)
         return result
 
-    def _send(self, frame):
-        if self._sock is None:
-            raise ProtocolError("this connection is closed")
-        self._sock.sendall(frame)
+    def round_trip(self, frame):
+        """Sends frame exactly as given, unchecked; returns the reply body."""
+        self.loaded_bars = None
+        try:
+            self._check_in_step()
+            self._send(frame)
+            return self._receive(self.max_frame + TIMING_TRAILER.size, exact=False)
+        except BaseException as error:
+            self._raise_broken(error)
 
-    def _receive(self):
+    def _send(self, frame):
+        try:
+            self._sock.sendall(frame)
+        except (BrokenPipeError, ConnectionResetError) as broken:
+            try:
+                self._receive(0)         # raises the engine's EngineError, if it said why
+            except (ProtocolError, OSError):
+                pass
+            raise ProtocolError(f"{self.where}: the engine closed the connection before it had "
+                                f"the whole request ({broken.strerror}) and said nothing") from None
+
+    def _receive(self, size, exact=True):
         (word,) = LENGTH_WORD.unpack(self._read_exactly(LENGTH_WORD.size))
+        n = checked_length(word, size, exact, self.where)
         if word & ERROR_FRAME_FLAG:
-            message = self._read_exactly(word & FRAME_LENGTH_MASK).decode("utf-8", "replace")
-            self.close()
-            raise EngineError(message)
-        return self._read_exactly(word)
+            self._raise_error_frame(n)
+        return self._read_exactly(n)
+
+    def _raise_error_frame(self, n):
+        message = self._read_exactly(n).decode("utf-8", "replace")
+        self._disconnect()
+        raise EngineError(message, self.where)
 
     def _read_exactly(self, n):
         buf = bytearray(n)
@@ -248,12 +441,46 @@ class Engine:
         while got < n:
             k = self._sock.recv_into(view[got:])
             if k == 0:
-                self.close()
-                raise ProtocolError(f"the engine closed the connection after {got} of {n} bytes")
+                raise ProtocolError(f"{self.where}: the engine closed the connection after "
+                                    f"{got} of {n} bytes")
             got += k
         return buf
 
+    def _check_in_step(self):
+        if self._sock is None:
+            raise ProtocolError(f"{self.where}: this connection is closed")
+        if not self._pending.poll(0):
+            return
+        if self._sock.recv(1, socket.MSG_PEEK) == b"":
+            raise ProtocolError(f"{self.where}: the engine has closed this connection "
+                                "(idle past its --idle-timeout?)")
+        (word,) = LENGTH_WORD.unpack(self._read_exactly(LENGTH_WORD.size))
+        if word & ERROR_FRAME_FLAG:             # "engine busy", said as it accepted us
+            self._raise_error_frame(checked_length(word, 0, False, self.where))
+        raise ProtocolError(f"{self.where}: the engine sent a frame that no request asked for")
+
+    def _raise_broken(self, error):
+        """Closes the connection and raises error, as a ProtocolError if it is an OSError."""
+        self._disconnect()
+        if isinstance(error, (socket.timeout, BlockingIOError)):
+            raise EngineTimeout(f"{self.where}: no answer within {self.timeout} s; "
+                                "the connection is closed") from None
+        if isinstance(error, OSError):
+            raise ProtocolError(f"{self.where}: {error}; the connection is closed") from error
+        raise error
+
+    @property
+    def closed(self):
+        return self._sock is None
+
     def close(self):
+        """Closes the connection, and stops the engine if this Engine started it."""
+        self._disconnect()
+        if self.process is not None:
+            self.process.stop()
+            self.process = None
+
+    def _disconnect(self):
         if self._sock is not None:
             self._sock.close()
             self._sock = None
@@ -265,16 +492,94 @@ class Engine:
         self.close()
 
 
+class EngineProcess:
+    """An ipctax-engine of this process's own, on a socket in a new temporary folder.
+
+    engine is the binary (default $IPCTAX_ENGINE, else ipctax-engine on PATH),
+    args more options, e.g. ("--kernel", "tuned"). The engine runs with
+    --die-with-parent, and the constructor returns once it has said it is
+    listening, so that a connection made right after cannot fail. Its stderr
+    goes to log_path. stop() ends it and removes the folder.
+    """
+
+    def __init__(self, engine=None, args=()):
+        binary = engine or os.environ.get("IPCTAX_ENGINE") or shutil.which("ipctax-engine")
+        if not binary:
+            raise FileNotFoundError("no engine to start: give the path of ipctax-engine, "
+                                    "or set IPCTAX_ENGINE")
+        self.folder = tempfile.TemporaryDirectory(prefix="ipctax-engine-")
+        self.path = os.path.join(self.folder.name, "engine.sock")
+        self.log_path = os.path.join(self.folder.name, "engine.log")
+        self.command = [str(binary), "--unix", self.path, "--die-with-parent", *map(str, args)]
+        self.popen = None
+        try:
+            with open(self.log_path, "wb") as log:
+                self.popen = subprocess.Popen(self.command, stdin=subprocess.DEVNULL,
+                                              stdout=subprocess.PIPE, stderr=log)
+            self._wait_until_listening()
+        except BaseException:
+            self.stop()
+            raise
+
+    def _wait_until_listening(self):
+        expected = f"listening unix:{self.path}\n".encode()
+        line, ended, deadline = b"", False, time.monotonic() + READY_TIMEOUT
+        stdout = self.popen.stdout.fileno()
+        while len(line) < len(expected) and not line.endswith(b"\n") and not ended:
+            left = deadline - time.monotonic()
+            if left <= 0 or not select.select([stdout], [], [], left)[0]:
+                break
+            chunk = os.read(stdout, len(expected) - len(line))
+            line, ended = line + chunk, not chunk
+        if line != expected:
+            raise RuntimeError(f"{' '.join(self.command)} did not start: "
+                               + self._why_not(line, ended))
+
+    def _why_not(self, line, ended):
+        """What went wrong; a standard output that ended is an exit on its way."""
+        try:
+            status = self.popen.wait(STOP_TIMEOUT) if ended else self.popen.poll()
+        except subprocess.TimeoutExpired:
+            status = None
+        log = self.log().strip()
+        if status is not None:
+            return f"it exited with status {status}" + (f": {log}" if log else "")
+        if line:
+            return f"it said {line!r}, not 'listening unix:...'"
+        return f"no 'listening' line within {READY_TIMEOUT} s"
+
+    def log(self):
+        """What the engine has written to its stderr so far."""
+        with open(self.log_path, "rb") as f:
+            return f.read().decode("utf-8", "replace")
+
+    def stop(self):
+        """SIGTERM (the engine removes its socket), SIGKILL after STOP_TIMEOUT."""
+        if self.popen is not None:
+            if self.popen.poll() is None:
+                self.popen.terminate()
+                try:
+                    self.popen.wait(STOP_TIMEOUT)
+                except subprocess.TimeoutExpired:
+                    self.popen.kill()
+                    self.popen.wait()
+            self.popen.stdout.close()
+            self.popen = None
+        self.folder.cleanup()
+
+
 class SpawnedEngine:
     """One engine process per call: ipctax-engine --stdin, the original's spawn_stdin.
 
-    The same echo, sweep and request as Engine (a process that exits after
-    one request keeps no state, so there is no load); last_call adds spawn_ns.
+    The same echo, sweep, request and round_trip as Engine, with the same checks
+    (a process that exits after one request keeps no state, so there is no
+    load); last_call adds spawn_ns.
     """
 
-    def __init__(self, engine_path, args=()):
+    def __init__(self, engine_path, args=(), max_frame=DEFAULT_MAX_FRAME):
         self.command = [str(engine_path), "--stdin", *args]
-        self.last_call = None
+        self.where = f"engine {engine_path} --stdin"
+        self.max_frame, self.last_call = max_frame, None
 
     def echo(self, values, timing=False):
         return self._call(OP_ECHO, values, None, timing)
@@ -285,12 +590,30 @@ class SpawnedEngine:
     def request(self, opcode, close=None, params=None, timing=False):
         return self._call(opcode, close, params, timing)
 
+    def round_trip(self, frame):
+        """Sends frame exactly as given to a new process; returns the reply body."""
+        size = self.max_frame + TIMING_TRAILER.size
+        reply, status, _ = self._run(frame, size)
+        return self._unframe(reply, status, size, False)
+
     def _call(self, opcode, close, params, timing):
         self.last_call = None
+        close, params = checked_request(opcode, close, params, None, self.max_frame)
+        size, exact = expected_reply(opcode, len(close), len(params), timing, self.max_frame)
         t0 = time.perf_counter_ns()
-        close, params = as_series(close), as_params(params)
         frame = request_frame(opcode, close, params, timing)
         t1 = time.perf_counter_ns()
+        reply, status, t2 = self._run(frame, size)
+        t3 = time.perf_counter_ns()
+        body = self._unframe(reply, status, size, exact)
+        result, engine = decode_reply(opcode, body, len(close), len(params), timing)
+        t4 = time.perf_counter_ns()
+        self.last_call = Call(t4 - t0, t1 - t0, t2 - t1, t3 - t2, t4 - t3,
+                              spawn_ns=t3 - t1, engine=engine)
+        return result
+
+    def _run(self, frame, size):
+        """(what the process wrote, its exit status, when its stdin was written)."""
         proc = subprocess.Popen(self.command, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
                                 bufsize=0)
         try:
@@ -305,35 +628,42 @@ class SpawnedEngine:
                     proc.stdin.close()
                 except BrokenPipeError:
                     pass
-            t2 = time.perf_counter_ns()
-            reply = proc.stdout.read()
+            written = time.perf_counter_ns()
+            reply = self._read_reply(proc, LENGTH_WORD.size + max(size, MAX_ERROR_MESSAGE))
             status = proc.wait()
         finally:
             if proc.poll() is None:
                 proc.kill()
                 proc.wait()
             proc.stdout.close()
-        t3 = time.perf_counter_ns()
-        body = self._unframe(reply, status)
-        result, engine = decode_reply(opcode, body, len(close), len(params), timing)
-        t4 = time.perf_counter_ns()
-        self.last_call = Call(t4 - t0, t1 - t0, t2 - t1, t3 - t2, t4 - t3,
-                              spawn_ns=t3 - t1, engine=engine)
-        return result
+        return reply, status, written
 
     @staticmethod
-    def _unframe(reply, status):
+    def _read_reply(proc, most):
+        """What the process writes, up to most bytes; more, and it is killed."""
+        buf = bytearray(most + 1)
+        view, got = memoryview(buf), 0
+        while got <= most:
+            k = proc.stdout.readinto(view[got:])
+            if not k:
+                break
+            got += k
+        if got > most:
+            proc.kill()
+        return view[:got]
+
+    def _unframe(self, reply, status, size, exact):
         if len(reply) < LENGTH_WORD.size:
-            raise ProtocolError(f"the engine exited with status {status} after writing "
+            raise ProtocolError(f"{self.where} exited with status {status} after writing "
                                 f"{len(reply)} bytes")
         (word,) = LENGTH_WORD.unpack_from(reply)
+        n = checked_length(word, size, exact, self.where)
         if word & ERROR_FRAME_FLAG:
-            n = word & FRAME_LENGTH_MASK
-            raise EngineError(reply[4:4 + n].decode("utf-8", "replace"))
-        if len(reply) != LENGTH_WORD.size + word or status != 0:
-            raise ProtocolError(f"the engine wrote {len(reply)} bytes for a {word}-byte reply "
+            raise EngineError(bytes(reply[4:4 + n]).decode("utf-8", "replace"), self.where)
+        if len(reply) != LENGTH_WORD.size + n or status != 0:
+            raise ProtocolError(f"{self.where} wrote {len(reply)} bytes for a {n}-byte reply "
                                 f"and exited with status {status}")
-        return memoryview(reply)[LENGTH_WORD.size:]
+        return reply[LENGTH_WORD.size:]
 
 
 def engine_times_calls(path):

@@ -14,8 +14,16 @@
 #include <string.h>
 #include <sys/stat.h>
 
-/* A reference nested deeper than this is a cycle the stack check missed. */
+/* Deepest nesting of references. This book nests a few levels; 64 leaves
+ * room for any book and keeps the recursive expansion's C stack small.
+ * Deeper is refused as too deep: cycles are found by the chain of names. */
 enum { MAX_DEPTH = 64 };
+
+/* Most text one root's expansion may pass through: 16 MiB. The largest
+ * file this book tangles is 31 KB; one five hundred times larger is not
+ * written by hand but multiplied by a chunk used more than once at many
+ * levels, and stopping there keeps the tool within a few tens of MB. */
+enum { MAX_ROOT_BYTES = 16 * 1024 * 1024 };
 
 struct piece {
     const char *chapter;   /* the chapter (paper/NN-name.md) it is in */
@@ -27,10 +35,10 @@ struct piece {
 struct chunk {
     char *name;            /* "#name" without '#', or the file path of a root */
     int is_root;           /* 1 when the block said file=... */
+    char *spelling;        /* a root's path as its first block wrote it */
     struct piece *pieces;
     int n_pieces;
     int reached;           /* set while expanding roots: some file uses it */
-    int expanding;         /* set while this chunk is on the expansion stack */
 };
 
 struct web {
@@ -140,32 +148,106 @@ static int fence_closing(const char *line, char fence_char, int fence_len)
             return 0;
     return 1;
 }
-/* Copy the value of the `#name` or `file=` attribute of a fence line. */
+/* The `#name` or `file=` attribute of a fence line: 1 with *name a copy of
+ * its value, 0 for a block only shown, -1 for an attribute that names
+ * nothing (`file=` or `#` alone; *is_root says which). */
 static int block_target(const char *line, char **name, int *is_root)
 {
     const char *open = strchr(line, '{');
     const char *close = open ? strchr(open, '}') : NULL;
-    if (open == NULL || close == NULL)
-        return 0;
     *name = NULL;
     *is_root = 0;
+    if (open == NULL || close == NULL)
+        return 0;
     for (const char *p = open + 1; p < close;) {
         while (p < close && (*p == ' ' || *p == '\t'))
             p++;
         const char *end = p;
         while (end < close && *end != ' ' && *end != '\t')
             end++;
-        if (*p == '#' && end > p + 1 && *name == NULL) {
-            *name = xstrndup(p + 1, end - p - 1);
-        } else if (strncmp(p, "file=", 5) == 0 && end > p + 5) {
-            free(*name);
-            *name = xstrndup(p + 5, end - p - 5);
+        if (strncmp(p, "file=", 5) == 0) {
+            free(*name);     /* a root is named by its file, whatever its id */
+            *name = end > p + 5 ? xstrndup(p + 5, end - p - 5) : NULL;
             *is_root = 1;
-            break;           /* a root is named by its file, whatever its id */
+            return *name != NULL ? 1 : -1;
+        }
+        if (*p == '#' && *name == NULL) {
+            if (end == p + 1)
+                return -1;
+            *name = xstrndup(p + 1, end - p - 1);
         }
         p = end;
     }
     return *name != NULL;
+}
+/* A root's path in its one spelling, or NULL (reported) when it would leave
+ * the output folder or names no file. */
+static char *normal_path(struct web *web, const char *chapter, int line_no, const char *path)
+{
+    const char *refusal = path[0] == '/' ? "is an absolute path"
+                        : path[strlen(path) - 1] == '/' ? "names a folder" : NULL;
+    char *out = xrealloc(NULL, strlen(path) + 1);
+    size_t len = 0;
+    for (const char *p = path; *p != '\0' && refusal == NULL;) {
+        size_t n = strcspn(p, "/");
+        if (n == 2 && p[0] == '.' && p[1] == '.') {
+            refusal = "goes up through '..'";
+        } else if (n > 0 && !(n == 1 && p[0] == '.')) {
+            if (len > 0)
+                out[len++] = '/';
+            memcpy(out + len, p, n);
+            len += n;
+        }
+        p += n + (p[n] == '/');
+    }
+    out[len] = '\0';
+    if (refusal == NULL && len == 0)
+        refusal = "names no file";
+    if (refusal == NULL)
+        return out;
+    report(web, chapter, line_no, "file=%s %s; a root must be a file inside the output folder",
+           path, refusal);
+    free(out);
+    return NULL;
+}
+/* The root a block's file= names, or NULL (reported) when the path is
+ * refused or spells a root already defined in another way. */
+static struct chunk *root_chunk(struct web *web, const char *chapter, int line_no,
+                                const char *spelling)
+{
+    char *path = normal_path(web, chapter, line_no, spelling);
+    if (path == NULL)
+        return NULL;
+    struct chunk *c = find_chunk(web, path, 1);
+    if (c == NULL) {
+        c = find_or_add_chunk(web, path, 1);
+        c->spelling = xstrndup(spelling, strlen(spelling));
+    } else if (strcmp(c->spelling, spelling) != 0) {
+        report(web, chapter, line_no, "file=%s is %s, which %s:%d already writes as file=%s; "
+               "spell a root one way (repeating it appends)", spelling, path,
+               c->pieces[0].chapter, c->pieces[0].first_line - 1, c->spelling);
+        c = NULL;
+    }
+    free(path);
+    return c;
+}
+
+/* The piece a block's lines go to: NULL for a block only shown, and for
+ * one whose attribute is refused (reported at its fence, line_no). */
+static struct piece *open_block(struct web *web, const char *chapter, int line_no,
+                                const char *line)
+{
+    char *name;
+    int is_root;
+    int found = block_target(line, &name, &is_root);
+    if (found < 0)
+        report(web, chapter, line_no, "%s", is_root ? "file= names no file" : "# names no chunk");
+    if (found <= 0)
+        return NULL;
+    struct chunk *c = is_root ? root_chunk(web, chapter, line_no, name)
+                              : find_or_add_chunk(web, name, 0);
+    free(name);
+    return c != NULL ? add_piece(c, chapter, line_no + 1) : NULL;
 }
 static char *read_file(const char *path, size_t *len);
 
@@ -192,15 +274,8 @@ static void read_chapter(struct web *web, const char *chapter)
 
         if (!in_fence) {
             if (fence_opening(line, &fence_char, &fence_len)) {
-                char *name;
-                int is_root;
                 in_fence = 1;
-                piece = NULL;
-                if (block_target(line, &name, &is_root)) {
-                    piece = add_piece(find_or_add_chunk(web, name, is_root),
-                                      chapter, line_no + 1);
-                    free(name);
-                }
+                piece = open_block(web, chapter, line_no, line);
             }
         } else if (fence_closing(line, fence_char, fence_len)) {
             in_fence = 0;
@@ -284,6 +359,10 @@ struct expansion {
     struct web *web;
     struct text out;
     int line_directives;
+    struct chunk *chain[MAX_DEPTH + 1];  /* the root, then each chunk inside it */
+    int depth;                           /* chunks on the chain */
+    size_t size;                         /* bytes of the lines passed so far */
+    int too_large;                       /* past MAX_ROOT_BYTES: stop */
 };
 
 static void mark_origin(struct expansion *x, const struct piece *p, int line_index)
@@ -295,42 +374,89 @@ static void mark_origin(struct expansion *x, const struct piece *p, int line_ind
              p->first_line + line_index, p->chapter);
     append_str(&x->out, directive);
 }
-static void expand(struct expansion *x, struct chunk *c, const char *indent, int depth)
+/* Counts line j of p against MAX_ROOT_BYTES; 1 (reported once) when past. */
+static int past_the_size_limit(struct expansion *x, const struct chunk *c,
+                               const struct piece *p, int j, const char *indent)
+{
+    x->size += strlen(indent) + strlen(p->lines[j]) + 1;
+    if (x->size <= MAX_ROOT_BYTES)
+        return 0;
+    if (!x->too_large)
+        report(x->web, p->chapter, p->first_line + j,
+               "in <<%s>>: expanding %s passes MAX_ROOT_BYTES (%d) here; is a chunk used "
+               "more than once at many levels?", c->name, x->chain[0]->name, MAX_ROOT_BYTES);
+    x->too_large = 1;
+    return 1;
+}
+/* Where c is on the chain of chunks being expanded, or -1. */
+static int chain_index(const struct expansion *x, const struct chunk *c)
+{
+    for (int k = 0; k < x->depth; k++)
+        if (x->chain[k] == c)
+            return k;
+    return -1;
+}
+
+static void report_cycle(struct expansion *x, int start, const struct piece *p, int j)
+{
+    struct text loop = {NULL, 0, 0};
+    for (int k = start; k < x->depth; k++) {
+        append_str(&loop, "<<");
+        append_str(&loop, x->chain[k]->name);
+        append_str(&loop, ">> -> ");
+    }
+    report(x->web, p->chapter, p->first_line + j, "<<%s>> includes itself: %s<<%s>>",
+           x->chain[start]->name, loop.data, x->chain[start]->name);
+    free(loop.data);
+}
+static void expand(struct expansion *x, struct chunk *c, const char *indent);
+
+/* One line of a piece: copied, or the reference on it expanded. */
+static void expand_line(struct expansion *x, const struct chunk *c, const struct piece *p,
+                        int j, const char *indent)
+{
+    char *name;
+    if (past_the_size_limit(x, c, p, j, indent))
+        return;
+    int ref_indent = reference_on_line(p->lines[j], &name);
+    if (ref_indent < 0) {
+        if (p->lines[j][0] != '\0')
+            append_str(&x->out, indent);
+        append_str(&x->out, p->lines[j]);
+        append_str(&x->out, "\n");
+        return;
+    }
+    struct chunk *child = find_chunk(x->web, name, 0);
+    if (child == NULL) {
+        report(x->web, p->chapter, p->first_line + j,
+               "<<%s>> is used here but never defined", name);
+    } else if (chain_index(x, child) >= 0) {
+        report_cycle(x, chain_index(x, child), p, j);
+    } else if (x->depth > MAX_DEPTH) {
+        report(x->web, p->chapter, p->first_line + j,
+               "<<%s>> would be nested %d deep, past MAX_DEPTH (%d): a chain this long, "
+               "though not a cycle, is refused", name, x->depth, MAX_DEPTH);
+    } else {
+        char *deeper = xrealloc(NULL, strlen(indent) + ref_indent + 1);
+        strcpy(deeper, indent);
+        strncat(deeper, p->lines[j], ref_indent);
+        expand(x, child, deeper);
+        free(deeper);
+    }
+    free(name);
+    mark_origin(x, p, j + 1);
+}
+
+static void expand(struct expansion *x, struct chunk *c, const char *indent)
 {
     c->reached = 1;
-    c->expanding = 1;
-    for (int i = 0; i < c->n_pieces; i++) {
-        const struct piece *p = &c->pieces[i];
-        mark_origin(x, p, 0);
-        for (int j = 0; j < p->n_lines; j++) {
-            char *name;
-            int ref_indent = reference_on_line(p->lines[j], &name);
-            if (ref_indent < 0) {
-                if (p->lines[j][0] != '\0')
-                    append_str(&x->out, indent);
-                append_str(&x->out, p->lines[j]);
-                append_str(&x->out, "\n");
-                continue;
-            }
-            struct chunk *child = find_chunk(x->web, name, 0);
-            if (child == NULL) {
-                report(x->web, p->chapter, p->first_line + j,
-                       "<<%s>> is used here but never defined", name);
-            } else if (child->expanding || depth >= MAX_DEPTH) {
-                report(x->web, p->chapter, p->first_line + j,
-                       "<<%s>> includes itself (a cycle through <<%s>>)", name, c->name);
-            } else {
-                char *deeper = xrealloc(NULL, strlen(indent) + ref_indent + 1);
-                strcpy(deeper, indent);
-                strncat(deeper, p->lines[j], ref_indent);
-                expand(x, child, deeper, depth + 1);
-                free(deeper);
-            }
-            free(name);
-            mark_origin(x, p, j + 1);
-        }
+    x->chain[x->depth++] = c;
+    for (int i = 0; i < c->n_pieces && !x->too_large; i++) {
+        mark_origin(x, &c->pieces[i], 0);
+        for (int j = 0; j < c->pieces[i].n_lines && !x->too_large; j++)
+            expand_line(x, c, &c->pieces[i], j, indent);
     }
-    c->expanding = 0;
+    x->depth--;
 }
 
 static int make_parents(const char *path)
@@ -454,13 +580,13 @@ int main(int argc, char **argv)
 
     struct text *files = xrealloc(NULL, (web.n_chunks + 1) * sizeof *files);
     for (int c = 0; c < web.n_chunks; c++) {
-        struct expansion x = {&web, {NULL, 0, 0}, 0};
+        struct expansion x = {.web = &web};
         if (!web.chunks[c].is_root)
             continue;
         x.line_directives = line_directives &&
             (ends_with(web.chunks[c].name, ".c") || ends_with(web.chunks[c].name, ".h"));
         append(&x.out, "", 0);
-        expand(&x, &web.chunks[c], "", 0);
+        expand(&x, &web.chunks[c], "");
         files[c] = x.out;
     }
     for (int c = 0; c < web.n_chunks; c++) {

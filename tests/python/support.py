@@ -1,19 +1,17 @@
 """support.py - what the Python tests share: paths, an engine on a temporary
-socket, a fake engine that times its calls, crafted series, the study's data.
+socket, fake engines (one that times its calls, one that plays a test's
+crafted replies), crafted series, the study's data.
 
 Not a test module itself (unittest discovers test_*.py only).
 """
 import csv
 import hashlib
-import math
 import os
 import socket
 import struct
-import subprocess
 import sys
 import tempfile
 import threading
-import time
 from pathlib import Path
 
 import numpy as np
@@ -27,7 +25,7 @@ for p in (CODE, ROOT / "tests" / "reference"):
 import ipctax_client as ipc  # noqa: E402
 
 ENGINE = Path(os.environ.get("IPCTAX_ENGINE", ROOT / "build" / "ipctax-engine"))
-PARAM_NAMES = ("h_half", "h_len", "h_sqrt", "t_third", "t_half", "t_len")
+PARAM_NAMES = ipc.PARAM_NAMES
 
 
 def require_engine():
@@ -36,62 +34,47 @@ def require_engine():
         raise RuntimeError(f"{ENGINE} is missing: run `make build/ipctax-engine` first")
 
 
-class EngineProcess:
-    """ipctax-engine --unix on a socket in a fresh temporary folder."""
+class EngineProcess(ipc.EngineProcess):
+    """The engine under test on a socket in a fresh temporary folder, started by
+    the client's own launcher (ready once it has said it is listening)."""
 
     def __init__(self, *args):
-        self.dir = tempfile.TemporaryDirectory(prefix="ipctax-py-")
-        self.path = os.path.join(self.dir.name, "engine.sock")
-        self.log = open(os.path.join(self.dir.name, "engine.log"), "w+")
-        self.proc = subprocess.Popen([str(ENGINE), "--unix", self.path, *args],
-                                     stdout=subprocess.DEVNULL, stderr=self.log)
-        deadline = time.monotonic() + 10
-        while True:
-            try:
-                with socket.socket(socket.AF_UNIX) as s:
-                    s.connect(self.path)
-                break
-            except OSError:
-                if self.proc.poll() is not None or time.monotonic() > deadline:
-                    raise RuntimeError(f"the engine did not start: {self.stderr()}")
-                time.sleep(0.02)
-
-    def stderr(self):
-        self.log.flush()
-        self.log.seek(0)
-        return self.log.read()
-
-    def stop(self):
-        if self.proc.poll() is None:
-            self.proc.terminate()
-            try:
-                self.proc.wait(10)
-            except subprocess.TimeoutExpired:
-                self.proc.kill()
-                self.proc.wait()
-        self.log.close()
-        self.dir.cleanup()
+        require_engine()
+        super().__init__(ENGINE, args)
 
 
-# --- a fake engine that honours the timing bit --------------------------------
+# --- fake engines ---------------------------------------------------------------
 
-FAKE_TRAILER = (1_000_001, 2_002, 3_000_003, 4_004, 5_000_005)
+def read_exactly(conn, n):
+    """n bytes from conn, or None if it ends first."""
+    data = b""
+    while len(data) < n:
+        chunk = conn.recv(n - len(data))
+        if not chunk:
+            return None
+        data += chunk
+    return data
 
 
-class FakeEngine:
-    """A thread serving the wire protocol on a Unix socket, computing nothing.
+def read_frame(conn):
+    """The body of the next frame on conn, or None at its end."""
+    header = read_exactly(conn, 4)
+    return None if header is None else read_exactly(conn, struct.unpack("<I", header)[0])
 
-    Sweeps answer pnl = k + 0.25 and trades = 10 k for combination k; echo
-    answers the series; load answers nothing. A request with the timing bit
-    gets FAKE_TRAILER after the body, unless `mode` says otherwise:
-    "short" sends a trailer one byte short, "refuse" answers a timed request
-    with an error frame (an engine without the bit), "ignore" leaves the
-    trailer out (an engine that ignores the bit).
-    """
 
-    def __init__(self, mode="honour"):
-        self.mode = mode
-        self.opcodes = []
+def frame(body):
+    return struct.pack("<I", len(body)) + body
+
+
+def error_frame(text):
+    message = text.encode()
+    return struct.pack("<I", 0x80000000 | len(message)) + message
+
+
+class FakeServer:
+    """A Unix socket served by a thread; converse(conn) plays each connection."""
+
+    def __init__(self):
         self.dir = tempfile.TemporaryDirectory(prefix="ipctax-fake-")
         self.path = os.path.join(self.dir.name, "fake.sock")
         self.listener = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
@@ -111,32 +94,63 @@ class FakeEngine:
     def _converse(self, conn):
         with conn:
             try:
-                while self._answer(conn):
-                    pass
+                self.converse(conn)
             except (OSError, struct.error):
                 pass
 
-    @staticmethod
-    def _read(conn, n):
-        data = b""
-        while len(data) < n:
-            chunk = conn.recv(n - len(data))
-            if not chunk:
-                return None
-            data += chunk
-        return data
+    def stop(self):
+        self.listener.close()
+        self.dir.cleanup()
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.stop()
+
+
+class ScriptedEngine(FakeServer):
+    """A fake engine that plays script(conn) on each connection: the replies a
+    real engine never sends (a 2 GiB length word, a frame cut short, a frame
+    nobody asked for), crafted by a test."""
+
+    def __init__(self, script):
+        self.converse = script
+        super().__init__()
+
+
+FAKE_TRAILER = (1_000_001, 2_002, 3_000_003, 4_004, 5_000_005)
+
+
+class FakeEngine(FakeServer):
+    """A thread serving the wire protocol on a Unix socket, computing nothing.
+
+    Sweeps answer pnl = k + 0.25 and trades = 10 k for combination k; echo
+    answers the series; load answers nothing. A request with the timing bit
+    gets FAKE_TRAILER after the body, unless `mode` says otherwise:
+    "short" sends a trailer one byte short, "refuse" answers a timed request
+    with an error frame (an engine without the bit), "ignore" leaves the
+    trailer out (an engine that ignores the bit).
+    """
+
+    def __init__(self, mode="honour"):
+        self.mode = mode
+        self.opcodes = []
+        super().__init__()
+
+    def converse(self, conn):
+        while self._answer(conn):
+            pass
 
     def _answer(self, conn):
-        header = self._read(conn, 4)
-        if header is None:
+        body = read_frame(conn)
+        if body is None:
             return False
-        body = self._read(conn, struct.unpack("<I", header)[0])
         opcode, n_bars, n_combos = struct.unpack_from("<BII", body)
         self.opcodes.append(opcode)
         timed, op = opcode & 0x80, opcode & 0x7F
         if timed and self.mode == "refuse":
-            message = f"unknown opcode {opcode} (opcodes are 0 to 6)".encode()
-            conn.sendall(struct.pack("<I", 0x80000000 | len(message)) + message)
+            conn.sendall(error_frame(f"unknown opcode {opcode} (opcodes are 0 to 6)"))
             return False
         if op == ipc.OP_ECHO:
             reply = body[9:9 + 8 * n_bars]
@@ -149,12 +163,8 @@ class FakeEngine:
             reply += struct.pack("<5Q", *FAKE_TRAILER)
         elif timed and self.mode == "short":
             reply += struct.pack("<5Q", *FAKE_TRAILER)[:-1]
-        conn.sendall(struct.pack("<I", len(reply)) + reply)
+        conn.sendall(frame(reply))
         return True
-
-    def stop(self):
-        self.listener.close()
-        self.dir.cleanup()
 
 
 # --- series -------------------------------------------------------------------
@@ -164,16 +174,9 @@ def random_walk(n, seed, sigma=0.002):
     return 100.0 * np.exp(np.cumsum(rng.standard_normal(n) * sigma))
 
 
-def grid(n_combos, max_length=200):
+def grid(n_combos, max_length=ipc.GRID_MAX_LENGTH):
     """The specification's grid (paper/30-kernel.md), for lengths up to max_length."""
-    rows = []
-    for k in range(n_combos):
-        steps = max(n_combos - 1, 1)
-        length = 6 + ((max_length - 6) * k + steps // 2) // steps if n_combos > 1 else 6
-        period = length // 2
-        rows.append([max(1, length // 2), length, max(1, math.isqrt(length)),
-                     max(1, period // 3), max(1, period // 2), period])
-    return np.array(rows, dtype=np.int64)
+    return ipc.study_grid(n_combos, max_length)
 
 
 def crafted_cases():
