@@ -269,7 +269,7 @@ test: deps-test check-tangle unit-tests check-sanitize check-valgrind check-cff 
 # re-derives every combination from it; only when everything succeeded do
 # the files replace data/, so a failed or interrupted run loses nothing.
 ifdef QUICK
-BENCH_ARGS ?= --bars 20000 --rounds 3 --scale 0.1
+BENCH_ARGS ?= --bars 20000 --rounds 6 --scale 0.1
 else
 BENCH_ARGS ?=
 endif
