@@ -256,13 +256,27 @@ static void a_huge_number_is_refused_with_its_place(void **state)
         {"counts.csv", "204832185", "1e46", "line 2", "value"},
         {"echo_settings.csv", "passes,2", "passes,1e46", "line 3", "passes"},
         {"roofline_settings.csv", "chains,12", "chains,1e46", "line 2", "chains"},
-        {"load.csv", "seconds,4.3", "seconds,1e46", "line 3", "seconds"},
+        {"load.csv", "seconds,4.3", "seconds,1e+46", "line 3", "seconds"},
+        {"valgrind.csv", "socket.errors,0", "socket.errors,nan", "line 3", "socket.errors"},
         {"calls.csv", "2500,40\nbatch_unix,2", "1e46,40\nbatch_unix,2", "line 2",
          "request_bytes"},
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++)
         REFUSED(fixture_with(cases[i].file, cases[i].from, cases[i].to), cases[i].file,
                 cases[i].line, cases[i].column);
+}
+
+/* An undeclared value is a number only as the writer writes numbers: a
+ * commit that strtod would read as 8e12345 (infinite) stays a text. */
+static void a_commit_that_reads_as_a_number_is_a_text(void **state)
+{
+    (void)state;
+    struct run_data d;
+    char err[512] = "";
+    const char *dir = fixture_with("fuzz.csv", "0905064", "8e12345");
+    if (run_data_load(&d, dir, err, sizeof err) != 0)
+        fail_msg("refused: %s", err);
+    run_data_free(&d);
 }
 
 /* End to end: ipctax-summary stops with the message and exit 1, not a signal. */
@@ -579,6 +593,7 @@ int main(void)
         T(the_fixture_loads),
         T(the_fixture_summarizes),
         T(a_huge_number_is_refused_with_its_place),
+        T(a_commit_that_reads_as_a_number_is_a_text),
         T(the_summary_names_a_huge_number_and_exits_1),
         T(formatting_holds_at_every_double),
         T(a_truncated_sweep_is_refused),

@@ -343,11 +343,29 @@ static const struct data_column KV_COLUMNS[] = {
 };
 static const struct data_column ANY_NUMBER = KEY("a number", NUM, -MAX_COUNT, MAX_COUNT);
 
-static int reads_as_number(const char *text)
+/* -?D+(.D+)?(e[+-]D+)?: what %d, %.Nf and %.17g write. */
+static int written_as_a_number(const char *s)
+{
+    size_t n;
+    s += *s == '-';
+    if ((n = strspn(s, "0123456789")) == 0)
+        return 0;
+    s += n;
+    if (*s == '.' && (n = strspn(s + 1, "0123456789")) > 0)
+        s += 1 + n;
+    if ((*s == 'e' || *s == 'E') && (s[1] == '+' || s[1] == '-') &&
+        (n = strspn(s + 2, "0123456789")) > 0)
+        s += 2 + n;
+    return *s == '\0';
+}
+
+static int taken_for_a_number(const char *text)
 {
     char *end;
     (void)strtod(text, &end);
-    return end != text && *end == '\0';
+    if (end == text || *end != '\0')
+        return 0;
+    return strpbrk(text, "nNiI") != NULL || written_as_a_number(text);   /* nan, inf */
 }
 
 static const struct data_column *declared(const struct data_file *file, const char *key)
@@ -375,7 +393,7 @@ static int load_key_values(const struct loaded_file *f, struct run_data *d, char
             return data_error(err, err_size, "%s has no key %s", f->path, f->file->columns[k].name);
     for (size_t r = 0; r < kv->n; r++) {
         const struct data_column *c = declared(f->file, kv->rows[r].key);
-        if (c == NULL && reads_as_number(kv->rows[r].value))
+        if (c == NULL && taken_for_a_number(kv->rows[r].value))
             c = &ANY_NUMBER;
         if (c != NULL && parse_field(c, kv->rows[r].value, NULL, why, sizeof why) != 0)
             return refuse_at(err, err_size, f, r, "key", kv->rows[r].key, why);
