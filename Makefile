@@ -265,29 +265,37 @@ test: deps-test check-tangle unit-tests check-sanitize check-valgrind check-cff 
 	@echo "test: every check passed"
 
 # --- Measure -----------------------------------------------------------------
-# The harness writes a whole run into a staging folder; the numpy oracle
-# re-derives every combination from it; only when everything succeeded do
-# the files replace data/, so a failed or interrupted run loses nothing.
+# The harness writes a whole run into a staging folder, and the load test,
+# valgrind and the numpy oracle add their files to it; their raw key-value
+# output goes beside it, not into it. Then `ipctax-summary --install` carries
+# over data/'s files that are not of a run (README.md, original.csv,
+# fuzz.csv), writes the run's manifest, checks the staged folder exactly as
+# the weave will read it, and only then exchanges it with data/ in one rename
+# (paper/90-appendix-report.md, "The manifest"): a failed or interrupted run
+# leaves data/ as it was, and data/ is never a mixture of two runs. The
+# previous data/ is kept in build/data.previous.
 ifdef QUICK
 BENCH_ARGS ?= --bars 20000 --rounds 6 --scale 0.1
 else
 BENCH_ARGS ?=
 endif
 STAGE := $(BUILD)/run
+STAGE_KV := $(BUILD)/run-kv
 
 measure: all $(BUILD)/tests/test_load $(BUILD)/tests/drive_engine
-	@rm -rf $(STAGE) && mkdir -p $(STAGE)
+	@rm -rf $(STAGE) $(STAGE_KV) && mkdir -p $(STAGE) $(STAGE_KV)
 	$(BUILD)/ipctax-bench --out $(STAGE) $(BENCH_ARGS)
-	IPCTAX_ROOT=$(CURDIR) IPCTAX_LOAD_OUT=$(STAGE)/load.kv $(BUILD)/tests/test_load
-	$(BUILD)/ipctax-record $(STAGE)/load.csv < $(STAGE)/load.kv
-	VALGRIND_OUT=$(STAGE)/valgrind.kv tests/check_valgrind.sh $(BUILD)/ipctax-engine \
+	IPCTAX_ROOT=$(CURDIR) IPCTAX_LOAD_OUT=$(STAGE_KV)/load.kv $(BUILD)/tests/test_load
+	$(BUILD)/ipctax-record $(STAGE)/load.csv < $(STAGE_KV)/load.kv
+	VALGRIND_OUT=$(STAGE_KV)/valgrind.kv tests/check_valgrind.sh $(BUILD)/ipctax-engine \
 	  $(BUILD)/tests/drive_engine $(BUILD)/valgrind
-	$(BUILD)/ipctax-record $(STAGE)/valgrind.csv < $(STAGE)/valgrind.kv
+	$(BUILD)/ipctax-record $(STAGE)/valgrind.csv < $(STAGE_KV)/valgrind.kv
 	$(PYTHON) tests/reference/spec_numpy.py $(STAGE)/sweep.csv \
-	  "$$(awk -F, '$$1=="bars"{print $$2}' $(STAGE)/run.csv)" $(STAGE)/oracle.kv
-	$(BUILD)/ipctax-record $(STAGE)/oracle.csv < $(STAGE)/oracle.kv
-	@for f in $(STAGE)/*.csv; do mv -f $$f data/; done
-	@echo "measure: data/ replaced by the run in $(STAGE)"
+	  "$$(awk -F, '$$1=="bars"{print $$2}' $(STAGE)/run.csv)" $(STAGE_KV)/oracle.kv
+	$(BUILD)/ipctax-record $(STAGE)/oracle.csv < $(STAGE_KV)/oracle.kv
+	$(BUILD)/ipctax-summary --install $(STAGE) data
+	@rm -rf $(BUILD)/data.previous $(STAGE_KV) && mv $(STAGE) $(BUILD)/data.previous
+	@echo "measure: data/ replaced, whole, by the run just made (the previous one is in $(BUILD)/data.previous)"
 
 check-spec:
 	$(PYTHON) tests/reference/spec_numpy.py data/sweep.csv \

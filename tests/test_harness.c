@@ -135,7 +135,7 @@ static void csv_reader_rejects_ragged_rows(void **state)
     struct csv_table t;
     char err[256];
     assert_int_equal(csv_table_load(path, &t, err, sizeof err), -1);
-    assert_non_null(strstr(err, "row 3"));
+    assert_non_null(strstr(err, "line 3"));
     unlink(path);
     assert_int_equal(csv_table_load(path, &t, err, sizeof err), -1);   /* missing file */
 }

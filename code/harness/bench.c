@@ -1,5 +1,5 @@
 /*
- * bench.c - ipctax-bench: runs every architecture and measurement, writes data/.
+ * bench.c - ipctax-bench: runs every architecture and measurement, writes a run.
  *
  * Tangled from paper/40-harness.md.
  */
@@ -44,7 +44,7 @@ struct bench_config {
 
 static const struct bench_config DEFAULT_CONFIG = {
     .n_bars = DEFAULT_BARS, .n_combos = DEFAULT_COMBOS, .seed = DEFAULT_SEED,
-    .limits = SCHEDULE_DEFAULT_LIMITS, .out_dir = "data", .scale = 1.0,
+    .limits = SCHEDULE_DEFAULT_LIMITS, .out_dir = "build/run", .scale = 1.0,
 };
 
 static void usage(FILE *to)
@@ -67,7 +67,8 @@ static void usage(FILE *to)
         "  --arch LIST     comma-separated architectures (default: all; see --list)\n"
         "  --measure LIST  comma-separated measurements (default: all; 'none')\n"
         "  --scale X       multiply the measurements' repetitions, 0.01..100 (default 1)\n"
-        "  --out DIR       where the CSV files go (default data); checked first\n"
+        "  --out DIR       where the CSV files go (default build/run, never data/:\n"
+        "                  see make measure); checked first\n"
         "  --engine PATH   the engine (default: ipctax-engine beside this program)\n"
         "  --python PATH   the Python with numpy and numba (default /usr/bin/python3)\n"
         "  --list          the architectures and measurements, then exit\n"

@@ -5,6 +5,7 @@
  */
 #include <csv.h>
 #include <errno.h>
+#include <nettle/sha2.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -13,11 +14,27 @@
 
 struct load_state {
     struct csv_table *t;
-    size_t cells_cap;
+    size_t cells_cap, lines_cap;
     size_t fields_in_row;
     size_t rows_seen;          /* including the header */
+    size_t line;               /* the line being parsed, from 1 */
+    size_t row_line;           /* the line the current row began on */
     char error[256];
 };
+
+/* Makes room in *array (*cap elements of `size` bytes) for element `used`; 0 or -1. */
+static int grow(void **array, size_t *cap, size_t used, size_t size)
+{
+    if (used < *cap)
+        return 0;
+    size_t n = *cap ? 2 * *cap : 64;
+    void *bigger = realloc(*array, n * size);
+    if (bigger == NULL)
+        return -1;
+    *array = bigger;
+    *cap = n;
+    return 0;
+}
 
 static void on_field(void *field, size_t len, void *data)
 {
@@ -25,24 +42,16 @@ static void on_field(void *field, size_t len, void *data)
     struct csv_table *t = st->t;
     if (st->error[0] != '\0')
         return;
-    size_t used = t->n_cells;
+    if (st->fields_in_row == 0)
+        st->row_line = st->line;
     if (st->rows_seen > 0 && st->fields_in_row >= t->n_cols) {
-        snprintf(st->error, sizeof st->error, "row %zu has more fields than the header",
-                 st->rows_seen + 1);
+        snprintf(st->error, sizeof st->error, "line %zu has more fields than the header",
+                 st->row_line);
         return;
     }
-    if (used + 1 > st->cells_cap) {
-        size_t cap = st->cells_cap ? 2 * st->cells_cap : 64;
-        char **cells = realloc(t->cells, cap * sizeof *cells);
-        if (cells == NULL) {
-            snprintf(st->error, sizeof st->error, "out of memory");
-            return;
-        }
-        t->cells = cells;
-        st->cells_cap = cap;
-    }
     char *copy = malloc(len + 1);
-    if (copy == NULL) {
+    if (copy == NULL || grow((void **)&t->cells, &st->cells_cap, t->n_cells, sizeof *t->cells)) {
+        free(copy);
         snprintf(st->error, sizeof st->error, "out of memory");
         return;
     }
@@ -50,27 +59,44 @@ static void on_field(void *field, size_t len, void *data)
     copy[len] = '\0';
     t->cells[t->n_cells++] = copy;
     st->fields_in_row++;
+    for (size_t i = 0; i < len; i++)           /* a quoted field may span lines */
+        st->line += copy[i] == '\n';
 }
 
 static void on_row_end(int terminator, void *data)
 {
     struct load_state *st = data;
-    (void)terminator;
-    if (st->error[0] != '\0')
-        return;
+    struct csv_table *t = st->t;
+    if (terminator == '\n')
+        st->line++;
+    if (st->error[0] != '\0' || st->fields_in_row == 0)
+        return;                                 /* only a line end, or a blank line */
     if (st->rows_seen == 0)
-        st->t->n_cols = st->fields_in_row;
-    else if (st->fields_in_row != st->t->n_cols)
-        snprintf(st->error, sizeof st->error, "row %zu has %zu fields, the header %zu",
-                 st->rows_seen + 1, st->fields_in_row, st->t->n_cols);
+        t->n_cols = st->fields_in_row;
+    else if (st->fields_in_row != t->n_cols)
+        snprintf(st->error, sizeof st->error, "line %zu has %zu fields, the header %zu",
+                 st->row_line, st->fields_in_row, t->n_cols);
+    else if (grow((void **)&t->lines, &st->lines_cap, st->rows_seen - 1, sizeof *t->lines))
+        snprintf(st->error, sizeof st->error, "out of memory");
+    else
+        t->lines[st->rows_seen - 1] = st->row_line;
     st->rows_seen++;
     st->fields_in_row = 0;
+}
+
+static void hex_digest(struct sha256_ctx *sha, char hex[65])
+{
+    uint8_t digest[SHA256_DIGEST_SIZE];
+    sha256_digest(sha, sizeof digest, digest);
+    for (size_t i = 0; i < sizeof digest; i++)
+        snprintf(hex + 2 * i, 3, "%02x", digest[i]);
 }
 
 int csv_table_load(const char *path, struct csv_table *t, char *err, size_t err_size)
 {
     struct csv_parser parser;
-    struct load_state st = {.t = t};
+    struct load_state st = {.t = t, .line = 1};
+    struct sha256_ctx sha;
     char buf[65536];
     memset(t, 0, sizeof *t);
     FILE *f = fopen(path, "rb");
@@ -78,11 +104,16 @@ int csv_table_load(const char *path, struct csv_table *t, char *err, size_t err_
         snprintf(err, err_size, "%s: %s", path, strerror(errno));
         return -1;
     }
-    csv_init(&parser, CSV_STRICT | CSV_STRICT_FINI);
+    sha256_init(&sha);
+    csv_init(&parser, CSV_STRICT | CSV_STRICT_FINI | CSV_REPALL_NL);
     size_t n;
-    while (st.error[0] == '\0' && (n = fread(buf, 1, sizeof buf, f)) > 0)
+    while (st.error[0] == '\0' && (n = fread(buf, 1, sizeof buf, f)) > 0) {
+        sha256_update(&sha, n, (const uint8_t *)buf);
         if (csv_parse(&parser, buf, n, on_field, on_row_end, &st) != n)
             snprintf(st.error, sizeof st.error, "%s", csv_strerror(csv_error(&parser)));
+    }
+    if (st.error[0] == '\0' && ferror(f))
+        snprintf(st.error, sizeof st.error, "cannot read it: %s", strerror(errno));
     if (st.error[0] == '\0' && csv_fini(&parser, on_field, on_row_end, &st) != 0)
         snprintf(st.error, sizeof st.error, "%s", csv_strerror(csv_error(&parser)));
     csv_free(&parser);
@@ -95,6 +126,7 @@ int csv_table_load(const char *path, struct csv_table *t, char *err, size_t err_
         return -1;
     }
     t->n_rows = st.rows_seen - 1;
+    hex_digest(&sha, t->sha256);
     return 0;
 }
 
@@ -103,6 +135,7 @@ void csv_table_free(struct csv_table *t)
     for (size_t i = 0; i < t->n_cells; i++)
         free(t->cells[i]);
     free(t->cells);
+    free(t->lines);
     memset(t, 0, sizeof *t);
 }
 
@@ -117,4 +150,9 @@ int csv_table_column(const struct csv_table *t, const char *name)
 const char *csv_table_cell(const struct csv_table *t, size_t row, int col)
 {
     return t->cells[(row + 1) * t->n_cols + (size_t)col];
+}
+
+size_t csv_table_line(const struct csv_table *t, size_t row)
+{
+    return t->lines[row];
 }

@@ -13,6 +13,8 @@ struct csv_table {
     size_t n_rows;             /* data rows, not counting the header */
     char **cells;              /* (n_rows + 1) * n_cols strings; row 0 is the header */
     size_t n_cells;            /* strings allocated, which is what is freed */
+    size_t *lines;             /* lines[r]: the line data row r starts on (the header's is 1) */
+    char sha256[65];           /* of the file's bytes, in lower-case hex */
 };
 
 /* Returns 0, or -1 with a message in err. */
@@ -23,5 +25,7 @@ void csv_table_free(struct csv_table *t);
 int csv_table_column(const struct csv_table *t, const char *name);
 /* Field of data row `row` (0-based) in column `col`. */
 const char *csv_table_cell(const struct csv_table *t, size_t row, int col);
+/* The line of the file that data row `row` starts on. */
+size_t csv_table_line(const struct csv_table *t, size_t row);
 
 #endif

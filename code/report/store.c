@@ -12,6 +12,10 @@
 
 #include "report/store.h"
 
+/* Enough for any double printed with %.*f and MAX_DECIMALS, grouped. */
+enum { MAX_DECIMALS = 17, PLAIN_SIZE = 400, GROUPED_SIZE = 520 };
+
+/* out holds GROUPED_SIZE bytes: a third more than plain, which holds PLAIN_SIZE. */
 static void group_thousands(const char *plain, char *out)
 {
     const char *digits = plain + (plain[0] == '-');
@@ -28,15 +32,20 @@ static void group_thousands(const char *plain, char *out)
 
 const char *format_fixed(char *buf, double x, int decimals)
 {
-    char plain[64];
+    char plain[PLAIN_SIZE], grouped[GROUPED_SIZE];
+    decimals = decimals < 0 ? 0 : decimals > MAX_DECIMALS ? MAX_DECIMALS : decimals;
     if (!isfinite(x)) {
-        snprintf(buf, 64, "%s", isnan(x) ? "n/a" : x > 0 ? "inf" : "-inf");
+        snprintf(buf, FIXED_SIZE, "%s", isnan(x) ? "n/a" : x > 0 ? "inf" : "-inf");
         return buf;
     }
     snprintf(plain, sizeof plain, "%.*f", decimals, x);
     if (strspn(plain, "-0.") == strlen(plain) && plain[0] == '-')
         memmove(plain, plain + 1, strlen(plain));        /* no "-0.00" */
-    group_thousands(plain, buf);
+    group_thousands(plain, grouped);
+    if (strlen(grouped) < FIXED_SIZE)
+        memcpy(buf, grouped, strlen(grouped) + 1);
+    else
+        snprintf(buf, FIXED_SIZE, "%.*e", decimals < 3 ? 3 : decimals, x);
     return buf;
 }
 

@@ -49,7 +49,10 @@ double store_number(const struct store *s, const char *key);
 /* An estimate put under key (n = 0 if none). */
 struct estimate store_estimate(const struct store *s, const char *key);
 
-/* Formats x with `decimals` decimals and grouped thousands into buf (>= 64 bytes). */
+/* Formats x with `decimals` decimals (0 to 17) and grouped thousands into buf,
+ * which holds FIXED_SIZE bytes; a number too long for that is printed as
+ * 1.23e+46. Any double fits. */
+enum { FIXED_SIZE = 64 };
 const char *format_fixed(char *buf, double x, int decimals);
 /* "value [low, high]" into buf (>= 200 bytes). */
 const char *format_estimate(char *buf, struct estimate e, int decimals);

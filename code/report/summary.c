@@ -9,6 +9,7 @@
 #include <sys/stat.h>
 
 #include "report/compare.h"
+#include "report/manifest.h"
 #include "report/summarize.h"
 
 static summarizer *const SUMMARIZERS[] = {
@@ -21,17 +22,70 @@ static summarizer *const SUMMARIZERS[] = {
 static void usage(FILE *to)
 {
     fprintf(to, "usage: ipctax-summary [--registry DIR] DATA_DIR OUT_DIR [PUBLISHED_OUT_DIR]\n"
+                "       ipctax-summary --check DATA_DIR\n"
+                "       ipctax-summary --manifest DIR\n"
+                "       ipctax-summary --install STAGE_DIR DATA_DIR\n"
                 "Writes OUT_DIR/values.csv, OUT_DIR/tables/*.csv, the figures' files and\n"
                 "OUT_DIR/claims.txt from the run in DATA_DIR, judging the claims registered\n"
                 "in DIR (default paper: claims.csv, claims-registered.csv, deviations.csv,\n"
                 "registration.csv). With PUBLISHED_OUT_DIR (the OUT_DIR of a summary of the\n"
                 "published run) it also compares the two runs (OUT_DIR/tables/compare.csv and\n"
-                "OUT_DIR/compare.txt).\n");
+                "OUT_DIR/compare.txt).\n"
+                "--check loads and checks DATA_DIR as the summary would; --manifest writes\n"
+                "DIR/manifest.csv for the run's files in DIR; --install checks the run in\n"
+                "STAGE_DIR and exchanges it with DATA_DIR in one step (see data/README.md).\n"
+                "Exits 0; 1 if the data is refused or anything fails; 2 on bad usage.\n");
+}
+
+static int check_folder(const char *dir, char *err, size_t err_size)
+{
+    struct run_data d;
+    if (run_data_load(&d, dir, err, err_size) != 0)
+        return -1;
+    run_data_free(&d);
+    return 0;
+}
+
+/* --check, --manifest or --install; the exit status. */
+static int data_folder_command(int argc, char **argv)
+{
+    static const struct {
+        const char *name;
+        int folders;
+    } COMMANDS[] = {{"--check", 1}, {"--manifest", 1}, {"--install", 2}};
+    char err[1024], done[8400];
+    size_t c = 0;
+    while (c < 3 && strcmp(argv[1], COMMANDS[c].name) != 0)
+        c++;
+    if (c == 3 || argc - 2 != COMMANDS[c].folders) {
+        if (c == 3)
+            fprintf(stderr, "ipctax-summary: no option %s (see --help)\n", argv[1]);
+        else
+            fprintf(stderr, "ipctax-summary: %s takes %d folder(s), not %d (see --help)\n",
+                    argv[1], COMMANDS[c].folders, argc - 2);
+        return 2;
+    }
+    int status = c == 0   ? check_folder(argv[2], err, sizeof err)
+                 : c == 1 ? manifest_write(argv[2], err, sizeof err)
+                          : run_install(argv[2], argv[3], err, sizeof err);
+    if (status != 0) {
+        fprintf(stderr, "ipctax-summary: %s\n", err);
+        return 1;
+    }
+    if (c == 0)
+        snprintf(done, sizeof done, "%s is a complete run and its files agree", argv[2]);
+    else if (c == 1)
+        snprintf(done, sizeof done, "wrote %s/manifest.csv", argv[2]);
+    else
+        snprintf(done, sizeof done, "%s is now %s; the previous %s is in %s", argv[2], argv[3],
+                 argv[3], argv[2]);
+    printf("ipctax-summary: %s\n", done);
+    return 0;
 }
 
 int main(int argc, char **argv)
 {
-    char err[512];
+    char err[1024];
     struct run_data d;
     struct store s;
     const char *registry = "paper";
@@ -43,6 +97,8 @@ int main(int argc, char **argv)
         registry = argv[2];
         argc -= 2, argv += 2;
     }
+    if (argc >= 2 && argv[1][0] == '-')
+        return data_folder_command(argc, argv);
     if (argc != 3 && argc != 4) {
         usage(stderr);
         return 2;

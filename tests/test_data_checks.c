@@ -1,0 +1,615 @@
+/*
+ * test_data_checks.c - the report refuses a data folder it cannot trust:
+ * numbers out of their range or not finite, files that disagree with each
+ * other (a truncated sweep, duplicated rows, a round missing), header-only
+ * files, and files of another run than the manifest's; and its formatting
+ * holds at every double. The bench's own output does not go to data/.
+ *
+ * Every case starts from one small, complete, hand-made run (FIXTURE below)
+ * that loads, and changes one thing in it. The fixture's manifest is
+ * written here, by nettle directly, not by the code under test; a changed
+ * file gets a new manifest entry unless the case is about the manifest, so
+ * that each case reaches the check it is about.
+ */
+#include <float.h>
+#include <math.h>
+#include <nettle/sha2.h>
+
+#include "testengine.h"
+#include "report/model.h"
+#include "report/store.h"
+
+/* ---- The fixture: a run of 2 architectures x 2 rounds, 2 combinations --- */
+
+struct fixture_file {
+    const char *name;
+    const char *text;
+};
+
+/* Files that are not of a run: kept across runs, outside the manifest. */
+static const char *const NOT_OF_THE_RUN[] = {"original.csv", "fuzz.csv"};
+
+static const struct fixture_file FIXTURE[] = {
+    {"run.csv", "key,value\nbars,300\ncombos,2\nseed,42\n"
+                "series_sha256,0000000000000000000000000000000000000000000000000000000000000000\n"
+                "scale,1\nbudget_s,600\ntarget,0.01\nmin_rounds,2\nmax_rounds,2\nrounds,2\n"
+                "stop_reason,max_rounds\nrounds_seconds,1.5\n"},
+    {"machine.csv", "key,value\ncpu,test processor\ncores,2\ndate,2026-12-01T00:00:00Z\n"
+                    "date_epoch,1796083200\ncommit,abc1234\n"},
+    {"oracle.csv", "key,value\nbars,300\ncombos,2\nidentical,2\nnumpy,1.24.2\n"},
+    {"load.csv", "key,value\nworkers,16\nseconds,4.3\n"},
+    {"valgrind.csv", "key,value\nvalgrind,3.19.0\nsocket.errors,0\n"},
+    {"fuzz.csv", "key,value\nrequest.seconds,901\nrequest.commit,0905064\n"},
+    {"echo_settings.csv", "key,value\nwarmup,1\npasses,2\nreps_small,2\nreps_large,1\n"
+                          "large_from,1000\nsizes,1\n"},
+    {"roofline_settings.csv", "key,value\nchains,12\npasses,2\n"},
+    {"architectures.csv",
+     "architecture,round,position,status,start_s,seconds,client_cpu_s,engine_cpu_s\n"
+     "in_process,1,1,ok,0.000,0.250000000,0.250000,\n"
+     "batch_unix,1,2,ok,0.250,0.260000000,0.001000,0.255000\n"
+     "batch_unix,2,1,ok,0.510,0.261000000,0.001000,0.256000\n"
+     "in_process,2,2,ok,0.771,0.251000000,0.251000,\n"},
+    {"calls.csv",
+     "architecture,round,call,rtt_ns,encode_ns,send_ns,wait_ns,receive_ns,decode_ns,engine_ns,"
+     "engine_decode_ns,compute_ns,engine_encode_ns,engine_cpu_ns,process_ns,process_cpu_ns,"
+     "process_minor_faults,request_bytes,reply_bytes\n"
+     "batch_unix,1,0,260000000,1000,2000,259000000,1000,1000,258000000,1000,257000000,1000,"
+     "255000000,,,,2500,40\n"
+     "batch_unix,2,0,261000000,1000,2000,260000000,1000,1000,259000000,1000,258000000,1000,"
+     "256000000,,,,2500,40\n"},
+    {"gate.csv", "architecture,combos,identical,max_abs_pnl_diff,verdict,error\n"
+                 "in_process,2,2,0,pass,\nbatch_unix,2,2,0,pass,\n"},
+    {"sweep.csv", NULL},                       /* the grid's first two combinations */
+    {"echo.csv", "client,transport,mode,floats,bytes,pass,block,rep,rtt_ns,engine_ns\n"
+                 "c,unix,protocol,1,8,1,1,1,5000,\nc,unix,protocol,1,8,1,1,2,5100,\n"
+                 "c,unix,protocol,1,8,2,2,1,5200,\nc,unix,protocol,1,8,2,2,2,5300,\n"},
+    {"serialization.csv", "language,format,operation,rep,ns,bytes\n"
+                          "c,raw,encode,1,1000,2400\nc,raw,encode,2,1100,2400\n"},
+    {"spawn.csv", "kind,rep,combo,rtt_ns,process_ns,process_cpu_ns,minor_faults,compute_ns\n"
+                  "sweep,1,0,1000000,900000,800000,100,500000\n"
+                  "echo,1,0,900000,800000,700000,60,\n"},
+    {"layout.csv", "side,code_shift,series_offset,array_offset,array_stagger,pass,seconds\n"
+                   "engine,,0,576,576,1,0.338212606\nin_process,,0,576,576,1,0.330000000\n"},
+    {"roofline.csv", "kind,lanes,threads,pass,flops,seconds\n"
+                     "scalar,1,1,1,1152000000,0.158177805\nscalar,1,1,2,1152000000,0.158000000\n"},
+    {"counts.csv", "side,what,requests,value\nin_process,kernel_instructions,1,204832185\n"
+                   "job,bars,0,300\n"},
+    {"original.csv", "key,value,unit,source\nmachine,\"Apple M2 Max, as quoted\",text,setup\n"},
+};
+enum { N_FIXTURE = sizeof FIXTURE / sizeof FIXTURE[0] };
+
+static char sweep_text[1024];
+
+static void make_sweep_text(void)
+{
+    struct combo_params p[2];
+    grid_fill(p, 2);
+    int n = snprintf(sweep_text, sizeof sweep_text,
+                     "combo,L,h_half,h_len,h_sqrt,t_third,t_half,t_len,pnl,trades\n");
+    for (int k = 0; k < 2; k++)
+        n += snprintf(sweep_text + n, sizeof sweep_text - (size_t)n,
+                      "%d,%lld,%lld,%lld,%lld,%lld,%lld,%lld,%s,%d\n", k, (long long)p[k].h_len,
+                      (long long)p[k].h_half, (long long)p[k].h_len, (long long)p[k].h_sqrt,
+                      (long long)p[k].t_third, (long long)p[k].t_half, (long long)p[k].t_len,
+                      k == 0 ? "-5.25" : "3.5", 10 + k);
+}
+
+static const char *fixture_text(size_t i)
+{
+    return FIXTURE[i].text != NULL ? FIXTURE[i].text : sweep_text;
+}
+
+static void write_text(const char *dir, const char *name, const char *text)
+{
+    char path[512];
+    snprintf(path, sizeof path, "%s/%s", dir, name);
+    FILE *f = fopen(path, "w");
+    assert_non_null(f);
+    assert_int_equal(fputs(text, f) >= 0, 1);
+    assert_int_equal(fclose(f), 0);
+}
+
+static void sha256_of_file(const char *dir, const char *name, char hex[65])
+{
+    char path[512];
+    uint8_t buf[4096], digest[SHA256_DIGEST_SIZE];
+    struct sha256_ctx sha;
+    size_t n;
+    snprintf(path, sizeof path, "%s/%s", dir, name);
+    FILE *f = fopen(path, "rb");
+    assert_non_null(f);
+    sha256_init(&sha);
+    while ((n = fread(buf, 1, sizeof buf, f)) > 0)
+        sha256_update(&sha, n, buf);
+    fclose(f);
+    sha256_digest(&sha, sizeof digest, digest);
+    for (size_t i = 0; i < sizeof digest; i++)
+        snprintf(hex + 2 * i, 3, "%02x", digest[i]);
+}
+
+static int is_of_the_run(const char *name)
+{
+    for (size_t i = 0; i < sizeof NOT_OF_THE_RUN / sizeof NOT_OF_THE_RUN[0]; i++)
+        if (strcmp(name, NOT_OF_THE_RUN[i]) == 0)
+            return 0;
+    return 1;
+}
+
+/* dir/manifest.csv: every file of the run with the SHA-256 it has now. */
+static void write_manifest(const char *dir)
+{
+    char text[8192] = "file,sha256\n", hex[65];
+    size_t n = strlen(text);
+    for (size_t i = 0; i < N_FIXTURE; i++) {
+        if (!is_of_the_run(FIXTURE[i].name))
+            continue;
+        sha256_of_file(dir, FIXTURE[i].name, hex);
+        n += (size_t)snprintf(text + n, sizeof text - n, "%s,%s\n", FIXTURE[i].name, hex);
+    }
+    write_text(dir, "manifest.csv", text);
+}
+
+/* A fresh copy of the fixture in test_dir/case, with `name`'s text changed:
+ * `from` replaced by `to` (its first occurrence), or all of it by `to` when
+ * `from` is NULL. name NULL: unchanged. The manifest follows the change. */
+static const char *fixture_in(const char *folder, const char *name, const char *from,
+                              const char *to)
+{
+    static char dirs[2][256];
+    static int which;
+    char *dir = dirs[which++ % 2];
+    scratch_path(dir, sizeof dirs[0], folder);
+    remove_tree(dir, 0);                       /* flat: a fixture has no folders */
+    assert_int_equal(mkdir(dir, 0777), 0);
+    for (size_t i = 0; i < N_FIXTURE; i++) {
+        const char *text = fixture_text(i);
+        char changed[8192];
+        if (name != NULL && strcmp(name, FIXTURE[i].name) == 0) {
+            if (from == NULL) {
+                snprintf(changed, sizeof changed, "%s", to);
+            } else {
+                const char *at = strstr(text, from);
+                if (at == NULL)
+                    fail_msg("%s has no '%s' to change", name, from);
+                snprintf(changed, sizeof changed, "%.*s%s%s", (int)(at - text), text, to,
+                         at + strlen(from));
+            }
+            text = changed;
+        }
+        write_text(dir, FIXTURE[i].name, text);
+    }
+    write_manifest(dir);
+    return dir;
+}
+
+static const char *fixture_with(const char *name, const char *from, const char *to)
+{
+    return fixture_in("case", name, from, to);
+}
+
+/* Loads dir and expects a refusal whose message holds every needle. */
+static void assert_refused(const char *dir, const char *const needles[])
+{
+    struct run_data d;
+    char err[512] = "";
+    if (run_data_load(&d, dir, err, sizeof err) == 0) {
+        run_data_free(&d);
+        fail_msg("the data was loaded; expected a refusal naming %s", needles[0]);
+    }
+    for (size_t i = 0; needles[i] != NULL; i++)
+        if (strstr(err, needles[i]) == NULL)
+            fail_msg("the refusal \"%s\" does not name \"%s\"", err, needles[i]);
+}
+
+#define REFUSED(dir, ...) assert_refused(dir, (const char *const[]){__VA_ARGS__, NULL})
+
+/* Runs build/ipctax-summary with up to three arguments (NULL-terminated). */
+static void run_summary(const char *a, const char *b, const char *c, struct run_result *r)
+{
+    char summary[4096];
+    root_path(summary, sizeof summary, "build/ipctax-summary");
+    char *const argv[] = {summary, (char *)a, (char *)b, (char *)c, NULL};
+    assert_int_equal(run_program(argv, NULL, NULL, 0, 60000, r), 0);
+}
+
+/* ---- The fixture itself is a run the report accepts ------------------------ */
+
+static void the_fixture_loads(void **state)
+{
+    (void)state;
+    struct run_data d;
+    char err[512] = "";
+    const char *dir = fixture_with(NULL, NULL, NULL);
+    if (run_data_load(&d, dir, err, sizeof err) != 0)
+        fail_msg("the fixture was refused: %s", err);
+    assert_int_equal(d.n_runs, 4);
+    assert_int_equal(d.n_sweep, 2);
+    assert_true(isnan(d.runs[0].engine_cpu_s));          /* empty: not applicable */
+    run_data_free(&d);
+}
+
+/* ...and summarizes to exit 0, so that every refusal below is the check's. */
+static void the_fixture_summarizes(void **state)
+{
+    (void)state;
+    char out[256];
+    const char *dir = fixture_with(NULL, NULL, NULL);
+    struct run_result r;
+    run_summary(dir, scratch_path(out, sizeof out, "woven"), NULL, &r);
+    if (exit_code(&r) != 0)
+        fail_msg("ipctax-summary on the fixture: exit %d, stderr:\n%s", exit_code(&r), r.err);
+    run_result_free(&r);
+}
+
+/* ---- The report crashes on large numbers (issue 22) ------------------------ */
+
+/* A finite 1e46 in the files the issue names is refused, with its place. */
+static void a_huge_number_is_refused_with_its_place(void **state)
+{
+    (void)state;
+    static const struct {
+        const char *file, *from, *to, *line, *column;
+    } cases[] = {
+        {"architectures.csv", "0.250000000", "1e46", "line 2", "seconds"},
+        {"run.csv", "bars,300", "bars,1e46", "line 2", "bars"},
+        {"oracle.csv", "identical,2", "identical,1e46", "line 4", "identical"},
+        {"counts.csv", "204832185", "1e46", "line 2", "value"},
+        {"echo_settings.csv", "passes,2", "passes,1e46", "line 3", "passes"},
+        {"roofline_settings.csv", "chains,12", "chains,1e46", "line 2", "chains"},
+        {"load.csv", "seconds,4.3", "seconds,1e+46", "line 3", "seconds"},
+        {"valgrind.csv", "socket.errors,0", "socket.errors,nan", "line 3", "socket.errors"},
+        {"calls.csv", "2500,40\nbatch_unix,2", "1e46,40\nbatch_unix,2", "line 2",
+         "request_bytes"},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++)
+        REFUSED(fixture_with(cases[i].file, cases[i].from, cases[i].to), cases[i].file,
+                cases[i].line, cases[i].column);
+}
+
+/* An undeclared value is a number only as the writer writes numbers: a
+ * commit that strtod would read as 8e12345 (infinite) stays a text. */
+static void a_commit_that_reads_as_a_number_is_a_text(void **state)
+{
+    (void)state;
+    struct run_data d;
+    char err[512] = "";
+    const char *dir = fixture_with("fuzz.csv", "0905064", "8e12345");
+    if (run_data_load(&d, dir, err, sizeof err) != 0)
+        fail_msg("refused: %s", err);
+    run_data_free(&d);
+}
+
+/* End to end: ipctax-summary stops with the message and exit 1, not a signal. */
+static void the_summary_names_a_huge_number_and_exits_1(void **state)
+{
+    (void)state;
+    char out[256];
+    const char *dir = fixture_with("architectures.csv", "0.250000000", "1e46");
+    struct run_result r;
+    run_summary(dir, scratch_path(out, sizeof out, "woven"), NULL, &r);
+    if (exit_code(&r) != 1 || strstr(r.err, "architectures.csv line 2") == NULL ||
+        strstr(r.err, "seconds") == NULL)
+        fail_msg("exit %d (status %#x), stderr \"%s\"", exit_code(&r), r.status, r.err);
+    run_result_free(&r);
+}
+
+/* Formatting holds at every double: nothing past the 64 bytes promised. */
+static void formatting_holds_at_every_double(void **state)
+{
+    (void)state;
+    const double xs[] = {DBL_MAX, -DBL_MAX, 1e46, -1e46, 1e21, DBL_MIN, -DBL_MIN,
+                         5e-324, -5e-324, NAN, INFINITY, -INFINITY, 0.0, -0.0};
+    for (size_t i = 0; i < sizeof xs / sizeof xs[0]; i++)
+        for (int decimals = 0; decimals <= 6; decimals += 3) {
+            char buf[64 + 16];
+            memset(buf, 'X', sizeof buf);
+            format_fixed(buf, xs[i], decimals);
+            for (size_t k = 64; k < sizeof buf; k++)
+                if (buf[k] != 'X')
+                    fail_msg("format_fixed(%g, %d) wrote past 64 bytes", xs[i], decimals);
+            assert_true(strlen(buf) < 64);
+        }
+    char buf[64];
+    assert_string_equal(format_fixed(buf, -5e-324, 2), "0.00");
+    assert_string_equal(format_fixed(buf, INFINITY, 2), "inf");
+    assert_string_equal(format_fixed(buf, 123456789012.0, 0), "123,456,789,012");
+    format_fixed(buf, 1e46, 2);
+    assert_true(buf[0] == '1');                /* the number, in whatever notation fits */
+    format_fixed(buf, -DBL_MAX, 0);
+    assert_true(buf[0] == '-' && buf[1] == '1');
+}
+
+/* ---- Damaged data weaves a wrong paper (issue 22) -------------------------- */
+
+/* sweep.csv cut short: fewer combinations than run.csv's. */
+static void a_truncated_sweep_is_refused(void **state)
+{
+    (void)state;
+    char cut[1024];
+    const char *second = strchr(strchr(sweep_text, '\n') + 1, '\n') + 1;
+    snprintf(cut, sizeof cut, "%.*s", (int)(second - sweep_text), sweep_text);  /* one row */
+    REFUSED(fixture_with("sweep.csv", NULL, cut), "sweep.csv", "combo", "run.csv");
+}
+
+/* A combination whose windows are not the grid's is another sweep. */
+static void a_sweep_of_other_windows_is_refused(void **state)
+{
+    (void)state;
+    char other[1024];
+    snprintf(other, sizeof other, "%s", sweep_text);
+    char *row = strchr(other, '\n') + 1;     /* combo 0: its L becomes 7 */
+    char *field = strchr(row, ',') + 1;
+    *field = '7';
+    REFUSED(fixture_with("sweep.csv", NULL, other), "sweep.csv", "line 2", "L");
+}
+
+static void duplicated_rows_are_refused(void **state)
+{
+    (void)state;
+    char twice[2048];
+    const char *row = strchr(sweep_text, '\n') + 1;
+    snprintf(twice, sizeof twice, "%s%.*s", sweep_text, (int)(strchr(row, '\n') + 1 - row), row);
+    REFUSED(fixture_with("sweep.csv", NULL, twice), "sweep.csv", "line 4", "line 2");
+    REFUSED(fixture_with("architectures.csv", "in_process,2,2,ok,0.771,0.251000000,0.251000,\n",
+                         "in_process,2,2,ok,0.771,0.251000000,0.251000,\n"
+                         "in_process,2,2,ok,0.771,0.251000000,0.251000,\n"),
+            "architectures.csv", "line 6", "line 5");
+    REFUSED(fixture_with("run.csv", "rounds,2\n", "rounds,2\nrounds,2\n"), "run.csv", "line 12",
+            "rounds");
+}
+
+/* A round that lacks an architecture, or a round more than run.csv says. */
+static void an_incomplete_round_is_refused(void **state)
+{
+    (void)state;
+    REFUSED(fixture_with("architectures.csv", "in_process,2,2,ok,0.771,0.251000000,0.251000,\n",
+                         ""),
+            "architectures.csv", "round");
+    REFUSED(fixture_with("run.csv", "\nrounds,2", "\nrounds,3"), "architectures.csv", "round",
+            "run.csv");
+    REFUSED(fixture_with("echo.csv",
+                         "c,unix,protocol,1,8,2,2,1,5200,\nc,unix,protocol,1,8,2,2,2,5300,\n", ""),
+            "echo.csv", "pass", "echo_settings.csv");
+    REFUSED(fixture_with("calls.csv", "batch_unix,2,0", "batch_unix,3,0"), "calls.csv", "line 3",
+            "architectures.csv");
+}
+
+/* The files that state the bar count or the combinations agree. */
+static void files_that_disagree_are_refused(void **state)
+{
+    (void)state;
+    REFUSED(fixture_with("oracle.csv", "bars,300", "bars,200"), "oracle.csv", "bars", "run.csv");
+    REFUSED(fixture_with("gate.csv", "batch_unix,2,2", "batch_unix,3,2"), "gate.csv", "line 3",
+            "combos");
+}
+
+static void bad_seconds_are_refused(void **state)
+{
+    (void)state;
+    static const char *const bad[] = {"-1", "0", "nan", "inf", "-inf", "0x1p-3", "1e999", "0.2.5"};
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++)
+        REFUSED(fixture_with("architectures.csv", "0.260000000", bad[i]), "architectures.csv",
+                "line 3", "seconds");
+    REFUSED(fixture_with("roofline.csv", "0.158177805", "-0.158177805"), "roofline.csv",
+            "line 2", "seconds");
+    REFUSED(fixture_with("architectures.csv", "0.260000000", ""), "architectures.csv", "line 3",
+            "seconds");                        /* empty where a number is required */
+}
+
+static void a_header_only_file_is_refused(void **state)
+{
+    (void)state;
+    static const char *const files[] = {"architectures.csv", "calls.csv", "sweep.csv",
+                                        "echo.csv", "roofline.csv", "run.csv"};
+    for (size_t i = 0; i < sizeof files / sizeof files[0]; i++) {
+        char header[512];
+        for (size_t k = 0; k < N_FIXTURE; k++)
+            if (strcmp(FIXTURE[k].name, files[i]) == 0) {
+                const char *text = fixture_text(k);
+                snprintf(header, sizeof header, "%.*s", (int)(strchr(text, '\n') + 1 - text), text);
+            }
+        REFUSED(fixture_with(files[i], NULL, header), files[i], "no rows");
+    }
+}
+
+/* ---- Mixed runs in data/ (issue 22) ---------------------------------------- */
+
+/* A file of another run beside the rest: its bytes are not the manifest's. */
+static void a_file_of_another_run_is_refused(void **state)
+{
+    (void)state;
+    const char *dir = fixture_with(NULL, NULL, NULL);
+    write_text(dir, "architectures.csv",
+               "architecture,round,position,status,start_s,seconds,client_cpu_s,engine_cpu_s\n"
+               "batch_unix,1,1,ok,0.000,0.002000000,0.001000,0.001000\n"
+               "in_process,1,2,ok,0.002,0.002000000,0.002000,\n"
+               "in_process,2,1,ok,0.004,0.002000000,0.002000,\n"
+               "batch_unix,2,2,ok,0.006,0.002000000,0.001000,0.001000\n");
+    REFUSED(dir, "architectures.csv", "manifest.csv", "SHA-256");
+}
+
+static void a_folder_without_its_manifest_is_refused(void **state)
+{
+    (void)state;
+    char path[512];
+    const char *dir = fixture_with(NULL, NULL, NULL);
+    snprintf(path, sizeof path, "%s/manifest.csv", dir);
+    assert_int_equal(unlink(path), 0);
+    REFUSED(dir, "manifest.csv");
+}
+
+/* A manifest that leaves out a file of the run, or lists one that is not there. */
+static void a_manifest_that_does_not_list_the_files_is_refused(void **state)
+{
+    (void)state;
+    char path[512];
+    const char *dir = fixture_with(NULL, NULL, NULL);
+    write_text(dir, "manifest.csv", "file,sha256\n");
+    REFUSED(dir, "manifest.csv", "does not list");
+    dir = fixture_with(NULL, NULL, NULL);
+    snprintf(path, sizeof path, "%s/spawn.csv", dir);
+    assert_int_equal(unlink(path), 0);
+    REFUSED(dir, "spawn.csv");
+}
+
+/* ---- data/ changes as a whole or not at all (issue 22) --------------------- */
+
+static void remove_file(const char *dir, const char *name)
+{
+    char path[512];
+    snprintf(path, sizeof path, "%s/%s", dir, name);
+    assert_int_equal(unlink(path), 0);
+}
+
+/* A data folder, with its README, and a stage as the bench leaves one: the
+ * run's files only, without a manifest or the files kept across runs. */
+static void data_and_stage(const char **data, const char **stage, const char *name,
+                           const char *from, const char *to)
+{
+    *data = fixture_in("published", NULL, NULL, NULL);
+    write_text(*data, "README.md", "# the data folder\n");
+    *stage = fixture_in("stage", name, from, to);
+    remove_file(*stage, "manifest.csv");
+    for (size_t i = 0; i < sizeof NOT_OF_THE_RUN / sizeof NOT_OF_THE_RUN[0]; i++)
+        remove_file(*stage, NOT_OF_THE_RUN[i]);
+}
+
+/* data is still the fixture's, whole: it loads, and its echo is the fixture's. */
+static void assert_data_untouched(const char *data)
+{
+    struct run_data d;
+    char err[512];
+    if (run_data_load(&d, data, err, sizeof err) != 0)
+        fail_msg("data/ no longer loads: %s", err);
+    assert_true(d.n_echo == 4 && d.echo[0].rtt_ns == 5000);
+    run_data_free(&d);
+}
+
+static void assert_install_refused(const char *stage, const char *data, const char *needle)
+{
+    struct run_result r;
+    run_summary("--install", stage, data, &r);
+    if (exit_code(&r) != 1 || strstr(r.err, needle) == NULL)
+        fail_msg("exit %d, stderr \"%s\"; expected 1 and \"%s\"", exit_code(&r), r.err, needle);
+    run_result_free(&r);
+    assert_data_untouched(data);
+}
+
+/* A run stopped before its last measurement never replaces data/. */
+static void an_interrupted_run_never_replaces_data(void **state)
+{
+    (void)state;
+    const char *data, *stage;
+    data_and_stage(&data, &stage, "echo.csv", "5000,", "6000,");
+    remove_file(stage, "spawn.csv");
+    assert_install_refused(stage, data, "spawn.csv");
+}
+
+/* A stage holding what a killed writer left is not a run either. */
+static void a_stage_with_a_leftover_is_refused(void **state)
+{
+    (void)state;
+    const char *data, *stage;
+    data_and_stage(&data, &stage, "echo.csv", "5000,", "6000,");
+    write_text(stage, "echo.csv.tmp", "client,transport\n");
+    assert_install_refused(stage, data, "echo.csv.tmp");
+}
+
+/* A complete run becomes data/ whole, with its manifest and the kept files,
+ * and the previous data/ is left whole where the stage was. */
+static void a_complete_run_replaces_data_whole(void **state)
+{
+    (void)state;
+    const char *data, *stage;
+    struct run_result r;
+    char path[512];
+    data_and_stage(&data, &stage, "echo.csv", "5000,", "6000,");
+    run_summary("--install", stage, data, &r);
+    if (exit_code(&r) != 0)
+        fail_msg("exit %d, stderr \"%s\"", exit_code(&r), r.err);
+    run_result_free(&r);
+    struct run_data d;
+    char err[512];
+    if (run_data_load(&d, data, err, sizeof err) != 0)
+        fail_msg("the new data/ does not load: %s", err);
+    assert_true(d.echo[0].rtt_ns == 6000 && d.n_original == 1);
+    run_data_free(&d);
+    snprintf(path, sizeof path, "%s/README.md", data);
+    assert_int_equal(access(path, F_OK), 0);
+    assert_data_untouched(stage);                      /* the previous data/, whole */
+}
+
+/* The bench writes a run where it is told to, never into data/ by default.
+ * It runs in the scratch folder as in a checkout, as build/ipctax-bench. */
+static void the_bench_does_not_write_data_by_default(void **state)
+{
+    (void)state;
+    char old[4096], path[512], root[4096];
+    snprintf(path, sizeof path, "%s/build", test_dir);
+    assert_int_equal(mkdir(path, 0777), 0);
+    const char *r0 = getenv("IPCTAX_ROOT");
+    if (r0 == NULL || r0[0] != '/') {                 /* the bench's path must stay valid */
+        assert_non_null(realpath(r0 != NULL ? r0 : ".", root));
+        setenv("IPCTAX_ROOT", root, 1);
+    }
+    char *const argv[] = {(char *)bench_binary(), "--bars", "300", "--combos", "2",
+                          "--measure", "none", "--rounds", "1", "--arch", "in_process", NULL};
+    assert_non_null(getcwd(old, sizeof old));
+    assert_int_equal(chdir(test_dir), 0);
+    struct run_result r;
+    int started = run_program(argv, NULL, NULL, 0, 60000, &r);
+    assert_int_equal(chdir(old), 0);
+    assert_int_equal(started, 0);
+    snprintf(path, sizeof path, "%s/data", test_dir);
+    int wrote_data = access(path, F_OK) == 0;
+    snprintf(path, sizeof path, "%s/build/run/sweep.csv", test_dir);
+    int wrote_stage = access(path, F_OK) == 0;
+    if (exit_code(&r) != 0 || wrote_data || !wrote_stage)
+        fail_msg("exit %d, data/ %s, build/run/sweep.csv %s; stderr:\n%s", exit_code(&r),
+                 wrote_data ? "written" : "untouched", wrote_stage ? "written" : "missing",
+                 r.err);
+    run_result_free(&r);
+}
+
+static int group_setup(void **state)
+{
+    (void)state;
+    make_sweep_text();
+    return test_dir_create();
+}
+
+static int group_teardown(void **state)
+{
+    (void)state;
+    test_dir_remove();
+    return 0;
+}
+
+#define T(f) cmocka_unit_test_setup_teardown(f, test_arm_watchdog, test_disarm_watchdog)
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        T(the_fixture_loads),
+        T(the_fixture_summarizes),
+        T(a_huge_number_is_refused_with_its_place),
+        T(a_commit_that_reads_as_a_number_is_a_text),
+        T(the_summary_names_a_huge_number_and_exits_1),
+        T(formatting_holds_at_every_double),
+        T(a_truncated_sweep_is_refused),
+        T(a_sweep_of_other_windows_is_refused),
+        T(duplicated_rows_are_refused),
+        T(an_incomplete_round_is_refused),
+        T(files_that_disagree_are_refused),
+        T(bad_seconds_are_refused),
+        T(a_header_only_file_is_refused),
+        T(a_file_of_another_run_is_refused),
+        T(a_folder_without_its_manifest_is_refused),
+        T(a_manifest_that_does_not_list_the_files_is_refused),
+        T(an_interrupted_run_never_replaces_data),
+        T(a_stage_with_a_leftover_is_refused),
+        T(a_complete_run_replaces_data_whole),
+        T(the_bench_does_not_write_data_by_default),
+    };
+    return cmocka_run_group_tests(tests, group_setup, group_teardown);
+}
