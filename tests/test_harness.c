@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <unistd.h>
 
+#include "harness/pairs.h"            /* before cmocka, whose fail() is a macro */
 #include "testutil.h"
 #include "harness/csvout.h"
 #include "harness/gate.h"
@@ -273,6 +274,58 @@ static void median_edge_cases(void **state)
     assert_true(isnan(e.low) && isnan(e.high));
 }
 
+/* A couple's ratio is the row's true ratio whatever the two CPUs' speeds and
+ * the machine's speed in each duet: the CPUs' difference cancels. */
+static void couple_ratio_cancels_the_cpus_difference(void **state)
+{
+    (void)state;
+    const double r = 1.07, speeds[][4] = {{1.0, 1.03, 2.2, 2.5}, {0.91, 1.2, 3.1, 1.7},
+                                          {1.5, 0.98, 0.4, 0.41}};
+    for (size_t i = 0; i < sizeof speeds / sizeof speeds[0]; i++) {
+        double a = speeds[i][0], b = speeds[i][1], t1 = speeds[i][2], t2 = speeds[i][3];
+        /* duet 1: the row on CPU A, the baseline on B; duet 2 swapped */
+        double ratio = couple_ratio(r * t1 * a, t1 * b, r * t2 * b, t2 * a);
+        assert_true(fabs(ratio - r) < 1e-12);
+        assert_true(fabs(r * t1 * a / (t1 * b) - r) > 0.01);   /* a lone duet does not */
+    }
+}
+
+/* A triple's ratio cancels a drift that is steady (geometric) over its three runs. */
+static void turn_ratio_cancels_a_steady_drift(void **state)
+{
+    (void)state;
+    const double r = 0.93;
+    for (double g = 0.8; g < 1.25; g += 0.05) {
+        double t = 2.0;
+        assert_true(fabs(turn_ratio(t, r * t * g, t * g * g) - r) < 1e-12);
+    }
+}
+
+/* The pair estimator on synthetic couples with a known ratio: the CPUs differ by
+ * 4%, each duet has its own machine speed and 1% of noise; the median of the
+ * couples' ratios lands near the truth and its interval holds it. */
+static void pair_estimator_on_synthetic_couples(void **state)
+{
+    (void)state;
+    const double truth = 1.02;
+    double ratios[40];
+    struct mt19937 mt;
+    mt19937_seed(&mt, 5);
+    for (int i = 0; i < 40; i++) {
+        double t[2], noise[4];
+        for (int k = 0; k < 2; k++)
+            t[k] = 1.5 + (double)random_below(&mt, 1000) / 1000.0;       /* the machine's speed */
+        for (int k = 0; k < 4; k++)
+            noise[k] = 1.0 + ((double)random_below(&mt, 2001) - 1000.0) / 100000.0;
+        ratios[i] = couple_ratio(truth * t[0] * 1.04 * noise[0], t[0] * noise[1],
+                                 truth * t[1] * noise[2], t[1] * 1.04 * noise[3]);
+    }
+    struct estimate e = estimate_median(ratios, 40);
+    assert_true(e.low <= truth && truth <= e.high);
+    assert_true(fabs(e.value - truth) < 0.01);
+    assert_true(e.high - e.low < 0.02);
+}
+
 /* A sample centred on 1 with a 10% spread: equivalence within 5% is
  * decided one way for a tight sample, undecided for a wide one. */
 static void verdicts_follow_the_interval(void **state)
@@ -415,6 +468,9 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(median_interval_is_a_pair_of_order_statistics),
+        cmocka_unit_test(couple_ratio_cancels_the_cpus_difference),
+        cmocka_unit_test(turn_ratio_cancels_a_steady_drift),
+        cmocka_unit_test(pair_estimator_on_synthetic_couples),
         cmocka_unit_test(median_interval_coverage_at_small_n),
         cmocka_unit_test(estimates_are_reproducible),
         cmocka_unit_test(median_edge_cases),

@@ -5,6 +5,8 @@
  */
 #include <math.h>
 #include <pthread.h>
+#include <sched.h>
+#include <stdatomic.h>
 #include <stdio.h>
 
 #include "harness/pairs.h"
@@ -20,12 +22,25 @@ double turn_ratio(double b1, double x, double b2)
     return x / sqrt(b1 * b2);
 }
 
-static void run_side(struct side *s, pthread_barrier_t *together)
+/* Both sides of a duet start from here. */
+struct starting_line {
+    atomic_int arrived;
+};
+
+static void wait_at(struct starting_line *line, int pinned)
+{
+    atomic_fetch_add(&line->arrived, 1);
+    for (unsigned spins = 0; atomic_load(&line->arrived) < 2; spins++)
+        if (!pinned || spins % 4096 == 4095)
+            sched_yield();
+}
+
+static void run_side(struct side *s, struct starting_line *line)
 {
     int pinned = pin_this_thread(s->cpu) == 0 && arch_pin(s->state, s->cpu) == 0;
     allowed_cpus_text(0, s->allowed);
-    if (together != NULL)
-        pthread_barrier_wait(together);
+    if (line != NULL)
+        wait_at(line, pinned && s->cpu != CPU_ANY);
     s->failed = !pinned;
     if (!pinned) {
         fail(s->err, "cannot pin the run to CPU %d", s->cpu);
@@ -42,30 +57,26 @@ void side_run_alone(struct side *s)
 
 struct duet_side {
     struct side *side;
-    pthread_barrier_t *together;
+    struct starting_line *line;
 };
 
 static void *side_thread(void *arg)
 {
     struct duet_side *d = arg;
-    run_side(d->side, d->together);
+    run_side(d->side, d->line);
     return NULL;
 }
 
 int side_run_duet(struct side *a, struct side *b, char err[ERR_SIZE])
 {
-    pthread_barrier_t together;
+    struct starting_line line;
     pthread_t thread;
-    if (pthread_barrier_init(&together, NULL, 2) != 0)
-        return fail(err, "cannot make the duet's barrier");
-    struct duet_side first = {a, &together};
-    if (pthread_create(&thread, NULL, side_thread, &first) != 0) {
-        pthread_barrier_destroy(&together);
+    atomic_init(&line.arrived, 0);
+    struct duet_side first = {a, &line};
+    if (pthread_create(&thread, NULL, side_thread, &first) != 0)
         return fail(err, "cannot start the duet's second thread");
-    }
-    run_side(b, &together);
+    run_side(b, &line);
     pthread_join(thread, NULL);
-    pthread_barrier_destroy(&together);
     pin_this_thread(CPU_ANY);
     return 0;
 }

@@ -232,7 +232,7 @@ static void write_run(struct schedule *sc, const struct row_record *r, const str
     csv_out_int(o, (int64_t)s->job->n_bars);
     csv_out_int(o, (int64_t)s->job->n_combos);
     csv_out_text(o, status);
-    csv_out_fixed(o, seconds_between(sc->started_ns, s->start_ns), 3);
+    csv_out_fixed(o, seconds_between(sc->started_ns, s->start_ns), 6);
     csv_out_fixed(o, m->seconds, 9);
     csv_out_fixed(o, m->client_cpu_s, 6);
     csv_out_fixed(o, m->engine_cpu_s, 6);
