@@ -43,26 +43,47 @@ static const struct fixture_file FIXTURE[] = {
     {"echo_settings.csv", "key,value\nwarmup,1\npasses,2\nreps_small,2\nreps_large,1\n"
                           "large_from,1000\nsizes,1\n"},
     {"roofline_settings.csv", "key,value\nchains,12\npasses,2\n"},
+    /* two rounds, each one couple of duets of batch_unix beside in_process */
     {"architectures.csv",
-     "architecture,round,position,status,start_s,seconds,client_cpu_s,engine_cpu_s\n"
-     "in_process,1,1,ok,0.000,0.250000000,0.250000,\n"
-     "batch_unix,1,2,ok,0.250,0.260000000,0.001000,0.255000\n"
-     "batch_unix,2,1,ok,0.510,0.261000000,0.001000,0.256000\n"
-     "in_process,2,2,ok,0.771,0.251000000,0.251000,\n"},
+     "architecture,pairing,round,position,unit,slot,run,partner,bars,combos,status,start_s,"
+     "seconds,client_cpu_s,engine_cpu_s,cpus_allowed,cpu_start,cpu_end,engine_cpu,"
+     "client_minor_faults,engine_minor_faults\n"
+     "batch_unix,duet,1,1,1,1,1,2,300,2,ok,0.000000,0.250000000,0.001000,0.245000,0,0,0,0,0,0\n"
+     "in_process,duet,1,1,1,1,2,1,300,2,ok,0.000001,0.260000000,0.260000,,1,1,1,,0,\n"
+     "batch_unix,duet,1,1,1,2,3,4,300,2,ok,0.260000,0.251000000,0.001000,0.246000,1,1,1,1,0,0\n"
+     "in_process,duet,1,1,1,2,4,3,300,2,ok,0.260001,0.261000000,0.261000,,0,0,0,,0,\n"
+     "batch_unix,duet,2,1,2,1,5,6,300,2,ok,0.520000,0.252000000,0.001000,0.247000,1,1,1,1,0,0\n"
+     "in_process,duet,2,1,2,1,6,5,300,2,ok,0.520001,0.262000000,0.262000,,0,0,0,,0,\n"
+     "batch_unix,duet,2,1,2,2,7,8,300,2,ok,0.790000,0.253000000,0.001000,0.248000,0,0,0,0,0,0\n"
+     "in_process,duet,2,1,2,2,8,7,300,2,ok,0.790001,0.263000000,0.263000,,1,1,1,,0,\n"},
     {"calls.csv",
-     "architecture,round,call,rtt_ns,encode_ns,send_ns,wait_ns,receive_ns,decode_ns,engine_ns,"
-     "engine_decode_ns,compute_ns,engine_encode_ns,engine_cpu_ns,process_ns,process_cpu_ns,"
-     "process_minor_faults,request_bytes,reply_bytes\n"
-     "batch_unix,1,0,260000000,1000,2000,259000000,1000,1000,258000000,1000,257000000,1000,"
-     "255000000,,,,2500,40\n"
-     "batch_unix,2,0,261000000,1000,2000,260000000,1000,1000,259000000,1000,258000000,1000,"
-     "256000000,,,,2500,40\n"},
+     "architecture,round,run,call,rtt_ns,encode_ns,send_ns,wait_ns,receive_ns,decode_ns,"
+     "engine_ns,engine_decode_ns,compute_ns,engine_encode_ns,engine_cpu_ns,process_ns,"
+     "process_cpu_ns,process_minor_faults,request_bytes,reply_bytes\n"
+     "batch_unix,1,1,0,250000000,1000,2000,249000000,1000,1000,248000000,1000,247000000,1000,"
+     "245000000,,,,2500,40\n"
+     "batch_unix,1,3,0,251000000,1000,2000,250000000,1000,1000,249000000,1000,248000000,1000,"
+     "246000000,,,,2500,40\n"
+     "batch_unix,2,5,0,252000000,1000,2000,251000000,1000,1000,250000000,1000,249000000,1000,"
+     "247000000,,,,2500,40\n"
+     "batch_unix,2,7,0,253000000,1000,2000,252000000,1000,1000,251000000,1000,250000000,1000,"
+     "248000000,,,,2500,40\n"},
     {"gate.csv", "architecture,combos,identical,max_abs_pnl_diff,verdict,error\n"
                  "in_process,2,2,0,pass,\nbatch_unix,2,2,0,pass,\n"},
     {"sweep.csv", NULL},                       /* the grid's first two combinations */
-    {"echo.csv", "client,transport,mode,floats,bytes,pass,block,rep,rtt_ns,engine_ns\n"
-                 "c,unix,protocol,1,8,1,1,1,5000,\nc,unix,protocol,1,8,1,1,2,5100,\n"
-                 "c,unix,protocol,1,8,2,2,1,5200,\nc,unix,protocol,1,8,2,2,2,5300,\n"},
+    {"echo.csv", "client,transport,placement,client_cpu,engine_cpu,mode,floats,bytes,pass,"
+                 "block,rep,rtt_ns,engine_ns\n"
+                 "c,unix,same,0,0,protocol,1,8,1,1,1,5000,\n"
+                 "c,unix,same,0,0,protocol,1,8,1,1,2,5100,\n"
+                 "c,unix,same,1,1,protocol,1,8,2,2,1,5200,\n"
+                 "c,unix,same,1,1,protocol,1,8,2,2,2,5300,\n"},
+    {"cold.csv", "client,rep,warmth,cpu,engine_cpu,rtt_ns,encode_ns,send_ns,wait_ns,receive_ns,"
+                 "decode_ns,engine_ns,engine_decode_ns,compute_ns,engine_encode_ns,"
+                 "client_minor_faults,engine_minor_faults,request_bytes,reply_bytes\n"
+                 "c,1,cold,0,0,30000000,5000000,4000000,20000000,10000,200,19000000,5000000,"
+                 "14000000,2000,290,2358,1200061,60\n"
+                 "c,1,warm,0,0,3000000,90000,400000,2500000,3000,100,2400000,40000,2300000,"
+                 "400,0,0,1200061,60\n"},
     {"serialization.csv", "language,format,operation,rep,ns,bytes\n"
                           "c,raw,encode,1,1000,2400\nc,raw,encode,2,1100,2400\n"},
     {"spawn.csv", "kind,rep,combo,rtt_ns,process_ns,process_cpu_ns,minor_faults,compute_ns\n"
@@ -204,12 +225,64 @@ static void assert_refused(const char *dir, const char *const needles[])
 #define REFUSED(dir, ...) assert_refused(dir, (const char *const[]){__VA_ARGS__, NULL})
 
 /* Runs build/ipctax-summary with up to three arguments (NULL-terminated). */
+/* A registry of one claim on the fixture's batch ratio, its registered copy with
+ * the threshold `registered_high`, and the deviations given (a CSV body). */
+static const char *write_registry(const char *name, const char *registered_high,
+                                  const char *deviations)
+{
+    static char dir[512];
+    static const char *const header = "id,statement,estimate,test,low,high,unit,decimals,"
+                                      "reason,overturn\n";
+    char text[1024];
+    scratch_path(dir, sizeof dir, name);
+    mkdir(dir, 0777);
+    snprintf(text, sizeof text, "%sbatch,The batch call costs about the in-process sweep,"
+             "arch.batch_unix.ratio,within,0.5,2,x,2,A test's reason,A ratio outside\n", header);
+    write_text(dir, "claims.csv", text);
+    snprintf(text, sizeof text, "%sbatch,The batch call costs about the in-process sweep,"
+             "arch.batch_unix.ratio,within,0.5,%s,x,2,A test's reason,A ratio outside\n", header,
+             registered_high);
+    write_text(dir, "claims-registered.csv", text);
+    snprintf(text, sizeof text, "claim,change,reason,commit\n%s", deviations);
+    write_text(dir, "deviations.csv", text);
+    write_text(dir, "registration.csv", "key,value\ncommit,0123abc\n");
+    return dir;
+}
+
 static void run_summary(const char *a, const char *b, const char *c, struct run_result *r)
 {
     char summary[4096];
     root_path(summary, sizeof summary, "build/ipctax-summary");
-    char *const argv[] = {summary, (char *)a, (char *)b, (char *)c, NULL};
+    const char *registry = write_registry("registry", "2", "");
+    char *const argv[] = {summary, "--registry", (char *)registry, (char *)a, (char *)b,
+                          (char *)c, NULL};
     assert_int_equal(run_program(argv, NULL, NULL, 0, 60000, r), 0);
+}
+
+/* A claim whose threshold differs from its registered one stops the summary,
+ * unless a deviation says why. */
+static void an_undeclared_deviation_stops_the_summary(void **state)
+{
+    (void)state;
+    char summary[4096], out[256];
+    const char *dir = fixture_with(NULL, NULL, NULL);
+    root_path(summary, sizeof summary, "build/ipctax-summary");
+    struct run_result r;
+    const char *changed = write_registry("changed", "3", "");
+    char *const quiet[] = {summary, "--registry", (char *)changed, (char *)dir,
+                           (char *)scratch_path(out, sizeof out, "woven-changed"), NULL};
+    assert_int_equal(run_program(quiet, NULL, NULL, 0, 60000, &r), 0);
+    if (exit_code(&r) != 1 || strstr(r.err, "claim batch differs from its registration") == NULL)
+        fail_msg("exit %d, stderr \"%s\"", exit_code(&r), r.err);
+    run_result_free(&r);
+    const char *declared = write_registry("declared", "3",
+                                          "batch,high 3 -> 2,a reason given,0123abc\n");
+    char *const said[] = {summary, "--registry", (char *)declared, (char *)dir,
+                          (char *)scratch_path(out, sizeof out, "woven-declared"), NULL};
+    assert_int_equal(run_program(said, NULL, NULL, 0, 60000, &r), 0);
+    if (exit_code(&r) != 0)
+        fail_msg("with the deviation listed: exit %d, stderr \"%s\"", exit_code(&r), r.err);
+    run_result_free(&r);
 }
 
 /* ---- The fixture itself is a run the report accepts ------------------------ */
@@ -222,9 +295,9 @@ static void the_fixture_loads(void **state)
     const char *dir = fixture_with(NULL, NULL, NULL);
     if (run_data_load(&d, dir, err, sizeof err) != 0)
         fail_msg("the fixture was refused: %s", err);
-    assert_int_equal(d.n_runs, 4);
+    assert_int_equal(d.n_runs, 8);
     assert_int_equal(d.n_sweep, 2);
-    assert_true(isnan(d.runs[0].engine_cpu_s));          /* empty: not applicable */
+    assert_true(isnan(d.runs[1].engine_cpu_s));          /* empty: not applicable */
     run_data_free(&d);
 }
 
@@ -258,7 +331,7 @@ static void a_huge_number_is_refused_with_its_place(void **state)
         {"roofline_settings.csv", "chains,12", "chains,1e46", "line 2", "chains"},
         {"load.csv", "seconds,4.3", "seconds,1e+46", "line 3", "seconds"},
         {"valgrind.csv", "socket.errors,0", "socket.errors,nan", "line 3", "socket.errors"},
-        {"calls.csv", "2500,40\nbatch_unix,2", "1e46,40\nbatch_unix,2", "line 2",
+        {"calls.csv", "245000000,,,,2500,40", "245000000,,,,1e46,40", "line 2",
          "request_bytes"},
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++)
@@ -350,28 +423,32 @@ static void duplicated_rows_are_refused(void **state)
     const char *row = strchr(sweep_text, '\n') + 1;
     snprintf(twice, sizeof twice, "%s%.*s", sweep_text, (int)(strchr(row, '\n') + 1 - row), row);
     REFUSED(fixture_with("sweep.csv", NULL, twice), "sweep.csv", "line 4", "line 2");
-    REFUSED(fixture_with("architectures.csv", "in_process,2,2,ok,0.771,0.251000000,0.251000,\n",
-                         "in_process,2,2,ok,0.771,0.251000000,0.251000,\n"
-                         "in_process,2,2,ok,0.771,0.251000000,0.251000,\n"),
-            "architectures.csv", "line 6", "line 5");
+    const char *last = "in_process,duet,2,1,2,2,8,7,300,2,ok,0.790001,0.263000000,0.263000,,1,1,1,,0,\n";
+    char last_twice[512];
+    snprintf(last_twice, sizeof last_twice, "%s%s", last, last);
+    REFUSED(fixture_with("architectures.csv", last, last_twice), "architectures.csv", "line 10",
+            "line 9");
     REFUSED(fixture_with("run.csv", "rounds,2\n", "rounds,2\nrounds,2\n"), "run.csv", "line 12",
             "rounds");
 }
 
-/* A round that lacks an architecture, or a round more than run.csv says. */
-static void an_incomplete_round_is_refused(void **state)
+/* A unit that lacks a run, a round fewer than run.csv says, a pass missing, a
+ * call of no run. */
+static void an_incomplete_unit_is_refused(void **state)
 {
     (void)state;
-    REFUSED(fixture_with("architectures.csv", "in_process,2,2,ok,0.771,0.251000000,0.251000,\n",
+    REFUSED(fixture_with("architectures.csv",
+                         "in_process,duet,2,1,2,2,8,7,300,2,ok,0.790001,0.263000000,0.263000,,1,1,1,,0,\n",
                          ""),
-            "architectures.csv", "round");
+            "architectures.csv", "partner");
     REFUSED(fixture_with("run.csv", "\nrounds,2", "\nrounds,3"), "architectures.csv", "round",
             "run.csv");
     REFUSED(fixture_with("echo.csv",
-                         "c,unix,protocol,1,8,2,2,1,5200,\nc,unix,protocol,1,8,2,2,2,5300,\n", ""),
+                         "c,unix,same,1,1,protocol,1,8,2,2,1,5200,\n"
+                         "c,unix,same,1,1,protocol,1,8,2,2,2,5300,\n", ""),
             "echo.csv", "pass", "echo_settings.csv");
-    REFUSED(fixture_with("calls.csv", "batch_unix,2,0", "batch_unix,3,0"), "calls.csv", "line 3",
-            "architectures.csv");
+    REFUSED(fixture_with("calls.csv", "batch_unix,2,7,0", "batch_unix,2,9,0"), "calls.csv",
+            "line 5", "architectures.csv");
 }
 
 /* The files that state the bar count or the combinations agree. */
@@ -599,7 +676,8 @@ int main(void)
         T(a_truncated_sweep_is_refused),
         T(a_sweep_of_other_windows_is_refused),
         T(duplicated_rows_are_refused),
-        T(an_incomplete_round_is_refused),
+        T(an_incomplete_unit_is_refused),
+        T(an_undeclared_deviation_stops_the_summary),
         T(files_that_disagree_are_refused),
         T(bad_seconds_are_refused),
         T(a_header_only_file_is_refused),

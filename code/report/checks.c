@@ -36,10 +36,13 @@ static int sweep_is_the_grid(const struct run_data *d, const struct loaded_file 
                              char *err, size_t err_size);
 static int units_are_whole(const struct run_data *d, const struct loaded_file *runs,
                            char *err, size_t err_size);
+static int gate_matches_the_runs(const struct run_data *d, const struct loaded_file *gate,
+                                 char *err, size_t err_size);
 
 static const struct rule RULES[] = {
     IN_ORDER("architectures.csv", "run", NULL, 1, NULL),
     CHECKED_BY("architectures.csv", units_are_whole),
+    CHECKED_BY("gate.csv", gate_matches_the_runs),
     REFERS_TO("gate.csv", "architecture", "architectures.csv"),
     REFERS_TO("architectures.csv", "architecture", "gate.csv"),
     REFERS_TO("calls.csv", "architecture,run", "architectures.csv"),
@@ -422,12 +425,21 @@ static int duet_is_whole(const struct run_data *d, const struct run_row *r)
            (strcmp(r->architecture, "in_process") == 0) != (strcmp(p->architecture, "in_process") == 0);
 }
 
-/* Whether gate.csv's row of r's architecture compared r's combinations. */
-static int gate_counts(const struct run_data *d, const struct run_row *r)
+/* gate.csv compared as many combinations as each row's runs made. */
+static int gate_matches_the_runs(const struct run_data *d, const struct loaded_file *gate,
+                                 char *err, size_t err_size)
 {
     for (size_t g = 0; g < d->n_gates; g++)
-        if (strcmp(d->gates[g].architecture, r->architecture) == 0)
-            return d->gates[g].combos == r->combos;
+        for (size_t i = 0; i < d->n_runs; i++)
+            if (strcmp(d->runs[i].architecture, d->gates[g].architecture) == 0 &&
+                strcmp(d->runs[i].architecture, "in_process") != 0) {
+                if (d->gates[g].combos != d->runs[i].combos)
+                    return data_error(err, err_size, "%s line %zu, column combos: %ld, but its "
+                                      "runs in architectures.csv made %ld", gate->path,
+                                      csv_table_line(&gate->table, g), d->gates[g].combos,
+                                      d->runs[i].combos);
+                break;
+            }
     return 0;
 }
 
@@ -451,8 +463,6 @@ static int units_are_whole(const struct run_data *d, const struct loaded_file *r
             why = "its pairing is neither duet nor sequential";
         else if (r->bars > kv_number(&d->run, "bars") || r->combos > kv_number(&d->run, "combos"))
             why = "it ran more of the job than run.csv's bars and combinations";
-        else if (strcmp(r->architecture, "in_process") != 0 && !gate_counts(d, r))
-            why = "gate.csv compared another number of combinations than its runs made";
         else if (i > 0 && r->unit != d->runs[i - 1].unit &&
                  !(r->round == d->runs[i - 1].round ? r->position == d->runs[i - 1].position + 1
                                                     : r->position == 1))
@@ -464,6 +474,9 @@ static int units_are_whole(const struct run_data *d, const struct loaded_file *r
             return data_error(err, err_size, "%s line %zu (run %ld, unit %ld): %s", runs->path,
                               csv_table_line(&runs->table, i), r->run, r->unit, why);
     }
+    if (d->n_runs > 0 && d->runs[d->n_runs - 1].round != rounds)
+        return data_error(err, err_size, "%s: its last round is %ld, but run.csv says %ld rounds",
+                          runs->path, d->runs[d->n_runs - 1].round, rounds);
     return 0;
 }
 
