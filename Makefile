@@ -25,6 +25,7 @@ PYTHON := /usr/bin/python3
 .PHONY: all help paper test weave figures compare tangle check-tangle measure clean \
         unit-tests check-cff check-spec check-woven check-browser check-sanitize \
         check-valgrind check-packages check-python check-bibtex check-data-readme unused-values \
+        check-registration \
         fuzz install-python FORCE
 FORCE:
 
@@ -220,6 +221,17 @@ CFF_SCHEMA := tests/vendor/cff-schema-1.2.0.json
 check-cff:
 	$(PYTHON) tests/check_cff.py CITATION.cff $(CFF_SCHEMA)
 
+# The registered claims (paper/claims-registered.csv) are exactly what the
+# registration's commit (paper/registration.csv) held as paper/claims.csv.
+REGISTERED_AT = $(shell awk -F, '$$1=="commit"{print $$2}' paper/registration.csv)
+check-registration:
+	@if ! git rev-parse --git-dir >/dev/null 2>&1; then \
+	  echo "check-registration: not a git checkout; the registration cannot be checked"; exit 1; fi
+	@git show $(REGISTERED_AT):paper/claims.csv | cmp -s - paper/claims-registered.csv || { \
+	  echo "check-registration: paper/claims-registered.csv is not paper/claims.csv as of" \
+	       "$(REGISTERED_AT)"; exit 1; }
+	@echo "check-registration: the registered claims are those of $(REGISTERED_AT)"
+
 # data/README.md describes every file of data/ and every column.
 check-data-readme:
 	$(PYTHON) tests/check_data_readme.py data
@@ -261,7 +273,7 @@ install-python:
 	@echo "install-python: $(PY_SITE)/ipctax_client.py (import ipctax_client)"
 
 test: deps-test check-tangle unit-tests check-sanitize check-valgrind check-cff check-python \
-      check-browser check-bibtex check-data-readme
+      check-browser check-bibtex check-data-readme check-registration
 	@echo "test: every check passed"
 
 # --- Measure -----------------------------------------------------------------
