@@ -131,29 +131,25 @@ struct estimate estimate_median_bootstrap(const double *values, size_t n)
     return e;
 }
 
-struct estimate estimate_composite(size_t k, const double *const groups[], const size_t n[],
-                                   median_function *f, const void *ctx, double level,
-                                   int resamples, uint32_t seed)
+int composite_draws(size_t k, const double *const groups[], const size_t n[],
+                    median_function *f, const void *ctx, int resamples, uint32_t seed,
+                    double *draws, double *value)
 {
     enum { MAX_GROUPS = 8 };
-    struct estimate e = {0, NAN, NAN, NAN, 0.0};
     double *sorted[MAX_GROUPS] = {NULL}, medians[MAX_GROUPS];
     uint32_t *count[MAX_GROUPS] = {NULL};
-    size_t kept[MAX_GROUPS] = {0}, fewest = SIZE_MAX;
-    double *draws = malloc((size_t)(resamples > 0 ? resamples : 1) * sizeof *draws);
-    int ok = k > 0 && k <= MAX_GROUPS && draws != NULL && resamples > 1;
+    size_t kept[MAX_GROUPS] = {0};
+    int ok = k > 0 && k <= MAX_GROUPS && resamples > 0;
     for (size_t g = 0; ok && g < k; g++) {
         sorted[g] = sorted_finite(groups[g], n[g], &kept[g]);
         count[g] = calloc(kept[g] ? kept[g] : 1, sizeof *count[g]);
         ok = sorted[g] != NULL && count[g] != NULL && kept[g] > 0;
-        fewest = ok && kept[g] < fewest ? kept[g] : fewest;
         medians[g] = ok ? quantile_sorted(sorted[g], kept[g], 0.5) : NAN;
     }
     if (ok) {
         struct mt19937 mt;
         mt19937_seed(&mt, seed);
-        e.n = fewest;
-        e.value = f(medians, ctx);
+        *value = f(medians, ctx);
         for (int b = 0; b < resamples; b++) {
             for (size_t g = 0; g < k; g++) {
                 memset(count[g], 0, kept[g] * sizeof *count[g]);
@@ -164,13 +160,35 @@ struct estimate estimate_composite(size_t k, const double *const groups[], const
             draws[b] = f(medians, ctx);
         }
         qsort(draws, (size_t)resamples, sizeof *draws, compare_doubles);
-        e.low = fewest > 1 ? quantile_sorted(draws, (size_t)resamples, (1.0 - level) / 2) : NAN;
-        e.high = fewest > 1 ? quantile_sorted(draws, (size_t)resamples, (1.0 + level) / 2) : NAN;
-        e.coverage = level;
     }
     for (size_t g = 0; g < k && g < MAX_GROUPS; g++) {
         free(sorted[g]);
         free(count[g]);
+    }
+    return ok ? 0 : -1;
+}
+
+struct estimate estimate_composite(size_t k, const double *const groups[], const size_t n[],
+                                   median_function *f, const void *ctx, double level,
+                                   int resamples, uint32_t seed)
+{
+    struct estimate e = {0, NAN, NAN, NAN, 0.0};
+    double *draws = malloc((size_t)(resamples > 0 ? resamples : 1) * sizeof *draws);
+    size_t fewest = SIZE_MAX;
+    for (size_t g = 0; g < k; g++)
+        for (size_t i = 0, finite = 0; i <= n[g]; i++) {
+            if (i == n[g]) {
+                fewest = finite < fewest ? finite : fewest;
+                break;
+            }
+            finite += isfinite(groups[g][i]) != 0;
+        }
+    if (draws != NULL && resamples > 1 &&
+        composite_draws(k, groups, n, f, ctx, resamples, seed, draws, &e.value) == 0) {
+        e.n = fewest;
+        e.low = fewest > 1 ? quantile_sorted(draws, (size_t)resamples, (1.0 - level) / 2) : NAN;
+        e.high = fewest > 1 ? quantile_sorted(draws, (size_t)resamples, (1.0 + level) / 2) : NAN;
+        e.coverage = level;
     }
     free(draws);
     return e;

@@ -50,6 +50,11 @@ typedef double median_function(const double *medians, const void *ctx);
 struct estimate estimate_composite(size_t k, const double *const groups[], const size_t n[],
                                    median_function *f, const void *ctx, double level,
                                    int resamples, uint32_t seed);
+/* The composite's bootstrap itself: `resamples` values of f, sorted, into draws;
+ * its point value into *value. 0, or -1 when a group is empty. */
+int composite_draws(size_t k, const double *const groups[], const size_t n[],
+                    median_function *f, const void *ctx, int resamples, uint32_t seed,
+                    double *draws, double *value);
 
 /* Half the interval's width, as a fraction of the estimate (NAN if 0 or unknown). */
 double estimate_half_width(struct estimate e);

@@ -114,30 +114,47 @@ double median_coverage(struct noise_model m, size_t n, uint32_t seed)
     return (double)held / CALIBRATION_RUNS;
 }
 
-double composite_coverage(size_t k, const struct noise_model models[], const size_t n[],
-                          median_function *f, const void *ctx, double level, uint32_t seed)
+void composite_coverages(size_t k, const struct noise_model models[], const size_t n[],
+                         median_function *f, const void *ctx, const double levels[],
+                         size_t n_levels, uint32_t seed, double coverage[])
 {
     enum { MAX_GROUPS = 8 };
-    double *x[MAX_GROUPS] = {NULL}, truths[MAX_GROUPS];
+    double *x[MAX_GROUPS] = {NULL}, truths[MAX_GROUPS], value;
+    double *draws = malloc(CALIBRATION_RESAMPLES * sizeof *draws);
     struct mt19937 mt;
-    int held = 0, ok = k > 0 && k <= MAX_GROUPS;
+    int ok = k > 0 && k <= MAX_GROUPS && draws != NULL;
     for (size_t g = 0; ok && g < k; g++) {
         x[g] = malloc((n[g] ? n[g] : 1) * sizeof *x[g]);
         truths[g] = noise_median(models[g]);
         ok = x[g] != NULL && isfinite(truths[g]) && isfinite(models[g].spread);
     }
     double truth = ok ? f(truths, ctx) : NAN;
+    for (size_t l = 0; l < n_levels; l++)
+        coverage[l] = ok ? 0.0 : NAN;
     mt19937_seed(&mt, seed);
     for (int r = 0; ok && r < CALIBRATION_RUNS; r++) {
         for (size_t g = 0; g < k; g++)
             synthetic_units(models[g], n[g], &mt, x[g]);
-        struct estimate e = estimate_composite(k, (const double *const *)x, n, f, ctx, level,
-                                               CALIBRATION_RESAMPLES, mt19937_next32(&mt));
-        held += e.low <= truth && truth <= e.high;
+        if (composite_draws(k, (const double *const *)x, n, f, ctx, CALIBRATION_RESAMPLES,
+                            mt19937_next32(&mt), draws, &value) != 0)
+            continue;
+        for (size_t l = 0; l < n_levels; l++) {
+            double lo = quantile_sorted(draws, CALIBRATION_RESAMPLES, (1.0 - levels[l]) / 2);
+            double hi = quantile_sorted(draws, CALIBRATION_RESAMPLES, (1.0 + levels[l]) / 2);
+            coverage[l] += (lo <= truth && truth <= hi) / (double)CALIBRATION_RUNS;
+        }
     }
     for (size_t g = 0; g < k && g < MAX_GROUPS; g++)
         free(x[g]);
-    return ok ? (double)held / CALIBRATION_RUNS : NAN;
+    free(draws);
+}
+
+double composite_coverage(size_t k, const struct noise_model models[], const size_t n[],
+                          median_function *f, const void *ctx, double level, uint32_t seed)
+{
+    double coverage;
+    composite_coverages(k, models, n, f, ctx, &level, 1, seed, &coverage);
+    return coverage;
 }
 
 struct estimate calibrated_composite(size_t k, const double *const groups[], const size_t n[],
@@ -145,14 +162,16 @@ struct estimate calibrated_composite(size_t k, const double *const groups[], con
                                      struct calibration *cal)
 {
     static const double LEVELS[] = {0.95, 0.975, 0.99, 0.995};
-    enum { MAX_GROUPS = 8 };
+    enum { MAX_GROUPS = 8, N_LEVELS = sizeof LEVELS / sizeof LEVELS[0] };
     struct noise_model models[MAX_GROUPS];
     struct calibration found = {LEVELS[0], NAN};
+    double coverage[N_LEVELS];
     for (size_t g = 0; g < k && g < MAX_GROUPS; g++)
         models[g] = noise_fit(groups[g], n[g]);
-    for (size_t i = 0; i < sizeof LEVELS / sizeof LEVELS[0]; i++) {
+    composite_coverages(k, models, n, f, ctx, LEVELS, N_LEVELS, CALIBRATION_SEED, coverage);
+    for (size_t i = 0; i < N_LEVELS; i++) {
         found.level = LEVELS[i];
-        found.coverage = composite_coverage(k, models, n, f, ctx, LEVELS[i], CALIBRATION_SEED);
+        found.coverage = coverage[i];
         if (!(found.coverage < 0.95))
             break;                             /* reached, or nothing to simulate */
     }

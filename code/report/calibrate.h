@@ -38,6 +38,10 @@ double median_coverage(struct noise_model m, size_t n, uint32_t seed);
  * the percentile bootstrap at `level`. */
 double composite_coverage(size_t k, const struct noise_model models[], const size_t n[],
                           median_function *f, const void *ctx, double level, uint32_t seed);
+/* ... at several levels from the same synthetic runs: coverage[i] for levels[i]. */
+void composite_coverages(size_t k, const struct noise_model models[], const size_t n[],
+                         median_function *f, const void *ctx, const double levels[],
+                         size_t n_levels, uint32_t seed, double coverage[]);
 
 /* The one group's median: the percentile bootstrap of a median is the
  * composite of one group. */

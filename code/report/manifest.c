@@ -135,7 +135,7 @@ int manifest_write(const char *dir, char *err, size_t err_size)
     return 0;
 }
 
-static int copy_file(const char *from, const char *to, char *err, size_t err_size)
+int copy_file(const char *from, const char *to, char *err, size_t err_size)
 {
     char buf[65536];
     size_t n;

@@ -22,5 +22,7 @@ int manifest_write(const char *dir, char *err, size_t err_size);
  * summary would, and only then exchanges stage and data in one rename.
  * Afterwards stage holds the previous data. 0, or -1 with err (data untouched). */
 int run_install(const char *stage, const char *data, char *err, size_t err_size);
+/* Copies the file from to the path to, byte for byte; 0, or -1 with err. */
+int copy_file(const char *from, const char *to, char *err, size_t err_size);
 
 #endif

@@ -139,7 +139,7 @@ static void between(const struct run_data *d, struct store *s, const char *key, 
                     const char *b, int decimals)
 {
     if (has_runs(d, a) && has_runs(d, b))
-        put_estimate(s, key, ratio_between(d, a, b), decimals, "couples of both rows");
+        put_estimate(s, key, ratio_between(d, a, b), decimals, "rounds");
 }
 
 void summarize_architectures(const struct run_data *d, struct store *s)

@@ -183,7 +183,7 @@ void summarize_design(const struct run_data *d, struct store *s)
     if (has_runs(d, "in_process_tuned_1core") && has_runs(d, "in_process_tuned_1core_sequential"))
         put_estimate(s, "design.duet_bias",
                      ratio_between(d, "in_process_tuned_1core", "in_process_tuned_1core_sequential"),
-                     3, "couples and triples");
+                     3, "rounds");
     if (table_open(s, "calibration", &cal, cal_header, 5) != 0)
         return;
     calibration_row(s, &cal, "duet", "duets (couples)", duet.ratio, duet.n);

@@ -11,6 +11,19 @@
 #include "report/summarize.h"
 #include "report/units.h"
 
+static summarizer *const SUMMARIZERS[] = {
+    summarize_run, summarize_sweep, summarize_architectures, summarize_calls, summarize_echo,
+    summarize_cold, summarize_serialization, summarize_spawn, summarize_layout,
+    summarize_roofline, summarize_counts, summarize_robustness, summarize_derived,
+    summarize_design, summarize_claims,
+};
+
+void summarize_all(const struct run_data *d, struct store *s)
+{
+    for (size_t i = 0; i < sizeof SUMMARIZERS / sizeof SUMMARIZERS[0]; i++)
+        SUMMARIZERS[i](d, s);
+}
+
 void doubles_push(struct doubles *a, double x)
 {
     if (a->n == a->cap) {
@@ -53,23 +66,30 @@ const char *unit_name(const struct run_data *d, const char *arch)
     return "units";
 }
 
-static double quotient(const double *medians, const void *ctx)
+/* The ratio of the complete unit of arch in round `round` (the first, if several). */
+static double round_ratio(const struct unit_view *u, size_t n, long round)
 {
-    (void)ctx;
-    return medians[0] / medians[1];
+    for (size_t i = 0; i < n; i++)
+        if (u[i].round == round && u[i].complete)
+            return u[i].ratio;
+    return NAN;
 }
 
 struct estimate ratio_between(const struct run_data *d, const char *a, const char *b)
 {
-    double *ra = NULL, *rb = NULL;
-    size_t na = 0, nb = 0;
-    arch_unit_ratios(d, a, &ra, &na);
-    arch_unit_ratios(d, b, &rb, &nb);
-    const double *groups[] = {ra, rb};
-    size_t n[] = {na, nb};
-    struct estimate e = calibrated_composite(2, groups, n, quotient, NULL, NULL);
-    free(ra);
-    free(rb);
+    struct unit_view *ua, *ub;
+    size_t na = arch_units(d, a, &ua), nb = arch_units(d, b, &ub), k = 0;
+    long rounds = (long)kv_number(&d->run, "rounds");
+    double *x = malloc((size_t)(rounds > 0 ? rounds : 1) * sizeof *x);
+    for (long r = 1; x != NULL && r <= rounds; r++) {
+        double q = round_ratio(ua, na, r) / round_ratio(ub, nb, r);
+        if (isfinite(q))
+            x[k++] = q;
+    }
+    struct estimate e = estimate_median(x, k);
+    free(x);
+    free(ua);
+    free(ub);
     return e;
 }
 

@@ -19,6 +19,9 @@ summarizer summarize_run, summarize_sweep, summarize_architectures, summarize_ca
     summarize_roofline, summarize_counts, summarize_robustness, summarize_derived,
     summarize_design, summarize_claims;
 
+/* Every summarizer, in their order: what the summary program runs on a run. */
+summarizer summarize_all;
+
 /* A growable array of doubles. */
 struct doubles {
     double *v;

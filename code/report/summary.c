@@ -10,18 +10,16 @@
 
 #include "report/compare.h"
 #include "report/manifest.h"
+#include "report/reproduce.h"
 #include "report/summarize.h"
 
-static summarizer *const SUMMARIZERS[] = {
-    summarize_run, summarize_sweep, summarize_architectures, summarize_calls, summarize_echo,
-    summarize_cold, summarize_serialization, summarize_spawn, summarize_layout,
-    summarize_roofline, summarize_counts, summarize_robustness, summarize_derived,
-    summarize_design, summarize_claims,
-};
 
 static void usage(FILE *to)
 {
-    fprintf(to, "usage: ipctax-summary [--registry DIR] DATA_DIR OUT_DIR [PUBLISHED_OUT_DIR]\n"
+    fprintf(to, "usage: ipctax-summary [--registry DIR] [--reproductions DIR] DATA_DIR OUT_DIR\n"
+                "                     [PUBLISHED_OUT_DIR]\n"
+                "       ipctax-summary --reproduction DATA_DIR ROOT [--id ID] [--by NAME]\n"
+                "                     [--conditions TEXT]\n"
                 "       ipctax-summary --check DATA_DIR\n"
                 "       ipctax-summary --manifest DIR\n"
                 "       ipctax-summary --install STAGE_DIR DATA_DIR\n"
@@ -34,6 +32,10 @@ static void usage(FILE *to)
                 "--check loads and checks DATA_DIR as the summary would; --manifest writes\n"
                 "DIR/manifest.csv for the run's files in DIR; --install checks the run in\n"
                 "STAGE_DIR and exchanges it with DATA_DIR in one step (see data/README.md).\n"
+                "--reproductions DIR also summarizes every run under DIR and sets their\n"
+                "verdicts side by side; --reproduction copies the run in DATA_DIR to\n"
+                "ROOT/ID (ID made from the machine and the date unless given), never over\n"
+                "an existing one.\n"
                 "Exits 0; 1 if the data is refused or anything fails; 2 on bad usage.\n");
 }
 
@@ -83,20 +85,52 @@ static int data_folder_command(int argc, char **argv)
     return 0;
 }
 
+static int reproduction_command(int argc, char **argv)
+{
+    const char *id = NULL, *by = NULL, *conditions = NULL;
+    char made[256], err[1024];
+    if (argc < 4) {
+        fprintf(stderr, "ipctax-summary: --reproduction takes DATA_DIR ROOT (see --help)\n");
+        return 2;
+    }
+    for (int i = 4; i < argc; i += 2) {
+        const char **into = strcmp(argv[i], "--id") == 0           ? &id
+                            : strcmp(argv[i], "--by") == 0         ? &by
+                            : strcmp(argv[i], "--conditions") == 0 ? &conditions
+                                                                   : NULL;
+        if (into == NULL || i + 1 >= argc) {
+            fprintf(stderr, "ipctax-summary: --reproduction: %s %s (see --help)\n", argv[i],
+                    into == NULL ? "is not one of its options" : "needs a value");
+            return 2;
+        }
+        *into = argv[i + 1];
+    }
+    if (reproduction_add(argv[2], argv[3], id, by, conditions, made, sizeof made, err,
+                         sizeof err) != 0) {
+        fprintf(stderr, "ipctax-summary: %s\n", err);
+        return 1;
+    }
+    printf("%s/%s\n", argv[3], made);
+    return 0;
+}
+
 int main(int argc, char **argv)
 {
     char err[1024];
     struct run_data d;
     struct store s;
-    const char *registry = "paper";
+    const char *registry = "paper", *reproductions = NULL;
     if (argc == 2 && (strcmp(argv[1], "-h") == 0 || strcmp(argv[1], "--help") == 0)) {
         usage(stdout);
         return 0;
     }
-    if (argc > 2 && strcmp(argv[1], "--registry") == 0) {
-        registry = argv[2];
+    while (argc > 2 && (strcmp(argv[1], "--registry") == 0 ||
+                        strcmp(argv[1], "--reproductions") == 0)) {
+        *(strcmp(argv[1], "--registry") == 0 ? &registry : &reproductions) = argv[2];
         argc -= 2, argv += 2;
     }
+    if (argc >= 2 && strcmp(argv[1], "--reproduction") == 0)
+        return reproduction_command(argc, argv);
     if (argc >= 2 && argv[1][0] == '-')
         return data_folder_command(argc, argv);
     if (argc != 3 && argc != 4) {
@@ -110,8 +144,9 @@ int main(int argc, char **argv)
     mkdir(argv[2], 0777);
     store_init(&s, argv[2]);
     s.registry = registry;
-    for (size_t i = 0; i < sizeof SUMMARIZERS / sizeof SUMMARIZERS[0]; i++)
-        SUMMARIZERS[i](&d, &s);
+    summarize_all(&d, &s);
+    if (reproductions != NULL)
+        summarize_reproductions(&s, reproductions);
     if (argc == 4)
         compare_with_published(&s, argv[3]);
     if (store_write(&s) != 0) {
