@@ -35,7 +35,8 @@ help:
 	@echo "make check-python  the numba kernel, the Python client and worker (tests/python)"
 	@echo "make install-python  copy the Python client where python3 finds it (PREFIX=DIR)"
 	@echo "make weave      re-weave site/ and figures/ from data/ without measuring"
-	@echo "make compare    this build's key figures beside the published run's"
+	@echo "make compare    this build's key figures and verdicts beside the published run's"
+	@echo "make reproduction  keep data/ as reproductions/ID (ID=, BY=, CONDITIONS=)"
 	@echo "make check-spec the numpy oracle against data/sweep.csv"
 	@echo "make fuzz       libFuzzer on every target (FUZZ_SECONDS each); records data/fuzz.csv"
 	@echo "make tangle     regenerate code/ and figures/*.gp from paper/"
@@ -329,18 +330,34 @@ WEAVE_INPUTS := paper/metadata.yaml $(CHAPTERS) paper/references.bib CITATION.cf
 # paper` is this machine's run. A clone without git history compares the
 # data with itself.
 PUBLISHED := $(BUILD)/published
-$(WOVEN)/values.csv: $(BUILD)/ipctax-summary $(DATA_FILES)
+REPRODUCTION_FILES = $(wildcard reproductions/*/*)
+$(WOVEN)/values.csv: $(BUILD)/ipctax-summary $(DATA_FILES) $(REPRODUCTION_FILES) \
+  $(wildcard paper/claims*.csv paper/deviations.csv paper/registration.csv)
 	@rm -rf $(PUBLISHED) && mkdir -p $(PUBLISHED)
 	@if git ls-files --error-unmatch data/machine.csv >/dev/null 2>&1; then \
 	  git archive HEAD data | tar -x -C $(PUBLISHED); else cp -r data $(PUBLISHED)/; fi
 	@$(BUILD)/ipctax-summary $(PUBLISHED)/data $(PUBLISHED)/woven >/dev/null 2>&1 || \
 	  echo "note: the published data/ could not be fully summarized (an older layout?)"
-	$(BUILD)/ipctax-summary data $(WOVEN) $(PUBLISHED)/woven
+	$(BUILD)/ipctax-summary --reproductions reproductions data $(WOVEN) $(PUBLISHED)/woven
 
 compare: all
 	@rm -f $(WOVEN)/values.csv
 	@$(MAKE) --no-print-directory $(WOVEN)/values.csv >/dev/null
 	@cat $(WOVEN)/compare.txt
+
+# A run of this machine kept beside the published one (paper/96-reproductions.md):
+# reproductions/ID/, ID from the machine and the date unless ID= says;
+# BY= who made it, CONDITIONS= how (a load on purpose, say). data/ is not
+# changed, and an ID that exists is refused.
+.PHONY: reproduction
+reproduction: $(BUILD)/ipctax-summary
+	@dir=$$($(BUILD)/ipctax-summary --reproduction data reproductions $(if $(ID),--id '$(ID)') \
+	  --by '$(or $(BY),$(shell git config user.name 2>/dev/null))' \
+	  --conditions '$(CONDITIONS)') || exit 1; \
+	echo "reproduction: the run in data/ is kept as $$dir"; \
+	echo "To contribute it: git add $$dir && git commit -m 'Reproduction: '$$(basename $$dir)"; \
+	echo "  and send the commit (git format-patch -1), or send the folder as it is."; \
+	echo "make weave sets it beside the others, claim by claim."
 
 # Figure scripts set no terminal: the same script draws the page's SVG and
 # the paper's PDF. The font is named, and comes from fonts-dejavu-core, so

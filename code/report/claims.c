@@ -205,8 +205,6 @@ static void judge_claim(struct store *s, const struct claim *c, const char *regi
     enum verdict v = judge_interval(e, c->test, c->low, c->high);
     const struct value *unit = store_get(s, keyf(key, "%s.unit", c->estimate));
     counts[v]++;
-    if (expand(s, c->reason, reason, sizeof reason) != 0)
-        s->errors++;
     describe_threshold(c, threshold, sizeof threshold);
     snprintf(interval, sizeof interval, "%s to %s", format_fixed(lo, e.low, c->decimals),
              format_fixed(hi, e.high, c->decimals));
@@ -214,6 +212,10 @@ static void judge_claim(struct store *s, const struct claim *c, const char *regi
     format_fixed(est, e.value, c->decimals);
     put_text(s, keyf(key, "claim.%s.verdict", c->id), verdict_name(v));
     put_text(s, keyf(key, "claim.%s.threshold", c->id), threshold);
+    snprintf(reason, sizeof reason, "%s [%s]", est, interval);
+    put_text(s, keyf(key, "claim.%s.estimate", c->id), reason);
+    if (expand(s, c->reason, reason, sizeof reason) != 0)
+        s->errors++;
     format_fixed(cover, e.coverage * 100.0, 1);
     const char *cells[] = {c->statement, est, interval, units, cover, threshold, verdict_name(v),
                            registered};

@@ -1,9 +1,11 @@
 /*
- * compare.c - the published run's values beside this run's.
+ * compare.c - the published run's values beside this run's, figure by figure
+ * and claim by claim.
  *
  * Tangled from paper/90-appendix-report.md.
  */
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "report/compare.h"
@@ -18,16 +20,17 @@ static const struct {
     {"in_process, median (s)", "arch.in_process.median_s"},
     {"batch_unix over in_process", "arch.batch_unix.ratio"},
     {"batch_unix, boundary share (%)", "call.batch_unix.share_pct"},
-    {"A/A controls over in_process", "aa.ratio"},
+    {"A/A control in duets over in_process", "design.duet.ratio"},
     {"python_batch_unix over numba", "pair.python_batch_over_numba"},
-    {"echo of one double (us)", "echo.c.unix.protocol.p50_us.1"},
-    {"echo of the series (us)", "echo.c.unix.protocol.p50_us.150000"},
+    {"echo of one double, one CPU (us)", "echo.c.unix.same.protocol.p50_us.1"},
+    {"echo of the series, one CPU (us)", "echo.c.unix.same.protocol.p50_us.150000"},
     {"JSON over raw encoding", "serial.c.json.over_raw"},
     {"claims that hold", "claims.held"},
     {"claims that fail", "claims.failed"},
     {"claims undecided", "claims.undecided"},
     {"rounds", "run.rounds"},
     {"processor", "machine.cpu"},
+    {"family and model", "machine.cpu_family_model"},
     {"date", "machine.date"},
     {"commit", "machine.commit"},
 };
@@ -36,49 +39,121 @@ enum { N_COMPARED = sizeof COMPARED / sizeof COMPARED[0] };
 static const char *published_value(const struct csv_table *t, const char *key)
 {
     int k = csv_table_column(t, "key"), v = csv_table_column(t, "value");
-    for (size_t r = 0; k >= 0 && v >= 0 && r < t->n_rows; r++)
+    for (size_t r = 0; t->n_cols > 0 && k >= 0 && v >= 0 && r < t->n_rows; r++)
         if (strcmp(csv_table_cell(t, r, k), key) == 0)
             return csv_table_cell(t, r, v);
     return "n/a";
 }
 
+static const char *mine(const struct store *s, const char *key)
+{
+    const struct value *v = store_get(s, key);
+    return v != NULL ? v->text : "n/a";
+}
+
+enum { MAX_COLUMNS = 8 };
+
+struct text_table {
+    const char *cells[128][MAX_COLUMNS];
+    size_t rows, columns;
+};
+
+static void write_text_table(FILE *out, const struct text_table *t)
+{
+    size_t width[MAX_COLUMNS] = {0};
+    for (size_t r = 0; r < t->rows; r++)
+        for (size_t c = 0; c < t->columns; c++)
+            width[c] = strlen(t->cells[r][c]) > width[c] ? strlen(t->cells[r][c]) : width[c];
+    for (size_t r = 0; r < t->rows; r++) {
+        for (size_t c = 0; c < t->columns; c++)
+            fprintf(out, "%-*s%s", c + 1 < t->columns ? (int)width[c] : 0, t->cells[r][c],
+                    c + 1 < t->columns ? "  " : "\n");
+    }
+}
+
+static void write_csv_table(struct store *s, const char *name, const struct text_table *t)
+{
+    struct csv_out out;
+    if (table_open(s, name, &out, t->cells[0], (int)t->columns) != 0)
+        return;
+    for (size_t r = 1; r < t->rows; r++) {
+        for (size_t c = 0; c < t->columns; c++)
+            csv_out_text(&out, t->cells[r][c]);
+        csv_out_end_row(&out);
+    }
+    table_close(s, &out);
+}
+
+static void compare_claims(struct store *s, const struct csv_table *pub, FILE *text)
+{
+    static struct text_table t;
+    static char ids[128][KEY_SIZE];
+    char key[KEY_SIZE], changed_list[TEXT_SIZE] = "";
+    int changed = 0;
+    t = (struct text_table){.rows = 1, .columns = 6};
+    const char *header[] = {"Claim", "This run", "Verdict", "The published run", "Its verdict",
+                            "Changed"};
+    memcpy(t.cells[0], header, sizeof header);
+    for (size_t i = 0; i < s->n && t.rows < 128; i++) {
+        const char *k = s->values[i].key;
+        size_t len = strlen(k);
+        if (strncmp(k, "claim.", 6) != 0 || len < 15 || strcmp(k + len - 8, ".verdict") != 0)
+            continue;
+        char *id = ids[t.rows];
+        snprintf(id, KEY_SIZE, "%.*s", (int)(len - 14), k + 6);
+        const char *now = s->values[i].text;
+        const char *then = published_value(pub, k);
+        int differs = strcmp(now, then) != 0;
+        const char *row[] = {id, mine(s, keyf(key, "claim.%s.estimate", id)), now,
+                             published_value(pub, keyf(key, "claim.%s.estimate", id)), then,
+                             differs ? "CHANGED" : ""};
+        for (size_t c = 0; c < 6; c++)
+            t.cells[t.rows][c] = row[c];
+        t.rows++;
+        if (differs) {
+            changed++;
+            snprintf(changed_list + strlen(changed_list), TEXT_SIZE - strlen(changed_list),
+                     "%s%s", changed_list[0] != '\0' ? ", " : "", id);
+        }
+    }
+    write_csv_table(s, "compare_claims", &t);
+    fprintf(text, "\nClaim by claim:\n");
+    write_text_table(text, &t);
+    fprintf(text, "%d of %zu verdicts changed%s%s\n", changed, t.rows - 1,
+            changed ? ": " : "", changed_list);
+    put_count(s, "compare.changed", changed);
+    put_text(s, "compare.changed_list", changed ? changed_list : "none");
+}
+
 void compare_with_published(struct store *s, const char *published_dir)
 {
-    static const char *const header[] = {"Figure", "This run", "The published run"};
+    static struct text_table t;
     char path[4096], err[512];
     struct csv_table pub;
-    struct csv_out t;
     snprintf(path, sizeof path, "%s/values.csv", published_dir);
     if (csv_table_load(path, &pub, err, sizeof err) != 0)
         memset(&pub, 0, sizeof pub);               /* an older layout: every value n/a */
-    size_t width[3] = {strlen(header[0]), strlen(header[1]), strlen(header[2])};
-    const char *cells[N_COMPARED][3];
-    for (size_t i = 0; i < N_COMPARED; i++) {
-        const struct value *mine = store_get(s, COMPARED[i].key);
-        cells[i][0] = COMPARED[i].label;
-        cells[i][1] = mine != NULL ? mine->text : "n/a";
-        cells[i][2] = pub.n_cols > 0 ? published_value(&pub, COMPARED[i].key) : "n/a";
-        for (int c = 0; c < 3; c++)
-            width[c] = strlen(cells[i][c]) > width[c] ? strlen(cells[i][c]) : width[c];
+    t = (struct text_table){.rows = 1, .columns = 3};
+    t.cells[0][0] = "Figure", t.cells[0][1] = "This run", t.cells[0][2] = "The published run";
+    for (size_t i = 0; i < N_COMPARED; i++, t.rows++) {
+        t.cells[t.rows][0] = COMPARED[i].label;
+        t.cells[t.rows][1] = mine(s, COMPARED[i].key);
+        t.cells[t.rows][2] = published_value(&pub, COMPARED[i].key);
     }
+    write_csv_table(s, "compare", &t);
+    int same = strcmp(mine(s, "machine.date"), published_value(&pub, "machine.date")) == 0 &&
+               strcmp(mine(s, "machine.commit"), published_value(&pub, "machine.commit")) == 0;
+    put_text(s, "compare.same_run", same ? "yes" : "no");
     snprintf(path, sizeof path, "%s/compare.txt", s->out_dir);
     FILE *text = fopen(path, "w");
-    if (table_open(s, "compare", &t, header, 3) == 0 && text != NULL) {
-        fprintf(text, "%-*s  %-*s  %s\n", (int)width[0], header[0], (int)width[1], header[1],
-                header[2]);
-        for (size_t i = 0; i < N_COMPARED; i++) {
-            for (int c = 0; c < 3; c++)
-                csv_out_text(&t, cells[i][c]);
-            csv_out_end_row(&t);
-            fprintf(text, "%-*s  %-*s  %s\n", (int)width[0], cells[i][0], (int)width[1],
-                    cells[i][1], cells[i][2]);
-        }
-        table_close(s, &t);
-    } else {
+    if (text == NULL) {
         s->errors++;
+    } else {
+        write_text_table(text, &t);
+        compare_claims(s, &pub, text);
+        if (fclose(text) != 0)
+            s->errors++;
     }
-    if (text != NULL)
-        fclose(text);
     if (pub.n_cols > 0)
         csv_table_free(&pub);
 }

@@ -1,5 +1,5 @@
 /*
- * compare.h - this run's key figures beside the published run's.
+ * compare.h - this run's key figures and claims beside the published run's.
  *
  * Tangled from paper/90-appendix-report.md.
  */
@@ -8,7 +8,8 @@
 
 #include "report/store.h"
 
-/* Reads PUBLISHED/values.csv and writes tables/compare.csv and compare.txt. */
+/* Reads PUBLISHED/values.csv and writes tables/compare.csv,
+ * tables/compare_claims.csv and compare.txt. */
 void compare_with_published(struct store *s, const char *published_dir);
 
 #endif

@@ -14,7 +14,9 @@
 #include "report/summarize.h"
 
 static const char *const MACHINE_TEXTS[] = {
-    "cpu", "kernel", "hypervisor", "cpu_mhz", "governor", "clock_source", "compiler",
+    "cpu", "cpu_vendor", "cpu_family", "cpu_model", "cpu_stepping", "cpu_microcode", "simd",
+    "simd_enabled", "hypervisor_name", "kernel", "hypervisor", "cpu_mhz", "governor",
+    "clock_source", "compiler",
     "cflags", "libc", "date", "commit", "version.libcsv-dev", "version.libjansson-dev",
     "version.nettle-dev", "version.pandoc", "version.gnuplot-nox", "version.texlive-base",
     "version.python3", "version.python3-numpy", "version.python3-numba", "version.valgrind",
@@ -42,6 +44,13 @@ void summarize_run(const struct run_data *d, struct store *s)
         put_text(s, keyf(key, "machine.%s", MACHINE_TEXTS[i]), v != NULL ? v : "not recorded");
     }
     put_count(s, "machine.cores", kv_number(&d->machine, "cores"));
+    char text[TEXT_SIZE];
+    snprintf(text, sizeof text, "family %s, model %s",
+             kv_get(&d->machine, "cpu_family") ? kv_get(&d->machine, "cpu_family") : "?",
+             kv_get(&d->machine, "cpu_model") ? kv_get(&d->machine, "cpu_model") : "?");
+    put_text(s, "machine.cpu_family_model", text);
+    put_count(s, "machine.tuned_vector_bits", kv_number(&d->machine, "tuned_vector_bytes") * 8);
+    put_count(s, "machine.cache_l2_kib", kv_number(&d->machine, "cache_l2_kib"));
     put_number(s, "machine.memory_gib", kv_number(&d->machine, "memory_bytes") / 1073741824.0, 1);
     double bars = kv_number(&d->run, "bars"), combos = kv_number(&d->run, "combos");
     put_count(s, "run.bars", bars);
