@@ -93,6 +93,16 @@ int sweep_workspace_helpers(struct sweep_workspace *ws, int count, size_t n)
     return 0;
 }
 
+void sweep_workspace_stop(struct sweep_workspace *ws)
+{
+    atomic_store_explicit(&ws->stop, 1, memory_order_relaxed);
+}
+
+void sweep_workspace_resume(struct sweep_workspace *ws)
+{
+    atomic_store_explicit(&ws->stop, 0, memory_order_relaxed);
+}
+
 int sweep_layout_parse(const char *text, struct sweep_layout *layout)
 {
     unsigned s, a, g;
