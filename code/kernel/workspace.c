@@ -102,14 +102,3 @@ void sweep_workspace_resume(struct sweep_workspace *ws)
 {
     atomic_store_explicit(&ws->stop, 0, memory_order_relaxed);
 }
-
-int sweep_layout_parse(const char *text, struct sweep_layout *layout)
-{
-    unsigned s, a, g;
-    char end;
-    if (sscanf(text, "%u,%u,%u%c", &s, &a, &g, &end) != 3 || s >= WORKSPACE_PAGE ||
-        a >= WORKSPACE_PAGE || g >= WORKSPACE_PAGE || s % 8 != 0 || a % 8 != 0 || g % 8 != 0)
-        return -1;
-    *layout = (struct sweep_layout){s, a, g};
-    return 0;
-}

@@ -53,9 +53,6 @@ int sweep_workspace_load(struct sweep_workspace *ws, const double *close, size_t
 /* At least `count` helper workspaces, with this one's layout; 0 or -1. */
 int sweep_workspace_helpers(struct sweep_workspace *ws, int count, size_t n);
 
-/* Reads "SERIES,ARRAY,STAGGER" (bytes, each below 4096); 0, or -1. */
-int sweep_layout_parse(const char *text, struct sweep_layout *layout);
-
 /* A kernel looks at its workspace's stop flag every this many window-bar
  * steps: 2^22, a few milliseconds of the naive kernel's work. */
 #define SWEEP_STOP_CHECK_STEPS ((uint64_t)1 << 22)

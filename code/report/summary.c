@@ -10,6 +10,11 @@
 
 #include "report/compare.h"
 #include "report/summarize.h"
+#include "wire/options.h"
+
+#ifndef IPCTAX_COMMIT
+#define IPCTAX_COMMIT "unknown"
+#endif
 
 static summarizer *const SUMMARIZERS[] = {
     summarize_run, summarize_sweep, summarize_architectures, summarize_calls, summarize_echo,
@@ -23,7 +28,14 @@ static void usage(FILE *to)
                 "Writes OUT_DIR/values.csv, OUT_DIR/tables/*.csv, the figures' files and\n"
                 "OUT_DIR/claims.txt from the run in DATA_DIR. With PUBLISHED_OUT_DIR (the\n"
                 "OUT_DIR of a summary of the published run) it also compares the two runs\n"
-                "(OUT_DIR/tables/compare.csv and OUT_DIR/compare.txt).\n");
+                "(OUT_DIR/tables/compare.csv and OUT_DIR/compare.txt).\n"
+                "\n"
+                "  -h, --help   this text\n"
+                "  --version    the commit this program was built from\n"
+                "\n"
+                "Exit status: 0 when every value was written; 1 when DATA_DIR cannot be\n"
+                "read or a value could not be computed or written; 2 for a refused\n"
+                "command line.\n");
 }
 
 int main(int argc, char **argv)
@@ -31,14 +43,12 @@ int main(int argc, char **argv)
     char err[512];
     struct run_data d;
     struct store s;
-    if (argc == 2 && (strcmp(argv[1], "-h") == 0 || strcmp(argv[1], "--help") == 0)) {
-        usage(stdout);
-        return 0;
-    }
-    if (argc != 3 && argc != 4) {
-        usage(stderr);
-        return 2;
-    }
+    int answered;
+    if (options_of_operands(argc, argv, "ipctax-summary", IPCTAX_COMMIT, usage, &answered))
+        return answered;
+    if (argc != 3 && argc != 4)
+        return usage_error("ipctax-summary", "expected DATA_DIR OUT_DIR [PUBLISHED_OUT_DIR], "
+                           "got %d argument%s", argc - 1, argc == 2 ? "" : "s");
     if (run_data_load(&d, argv[1], err, sizeof err) != 0) {
         fprintf(stderr, "ipctax-summary: %s\n", err);
         return 1;
