@@ -287,7 +287,7 @@ static void bad_options_exit_2_name_the_option_and_write_nothing(void **state)
     } cases[] = {
         {{"--rounds", "1O"}, "--rounds: '1O' is not a whole number in 1..10000"},
         {{"--bars", "abc"}, "--bars: 'abc' is not a whole number in 1..100000000"},
-        {{"--bars", "0"}, "--bars: '0' is not a whole number in 1..100000000"},
+        {{"--bars", "0"}, "--bars: 0 is outside 1..100000000"},
         {{"--arch", "nosuch"}, "no architecture named 'nosuch'"},
         {{"--arch", "in_process,nosuch"}, "no architecture named 'nosuch'"},
         {{"--measure", "nosuch"}, "no measurement named 'nosuch'"},
