@@ -346,8 +346,8 @@ static int serve_shm(const struct engine_options *o)
     int status;
     while ((status = shm_channel_accept(&ch, NO_DEADLINE)) == 0) {
         if (ch.renewals != reported) {
-            fprintf(stderr, "ipctax-engine: the segment %s was damaged (its size changed "
-                    "under it); serving from a new one\n", ch.name);
+            fprintf(stderr, "ipctax-engine: gave the segment %s up (%s); serving from a new "
+                    "one\n", ch.name, ch.renewed_because);
             reported = ch.renewals;
         }
         serve_shm_session(&ch, o);
