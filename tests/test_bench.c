@@ -420,14 +420,15 @@ static void engine_refusing_is_a_failed_run(void **state)
     csv_table_free(&t);
 }
 
-/* Whether any process's command line mentions `needle`. */
-static int any_process_mentions(const char *needle)
+/* The pids (at most max) of the processes other than this one whose command
+ * line mentions needle, and also `also` unless it is NULL; how many. */
+static int processes_mentioning(const char *needle, const char *also, pid_t *pids, int max)
 {
     DIR *d = opendir("/proc");
     int found = 0;
-    for (struct dirent *e; d != NULL && (e = readdir(d)) != NULL && !found;) {
+    for (struct dirent *e; d != NULL && (e = readdir(d)) != NULL && found < max;) {
         char path[300], line[4096];
-        if (e->d_name[0] < '0' || e->d_name[0] > '9')
+        if (e->d_name[0] < '0' || e->d_name[0] > '9' || atoi(e->d_name) == (int)getpid())
             continue;
         snprintf(path, sizeof path, "/proc/%s/cmdline", e->d_name);
         FILE *f = fopen(path, "r");
@@ -439,11 +440,19 @@ static int any_process_mentions(const char *needle)
             if (line[i] == '\0')
                 line[i] = ' ';
         line[n] = '\0';
-        found = strstr(line, needle) != NULL && strstr(line, "ipctax-engine") != NULL;
+        if (strstr(line, needle) != NULL && (also == NULL || strstr(line, also) != NULL))
+            pids[found++] = (pid_t)atoi(e->d_name);
     }
     if (d != NULL)
         closedir(d);
     return found;
+}
+
+/* Whether any engine's command line mentions `needle`. */
+static int any_process_mentions(const char *needle)
+{
+    pid_t pid;
+    return processes_mentioning(needle, "ipctax-engine", &pid, 1) > 0;
 }
 
 /* SIGTERM, SIGINT or SIGHUP in the middle of the rounds: no engine, socket
@@ -577,27 +586,10 @@ static void a_killed_bench_leaves_nothing_behind_after_the_next_run(void **state
  * orphan this test started, which no wait can reach. How many there were. */
 static int kill_mentioning(const char *needle)
 {
-    DIR *d = opendir("/proc");
-    int n = 0;
-    for (struct dirent *e; d != NULL && (e = readdir(d)) != NULL;) {
-        char path[300], line[4096];
-        if (e->d_name[0] < '0' || e->d_name[0] > '9' || atoi(e->d_name) == (int)getpid())
-            continue;
-        snprintf(path, sizeof path, "/proc/%s/cmdline", e->d_name);
-        FILE *f = fopen(path, "r");
-        if (f == NULL)
-            continue;
-        size_t len = fread(line, 1, sizeof line - 1, f);
-        fclose(f);
-        for (size_t i = 0; i < len; i++)
-            if (line[i] == '\0')
-                line[i] = ' ';
-        line[len] = '\0';
-        if (strstr(line, needle) != NULL && kill(atoi(e->d_name), SIGKILL) == 0)
-            n++;
-    }
-    if (d != NULL)
-        closedir(d);
+    pid_t pids[64];
+    int n = processes_mentioning(needle, NULL, pids, 64);
+    for (int i = 0; i < n; i++)
+        kill(pids[i], SIGKILL);
     return n;
 }
 

@@ -356,6 +356,22 @@ static void max_work_is_exact_and_admits_the_study(void **state)
                  (unsigned long long)study);
 }
 
+/* The reference sweep on a new connection to path: 0 with the results
+ * checked, or tclient_sweep's failure with its message in err. */
+static int reference_sweep_on_a_new_client(const char *path, char err[CLIENT_ERROR_SIZE])
+{
+    int d = connect_unix(path);
+    assert_true(d >= 0);
+    struct test_client c;
+    struct combo_result results[REF_COMBOS];
+    tclient_init(&c, d, d);
+    int r = tclient_sweep(&c, &ref.job, 0, REF_COMBOS, results, err);
+    tclient_close(&c);
+    if (r == 0)
+        assert_reference_results(results);
+    return r;
+}
+
 /*
  * After a client hung up mid-sweep, the engine's only slot is free again
  * within 2.5 s (the reference sweep is served), and the engine goes idle.
@@ -364,18 +380,9 @@ static void assert_the_slot_is_free_again(const struct engine_process *e, const 
 {
     uint64_t deadline = deadline_after_ms(2500);
     for (;;) {
-        int d = connect_unix(path);
-        assert_true(d >= 0);
-        struct test_client c;
-        struct combo_result results[REF_COMBOS];
         char err[CLIENT_ERROR_SIZE] = "";
-        tclient_init(&c, d, d);
-        int r = tclient_sweep(&c, &ref.job, 0, REF_COMBOS, results, err);
-        tclient_close(&c);
-        if (r == 0) {
-            assert_reference_results(results);
+        if (reference_sweep_on_a_new_client(path, err) == 0)
             break;
-        }
         if (clock_ns() > deadline)
             fail_msg("2.5 s after its client hung up, the abandoned sweep still held the "
                      "engine's only slot: %s", err);
@@ -960,18 +967,10 @@ static void client_beyond_max_clients_is_told_busy(void **state)
     /* A's slot comes back once its thread has noticed; give it up to 3 s. */
     uint64_t deadline = deadline_after_ms(3000);
     for (;;) {
-        int d = connect_unix(path);
-        assert_true(d >= 0);
-        struct test_client cl;
-        struct combo_result results[REF_COMBOS];
         char err[CLIENT_ERROR_SIZE] = "";
-        tclient_init(&cl, d, d);
-        int r = tclient_sweep(&cl, &ref.job, 0, REF_COMBOS, results, err);
-        tclient_close(&cl);
-        if (r == 0) {
-            assert_reference_results(results);
+        int r = reference_sweep_on_a_new_client(path, err);
+        if (r == 0)
             break;
-        }
         /* Still busy: the refusal arrives as an error frame, or, when the
          * engine closed the refused connection before the request was fully
          * written, as a broken pipe or a reset while sending. */

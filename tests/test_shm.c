@@ -902,6 +902,30 @@ static void assert_another_client_is_served(const char *name)
     shm_channel_detach(&other);
 }
 
+/* A client that attaches and then stops itself (SIGSTOP) does not keep the
+ * channel: another client is served, after the engine has evicted it. */
+static void assert_a_stopped_client_is_evicted(const char *name)
+{
+    pid_t child = fork();
+    assert_true(child >= 0);
+    if (child == 0) {
+        struct shm_channel ch;
+        char err[256];
+        if (shm_channel_attach(&ch, name, SHM_WAIT_FUTEX, 5000, err, sizeof err) != 0)
+            _exit(1);
+        raise(SIGSTOP);
+        _exit(0);
+    }
+    track_child(child);
+    int status;
+    assert_int_equal(waitpid(child, &status, WUNTRACED), child);
+    assert_true(WIFSTOPPED(status));
+    assert_another_client_is_served(name);
+    kill(child, SIGKILL);
+    waitpid(child, NULL, 0);
+    untrack_child(child);
+}
+
 /*
  * A client that is attached but silent (or stopped with SIGSTOP) cannot
  * keep the channel after its session is over: the engine ends the session
@@ -923,23 +947,7 @@ static void a_silent_or_stopped_client_cannot_keep_the_channel(void **state)
         fail_msg("the silent client's session should be over");
     shm_channel_detach(&s.channel);
 
-    pid_t child = fork();                            /* attaches, then stops itself */
-    assert_true(child >= 0);
-    if (child == 0) {
-        struct shm_channel ch;
-        if (shm_channel_attach(&ch, s.name, SHM_WAIT_FUTEX, 5000, err, sizeof err) != 0)
-            _exit(1);
-        raise(SIGSTOP);
-        _exit(0);
-    }
-    track_child(child);
-    int status;
-    assert_int_equal(waitpid(child, &status, WUNTRACED), child);
-    assert_true(WIFSTOPPED(status));
-    assert_another_client_is_served(s.name);
-    kill(child, SIGKILL);
-    waitpid(child, NULL, 0);
-    untrack_child(child);
+    assert_a_stopped_client_is_evicted(s.name);
     stop_engine(&s);
     assert_segment_gone(s.name);
 }
@@ -1048,24 +1056,7 @@ static void the_log_says_why_a_segment_was_replaced(void **state)
     static char *const args[] = {"--idle-timeout", "200", NULL};
     start_logging(&s, args, "engine-log", log);
     shm_channel_detach(&s.channel);
-    pid_t child = fork();                            /* attaches, then stops itself */
-    assert_true(child >= 0);
-    if (child == 0) {
-        struct shm_channel ch;
-        char err[256];
-        if (shm_channel_attach(&ch, s.name, SHM_WAIT_FUTEX, 5000, err, sizeof err) != 0)
-            _exit(1);
-        raise(SIGSTOP);
-        _exit(0);
-    }
-    track_child(child);
-    int status;
-    assert_int_equal(waitpid(child, &status, WUNTRACED), child);
-    assert_true(WIFSTOPPED(status));
-    assert_another_client_is_served(s.name);         /* after the eviction */
-    kill(child, SIGKILL);
-    waitpid(child, NULL, 0);
-    untrack_child(child);
+    assert_a_stopped_client_is_evicted(s.name);
     char *text = read_log(log);
     if (strstr(text, "did not leave") == NULL || strstr(text, "size changed") != NULL)
         fail_msg("a client that did not leave was logged as: %s", text);
@@ -1106,6 +1097,27 @@ static void start_a_long_sweep(struct test_client *c, uint32_t bars, int64_t win
     assert_int_equal(shm_write_all(c->shm, &iov, 1, deadline_after_ms(TEST_IO_TIMEOUT_MS)), 0);
 }
 
+/* Signal `sig` stops the engine within 3 s with exit status 0, and its
+ * segment is gone; `when` says when it was sent, for the message. */
+static void assert_stops_cleanly(struct shm_engine *s, int sig, const char *when)
+{
+    int status;
+    assert_int_equal(kill(s->process.pid, sig), 0);
+    if (wait_for_exit(s->process.pid, 3000, &status) != 0) {
+        kill(s->process.pid, SIGKILL);
+        waitpid(s->process.pid, NULL, 0);
+        untrack_child(s->process.pid);
+        fail_msg("the engine did not exit within 3 s of signal %d %s", sig, when);
+    }
+    untrack_child(s->process.pid);
+    s->process.pid = 0;
+    if (!WIFEXITED(status) || WEXITSTATUS(status) != 0)
+        fail_msg("signal %d %s: the engine ended with %s %d, expected exit status 0", sig, when,
+                 WIFSIGNALED(status) ? "signal" : "status",
+                 WIFSIGNALED(status) ? WTERMSIG(status) : WEXITSTATUS(status));
+    assert_segment_gone(s->name);
+}
+
 /*
  * Over shared memory the engine serves in its main thread, and a long sweep
  * once kept it from its stop pipe: SIGTERM waited for the sweep to end (36 s
@@ -1119,17 +1131,7 @@ static void sigterm_during_a_long_sweep_stops_the_engine(void **state)
     start_or_fail(&s, args, "engine-long", SHM_WAIT_FUTEX);
     start_a_long_sweep(&s.client, 200000, 100000);
     sleep_ms(300);
-    assert_int_equal(kill(s.process.pid, SIGTERM), 0);
-    int status;
-    if (wait_for_exit(s.process.pid, 3000, &status) != 0)
-        fail_msg("the engine did not stop within 3 s of SIGTERM in the middle of a sweep");
-    untrack_child(s.process.pid);
-    s.process.pid = 0;
-    if (!WIFEXITED(status) || WEXITSTATUS(status) != 0)
-        fail_msg("the engine ended with %s %d, expected exit status 0",
-                 WIFSIGNALED(status) ? "signal" : "status",
-                 WIFSIGNALED(status) ? WTERMSIG(status) : WEXITSTATUS(status));
-    assert_segment_gone(s.name);
+    assert_stops_cleanly(&s, SIGTERM, "in the middle of a sweep");
     shm_engine_stop(&s);
 }
 
@@ -1219,22 +1221,8 @@ static void every_termination_signal_removes_the_segment(void **state)
     static const int signals[] = {SIGHUP, SIGQUIT, SIGUSR1, SIGUSR2, SIGINT};
     for (size_t i = 0; i < sizeof signals / sizeof signals[0]; i++) {
         struct shm_engine s;
-        int status;
         start_or_fail(&s, NULL, "engine-signals", SHM_WAIT_FUTEX);
-        assert_int_equal(kill(s.process.pid, signals[i]), 0);
-        if (wait_for_exit(s.process.pid, 3000, &status) != 0) {
-            kill(s.process.pid, SIGKILL);
-            waitpid(s.process.pid, NULL, 0);
-            untrack_child(s.process.pid);
-            fail_msg("the engine did not exit within 3 s of signal %d", signals[i]);
-        }
-        untrack_child(s.process.pid);
-        s.process.pid = 0;
-        if (!WIFEXITED(status) || WEXITSTATUS(status) != 0)
-            fail_msg("signal %d: the engine ended with %s %d, expected exit status 0",
-                     signals[i], WIFSIGNALED(status) ? "signal" : "status",
-                     WIFSIGNALED(status) ? WTERMSIG(status) : WEXITSTATUS(status));
-        assert_segment_gone(s.name);
+        assert_stops_cleanly(&s, signals[i], "while idle");
         stop_engine(&s);
     }
 }
