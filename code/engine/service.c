@@ -190,9 +190,10 @@ static int checked_sweep(struct connection *c, struct sweep_workspace *ws, const
                          uint32_t n_bars, const char *limit, const struct combo_params *params,
                          uint32_t n_combos, char *err, size_t err_size)
 {
-    uint64_t work = sweep_work(params, n_combos, n_bars);
-    if (request_check_windows(params, n_combos, n_bars, limit, err, err_size) != 0 ||
-        check_work(c, work, "a sweep", err, err_size) != 0)
+    if (request_check_windows(params, n_combos, n_bars, limit, err, err_size) != 0)
+        return -1;
+    uint64_t work = sweep_work(params, n_combos, n_bars);     /* windows checked: no overflow */
+    if (check_work(c, work, "a sweep", err, err_size) != 0)
         return -1;
     struct combo_result *results = buffer_reserve(&c->results, (size_t)n_combos * sizeof *results);
     if (results == NULL)
