@@ -86,10 +86,14 @@ deps-fuzz:
 	$(call ensure-debs,$(FUZZ_DEBS))
 
 # --- Tangle ------------------------------------------------------------------
-# code/ is committed; the tangler is built from its own committed source.
-$(BUILD)/tangle: code/tools/tangle.c
+# code/ is committed; the tangler is built from its own committed source and
+# the command-line module every program shares (which needs nothing else).
+# It is not rebuilt for each commit (everything is re-tangled when it is), so
+# its --version names no commit.
+TANGLE_SRC := code/tools/tangle.c code/wire/options.c code/wire/error.c
+$(BUILD)/tangle: $(TANGLE_SRC) code/wire/options.h code/wire/error.h code/kernel/workspace.h
 	@mkdir -p $(@D)
-	$(CC) $(CFLAGS_ALL) -o $@ $<
+	$(CC) $(CFLAGS_ALL) -Icode -o $@ $(TANGLE_SRC)
 
 tangle: $(BUILD)/tangle
 	$(BUILD)/tangle --stray code $(CHAPTERS)
@@ -142,7 +146,7 @@ $(1)/ipctax-summary: $(1)/obj/report/summary.o $(addprefix $(1)/,$(ALL_LIBS))
 	$(2) $(CFLAGS_ALL) $(3) -o $$@ $$^ $(LDLIBS)
 $(1)/ipctax-kernel: $(1)/obj/tools/kernel.o $(1)/libwire.a $(1)/libkernel.a
 	$(2) $(CFLAGS_ALL) $(3) -o $$@ $$^ $(LDLIBS)
-$(1)/ipctax-record: $(1)/obj/tools/record.o $(1)/libharness.a
+$(1)/ipctax-record: $(1)/obj/tools/record.o $(1)/libharness.a $(1)/libwire.a
 	$(2) $(CFLAGS_ALL) $(3) -o $$@ $$^ $(LDLIBS)
 $(1)/tests/%: tests/%.c $(wildcard tests/*.h) $(addprefix $(1)/,$(ALL_LIBS))
 	@mkdir -p $$(@D)
@@ -157,9 +161,10 @@ KERNEL_OBJS := $(patsubst code/%.c,%,$(wildcard code/kernel/*.c))
 $(foreach o,$(KERNEL_OBJS),$(eval DEFS_$(o) = -falign-functions=64))
 # Definitions one object needs beyond the flags: DEFS_<layer>/<file>.
 DEFS_harness/machine = -DIPCTAX_CFLAGS='"$(CFLAGS_ALL)"' -DIPCTAX_COMMIT='"$(shell cat $(BUILD)/commit.txt)"'
-DEFS_harness/bench = -DIPCTAX_COMMIT='"$(shell cat $(BUILD)/commit.txt)"'
-DEFS_engine/engine = -DIPCTAX_COMMIT='"$(shell cat $(BUILD)/commit.txt)"'
-$(BUILD)/obj/harness/bench.o $(BUILD)/obj/engine/engine.o: $(BUILD)/commit.txt
+# Every program's --version names the commit: only its main object rebuilds.
+VERSIONED_MAINS := harness/bench engine/engine report/summary tools/kernel tools/record
+$(foreach m,$(VERSIONED_MAINS),$(eval DEFS_$(m) = -DIPCTAX_COMMIT='"$$(shell cat $(BUILD)/commit.txt)"'))
+$(VERSIONED_MAINS:%=$(BUILD)/obj/%.o): $(BUILD)/commit.txt
 
 SANITIZE := -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer
 FUZZ_FLAGS := -O1 $(SANITIZE) -fsanitize=fuzzer-no-link

@@ -13,19 +13,29 @@
 # file. "Possibly lost" and "still reachable" blocks are reported, not failed:
 # they are memory that something could still reach at exit (libc's own).
 # With VALGRIND_OUT=FILE the totals are written there as key,value rows.
+#
+# Its scratch folder is OUTDIR/scratch-PID, not in the temporary directory:
+# a check killed outright (SIGKILL skips the trap below) once left an
+# ipctax-valgrind-* folder there for good; now the next check removes the
+# folders whose process is gone. The engine dies with the check
+# (--die-with-parent), and valgrind makes no vgdb pipes in /tmp (--vgdb=no).
 set -uo pipefail
 engine=$1 driver=$2 out=$3
 mkdir -p "$out"
-dir=$(mktemp -d /tmp/ipctax-valgrind-XXXXXX)
+for stale in "$out"/scratch-*; do
+  [ -d "$stale" ] && ! kill -0 "${stale##*-}" 2>/dev/null && rm -rf "$stale"
+done
+dir=$out/scratch-$$
+mkdir "$dir" || exit 1
 sock=$dir/engine.sock
 vpid=
 cleanup() { [ -n "$vpid" ] && kill -KILL "$vpid" 2>/dev/null; rm -rf "$dir"; }
 trap cleanup EXIT
-VALGRIND=(valgrind --tool=memcheck --leak-check=full --show-leak-kinds=all
+VALGRIND=(valgrind --tool=memcheck --vgdb=no --leak-check=full --show-leak-kinds=all
           --errors-for-leak-kinds=definite,indirect --error-exitcode=1)
 fail() { echo "check-valgrind: $*" >&2; exit 1; }
 
-"${VALGRIND[@]}" --log-file="$out/socket.log" "$engine" --unix "$sock" &
+"${VALGRIND[@]}" --log-file="$out/socket.log" "$engine" --die-with-parent --unix "$sock" &
 vpid=$!
 "$driver" "$sock" || fail "the engine's replies were wrong (see above)"
 # Wait (at most 30 s) until the engine is down to its main thread.

@@ -9,7 +9,8 @@
  * The session: echoes, a sweep compared bit for bit with sweep_naive, the
  * same sweep as JSON, a loaded series swept per combination, a per-bar
  * stream, a timed sweep and a timed echo, a connection that leaves a loaded series and an open stream
- * behind when it goes, a bad frame (which must get an error frame and a
+ * behind when it goes, one that hangs up in the middle of a long (watched)
+ * sweep, a bad frame (which must get an error frame and a
  * closed connection), and a request cut off half-way. Sizes are small: valgrind runs the engine some
  * twenty times slower than it runs natively. Exits 0 when every reply was
  * right, 1 otherwise.
@@ -147,6 +148,38 @@ static void abandoned_state(const char *path)
     tclient_close(&c);
 }
 
+/* A loaded sweep long enough to be watched (2.5e8 window-bar steps), then a
+ * hang-up in its middle: the engine must stop it, end its watch and free
+ * everything. */
+static void abandoned_sweep(const char *path)
+{
+    enum { LONG_BARS = 6000 };
+    char err[CLIENT_ERROR_SIZE];
+    struct test_client c;
+    double *closes = malloc(LONG_BARS * sizeof *closes);
+    struct combo_params heavy = {LONG_BARS, LONG_BARS, LONG_BARS, LONG_BARS, LONG_BARS,
+                                 LONG_BARS};
+    uint8_t frame[4 + REQUEST_HEADER_BYTES + PARAM_BYTES];
+    le_put_u32(frame, REQUEST_HEADER_BYTES + PARAM_BYTES);
+    request_encode(frame + 4, OP_SWEEP_LOADED, NULL, 0, &heavy, 1);
+    gbm_series(closes, LONG_BARS, 5);
+    int fd = connect_to(path);
+    if (fd < 0) {
+        fail("connect", strerror(errno));
+        free(closes);
+        return;
+    }
+    tclient_init(&c, fd, fd);
+    struct iovec iov = {frame, sizeof frame};
+    if (tclient_request(&c, OP_LOAD, closes, LONG_BARS, NULL, 0, err) != 0)
+        fail("load for an abandoned sweep", err);
+    else if (write_all(fd, &iov, 1, NO_DEADLINE) != 0)
+        fail("abandoned sweep", strerror(errno));
+    nanosleep(&(struct timespec){1, 0}, NULL);         /* the sweep is running */
+    tclient_close(&c);
+    free(closes);
+}
+
 /* An unknown opcode: an error frame, then the end of the connection. */
 static void bad_frame(const char *path)
 {
@@ -220,6 +253,7 @@ int main(int argc, char **argv)
     }
     session(argv[1]);
     abandoned_state(argv[1]);
+    abandoned_sweep(argv[1]);
     bad_frame(argv[1]);
     cut_request(argv[1]);
     session(argv[1]);

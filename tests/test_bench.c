@@ -368,7 +368,7 @@ static void bad_options_exit_2_name_the_option_and_write_nothing(void **state)
     } cases[] = {
         {{"--rounds", "1O"}, "--rounds: '1O' is not a whole number in 1..10000"},
         {{"--bars", "abc"}, "--bars: 'abc' is not a whole number in 1..100000000"},
-        {{"--bars", "0"}, "--bars: '0' is not a whole number in 1..100000000"},
+        {{"--bars", "0"}, "--bars: 0 is outside 1..100000000"},
         {{"--arch", "nosuch"}, "no architecture named 'nosuch'"},
         {{"--arch", "in_process,nosuch"}, "no architecture named 'nosuch'"},
         {{"--measure", "nosuch"}, "no measurement named 'nosuch'"},
@@ -501,14 +501,15 @@ static void engine_refusing_is_a_failed_run(void **state)
     csv_table_free(&t);
 }
 
-/* Whether any process's command line mentions `needle`. */
-static int any_process_mentions(const char *needle)
+/* The pids (at most max) of the processes other than this one whose command
+ * line mentions needle, and also `also` unless it is NULL; how many. */
+static int processes_mentioning(const char *needle, const char *also, pid_t *pids, int max)
 {
     DIR *d = opendir("/proc");
     int found = 0;
-    for (struct dirent *e; d != NULL && (e = readdir(d)) != NULL && !found;) {
+    for (struct dirent *e; d != NULL && (e = readdir(d)) != NULL && found < max;) {
         char path[300], line[4096];
-        if (e->d_name[0] < '0' || e->d_name[0] > '9')
+        if (e->d_name[0] < '0' || e->d_name[0] > '9' || atoi(e->d_name) == (int)getpid())
             continue;
         snprintf(path, sizeof path, "/proc/%s/cmdline", e->d_name);
         FILE *f = fopen(path, "r");
@@ -520,11 +521,19 @@ static int any_process_mentions(const char *needle)
             if (line[i] == '\0')
                 line[i] = ' ';
         line[n] = '\0';
-        found = strstr(line, needle) != NULL && strstr(line, "ipctax-engine") != NULL;
+        if (strstr(line, needle) != NULL && (also == NULL || strstr(line, also) != NULL))
+            pids[found++] = (pid_t)atoi(e->d_name);
     }
     if (d != NULL)
         closedir(d);
     return found;
+}
+
+/* Whether any engine's command line mentions `needle`. */
+static int any_process_mentions(const char *needle)
+{
+    pid_t pid;
+    return processes_mentioning(needle, "ipctax-engine", &pid, 1) > 0;
 }
 
 /* SIGTERM, SIGINT or SIGHUP in the middle of the rounds: no engine, socket
@@ -576,6 +585,145 @@ static void stopping_the_bench_stops_its_engines(void **state)
     }
 }
 
+/* Names in dir (recursively), one per line, into list; how many. */
+static int list_tree(const char *dir, char *list, size_t size)
+{
+    DIR *d = opendir(dir);
+    int n = 0;
+    for (struct dirent *e; d != NULL && (e = readdir(d)) != NULL;) {
+        if (strcmp(e->d_name, ".") == 0 || strcmp(e->d_name, "..") == 0)
+            continue;
+        char path[600];
+        snprintf(path, sizeof path, "%s/%s", dir, e->d_name);
+        size_t used = strlen(list);
+        snprintf(list + used, size - used, "%s\n", path);
+        n++;
+        struct stat st;
+        if (lstat(path, &st) == 0 && S_ISDIR(st.st_mode))
+            n += list_tree(path, list, size);
+    }
+    if (d != NULL)
+        closedir(d);
+    return n;
+}
+
+/*
+ * SIGKILL cannot be caught, so a killed bench cannot clean up; what it left
+ * must not stay. Its scratch folder once stayed in TMPDIR for good, and
+ * every CSV it had open stayed in --out as FILE.csv.tmp. Now the CSV
+ * files have no name until they are complete (O_TMPFILE), and the scratch
+ * folders live in one folder per user that the next run cleans of the
+ * folders of runs that are gone: after the next run, nothing is left.
+ */
+static void a_killed_bench_leaves_nothing_behind_after_the_next_run(void **state)
+{
+    (void)state;
+    char dir[256], tmp[256], tmp_var[300], left[8192] = "";
+    out_dir(dir, "killed");
+    out_dir(tmp, "tmp-killed");
+    assert_int_equal(mkdir(tmp, 0700), 0);
+    snprintf(tmp_var, sizeof tmp_var, "TMPDIR=%s", tmp);
+    char *argv[] = {(char *)bench_binary(), "--bars", "20000", "--combos", "8", "--rounds",
+                    "1000", "--measure", "none", "--arch", "in_process,batch_unix", "--out",
+                    dir, NULL};
+    char *envp[] = {tmp_var, NULL};
+    pid_t pid;
+    assert_int_equal(posix_spawn(&pid, argv[0], NULL, NULL, argv, envp), 0);
+    track_child(pid);
+    int up = 0;
+    for (int i = 0; i < 200 && !up; i++) {               /* its engine is serving */
+        sleep_ms(50);
+        up = any_process_mentions(tmp);
+    }
+    assert_true(up);
+    sleep_ms(300);
+    kill(pid, SIGKILL);
+    int status;
+    assert_int_equal(wait_for_exit(pid, 10000, &status), 0);
+    untrack_child(pid);
+    for (int i = 0; i < 100 && any_process_mentions(tmp); i++)
+        sleep_ms(50);                                    /* the engines die with it */
+    list_tree(dir, left, sizeof left);
+    if (strstr(left, ".tmp") != NULL)
+        fail_msg("a killed bench left temporary files in --out:\n%s", left);
+
+    char *const again[] = {TINY, "--rounds", "1", "--arch", "in_process", "--out", dir, NULL};
+    char *env2[] = {tmp_var, NULL};
+    char *argv2[20] = {(char *)bench_binary()};
+    size_t n = 1;
+    for (size_t i = 0; again[i] != NULL; i++)
+        argv2[n++] = again[i];
+    argv2[n] = NULL;
+    struct run_result r;
+    assert_int_equal(run_program(argv2, env2, NULL, 0, 60000, &r), 0);
+    if (exit_code(&r) != 0)
+        fail_msg("the next run failed (%d): %s", exit_code(&r), r.err);
+    run_result_free(&r);
+    if (list_tree(tmp, left, sizeof left) != 0)
+        fail_msg("after a killed bench and one more run, its TMPDIR still holds:\n%s", left);
+}
+
+/* Kills (SIGKILL) the processes whose command line mentions needle: an
+ * orphan this test started, which no wait can reach. How many there were. */
+static int kill_mentioning(const char *needle)
+{
+    pid_t pids[64];
+    int n = processes_mentioning(needle, NULL, pids, 64);
+    for (int i = 0; i < n; i++)
+        kill(pids[i], SIGKILL);
+    return n;
+}
+
+/* How many entries of /tmp start with prefix. */
+static int count_in_tmp(const char *prefix)
+{
+    DIR *d = opendir("/tmp");
+    int n = 0;
+    for (struct dirent *e; d != NULL && (e = readdir(d)) != NULL;)
+        n += strncmp(e->d_name, prefix, strlen(prefix)) == 0;
+    if (d != NULL)
+        closedir(d);
+    return n;
+}
+
+/*
+ * The valgrind check that `make test` and `make measure` run, killed
+ * outright, once left its ipctax-valgrind-* folder in /tmp for good, and
+ * its engine running under valgrind. Its scratch folder is now in its
+ * output folder, where the next check removes it, and the engine dies with
+ * the check. The check's "driver" here kills the check at once.
+ */
+static void a_killed_valgrind_check_leaves_nothing_in_tmp(void **state)
+{
+    (void)state;
+    char out[256], killer[256], script[4096], engine[4096], left[8192] = "";
+    out_dir(out, "valgrind-killed");
+    scratch_path(killer, sizeof killer, "kill-the-check.sh");
+    FILE *f = fopen(killer, "w");
+    assert_non_null(f);
+    fputs("#!/bin/sh\nkill -KILL $PPID\n", f);
+    fclose(f);
+    assert_int_equal(chmod(killer, 0755), 0);
+    root_path(script, sizeof script, "tests/check_valgrind.sh");
+    root_path(engine, sizeof engine, "build/ipctax-engine");      /* not the sanitized one */
+    int before = count_in_tmp("ipctax-valgrind-");
+    for (int run = 0; run < 2; run++) {
+        char *argv[] = {script, engine, killer, out, NULL};
+        struct run_result r;
+        assert_int_equal(run_program(argv, NULL, NULL, 0, 8000, &r), 0);
+        int timed_out = r.timed_out, orphans = kill_mentioning(out);
+        run_result_free(&r);
+        if (timed_out || orphans > 0)
+            fail_msg("the engine of a killed valgrind check was still running");
+    }
+    if (count_in_tmp("ipctax-valgrind-") > before)
+        fail_msg("a killed valgrind check left a folder in /tmp");
+    list_tree(out, left, sizeof left);
+    const char *first = strstr(left, "/scratch-");
+    if (first == NULL || strstr(first + 1, "/scratch-") != NULL)   /* the second one's only */
+        fail_msg("after two killed checks, %s holds:\n%s", out, left);
+}
+
 static int group_setup(void **state)
 {
     (void)state;
@@ -619,6 +767,8 @@ int main(int argc, char **argv)
         T(wrong_results_fail_the_gate_and_exit_1),
         T(engine_refusing_is_a_failed_run),
         T(stopping_the_bench_stops_its_engines),
+        T(a_killed_bench_leaves_nothing_behind_after_the_next_run),
+        T(a_killed_valgrind_check_leaves_nothing_in_tmp),
     };
     return cmocka_run_group_tests(tests, group_setup, group_teardown);
 }

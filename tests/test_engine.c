@@ -13,6 +13,7 @@
  * limits below only bound how long a test may wait for something to happen.
  */
 #include <grp.h>
+#include <math.h>
 #include <netinet/in.h>
 #include <netinet/tcp.h>
 #include <sys/prctl.h>
@@ -355,6 +356,45 @@ static void max_work_is_exact_and_admits_the_study(void **state)
                  (unsigned long long)study);
 }
 
+/* The reference sweep on a new connection to path: 0 with the results
+ * checked, or tclient_sweep's failure with its message in err. */
+static int reference_sweep_on_a_new_client(const char *path, char err[CLIENT_ERROR_SIZE])
+{
+    int d = connect_unix(path);
+    assert_true(d >= 0);
+    struct test_client c;
+    struct combo_result results[REF_COMBOS];
+    tclient_init(&c, d, d);
+    int r = tclient_sweep(&c, &ref.job, 0, REF_COMBOS, results, err);
+    tclient_close(&c);
+    if (r == 0)
+        assert_reference_results(results);
+    return r;
+}
+
+/*
+ * After a client hung up mid-sweep, the engine's only slot is free again
+ * within 2.5 s (the reference sweep is served), and the engine goes idle.
+ */
+static void assert_the_slot_is_free_again(const struct engine_process *e, const char *path)
+{
+    uint64_t deadline = deadline_after_ms(2500);
+    for (;;) {
+        char err[CLIENT_ERROR_SIZE] = "";
+        if (reference_sweep_on_a_new_client(path, err) == 0)
+            break;
+        if (clock_ns() > deadline)
+            fail_msg("2.5 s after its client hung up, the abandoned sweep still held the "
+                     "engine's only slot: %s", err);
+        sleep_ms(50);
+    }
+    long cpu_before = cpu_ms_of(e->pid);
+    sleep_ms(500);
+    long cpu = cpu_ms_of(e->pid) - cpu_before;
+    if (cpu > 200)
+        fail_msg("the engine used %ld ms of CPU in half a second after its clients left", cpu);
+}
+
 /*
  * A sweep whose client hangs up is abandoned: the service runs the kernel
  * on groups of combinations and looks at the connection between them. With
@@ -380,32 +420,124 @@ static void a_sweep_is_abandoned_when_its_client_hangs_up(void **state)
     assert_int_equal(send_frame(fd, (uint32_t)len, body, len), 0);
     sleep_ms(300);
     close(fd);                                       /* hangs up mid-sweep */
-    uint64_t deadline = deadline_after_ms(2500);
-    for (;;) {
-        int d = connect_unix(path);
-        assert_true(d >= 0);
-        struct test_client c;
-        struct combo_result results[REF_COMBOS];
-        char err[CLIENT_ERROR_SIZE] = "";
-        tclient_init(&c, d, d);
-        int r = tclient_sweep(&c, &ref.job, 0, REF_COMBOS, results, err);
-        tclient_close(&c);
-        if (r == 0) {
-            assert_reference_results(results);
-            break;
-        }
-        if (clock_ns() > deadline)
-            fail_msg("2.5 s after its client hung up, the abandoned sweep still held the "
-                     "engine's only slot: %s", err);
-        sleep_ms(50);
-    }
-    long cpu_before = cpu_ms_of(e.pid);
-    sleep_ms(500);
-    long cpu = cpu_ms_of(e.pid) - cpu_before;
-    if (cpu > 200)
-        fail_msg("the engine used %ld ms of CPU in half a second after its clients left", cpu);
+    assert_the_slot_is_free_again(&e, path);
     free(body);
     free(series);
+    stop_engine_checked(&e, SIGTERM);
+}
+
+/*
+ * One combination can be all of a sweep's work. A 61-byte loaded sweep of
+ * one combination whose windows are all 100,000, on a loaded series of
+ * 200,000 bars, once kept a core busy for minutes after its client hung up,
+ * the engine's only slot taken meanwhile: the engine looked at the
+ * connection only between combinations. It now looks every few million
+ * steps from inside the kernel's loops, with either kernel.
+ */
+static void one_combination_is_abandoned_when_its_client_hangs_up(void **state)
+{
+    (void)state;
+    enum { BARS = 200000, WINDOW = 100000 };
+    static const char *const kernels[] = {"naive", "tuned"};
+    double *series = malloc(BARS * sizeof *series);
+    gbm_series(series, BARS, 11);
+    size_t load_len = (size_t)request_body_size(BARS, 0);
+    uint8_t *load = malloc(load_len), sweep[REQUEST_HEADER_BYTES + PARAM_BYTES];
+    request_encode(load, OP_LOAD, series, BARS, NULL, 0);
+    struct combo_params heavy = {WINDOW, WINDOW, WINDOW, WINDOW, WINDOW, WINDOW};
+    request_encode(sweep, OP_SWEEP_LOADED, NULL, 0, &heavy, 1);
+    for (size_t k = 0; k < sizeof kernels / sizeof kernels[0]; k++) {
+        struct engine_process e;
+        char path[108];
+        char *const args[] = {"--max-clients", "1", "--max-work", "1000000000000",
+                              "--kernel", (char *)kernels[k], NULL};
+        int fd = start_engine(&e, "abandon-one.sock", args, path);
+        uint32_t word;
+        uint8_t *reply = NULL;
+        assert_int_equal(send_frame(fd, (uint32_t)load_len, load, load_len), 0);
+        assert_int_equal(read_frame(fd, &word, &reply, TEST_IO_TIMEOUT_MS), 0);
+        assert_int_equal(word, 0);                      /* loaded: an empty reply */
+        free(reply);
+        assert_int_equal(send_frame(fd, sizeof sweep, sweep, sizeof sweep), 0);
+        assert_int_equal(sizeof sweep + FRAME_HEADER_BYTES, 61);
+        sleep_ms(300);
+        close(fd);                                      /* hangs up inside the combination */
+        assert_the_slot_is_free_again(&e, path);
+        stop_engine_checked(&e, SIGTERM);
+    }
+    free(load);
+    free(series);
+}
+
+/*
+ * A close that is not a finite number (NaN, an infinity) is refused, and the
+ * error names the first one: a NaN once went into the kernel, whose
+ * comparisons are all false on it, and a plausible PnL came back. Echo
+ * computes nothing and still returns any bits verbatim (see above).
+ */
+static void non_finite_closes_are_refused_naming_the_first(void **state)
+{
+    (void)state;
+    enum { BARS = 64 };
+    struct engine_config cfg = {.max_frame = 1u << 20, .max_work = DEFAULT_MAX_WORK,
+                                .sweep = sweep_naive_in};
+    double closes[BARS];
+    struct combo_params p = {2, 4, 2, 2, 2, 4};
+    const struct {
+        enum opcode op;
+        size_t bad;            /* the first non-finite close */
+        double value;
+        const char *needle;
+    } cases[] = {
+        {OP_SWEEP, 17, NAN, "close[17] is nan"},
+        {OP_SWEEP, 0, INFINITY, "close[0] is inf"},
+        {OP_SWEEP, BARS - 1, -INFINITY, "close[63] is -inf"},
+        {OP_LOAD, 5, NAN, "close[5] is nan"},
+        {OP_BAR, 0, INFINITY, "close[0] is inf"},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        uint32_t n_bars = cases[i].op == OP_BAR ? 1 : BARS;
+        uint32_t n_combos = cases[i].op == OP_SWEEP ? 1 : 0;
+        for (size_t t = 0; t < BARS; t++)
+            closes[t] = 100.0 + (double)(t % 7);
+        closes[cases[i].bad] = cases[i].value;
+        if (cases[i].bad + 3 < n_bars)
+            closes[cases[i].bad + 3] = NAN;             /* a later one is not named */
+        size_t len = (size_t)request_body_size(n_bars, n_combos);
+        uint8_t *body = malloc(len);
+        request_encode(body, cases[i].op, closes, n_bars, &p, n_combos);
+        char err[512] = "";
+        struct connection conn;
+        connection_init(&conn, &cfg);
+        if (cases[i].op == OP_BAR) {
+            uint8_t open[REQUEST_HEADER_BYTES + PARAM_BYTES];
+            request_encode(open, OP_OPEN_STREAM, NULL, 0, &p, 1);
+            assert_int_equal(handle_request(&conn, open, sizeof open, err, sizeof err), 0);
+        }
+        if (handle_request(&conn, body, len, err, sizeof err) == 0)
+            fail_msg("case %zu: a request with %g at close[%zu] was served", i,
+                     cases[i].value, cases[i].bad);
+        if (strstr(err, cases[i].needle) == NULL)
+            fail_msg("case %zu: \"%s\" does not say \"%s\"", i, err, cases[i].needle);
+        connection_free(&conn);
+        free(body);
+    }
+
+    /* Through the engine: an error frame, then the connection is closed. */
+    struct engine_process e;
+    char path[108];
+    int fd = start_engine(&e, "nonfinite.sock", NULL, path);
+    for (size_t t = 0; t < BARS; t++)
+        closes[t] = 100.0;
+    closes[9] = NAN;
+    size_t len = (size_t)request_body_size(BARS, 1);
+    uint8_t *body = malloc(len);
+    request_encode(body, OP_SWEEP, closes, BARS, &p, 1);
+    assert_int_equal(send_frame(fd, (uint32_t)len, body, len), 0);
+    assert_error_frame_then_eof(fd, "close[9] is nan", NULL, 0);
+    close(fd);
+    free(body);
+    assert_new_client_sweeps(path);
     stop_engine_checked(&e, SIGTERM);
 }
 
@@ -835,18 +967,10 @@ static void client_beyond_max_clients_is_told_busy(void **state)
     /* A's slot comes back once its thread has noticed; give it up to 3 s. */
     uint64_t deadline = deadline_after_ms(3000);
     for (;;) {
-        int d = connect_unix(path);
-        assert_true(d >= 0);
-        struct test_client cl;
-        struct combo_result results[REF_COMBOS];
         char err[CLIENT_ERROR_SIZE] = "";
-        tclient_init(&cl, d, d);
-        int r = tclient_sweep(&cl, &ref.job, 0, REF_COMBOS, results, err);
-        tclient_close(&cl);
-        if (r == 0) {
-            assert_reference_results(results);
+        int r = reference_sweep_on_a_new_client(path, err);
+        if (r == 0)
             break;
-        }
         /* Still busy: the refusal arrives as an error frame, or, when the
          * engine closed the refused connection before the request was fully
          * written, as a broken pipe or a reset while sending. */
@@ -1844,6 +1968,15 @@ static void options_are_checked_and_refusals_say_why(void **state)
         {{"--stdin", "--unix", "PATH"}, 2, "give one transport"},
         {{"--frobnicate", "--unix", "PATH"}, 2, "unknown option '--frobnicate'"},
         {{"--unix"}, 2, "--unix needs a value"},
+        {{"--max-clients", " 5", "--unix", "PATH"}, 2,
+         "--max-clients: ' 5' is not a whole number in 1.."},
+        {{"--max-clients", "+5", "--unix", "PATH"}, 2,
+         "--max-clients: '+5' is not a whole number in 1.."},
+        {{"--idle-timeout", "5 ", "--unix", "PATH"}, 2,
+         "--idle-timeout: '5 ' is not a whole number in 1..86400000"},
+        {{"--layout", "8, 8, 8", "--unix", "PATH"}, 2, "--layout: '8, 8, 8' is not"},
+        {{"--layout", "+8,8,8", "--unix", "PATH"}, 2, "--layout: '+8,8,8' is not"},
+        {{"--layout", "-8,8,8", "--unix", "PATH"}, 2, "--layout: '-8,8,8' is not"},
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
         char *argv[8] = {(char *)engine_binary()};
@@ -1947,6 +2080,71 @@ static void an_engine_dies_with_its_parent(void **state)
         fail_msg("the orphaned engine left its socket file");
 }
 
+/*
+ * An engine whose parent is gone before it could ask to die with it has
+ * been adopted by init (its parent is pid 1), and stops at once. It once
+ * waited for a death that had already happened, and served on for good.
+ * The engine here is started by a process whose own parent has just
+ * exited; where a subreaper adopts orphans instead of init, the engine
+ * cannot tell, and the test says so and skips.
+ */
+static void an_engine_whose_parent_is_gone_at_start_stops(void **state)
+{
+    (void)state;
+    char path[108];
+    scratch_path(path, sizeof path, "orphan-at-start.sock");
+    prctl(PR_SET_CHILD_SUBREAPER, 0);
+    int out[2];
+    assert_int_equal(pipe(out), 0);
+    pid_t parent = fork();
+    assert_true(parent >= 0);
+    if (parent == 0) {
+        pid_t me = getpid();
+        if (fork() != 0)
+            _exit(0);                                   /* the parent goes at once */
+        for (int i = 0; i < 5000 && getppid() == me; i++)
+            usleep(1000);
+        pid_t engine = getppid() == 1 ? getpid() : 0;   /* 0: not adopted by init */
+        if (write(out[1], &engine, sizeof engine) != (ssize_t)sizeof engine || engine == 0)
+            _exit(1);
+        dup2(out[1], STDOUT_FILENO);
+        close(out[0]);
+        close(out[1]);
+        char *argv[] = {(char *)engine_binary(), "--die-with-parent", "--unix", path, NULL};
+        execv(argv[0], argv);
+        _exit(127);
+    }
+    close(out[1]);
+    waitpid(parent, NULL, 0);
+    pid_t engine = 0;
+    struct pollfd p = {out[0], POLLIN, 0};
+    if (poll(&p, 1, 6000) <= 0 || read(out[0], &engine, sizeof engine) != sizeof engine)
+        fail_msg("the orphan did not report");
+    if (engine == 0) {
+        close(out[0]);
+        skip();                                         /* a subreaper adopted it */
+    }
+    track_child(engine);                                /* killed by the teardown on failure */
+    char text[512];
+    size_t n = 0;
+    uint64_t deadline = deadline_after_ms(3000);
+    for (;;) {                                          /* until the engine's stdout closes */
+        if (clock_ns() > deadline)
+            fail_msg("an engine whose parent was gone at its start was still running after "
+                     "3 s (it said \"%.*s\")", (int)n, text);
+        if (poll(&p, 1, 50) <= 0)
+            continue;
+        ssize_t r = read(out[0], text + n, sizeof text - 1 - n);
+        if (r <= 0)
+            break;
+        n += (size_t)r;
+    }
+    close(out[0]);
+    untrack_child(engine);
+    if (access(path, F_OK) == 0)
+        fail_msg("the engine left its socket file");
+}
+
 /* ---- Groups -------------------------------------------------------------------- */
 
 static int group_setup(void **state)
@@ -1980,6 +2178,8 @@ int main(void)
         T(work_above_max_work_is_refused_before_it_starts),
         T(max_work_is_exact_and_admits_the_study),
         T(a_sweep_is_abandoned_when_its_client_hangs_up),
+        T(one_combination_is_abandoned_when_its_client_hangs_up),
+        T(non_finite_closes_are_refused_naming_the_first),
         T(json_is_known_by_its_content_and_duplicate_keys_are_refused),
         T(four_clients_interleave),
         T(client_vanishing_mid_reply_does_not_take_the_engine_down),
@@ -2015,6 +2215,7 @@ int main(void)
         T(options_are_checked_and_refusals_say_why),
         T(help_and_version),
         T(an_engine_dies_with_its_parent),
+        T(an_engine_whose_parent_is_gone_at_start_stops),
     };
     const struct CMUnitTest bad_frames[] = {
         BAD(0), BAD(1), BAD(2), BAD(3), BAD(4), BAD(5), BAD(6), BAD(7),

@@ -195,7 +195,8 @@ static void command_line_numbers_are_checked_whole(void **state)
     assert_int_equal(parse_long_in_range("100", 1, 100, &v), 0);
     assert_int_equal(v, 100);
     v = -7;
-    const char *bad[] = {"", "1O", "10 ", " x", "0", "101", "-5", "99999999999999999999999"};
+    const char *bad[] = {"", "1O", "10 ", " x", "0", "101", "-5", "99999999999999999999999",
+                         " 5", "+5", "\t5", "5\n", "-", "--5", "0x10"};
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
         assert_int_equal(parse_long_in_range(bad[i], 1, 100, &v), -1);
         assert_int_equal(v, -7);             /* a refused number sets nothing */
@@ -431,7 +432,8 @@ static void workspace_regions_sit_at_their_layout(void **state)
 {
     (void)state;
     struct sweep_layout l;
-    assert_int_equal(sweep_layout_parse("64,2048,576", &l), 0);
+    char err[256];
+    assert_int_equal(option_layout("--layout", "64,2048,576", &l, err, sizeof err), 0);
     struct sweep_workspace ws;
     sweep_workspace_init(&ws, &l);
     double series[300];
@@ -449,9 +451,45 @@ static void workspace_regions_sit_at_their_layout(void **state)
     assert_int_equal(sweep_workspace_load(&ws, ws.series, 300), 0);
     assert_memory_equal(ws.series, series, sizeof series);
     sweep_workspace_free(&ws);
-    const char *bad[] = {"", "1,2", "4096,0,0", "0,7,0", "0,0,0,0", "a,b,c"};
-    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++)
-        assert_int_equal(sweep_layout_parse(bad[i], &l), -1);
+    const char *bad[] = {"", "1,2", "4096,0,0", "0,7,0", "0,0,0,0", "a,b,c", "8, 8, 8",
+                         "+8,8,8", "-8,8,8", "8,8,8,", ",8,8", "8,,8,8", " 8,8,8"};
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        if (option_layout("--layout", bad[i], &l, err, sizeof err) != -1)
+            fail_msg("the layout '%s' was accepted", bad[i]);
+        assert_non_null(strstr(err, "--layout: '"));
+    }
+}
+
+/* Every number of every command line is read by the options module: whole
+ * numbers, lists of them, and real numbers, each refusal naming the option. */
+static void option_values_are_refused_with_their_option_named(void **state)
+{
+    (void)state;
+    char err[256];
+    long v = 0, list[3];
+    double d = 0;
+    assert_int_equal(option_long("--port", "70000", 0, 65535, &v, err, sizeof err), -1);
+    assert_string_equal(err, "--port: 70000 is outside 0..65535");
+    assert_int_equal(option_long("--port", "+80", 0, 65535, &v, err, sizeof err), -1);
+    assert_string_equal(err, "--port: '+80' is not a whole number in 0..65535");
+    assert_int_equal(option_longs("--xyz", "1,2,3", 3, 0, 9, list, err, sizeof err), 0);
+    assert_true(list[0] == 1 && list[1] == 2 && list[2] == 3);
+    assert_int_equal(option_longs("--xyz", "1,2", 3, 0, 9, list, err, sizeof err), -1);
+    assert_int_equal(option_longs("--xyz", "1,2,3,4", 3, 0, 9, list, err, sizeof err), -1);
+    assert_int_equal(option_double("--scale", "0.5", 0.01, 100, &d, err, sizeof err), 0);
+    assert_true(d == 0.5);
+    assert_int_equal(option_double("--scale", "1e1", 0.01, 100, &d, err, sizeof err), 0);
+    assert_true(d == 10.0);
+    assert_int_equal(option_double("--scale", ".5", 0.01, 100, &d, err, sizeof err), 0);
+    const char *bad[] = {"", " 1", "+1", "1 ", "inf", "nan", "0x1p3", "1e", "1e+", ".", "-",
+                         "1..2", "1e5", "0.001", "2,5"};
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        d = -7;
+        if (option_double("--scale", bad[i], 0.01, 100, &d, err, sizeof err) != -1)
+            fail_msg("--scale '%s' was accepted", bad[i]);
+        assert_true(d == -7);
+        assert_non_null(strstr(err, "--scale: '"));
+    }
 }
 
 static void estimates_print_with_their_interval(void **state)
@@ -483,6 +521,7 @@ int main(void)
         cmocka_unit_test(estimates_print_with_their_interval),
         cmocka_unit_test(abandoned_file_keeps_the_published_one),
         cmocka_unit_test(command_line_numbers_are_checked_whole),
+        cmocka_unit_test(option_values_are_refused_with_their_option_named),
         cmocka_unit_test(median_of_an_even_count_averages_the_middle_pair),
         cmocka_unit_test(quantiles_of_one_sample_are_that_sample),
         cmocka_unit_test(clock_is_monotonic),

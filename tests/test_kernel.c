@@ -4,12 +4,16 @@
  * The inputs are chosen so that every intermediate value is a small integer
  * or an exact fraction, so the expected values can be written down on paper.
  */
+#include <errno.h>
 #include <math.h>
+#include <pthread.h>
 #include <stdlib.h>
+#include <time.h>
 
 #include "testutil.h"
 #include "kernel/grid.h"
 #include "kernel/kernel.h"
+#include "kernel/kernel_tuned.h"
 #include "kernel/series.h"
 
 static void wma_weighs_newest_most(void **state)
@@ -221,6 +225,88 @@ static void sweep_equals_lines_plus_event_loop(void **state)
     free(hma3);
 }
 
+/* ---- Stopping a sweep ------------------------------------------------------ */
+
+enum { LONG_BARS = 200000, LONG_WINDOW = 50000 };   /* 7e10 steps: a minute at least */
+
+struct long_sweep {
+    struct sweep_workspace ws;
+    const double *close;
+    struct combo_params params[2];
+    struct combo_result results[2];
+    int kernel;                    /* 0 naive, else the tuned kernel's thread count */
+    int status;
+};
+
+static void *run_long_sweep(void *arg)
+{
+    struct long_sweep *l = arg;
+    l->status = l->kernel == 0
+        ? sweep_naive_in(&l->ws, l->close, LONG_BARS, l->params, 2, l->results)
+        : sweep_tuned_in(&l->ws, l->close, LONG_BARS, l->params, 2, l->results, l->kernel);
+    return NULL;
+}
+
+/*
+ * A raised stop flag ends a sweep from inside a combination whose windows
+ * make it a minute of work or more: each kernel, on one thread and on two,
+ * returns SWEEP_STOPPED soon after another thread raised it (the test
+ * waits at most 15 s), and a flag raised before the sweep stops it before
+ * its first result. Lowered again, the workspace sweeps as usual.
+ */
+static void a_raised_stop_flag_ends_a_sweep_inside_a_combination(void **state)
+{
+    (void)state;
+    double *close = malloc(LONG_BARS * sizeof *close);
+    gbm_series(close, LONG_BARS, 3);
+    const int kernels[] = {0, 1, 2};
+    for (size_t i = 0; i < sizeof kernels / sizeof kernels[0]; i++) {
+        struct long_sweep l = {.close = close, .kernel = kernels[i]};
+        sweep_workspace_init(&l.ws, NULL);
+        for (int k = 0; k < 2; k++) {
+            l.params[k] = (struct combo_params){LONG_WINDOW, LONG_WINDOW, LONG_WINDOW,
+                                                LONG_WINDOW, LONG_WINDOW, LONG_WINDOW};
+            l.results[k] = (struct combo_result){-1.0, -1};
+        }
+        pthread_t thread;
+        assert_int_equal(pthread_create(&thread, NULL, run_long_sweep, &l), 0);
+        nanosleep(&(struct timespec){0, 200000000}, NULL);
+        sweep_workspace_stop(&l.ws);
+        struct timespec until;
+        clock_gettime(CLOCK_REALTIME, &until);
+        until.tv_sec += 15;
+        int joined = pthread_timedjoin_np(thread, NULL, &until);
+        if (joined == ETIMEDOUT)
+            fail_msg("kernel %d went on for 15 s after it was told to stop", kernels[i]);
+        assert_int_equal(joined, 0);
+        assert_int_equal(l.status, SWEEP_STOPPED);
+        for (int k = 0; k < 2; k++)
+            assert_int_equal(l.results[k].trades, -1);      /* no result was written */
+
+        l.status = -7;                      /* still raised: the next sweep stops at once */
+        run_long_sweep(&l);
+        assert_int_equal(l.status, SWEEP_STOPPED);
+        assert_int_equal(l.results[0].trades, -1);
+
+        enum { BARS = 3000 };               /* lowered: the usual bits */
+        struct combo_params grid[2];
+        struct combo_result got[2], want[2];
+        grid_fill(grid, 2);
+        sweep_workspace_resume(&l.ws);
+        assert_int_equal(sweep_naive(close, BARS, grid, 2, want), 0);
+        int status = kernels[i] == 0 ? sweep_naive_in(&l.ws, close, BARS, grid, 2, got)
+                                     : sweep_tuned_in(&l.ws, close, BARS, grid, 2, got,
+                                                      kernels[i]);
+        assert_int_equal(status, 0);
+        for (int k = 0; k < 2; k++) {
+            assert_int_equal(got[k].trades, want[k].trades);
+            assert_same_double(got[k].pnl, want[k].pnl);
+        }
+        sweep_workspace_free(&l.ws);
+    }
+    free(close);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -240,6 +326,7 @@ int main(void)
         cmocka_unit_test(grid_spans_six_to_two_hundred),
         cmocka_unit_test(small_lengths_never_give_a_zero_window),
         cmocka_unit_test(sweep_equals_lines_plus_event_loop),
+        cmocka_unit_test(a_raised_stop_flag_ends_a_sweep_inside_a_combination),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -453,6 +453,118 @@ static void a_live_segment_or_a_foreign_object_is_never_taken(void **state)
     assert_int_equal(shm_channel_create(&second, "a/b", 4096, SHM_WAIT_FUTEX, err, sizeof err), -1);
 }
 
+/*
+ * shm_channel_create in a child, so that a create that blocks fails the test
+ * instead of hanging it: 0 created, 1 refused (its message in err), -1 still
+ * running after 3 s (killed).
+ */
+static int create_elsewhere(const char *name, char err[256])
+{
+    int pipefd[2];
+    assert_int_equal(pipe(pipefd), 0);
+    pid_t pid = fork();
+    assert_true(pid >= 0);
+    if (pid == 0) {
+        struct shm_channel ch;
+        char message[256] = "";
+        close(pipefd[0]);
+        int r = shm_channel_create(&ch, name, 4096, SHM_WAIT_FUTEX, message, sizeof message);
+        if (r == 0)
+            shm_channel_destroy(&ch);
+        if (write(pipefd[1], message, strlen(message) + 1) < 0)
+            _exit(3);
+        _exit(r == 0 ? 0 : 1);
+    }
+    track_child(pid);
+    close(pipefd[1]);
+    int status;
+    int done = wait_for_exit(pid, 3000, &status) == 0;
+    if (!done) {
+        kill(pid, SIGKILL);
+        waitpid(pid, NULL, 0);
+    }
+    untrack_child(pid);
+    err[0] = '\0';
+    struct pollfd p = {pipefd[0], POLLIN, 0};
+    if (done && poll(&p, 1, 0) > 0) {
+        ssize_t n = read(pipefd[0], err, 255);
+        err[n > 0 ? n : 0] = '\0';
+    }
+    close(pipefd[0]);
+    if (!done)
+        return -1;
+    return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+}
+
+static void assert_refused_and_left(const char *name, const char *path, mode_t kind)
+{
+    char err[256];
+    int r = create_elsewhere(name, err);
+    if (r < 0)
+        fail_msg("creating %s blocked on what was there (still waiting after 3 s)", name);
+    if (r != 1 || strstr(err, "not touching it") == NULL)
+        fail_msg("creating %s over a squatter: status %d, \"%s\"; expected a refusal that "
+                 "says it leaves it alone", name, r, err);
+    struct stat st;
+    if (lstat(path, &st) != 0 || (st.st_mode & S_IFMT) != kind)
+        fail_msg("%s was removed or replaced", path);
+}
+
+/*
+ * Another user may put anything under the engine's segment name in
+ * /dev/shm. A FIFO there once blocked the engine in its probe's open() until
+ * a signal; a symbolic link, or a FIFO once the open was interrupted, was
+ * then unlinked as "stale", and so was another user's segment when the
+ * engine ran as root. The probe now opens without following links and
+ * without blocking, and only a regular file of the engine's own user is
+ * ever taken over.
+ */
+static void a_squatter_is_neither_waited_for_nor_removed(void **state)
+{
+    (void)state;
+    char name[64], path[128], target[64], target_path[128];
+    channel_name(name, "fifo");
+    snprintf(path, sizeof path, "/dev/shm%s", name);
+    unlink(path);
+    assert_int_equal(mkfifo(path, 0600), 0);
+    assert_refused_and_left(name, path, S_IFIFO);
+    assert_int_equal(unlink(path), 0);
+
+    channel_name(name, "link");
+    channel_name(target, "link-target");
+    snprintf(path, sizeof path, "/dev/shm%s", name);
+    snprintf(target_path, sizeof target_path, "/dev/shm%s", target);
+    int fd = open(target_path, O_RDWR | O_CREAT | O_TRUNC, 0600);
+    assert_true(fd >= 0);
+    close(fd);
+    assert_int_equal(symlink(target_path, path), 0);
+    assert_refused_and_left(name, path, S_IFLNK);
+    assert_int_equal(unlink(path), 0);
+    assert_int_equal(access(target_path, F_OK), 0);       /* and nothing behind it */
+    assert_int_equal(unlink(target_path), 0);
+
+    if (geteuid() != 0)
+        return;                /* only root can give a file to another user */
+    channel_name(name, "others");
+    snprintf(path, sizeof path, "/dev/shm%s", name);
+    pid_t pid = fork();                                   /* a stale segment: its engine died */
+    assert_true(pid >= 0);
+    if (pid == 0) {
+        struct shm_channel ch;
+        char err[256];
+        _exit(shm_channel_create(&ch, name, 4096, SHM_WAIT_FUTEX, err, sizeof err) != 0);
+    }
+    int status;
+    assert_int_equal(waitpid(pid, &status, 0), pid);
+    assert_true(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+    assert_int_equal(chown(path, 65534, 65534), 0);        /* nobody's */
+    assert_refused_and_left(name, path, S_IFREG);
+    assert_int_equal(chown(path, 0, 0), 0);                /* ours again: stale, taken over */
+    char err[256];
+    assert_int_equal(create_elsewhere(name, err), 0);
+    assert_int_equal(access(path, F_OK), -1);
+}
+
 static void a_second_client_is_told_the_channel_is_busy(void **state)
 {
     (void)state;
@@ -790,6 +902,30 @@ static void assert_another_client_is_served(const char *name)
     shm_channel_detach(&other);
 }
 
+/* A client that attaches and then stops itself (SIGSTOP) does not keep the
+ * channel: another client is served, after the engine has evicted it. */
+static void assert_a_stopped_client_is_evicted(const char *name)
+{
+    pid_t child = fork();
+    assert_true(child >= 0);
+    if (child == 0) {
+        struct shm_channel ch;
+        char err[256];
+        if (shm_channel_attach(&ch, name, SHM_WAIT_FUTEX, 5000, err, sizeof err) != 0)
+            _exit(1);
+        raise(SIGSTOP);
+        _exit(0);
+    }
+    track_child(child);
+    int status;
+    assert_int_equal(waitpid(child, &status, WUNTRACED), child);
+    assert_true(WIFSTOPPED(status));
+    assert_another_client_is_served(name);
+    kill(child, SIGKILL);
+    waitpid(child, NULL, 0);
+    untrack_child(child);
+}
+
 /*
  * A client that is attached but silent (or stopped with SIGSTOP) cannot
  * keep the channel after its session is over: the engine ends the session
@@ -811,23 +947,7 @@ static void a_silent_or_stopped_client_cannot_keep_the_channel(void **state)
         fail_msg("the silent client's session should be over");
     shm_channel_detach(&s.channel);
 
-    pid_t child = fork();                            /* attaches, then stops itself */
-    assert_true(child >= 0);
-    if (child == 0) {
-        struct shm_channel ch;
-        if (shm_channel_attach(&ch, s.name, SHM_WAIT_FUTEX, 5000, err, sizeof err) != 0)
-            _exit(1);
-        raise(SIGSTOP);
-        _exit(0);
-    }
-    track_child(child);
-    int status;
-    assert_int_equal(waitpid(child, &status, WUNTRACED), child);
-    assert_true(WIFSTOPPED(status));
-    assert_another_client_is_served(s.name);
-    kill(child, SIGKILL);
-    waitpid(child, NULL, 0);
-    untrack_child(child);
+    assert_a_stopped_client_is_evicted(s.name);
     stop_engine(&s);
     assert_segment_gone(s.name);
 }
@@ -864,6 +984,188 @@ static void tampered_words_cannot_freeze_the_channel(void **state)
     atomic_fetch_add(&seg->attach_seq, 1);
     assert_another_client_is_served(s.name);
     munmap(seg, sizeof *seg);
+    stop_engine(&s);
+    assert_segment_gone(s.name);
+}
+
+/*
+ * The client word is anyone's to write who can open the segment. The
+ * engine's own pid there (it is alive, and it maps the segment) was once
+ * taken for a client: the engine waited for that client's request until the
+ * idle timeout, then for it to leave, two minutes in all by default, while
+ * every real client was told "busy".
+ */
+static void the_engines_own_pid_is_not_a_client(void **state)
+{
+    (void)state;
+    struct shm_engine s;
+    start_or_fail(&s, NULL, "engine-self", SHM_WAIT_FUTEX);
+    shm_channel_detach(&s.channel);
+    sleep_ms(50);
+    struct shm_segment *seg = map_header(s.name);
+    int32_t free_word = SHM_FREE;
+    assert_true(atomic_compare_exchange_strong(&seg->client, &free_word, s.process.pid));
+    atomic_fetch_add(&seg->attach_seq, 1);
+    assert_another_client_is_served(s.name);
+    munmap(seg, sizeof *seg);
+    stop_engine(&s);
+    assert_segment_gone(s.name);
+}
+
+/* Starts an engine over shared memory with its standard error in `log`. */
+static void start_logging(struct shm_engine *s, char *const args[], const char *tag,
+                          const char *log)
+{
+    int saved = dup(STDERR_FILENO), fd = open(log, O_WRONLY | O_CREAT | O_TRUNC, 0600);
+    assert_true(saved >= 0 && fd >= 0);
+    dup2(fd, STDERR_FILENO);
+    close(fd);
+    char err[CLIENT_ERROR_SIZE] = "";
+    int r = shm_engine_start(s, engine_binary(), args, tag, SHM_WAIT_FUTEX, err);
+    dup2(saved, STDERR_FILENO);
+    close(saved);
+    if (r != 0)
+        fail_msg("cannot start the engine over shared memory: %s", err);
+    track_child(s->process.pid);
+}
+
+/* The log's text so far (the caller frees it). */
+static char *read_log(const char *log)
+{
+    FILE *f = fopen(log, "r");
+    assert_non_null(f);
+    char *text = calloc(1, 65536);
+    size_t n = fread(text, 1, 65535, f);
+    text[n] = '\0';
+    fclose(f);
+    return text;
+}
+
+/*
+ * When the engine gives a segment up and serves from a new one, its log
+ * says why. Every replacement was once logged as "damaged (its size changed
+ * under it)", also when a client had only failed to leave after its
+ * session ended.
+ */
+static void the_log_says_why_a_segment_was_replaced(void **state)
+{
+    (void)state;
+    struct shm_engine s;
+    char log[128];
+    snprintf(log, sizeof log, "/tmp/ipctax-test-%d-shm.log", (int)getpid());
+    static char *const args[] = {"--idle-timeout", "200", NULL};
+    start_logging(&s, args, "engine-log", log);
+    shm_channel_detach(&s.channel);
+    assert_a_stopped_client_is_evicted(s.name);
+    char *text = read_log(log);
+    if (strstr(text, "did not leave") == NULL || strstr(text, "size changed") != NULL)
+        fail_msg("a client that did not leave was logged as: %s", text);
+    free(text);
+
+    attach_or_fail(&s.channel, s.name, SHM_WAIT_FUTEX);
+    truncate_segment(s.name, 4096);                  /* now really damaged */
+    double one = 1.5, back = 0;
+    char err[CLIENT_ERROR_SIZE] = "";
+    if (tclient_echo(&s.client, &one, 1, &back, err) == 0)
+        fail_msg("an echo through a truncated segment came back");
+    shm_channel_detach(&s.channel);
+    assert_echo_after_attaching(&s);
+    text = read_log(log);
+    if (strstr(text, "size changed") == NULL)
+        fail_msg("a truncated segment was logged as: %s", text);
+    free(text);
+    stop_engine(&s);
+    unlink(log);
+}
+
+/* A load of `bars` bars, then a loaded sweep of one combination of windows
+ * `window` sent without waiting for its reply: hours of work for the
+ * naive kernel unless it is abandoned. */
+static void start_a_long_sweep(struct test_client *c, uint32_t bars, int64_t window)
+{
+    char err[CLIENT_ERROR_SIZE] = "";
+    double *series = malloc(bars * sizeof *series);
+    gbm_series(series, bars, 5);
+    if (tclient_request(c, OP_LOAD, series, bars, NULL, 0, err) != 0)
+        fail_msg("load of %u bars: %s", bars, err);
+    free(series);
+    uint8_t frame[FRAME_HEADER_BYTES + REQUEST_HEADER_BYTES + PARAM_BYTES];
+    struct combo_params heavy = {window, window, window, window, window, window};
+    le_put_u32(frame, REQUEST_HEADER_BYTES + PARAM_BYTES);
+    request_encode(frame + FRAME_HEADER_BYTES, OP_SWEEP_LOADED, NULL, 0, &heavy, 1);
+    struct iovec iov = {frame, sizeof frame};
+    assert_int_equal(shm_write_all(c->shm, &iov, 1, deadline_after_ms(TEST_IO_TIMEOUT_MS)), 0);
+}
+
+/* Signal `sig` stops the engine within 3 s with exit status 0, and its
+ * segment is gone; `when` says when it was sent, for the message. */
+static void assert_stops_cleanly(struct shm_engine *s, int sig, const char *when)
+{
+    int status;
+    assert_int_equal(kill(s->process.pid, sig), 0);
+    if (wait_for_exit(s->process.pid, 3000, &status) != 0) {
+        kill(s->process.pid, SIGKILL);
+        waitpid(s->process.pid, NULL, 0);
+        untrack_child(s->process.pid);
+        fail_msg("the engine did not exit within 3 s of signal %d %s", sig, when);
+    }
+    untrack_child(s->process.pid);
+    s->process.pid = 0;
+    if (!WIFEXITED(status) || WEXITSTATUS(status) != 0)
+        fail_msg("signal %d %s: the engine ended with %s %d, expected exit status 0", sig, when,
+                 WIFSIGNALED(status) ? "signal" : "status",
+                 WIFSIGNALED(status) ? WTERMSIG(status) : WEXITSTATUS(status));
+    assert_segment_gone(s->name);
+}
+
+/*
+ * Over shared memory the engine serves in its main thread, and a long sweep
+ * once kept it from its stop pipe: SIGTERM waited for the sweep to end (36 s
+ * for one heavy combination). It is now honoured within a second.
+ */
+static void sigterm_during_a_long_sweep_stops_the_engine(void **state)
+{
+    (void)state;
+    struct shm_engine s;
+    static char *const args[] = {"--max-work", "1000000000000", NULL};
+    start_or_fail(&s, args, "engine-long", SHM_WAIT_FUTEX);
+    start_a_long_sweep(&s.client, 200000, 100000);
+    sleep_ms(300);
+    assert_stops_cleanly(&s, SIGTERM, "in the middle of a sweep");
+    shm_engine_stop(&s);
+}
+
+/*
+ * A client that dies in the middle of a long sweep over shared memory is
+ * noticed from inside the sweep, and the next client is served.
+ */
+static void a_sweep_is_abandoned_when_its_client_dies(void **state)
+{
+    (void)state;
+    struct shm_engine s;
+    static char *const args[] = {"--max-work", "1000000000000", NULL};
+    start_or_fail(&s, args, "engine-dies", SHM_WAIT_FUTEX);
+    shm_channel_detach(&s.channel);
+    pid_t child = fork();
+    assert_true(child >= 0);
+    if (child == 0) {
+        struct shm_channel ch;
+        struct test_client c;
+        char err[256];
+        if (shm_channel_attach(&ch, s.name, SHM_WAIT_FUTEX, 5000, err, sizeof err) != 0)
+            _exit(1);
+        tclient_init(&c, -1, -1);
+        c.shm = &ch;
+        start_a_long_sweep(&c, 200000, 100000);
+        for (;;)
+            pause();
+    }
+    track_child(child);
+    sleep_ms(1000);
+    kill(child, SIGKILL);
+    waitpid(child, NULL, 0);
+    untrack_child(child);
+    assert_another_client_is_served(s.name);
     stop_engine(&s);
     assert_segment_gone(s.name);
 }
@@ -919,22 +1221,8 @@ static void every_termination_signal_removes_the_segment(void **state)
     static const int signals[] = {SIGHUP, SIGQUIT, SIGUSR1, SIGUSR2, SIGINT};
     for (size_t i = 0; i < sizeof signals / sizeof signals[0]; i++) {
         struct shm_engine s;
-        int status;
         start_or_fail(&s, NULL, "engine-signals", SHM_WAIT_FUTEX);
-        assert_int_equal(kill(s.process.pid, signals[i]), 0);
-        if (wait_for_exit(s.process.pid, 3000, &status) != 0) {
-            kill(s.process.pid, SIGKILL);
-            waitpid(s.process.pid, NULL, 0);
-            untrack_child(s.process.pid);
-            fail_msg("the engine did not exit within 3 s of signal %d", signals[i]);
-        }
-        untrack_child(s.process.pid);
-        s.process.pid = 0;
-        if (!WIFEXITED(status) || WEXITSTATUS(status) != 0)
-            fail_msg("signal %d: the engine ended with %s %d, expected exit status 0",
-                     signals[i], WIFSIGNALED(status) ? "signal" : "status",
-                     WIFSIGNALED(status) ? WTERMSIG(status) : WEXITSTATUS(status));
-        assert_segment_gone(s.name);
+        assert_stops_cleanly(&s, signals[i], "while idle");
         stop_engine(&s);
     }
 }
@@ -969,9 +1257,10 @@ static int group_teardown(void **state)
     (void)state;
     static const char *const tags[] = {"wrap-spin", "wrap-futex", "small", "procs-spin",
         "procs-futex", "dead-client-spin", "dead-client-futex", "dead-engine", "live",
-        "foreign", "busy", "announce"};
+        "foreign", "busy", "announce", "fifo", "link", "link-target", "others"};
     static const char *const engine_tags[] = {"engine-futex", "engine-spin", "engine-bad",
-        "engine-raw", "engine-twice", "engine-slow", "engine-signals", "engine-truncated", "engine-silent", "engine-tampered", "engine-timed"};
+        "engine-raw", "engine-twice", "engine-slow", "engine-signals", "engine-truncated", "engine-silent", "engine-tampered", "engine-timed", "engine-self", "engine-log", "engine-long",
+        "engine-dies"};
     char name[64];
     for (size_t i = 0; i < sizeof tags / sizeof tags[0]; i++)
         shm_unlink(channel_name(name, tags[i]));               /* after a failure only */
@@ -996,6 +1285,7 @@ int main(void)
         WATCHED(a_killed_client_is_noticed_futex),
         WATCHED(a_killed_engine_is_noticed_and_replaced),
         WATCHED(a_live_segment_or_a_foreign_object_is_never_taken),
+        WATCHED(a_squatter_is_neither_waited_for_nor_removed),
         WATCHED(a_second_client_is_told_the_channel_is_busy),
         WATCHED(engine_help_mentions_shm),
         WATCHED(engine_echoes_and_sweeps_futex),
@@ -1008,6 +1298,10 @@ int main(void)
         WATCHED(a_truncated_segment_does_not_kill_the_engine),
         WATCHED(a_silent_or_stopped_client_cannot_keep_the_channel),
         WATCHED(tampered_words_cannot_freeze_the_channel),
+        WATCHED(the_engines_own_pid_is_not_a_client),
+        WATCHED(the_log_says_why_a_segment_was_replaced),
+        WATCHED(sigterm_during_a_long_sweep_stops_the_engine),
+        WATCHED(a_sweep_is_abandoned_when_its_client_dies),
         WATCHED(timing_is_opt_in_over_shared_memory),
         WATCHED(the_engine_announces_its_segment),
     };

@@ -56,7 +56,12 @@ void engine_usage(FILE *to)
         "(nothing with --stdin). A request the engine cannot serve gets an error\n"
         "frame, [u32 0x80000000 | len][len bytes of UTF-8], and the connection is\n"
         "closed. SIGTERM, SIGINT, SIGHUP, SIGQUIT, SIGUSR1 and SIGUSR2 stop the\n"
-        "engine and remove its socket file or shared-memory segment.\n",
+        "engine and remove its socket file or shared-memory segment.\n"
+        "\n"
+        "Exit status: 0 when stopped by one of those signals (or, with\n"
+        "--die-with-parent, when the parent is gone), and with --stdin when the\n"
+        "request was answered; 1 when the engine cannot listen or serve, and with\n"
+        "--stdin when it sent an error frame; 2 for a refused command line.\n",
         DEFAULT_MAX_FRAME, (unsigned long long)DEFAULT_MAX_WORK, DEFAULT_MAX_CLIENTS,
         DEFAULT_IDLE_TIMEOUT_MS, DEFAULT_FRAME_TIMEOUT_MS);
 }
@@ -92,18 +97,6 @@ static int choose_kernel(const char *name, struct engine_options *o, char *err, 
     return set_error(err, err_size, "--kernel: '%s' is not a kernel (%s)", name, names);
 }
 
-static int option_number(const char *name, const char *text, long min, long max, long *v,
-                         char *err, size_t err_size)
-{
-    long any;
-    if (parse_long_in_range(text, min, max, v) == 0)
-        return 0;
-    if (parse_long_in_range(text, LONG_MIN, LONG_MAX, &any) == 0)
-        return set_error(err, err_size, "%s: %s is outside %ld..%ld", name, text, min, max);
-    return set_error(err, err_size, "%s: '%s' is not a whole number in %ld..%ld", name, text,
-                     min, max);
-}
-
 static int parse_host_port(const char *text, struct engine_options *o, char *err,
                            size_t err_size)
 {
@@ -111,7 +104,7 @@ static int parse_host_port(const char *text, struct engine_options *o, char *err
     const char *port = colon ? colon + 1 : text;
     size_t host_len = colon ? (size_t)(colon - text) : 0;
     long v;
-    if (option_number("--tcp port", port, 0, 65535, &v, err, err_size) != 0)
+    if (option_long("--tcp port", port, 0, 65535, &v, err, err_size) != 0)
         return -1;
     if (host_len >= 2 && text[0] == '[' && text[host_len - 1] == ']') {
         text++;                                /* [::1] */
@@ -173,39 +166,35 @@ static int take_option(int opt, const char *arg, struct engine_options *o, char 
     case 's': return set_transport(o, TRANSPORT_STDIN, err, err_size);
     case 'k': return choose_kernel(arg, o, err, err_size);
     case 'f':
-        if (option_number("--max-frame", arg, REQUEST_HEADER_BYTES, FRAME_LENGTH_MASK, &v, err,
+        if (option_long("--max-frame", arg, REQUEST_HEADER_BYTES, FRAME_LENGTH_MASK, &v, err,
                           err_size) != 0)
             return -1;
         o->cfg.max_frame = (uint32_t)v;
         return 0;
     case 'c':
-        if (option_number("--max-clients", arg, 1, max_clients_allowed(), &v, err,
+        if (option_long("--max-clients", arg, 1, max_clients_allowed(), &v, err,
                           err_size) != 0)
             return -1;
         o->max_clients = (int)v;
         return 0;
     case 'w':
-        if (option_number("--max-work", arg, 1, MAX_MAX_WORK, &v, err, err_size) != 0)
+        if (option_long("--max-work", arg, 1, MAX_MAX_WORK, &v, err, err_size) != 0)
             return -1;
         o->cfg.max_work = (uint64_t)v;
         return 0;
     case 'i':
-        if (option_number("--idle-timeout", arg, 1, MAX_TIMEOUT_MS, &v, err, err_size) != 0)
+        if (option_long("--idle-timeout", arg, 1, MAX_TIMEOUT_MS, &v, err, err_size) != 0)
             return -1;
         o->cfg.idle_timeout_ms = (int)v;
         return 0;
     case 'F':
-        if (option_number("--frame-timeout", arg, 1, MAX_TIMEOUT_MS, &v, err, err_size) != 0)
+        if (option_long("--frame-timeout", arg, 1, MAX_TIMEOUT_MS, &v, err, err_size) != 0)
             return -1;
         o->cfg.frame_timeout_ms = (int)v;
         return 0;
     case 'r': o->raw = 1; return 0;
     case 'd': o->die_with_parent = 1; return 0;
-    case 'L':
-        if (sweep_layout_parse(arg, &o->cfg.layout) != 0)
-            return set_error(err, err_size, "--layout: '%s' is not SERIES,ARRAY,STAGGER (bytes, "
-                             "multiples of 8 in 0..4095)", arg);
-        return 0;
+    case 'L': return option_layout("--layout", arg, &o->cfg.layout, err, err_size);
     case 'S':
         o->shm_name = arg;
         return set_transport(o, TRANSPORT_SHM, err, err_size);
@@ -237,10 +226,8 @@ int engine_parse_options(int argc, char **argv, struct engine_options *o,
     while ((opt = getopt_long(argc, argv, ":h", options, NULL)) != -1) {
         if (opt == 'h' || opt == 'V')
             wants = wants != CLI_RUN ? wants : opt == 'h' ? CLI_HELP : CLI_VERSION;
-        else if (opt == '?')
-            return set_error(err, err_size, "unknown option '%s'", argv[optind - 1]);
-        else if (opt == ':')
-            return set_error(err, err_size, "%s needs a value", argv[optind - 1]);
+        else if (opt == '?' || opt == ':')
+            return option_getopt_error(opt, argv, err, err_size), CLI_BAD;
         else if (take_option(opt, optarg, o, err, err_size) != 0)
             return CLI_BAD;
     }

@@ -20,6 +20,7 @@
 #include "engine/service.h"
 #include "wire/frame.h"
 #include "wire/netio.h"
+#include "wire/options.h"
 #include "wire/shm_ring.h"
 #include "wire/timing.h"
 
@@ -67,13 +68,13 @@ static int install_signal_handlers(int keep_defaults)
     return 0;
 }
 
-/* --die-with-parent: SIGTERM when the parent goes. A parent that has gone
- * already (between `parent` and now) is a stop asked for at once. */
-static void die_with_parent(pid_t parent)
+/* --die-with-parent: SIGTERM when the parent goes. Returns 1 when it has
+ * gone already: between `parent`, read first thing in main, and now, or
+ * before main began, when init (pid 1) has adopted the engine. */
+static int die_with_parent(pid_t parent)
 {
     prctl(PR_SET_PDEATHSIG, SIGTERM);
-    if (getppid() != parent)
-        raise(SIGTERM);
+    return getppid() != parent || parent == 1;
 }
 
 /* The one line a program that started the engine reads to know that it is
@@ -345,8 +346,8 @@ static int serve_shm(const struct engine_options *o)
     int status;
     while ((status = shm_channel_accept(&ch, NO_DEADLINE)) == 0) {
         if (ch.renewals != reported) {
-            fprintf(stderr, "ipctax-engine: the segment %s was damaged (its size changed "
-                    "under it); serving from a new one\n", ch.name);
+            fprintf(stderr, "ipctax-engine: gave the segment %s up (%s); serving from a new "
+                    "one\n", ch.name, ch.renewed_because);
             reported = ch.renewals;
         }
         serve_shm_session(&ch, o);
@@ -371,18 +372,19 @@ int main(int argc, char **argv)
         engine_usage(stdout);
         return 0;
     case CLI_VERSION:
-        printf("ipctax-engine %s\n", IPCTAX_COMMIT);
-        return 0;
+        return print_version("ipctax-engine", IPCTAX_COMMIT);
     case CLI_BAD:
-        fprintf(stderr, "ipctax-engine: %s (see --help)\n", err);
-        return 2;
+        return usage_error("ipctax-engine", "%s", err);
     }
     if (install_signal_handlers(o.transport == TRANSPORT_STDIN) != 0) {
         perror("ipctax-engine: signals");
         return 2;
     }
-    if (o.die_with_parent)
-        die_with_parent(parent);
+    if (o.die_with_parent && die_with_parent(parent)) {
+        fprintf(stderr, "ipctax-engine: --die-with-parent: the process that started the "
+                "engine has gone already; stopping\n");
+        return 0;
+    }
     if (o.transport == TRANSPORT_SHM)
         return serve_shm(&o);
     if (o.transport == TRANSPORT_STDIN)

@@ -5,6 +5,7 @@
  */
 #include <errno.h>
 #include <math.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -79,33 +80,92 @@ static int check_work(const struct connection *c, uint64_t work, const char *wha
                      (unsigned long long)c->cfg->max_work);
 }
 
-/* Work per call of the kernel between two looks at the connection. */
-#define SWEEP_GROUP_STEPS (1ull << 28)
+/* Work from which a sweep is watched: 2^27 window-bar steps, about a tenth
+ * of a second of the naive kernel. */
+#define SWEEP_WATCH_STEPS (1ull << 27)
+enum { PEER_CHECK_MS = 100 };          /* how often the watch asks about the client */
 
-static int client_gone(const struct connection *c)
+/* A thread that asks the link every PEER_CHECK_MS whether the client is
+ * still there while the kernel runs, and raises the workspace's stop flag
+ * when it is not. */
+struct sweep_watch {
+    const struct byte_link *link;
+    struct sweep_workspace *ws;
+    pthread_mutex_t lock;
+    pthread_cond_t wake;                /* signalled when the kernel has returned */
+    int done;
+    pthread_t thread;
+};
+
+static void *watch_the_client(void *arg)
 {
-    return c->link != NULL && c->link->peer_gone != NULL && c->link->peer_gone(c->link->ctx);
+    struct sweep_watch *w = arg;
+    pthread_mutex_lock(&w->lock);
+    while (!w->done) {
+        struct timespec until;
+        clock_gettime(CLOCK_MONOTONIC, &until);
+        until.tv_nsec += PEER_CHECK_MS * 1000000L;
+        until.tv_sec += until.tv_nsec / 1000000000L;
+        until.tv_nsec %= 1000000000L;
+        pthread_cond_timedwait(&w->wake, &w->lock, &until);
+        if (!w->done && w->link->peer_gone(w->link->ctx)) {
+            sweep_workspace_stop(w->ws);
+            break;
+        }
+    }
+    pthread_mutex_unlock(&w->lock);
+    return NULL;
 }
 
-static int sweep_in_groups(struct connection *c, struct sweep_workspace *ws, const double *close,
-                           uint32_t n_bars,
-                           const struct combo_params *params, uint32_t n_combos,
-                           struct combo_result *results, char *err, size_t err_size)
+static int watch_start(struct sweep_watch *w, const struct byte_link *link,
+                       struct sweep_workspace *ws)
 {
-    for (uint32_t first = 0; first < n_combos;) {
-        uint32_t count = 1;
-        uint64_t steps = combo_steps(&params[first]) * n_bars;
-        while (first + count < n_combos &&
-               steps + combo_steps(&params[first + count]) * n_bars <= SWEEP_GROUP_STEPS)
-            steps += combo_steps(&params[first + count++]) * n_bars;
-        if (c->cfg->sweep(ws, close, n_bars, params + first, count,
-                          results + first) != 0)
-            return set_error(err, err_size, "engine out of memory for the sweep workspace");
-        first += count;
-        if (first < n_combos && client_gone(c))
-            return set_error(err, err_size, "the client went away during the sweep; %u of "
-                             "%u combos computed, the rest abandoned", first, n_combos);
-    }
+    pthread_condattr_t attr;
+    w->link = link;
+    w->ws = ws;
+    w->done = 0;
+    pthread_mutex_init(&w->lock, NULL);
+    pthread_condattr_init(&attr);
+    pthread_condattr_setclock(&attr, CLOCK_MONOTONIC);
+    pthread_cond_init(&w->wake, &attr);
+    pthread_condattr_destroy(&attr);
+    if (pthread_create(&w->thread, NULL, watch_the_client, w) == 0)
+        return 0;
+    pthread_cond_destroy(&w->wake);
+    pthread_mutex_destroy(&w->lock);
+    return -1;
+}
+
+static void watch_end(struct sweep_watch *w)
+{
+    pthread_mutex_lock(&w->lock);
+    w->done = 1;
+    pthread_cond_signal(&w->wake);
+    pthread_mutex_unlock(&w->lock);
+    pthread_join(w->thread, NULL);
+    pthread_cond_destroy(&w->wake);
+    pthread_mutex_destroy(&w->lock);
+}
+
+/* Runs the kernel, watched when its `work` is long enough and the link can
+ * tell whether the client has gone; 0, or -1 with a message. */
+static int run_the_kernel(struct connection *c, struct sweep_workspace *ws, const double *close,
+                          uint32_t n_bars, const struct combo_params *params,
+                          uint32_t n_combos, uint64_t work, struct combo_result *results,
+                          char *err, size_t err_size)
+{
+    struct sweep_watch watch;
+    int watched = work >= SWEEP_WATCH_STEPS && c->link != NULL && c->link->peer_gone != NULL &&
+                  watch_start(&watch, c->link, ws) == 0;
+    int status = c->cfg->sweep(ws, close, n_bars, params, n_combos, results);
+    if (watched)
+        watch_end(&watch);
+    sweep_workspace_resume(ws);
+    if (status == SWEEP_STOPPED)
+        return set_error(err, err_size, "the sweep was abandoned: the client has gone, or "
+                         "the engine is stopping");
+    if (status != 0)
+        return set_error(err, err_size, "engine out of memory for the sweep workspace");
     return 0;
 }
 
@@ -130,14 +190,17 @@ static int checked_sweep(struct connection *c, struct sweep_workspace *ws, const
                          uint32_t n_bars, const char *limit, const struct combo_params *params,
                          uint32_t n_combos, char *err, size_t err_size)
 {
-    if (request_check_windows(params, n_combos, n_bars, limit, err, err_size) != 0 ||
-        check_work(c, sweep_work(params, n_combos, n_bars), "a sweep", err, err_size) != 0)
+    if (request_check_windows(params, n_combos, n_bars, limit, err, err_size) != 0)
+        return -1;
+    uint64_t work = sweep_work(params, n_combos, n_bars);     /* windows checked: no overflow */
+    if (check_work(c, work, "a sweep", err, err_size) != 0)
         return -1;
     struct combo_result *results = buffer_reserve(&c->results, (size_t)n_combos * sizeof *results);
     if (results == NULL)
         return set_error(err, err_size, "engine out of memory for %u combos", n_combos);
     mark(c, &c->decoded_ns);
-    if (sweep_in_groups(c, ws, close, n_bars, params, n_combos, results, err, err_size) != 0)
+    if (run_the_kernel(c, ws, close, n_bars, params, n_combos, work, results, err,
+                       err_size) != 0)
         return -1;
     mark(c, &c->computed_ns);
     return 0;
@@ -176,6 +239,8 @@ static int handle_sweep(struct connection *c, const struct request_view *req,
     if (sweep_workspace_reserve(&c->workspace, req->n_bars) != 0)
         return set_error(err, err_size, "engine out of memory for %u bars", req->n_bars);
     le_get_f64s(c->workspace.series, req->close, req->n_bars);
+    if (request_check_closes(c->workspace.series, req->n_bars, err, err_size) != 0)
+        return -1;
     return sweep_and_reply(c, &c->workspace, c->workspace.series, req->n_bars, "n_bars", req,
                            err, err_size);
 }
@@ -204,6 +269,9 @@ static int handle_load(struct connection *c, const struct request_view *req,
     if (sweep_workspace_reserve(&c->loaded, req->n_bars) != 0)
         return set_error(err, err_size, "engine out of memory loading %u bars", req->n_bars);
     le_get_f64s(c->loaded.series, req->close, req->n_bars);
+    c->loaded_bars = 0;                    /* a refused series replaces the last one too */
+    if (request_check_closes(c->loaded.series, req->n_bars, err, err_size) != 0)
+        return -1;
     c->loaded_bars = req->n_bars;
     mark(c, &c->decoded_ns);               /* nothing to compute, nothing to encode */
     return empty_reply(c);
@@ -263,6 +331,8 @@ static int handle_bar(struct connection *c, const struct request_view *req,
     if (positions == NULL)
         return set_error(err, err_size, "engine out of memory for the positions");
     le_get_f64s(&close, req->close, 1);
+    if (request_check_closes(&close, 1, err, err_size) != 0)
+        return -1;
     mark(c, &c->decoded_ns);
     stream_bar(&c->stream, close, positions);          /* the positions are the reply */
     mark(c, &c->computed_ns);
@@ -317,7 +387,9 @@ static int handle_json(struct connection *c, const uint8_t *body, size_t len,
         return -1;
     c->timed = req.timed;
     c->reply_is_json = 1;
-    int status = checked_sweep(c, &c->workspace, req.close, (uint32_t)req.n_bars, "n_bars",
+    int status = request_check_closes(req.close, req.n_bars, err, err_size);
+    if (status == 0)
+        status = checked_sweep(c, &c->workspace, req.close, (uint32_t)req.n_bars, "n_bars",
                                req.params, (uint32_t)req.n_combos, err, err_size);
     if (status == 0)
         status = reply_with_json(c, req.n_combos, err, err_size);

@@ -22,6 +22,7 @@
 #include "kernel/grid.h"
 #include "kernel/kernel.h"
 #include "kernel/series.h"
+#include "wire/error.h"
 #include "wire/options.h"
 
 #ifndef IPCTAX_COMMIT
@@ -75,35 +76,11 @@ static void usage(FILE *to)
         "  --version       the commit this program was built from\n"
         "  -h, --help      this text\n"
         "\n"
-        "Exits 0; 1 if any architecture's results differ from in_process; 2 on bad\n"
-        "usage or a failed run or measurement.\n",
+        "Exit status: 0; 1 if any architecture's results differ from in_process;\n"
+        "2 for a refused command line, or a failed run or measurement.\n",
         DEFAULT_BARS, MAX_COMBOS, DEFAULT_COMBOS, DEFAULT_SEED,
         SCHEDULE_DEFAULT_LIMITS.budget_s, SCHEDULE_DEFAULT_LIMITS.target * 100.0,
         SCHEDULE_DEFAULT_LIMITS.min_rounds, SCHEDULE_DEFAULT_LIMITS.max_rounds);
-}
-
-/* Parses optarg as a whole number in [min, max] for option `name`; 0 or -1. */
-static int number_option(const char *name, long min, long max, long *value)
-{
-    if (parse_long_in_range(optarg, min, max, value) == 0)
-        return 0;
-    fprintf(stderr, "ipctax-bench: --%s: '%s' is not a whole number in %ld..%ld\n", name,
-            optarg, min, max);
-    return -1;
-}
-
-static int real_option(const char *name, double min, double max, double *value)
-{
-    char *end;
-    errno = 0;
-    double v = strtod(optarg, &end);
-    if (errno == 0 && end != optarg && *end == '\0' && v >= min && v <= max) {
-        *value = v;
-        return 0;
-    }
-    fprintf(stderr, "ipctax-bench: --%s: '%s' is not a number in %g..%g\n", name, optarg,
-            min, max);
-    return -1;
 }
 
 static void list_everything(void)
@@ -116,7 +93,63 @@ static void list_everything(void)
         printf("  %-24s %s\n", MEASUREMENTS[i].name, MEASUREMENTS[i].description);
 }
 
-static int parse_options(int argc, char **argv, struct bench_config *cfg)
+/* One option and its value; 0, or -1 with a message in err. */
+static int take_option(int opt, struct bench_config *cfg, char *err, size_t n)
+{
+    struct schedule_limits *l = &cfg->limits;
+    long v = 0;
+    double pct = 0;
+    int status = 0;
+    switch (opt) {
+    case 'b':
+        status = option_long("--bars", optarg, 1, 100000000, &v, err, n);
+        cfg->n_bars = (size_t)v;
+        break;
+    case 'c':
+        status = option_long("--combos", optarg, 1, MAX_COMBOS, &v, err, n);
+        cfg->n_combos = (size_t)v;
+        break;
+    case 's':
+        status = option_long("--seed", optarg, 0, 0xffffffffL, &v, err, n);
+        cfg->seed = (uint32_t)v;
+        break;
+    case 'm':
+        status = option_long("--min-rounds", optarg, 1, 10000, &v, err, n);
+        l->min_rounds = (int)v;
+        break;
+    case 'M':
+        status = option_long("--max-rounds", optarg, 1, 10000, &v, err, n);
+        l->max_rounds = (int)v;
+        break;
+    case 'r':
+        status = option_long("--rounds", optarg, 1, 10000, &v, err, n);
+        l->min_rounds = l->max_rounds = (int)v;
+        break;
+    case 'B': status = option_double("--budget", optarg, 1, 86400, &l->budget_s, err, n); break;
+    case 'T':
+        status = option_double("--target", optarg, 0, 100, &pct, err, n);
+        l->target = pct / 100;
+        break;
+    case 'S': status = option_double("--scale", optarg, 0.01, 100, &cfg->scale, err, n); break;
+    case 'a':
+        cfg->rows = optarg;
+        status = names_check("--arch", optarg, arch_row_named, "architecture", err, n);
+        break;
+    case 'x':
+        cfg->measures = optarg;
+        status = names_check("--measure", optarg, measurement_named, "measurement", err, n);
+        break;
+    case 'o': cfg->out_dir = optarg; break;
+    case 'e': cfg->engine = optarg; break;
+    case 'p': cfg->python = optarg; break;
+    default: status = set_error(err, n, "option -%c is not handled", opt);
+    }
+    return status;
+}
+
+/* 0: run. Otherwise the command line has been answered (--help, --version,
+ * --list, or a refusal printed) and *status is the exit status. */
+static int parse_options(int argc, char **argv, struct bench_config *cfg, int *status)
 {
     static const struct option options[] = {
         {"bars", required_argument, 0, 'b'}, {"combos", required_argument, 0, 'c'},
@@ -129,47 +162,33 @@ static int parse_options(int argc, char **argv, struct bench_config *cfg)
         {"list", no_argument, 0, 'l'}, {"version", no_argument, 0, 'V'},
         {"help", no_argument, 0, 'h'}, {0, 0, 0, 0},
     };
-    int opt, bad = 0;
-    long v;
-    double d;
-    while ((opt = getopt_long(argc, argv, "h", options, NULL)) != -1) {
-        switch (opt) {
-        case 'b': bad |= number_option("bars", 1, 100000000, &v); cfg->n_bars = v; break;
-        case 'c': bad |= number_option("combos", 1, MAX_COMBOS, &v); cfg->n_combos = v; break;
-        case 's': bad |= number_option("seed", 0, 0xffffffffL, &v); cfg->seed = v; break;
-        case 'B': bad |= real_option("budget", 1, 86400, &cfg->limits.budget_s); break;
-        case 'T': bad |= real_option("target", 0, 100, &d); cfg->limits.target = d / 100; break;
-        case 'm': bad |= number_option("min-rounds", 1, 10000, &v); cfg->limits.min_rounds = v; break;
-        case 'M': bad |= number_option("max-rounds", 1, 10000, &v); cfg->limits.max_rounds = v; break;
-        case 'r':
-            bad |= number_option("rounds", 1, 10000, &v);
-            cfg->limits.min_rounds = cfg->limits.max_rounds = v;
-            break;
-        case 'a': cfg->rows = optarg; break;
-        case 'x': cfg->measures = optarg; break;
-        case 'S': bad |= real_option("scale", 0.01, 100, &cfg->scale); break;
-        case 'o': cfg->out_dir = optarg; break;
-        case 'e': cfg->engine = optarg; break;
-        case 'p': cfg->python = optarg; break;
-        case 'l': list_everything(); exit(0);
-        case 'V': printf("ipctax-bench %s\n", IPCTAX_COMMIT); exit(0);
-        case 'h': usage(stdout); exit(0);
-        default: usage(stderr); return -1;
+    char err[512];
+    int opt;
+    opterr = 0;                        /* getopt's own messages: ours name the range */
+    *status = 0;
+    while ((opt = getopt_long(argc, argv, ":h", options, NULL)) != -1) {
+        if (opt == 'h' || opt == 'V' || opt == 'l') {
+            if (opt == 'h')
+                usage(stdout);
+            else if (opt == 'V')
+                print_version("ipctax-bench", IPCTAX_COMMIT);
+            else
+                list_everything();
+            return 1;
+        }
+        if (opt == '?' || opt == ':')
+            option_getopt_error(opt, argv, err, sizeof err);
+        if (opt == '?' || opt == ':' || take_option(opt, cfg, err, sizeof err) != 0) {
+            *status = usage_error("ipctax-bench", "%s", err);
+            return 1;
         }
     }
-    if (optind < argc) {
-        fprintf(stderr, "ipctax-bench: unexpected argument '%s' (see --help)\n", argv[optind]);
-        return -1;
-    }
-    if (!bad && cfg->limits.min_rounds > cfg->limits.max_rounds) {
-        fprintf(stderr, "ipctax-bench: --min-rounds %d is above --max-rounds %d\n",
-                cfg->limits.min_rounds, cfg->limits.max_rounds);
-        return -1;
-    }
-    if (!bad && (names_check(cfg->rows, arch_row_named, "architecture") != 0 ||
-                 names_check(cfg->measures, measurement_named, "measurement") != 0))
-        return -1;
-    return bad ? -1 : 0;
+    if (optind < argc)
+        *status = usage_error("ipctax-bench", "unexpected argument '%s'", argv[optind]);
+    else if (cfg->limits.min_rounds > cfg->limits.max_rounds)
+        *status = usage_error("ipctax-bench", "--min-rounds %d is above --max-rounds %d",
+                              cfg->limits.min_rounds, cfg->limits.max_rounds);
+    return *status != 0;
 }
 
 static int check_out_dir(const char *dir)
@@ -269,7 +288,10 @@ int main(int argc, char **argv)
     struct bench_config cfg = DEFAULT_CONFIG;
     struct harness_env env;
     char err[ERR_SIZE], sha256[65];
-    if (parse_options(argc, argv, &cfg) != 0 || check_out_dir(cfg.out_dir) != 0)
+    int answered;
+    if (parse_options(argc, argv, &cfg, &answered) != 0)
+        return answered;
+    if (check_out_dir(cfg.out_dir) != 0)
         return 2;
     if (env_open(&env, cfg.engine, cfg.python, err) != 0) {
         fprintf(stderr, "ipctax-bench: %s\n", err);

@@ -4,12 +4,34 @@
  * Tangled from paper/40-harness.md.
  */
 #include <csv.h>
+#include <fcntl.h>
 #include <inttypes.h>
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "harness/csvout.h"
+
+/* A file with no name in the folder of `path`, or NULL where the file
+ * system cannot make one. */
+static FILE *open_unnamed_beside(const char *path)
+{
+    char dir[4096];
+    snprintf(dir, sizeof dir, "%s", path);
+    char *slash = strrchr(dir, '/');
+    if (slash == NULL)
+        snprintf(dir, sizeof dir, ".");
+    else if (slash == dir)
+        dir[1] = '\0';                             /* "/x": the root */
+    else
+        *slash = '\0';
+    int fd = open(dir, O_TMPFILE | O_WRONLY | O_CLOEXEC, 0666);
+    FILE *f = fd >= 0 ? fdopen(fd, "w") : NULL;
+    if (f == NULL && fd >= 0)
+        close(fd);
+    return f;
+}
 
 int csv_out_open(struct csv_out *out, const char *path, const char *const *header,
                  int n_columns)
@@ -17,7 +39,10 @@ int csv_out_open(struct csv_out *out, const char *path, const char *const *heade
     memset(out, 0, sizeof *out);
     snprintf(out->path, sizeof out->path, "%s", path);
     snprintf(out->temp_path, sizeof out->temp_path, "%s.tmp", path);
-    out->file = fopen(out->temp_path, "w");
+    out->file = open_unnamed_beside(path);
+    out->unnamed = out->file != NULL;
+    if (out->file == NULL)
+        out->file = fopen(out->temp_path, "w");
     if (out->file == NULL)
         return -1;
     for (int i = 0; i < n_columns; i++)
@@ -26,15 +51,29 @@ int csv_out_open(struct csv_out *out, const char *path, const char *const *heade
     return 0;
 }
 
+/* Gives an unnamed file its temporary name; 0, or -1. */
+static int name_the_file(struct csv_out *out)
+{
+    char self[64];
+    if (!out->unnamed)
+        return 0;
+    snprintf(self, sizeof self, "/proc/self/fd/%d", fileno(out->file));
+    unlink(out->temp_path);                        /* a killed older writer's */
+    return linkat(AT_FDCWD, self, AT_FDCWD, out->temp_path, AT_SYMLINK_FOLLOW);
+}
+
 int csv_out_close(struct csv_out *out)
 {
     if (out->file == NULL)
         return -1;
-    int failed = out->failed | ferror(out->file);
+    int failed = out->failed | (fflush(out->file) != 0) | ferror(out->file);
+    failed |= !failed && name_the_file(out) != 0;
+    int named = !out->unnamed || !failed;
     failed |= fclose(out->file) != 0;
     out->file = NULL;
     if (failed) {
-        remove(out->temp_path);
+        if (named)
+            remove(out->temp_path);
         return -1;
     }
     return rename(out->temp_path, out->path) == 0 ? 0 : -1;
@@ -42,10 +81,12 @@ int csv_out_close(struct csv_out *out)
 
 void csv_out_abandon(struct csv_out *out)
 {
-    if (out->file != NULL)
-        fclose(out->file);
+    if (out->file == NULL)
+        return;
+    fclose(out->file);                             /* an unnamed file vanishes with it */
     out->file = NULL;
-    remove(out->temp_path);
+    if (!out->unnamed)
+        remove(out->temp_path);
 }
 
 static void begin_field(struct csv_out *out)

@@ -13,6 +13,7 @@ struct csv_out {
     FILE *file;
     char path[4096];
     char temp_path[4096 + 8];
+    int unnamed;               /* opened O_TMPFILE: temp_path does not exist yet */
     int fields_in_row;
     int failed;
 };

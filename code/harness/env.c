@@ -3,7 +3,9 @@
  *
  * Tangled from paper/40-harness.md.
  */
+#include <dirent.h>
 #include <errno.h>
+#include <ftw.h>
 #include <libgen.h>
 #include <signal.h>
 #include <spawn.h>
@@ -11,6 +13,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -27,7 +30,7 @@ int fail(char err[ERR_SIZE], const char *fmt, ...)
 
 enum { MAX_CHILDREN = 256 };
 static volatile pid_t children[MAX_CHILDREN];
-static char scratch_dir[PATH_MAX];
+static char scratch_dir[PATH_MAX], scratch_parent[PATH_MAX];
 
 void env_track_child(pid_t pid)
 {
@@ -67,6 +70,8 @@ static void stop_children(void)
         }
     if (scratch_dir[0] != '\0')
         rmdir(scratch_dir);
+    if (scratch_parent[0] != '\0')
+        rmdir(scratch_parent);                     /* fails while another run uses it */
 }
 
 extern char **environ;
@@ -117,6 +122,68 @@ static void install_handlers(void)
     sigaction(SIGPIPE, &sa, NULL);     /* a dead child's pipe is an error, not a death */
 }
 
+/* $TMPDIR/ipctax-UID into path: 0 when it is (now) a folder of this user's
+ * alone, -1 otherwise. */
+static int make_scratch_parent(const char *tmp, char *path, size_t size)
+{
+    struct stat st;
+    snprintf(path, size, "%s/ipctax-%u", tmp, (unsigned)geteuid());
+    if (mkdir(path, 0700) != 0 && errno != EEXIST)
+        return -1;
+    return lstat(path, &st) == 0 && S_ISDIR(st.st_mode) && st.st_uid == geteuid() &&
+           (st.st_mode & 077) == 0 ? 0 : -1;
+}
+
+static int remove_entry(const char *path, const struct stat *st, int type, struct FTW *at)
+{
+    (void)st;
+    (void)at;
+    if (type == FTW_DP)
+        rmdir(path);
+    else
+        unlink(path);
+    return 0;                                  /* remove what can be removed */
+}
+
+/* Removes the folders of runs whose process is gone (killed outright). */
+static void remove_stale_scratch(const char *parent)
+{
+    DIR *d = opendir(parent);
+    for (struct dirent *e; d != NULL && (e = readdir(d)) != NULL;) {
+        char path[PATH_MAX + 256], rest;
+        int pid;
+        if (sscanf(e->d_name, "run-%d-%c", &pid, &rest) != 2 || pid <= 0 || kill(pid, 0) == 0)
+            continue;
+        snprintf(path, sizeof path, "%s/%s", parent, e->d_name);
+        nftw(path, remove_entry, 16, FTW_DEPTH | FTW_PHYS);
+    }
+    if (d != NULL)
+        closedir(d);
+}
+
+/* Makes the run's scratch folder in env->work_dir; 0, or -1 with err set. */
+static int make_scratch_folder(struct harness_env *env, char err[ERR_SIZE])
+{
+    const char *tmp = getenv("TMPDIR");
+    tmp = tmp != NULL && *tmp != '\0' ? tmp : "/tmp";
+    for (int attempt = 0; attempt < 2; attempt++) {
+        if (make_scratch_parent(tmp, scratch_parent, sizeof scratch_parent) == 0) {
+            remove_stale_scratch(scratch_parent);
+            snprintf(env->work_dir, sizeof env->work_dir, "%.4000s/run-%d-XXXXXX",
+                     scratch_parent, (int)getpid());
+        } else {
+            scratch_parent[0] = '\0';
+            snprintf(env->work_dir, sizeof env->work_dir, "%s/ipctax-XXXXXX", tmp);
+        }
+        if (mkdtemp(env->work_dir) != NULL) {
+            snprintf(scratch_dir, sizeof scratch_dir, "%s", env->work_dir);
+            return 0;
+        }
+    }
+    scratch_parent[0] = '\0';
+    return fail(err, "cannot create a scratch folder in %s: %s", tmp, strerror(errno));
+}
+
 int env_open(struct harness_env *env, const char *engine_override, const char *python_override,
              char err[ERR_SIZE])
 {
@@ -139,13 +206,8 @@ int env_open(struct harness_env *env, const char *engine_override, const char *p
     if (access(env->engine, X_OK) != 0)
         return fail(err, "no engine at %s (build it with make, or say --engine PATH)",
                     env->engine);
-    const char *tmp = getenv("TMPDIR");
-    snprintf(env->work_dir, sizeof env->work_dir, "%s/ipctax-XXXXXX",
-             tmp != NULL && *tmp != '\0' ? tmp : "/tmp");
-    if (mkdtemp(env->work_dir) == NULL)
-        return fail(err, "cannot create a scratch folder in %s: %s",
-                    tmp != NULL ? tmp : "/tmp", strerror(errno));
-    snprintf(scratch_dir, sizeof scratch_dir, "%s", env->work_dir);
+    if (make_scratch_folder(env, err) != 0)
+        return -1;
     install_handlers();
     return 0;
 }
@@ -153,7 +215,7 @@ int env_open(struct harness_env *env, const char *engine_override, const char *p
 void env_close(struct harness_env *env)
 {
     stop_children();
-    scratch_dir[0] = '\0';
+    scratch_dir[0] = scratch_parent[0] = '\0';
     env->work_dir[0] = '\0';
 }
 

@@ -13,6 +13,7 @@
 #include "harness/random.h"
 #include "harness/session.h"
 #include "kernel/kernel_tuned.h"
+#include "wire/options.h"
 #include "wire/timing.h"
 
 enum layout_side {
@@ -73,8 +74,8 @@ static int open_config(struct layout_run *lr, int i, char err[ERR_SIZE])
 {
     const struct layout_config *c = &lr->config[i];
     struct sweep_layout layout;
-    if (sweep_layout_parse(c->layout, &layout) != 0)
-        return fail(err, "bad layout %s", c->layout);
+    if (option_layout("layout", c->layout, &layout, err, ERR_SIZE) != 0)
+        return -1;
     sweep_workspace_init(&lr->ws[i], &layout);
     if (c->side != SIDE_ENGINE && c->side != SIDE_ENGINE_TUNED)
         return sweep_workspace_load(&lr->ws[i], lr->ctx->job->close, lr->ctx->job->n_bars) == 0
@@ -129,8 +130,9 @@ static int sample(struct layout_run *lr, int i, double *seconds, char err[ERR_SI
 static void write_sample(struct csv_out *out, const struct layout_config *c, int pass,
                          double seconds)
 {
-    struct sweep_layout l;
-    sweep_layout_parse(c->layout, &l);
+    struct sweep_layout l = {0, 0, 0};
+    char err[ERR_SIZE];
+    option_layout("layout", c->layout, &l, err, sizeof err);   /* checked by open_config */
     csv_out_text(out, SIDE_NAMES[c->side]);
     if (c->code_shift >= 0)
         csv_out_int(out, c->code_shift);

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "harness/names.h"
+#include "wire/error.h"
 
 int names_include(const char *list, const char *name)
 {
@@ -22,17 +23,23 @@ int names_include(const char *list, const char *name)
     return 0;
 }
 
-int names_check(const char *list, int (*index_of)(const char *), const char *kind)
+int names_check(const char *option, const char *list, int (*index_of)(const char *),
+                const char *kind, char *err, size_t err_size)
 {
-    for (const char *p = list; p != NULL && *p != '\0';) {
+    if (list == NULL)
+        return 0;
+    for (const char *p = list;; p++) {
         char name[128];
         size_t n = strcspn(p, ",");
+        if (n == 0)
+            return set_error(err, err_size, "%s: '%s' has an empty %s name", option, list,
+                             kind);
         snprintf(name, sizeof name, "%.*s", (int)(n < 127 ? n : 127), p);
-        if (strcmp(name, "none") != 0 && index_of(name) < 0) {
-            fprintf(stderr, "ipctax-bench: no %s named '%s' (see --list)\n", kind, name);
-            return -1;
-        }
-        p += n + (p[n] == ',');
+        if (strcmp(name, "none") != 0 && index_of(name) < 0)
+            return set_error(err, err_size, "%s: no %s named '%s' (--list names them)",
+                             option, kind, name);
+        p += n;
+        if (*p == '\0')
+            return 0;
     }
-    return 0;
 }

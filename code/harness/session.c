@@ -187,7 +187,8 @@ int session_open(struct session *s, const struct harness_env *env,
         break;
     case TRANSPORT_SHM_FUTEX:
     case TRANSPORT_SHM_SPIN:
-        snprintf(s->shm_name, sizeof s->shm_name, "/ipctax-%d-%s", (int)getpid(), o->name);
+        snprintf(s->shm_name, sizeof s->shm_name, "/ipctax-%d-%08x%08x-%s", (int)getpid(),
+                 arc4random(), arc4random(), o->name);     /* unguessable: no squatting */
         args[0] = "--shm", args[1] = s->shm_name, args[2] = "--shm-wait";
         args[3] = o->transport == TRANSPORT_SHM_SPIN ? "spin" : "futex";
         break;

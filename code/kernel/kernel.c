@@ -21,37 +21,43 @@ double wma_window(const double *window, int64_t n)
     return s / weight_sum;
 }
 
-/* out[t] = wma_window(x + t - n + 1, n), NaN for t < n-1. */
-static void wma(const double *x, size_t n_bars, int64_t n, double *out)
+/* out[t] = wma_window(x + t - n + 1, n), NaN for t < n-1, in slices of
+ * about SWEEP_STOP_CHECK_STEPS steps with a look at *stop before each;
+ * once *stop is raised, the rest of out is left as it was. */
+static void wma(const double *x, size_t n_bars, int64_t n, double *out,
+                const atomic_int *stop)
 {
-    size_t first = (size_t)n - 1;
+    const size_t first = (size_t)n - 1, slice = sweep_slice_bars(n, 1);
     for (size_t t = 0; t < n_bars && t < first; t++)
         out[t] = NAN;
-    for (size_t t = first; t < n_bars; t++)
-        out[t] = wma_window(x + t - first, n);
+    for (size_t t = first; t < n_bars && !sweep_stop_asked(stop);) {
+        const size_t end = n_bars - t > slice ? t + slice : n_bars;
+        for (; t < end; t++)
+            out[t] = wma_window(x + t - first, n);
+    }
 }
 
 /* hma = wma(2*wma(close, h_half) - wma(close, h_len), h_sqrt) */
 static void hma_line(const double *close, size_t n_bars, const struct combo_params *p,
                      struct sweep_workspace *ws, double *hma)
 {
-    wma(close, n_bars, p->h_half, ws->fast);
-    wma(close, n_bars, p->h_len, ws->slow);
+    wma(close, n_bars, p->h_half, ws->fast, &ws->stop);
+    wma(close, n_bars, p->h_len, ws->slow, &ws->stop);
     for (size_t t = 0; t < n_bars; t++)
         ws->mix[t] = 2.0 * ws->fast[t] - ws->slow[t];
-    wma(ws->mix, n_bars, p->h_sqrt, hma);
+    wma(ws->mix, n_bars, p->h_sqrt, hma, &ws->stop);
 }
 
 /* hma3 = wma((3*wma(close, t_third) - wma(close, t_half)) - wma(close, t_len), t_len) */
 static void hma3_line(const double *close, size_t n_bars, const struct combo_params *p,
                       struct sweep_workspace *ws, double *hma3)
 {
-    wma(close, n_bars, p->t_third, ws->fast);
-    wma(close, n_bars, p->t_half, ws->middle);
-    wma(close, n_bars, p->t_len, ws->slow);
+    wma(close, n_bars, p->t_third, ws->fast, &ws->stop);
+    wma(close, n_bars, p->t_half, ws->middle, &ws->stop);
+    wma(close, n_bars, p->t_len, ws->slow, &ws->stop);
     for (size_t t = 0; t < n_bars; t++)
         ws->mix[t] = (3.0 * ws->fast[t] - ws->middle[t]) - ws->slow[t];
-    wma(ws->mix, n_bars, p->t_len, hma3);
+    wma(ws->mix, n_bars, p->t_len, hma3, &ws->stop);
 }
 
 static void close_position(struct position *p, double price)
@@ -109,6 +115,8 @@ int sweep_naive_in(struct sweep_workspace *ws, const double *close, size_t n_bar
     for (size_t k = 0; k < n_combos; k++) {
         hma_line(series, n_bars, &params[k], ws, ws->hma);
         hma3_line(series, n_bars, &params[k], ws, ws->hma3);
+        if (sweep_stop_asked(&ws->stop))
+            return SWEEP_STOPPED;              /* the lines are unfinished: no result */
         results[k] = stop_and_reverse(series, ws->hma, ws->hma3, n_bars);
     }
     return 0;
@@ -126,7 +134,8 @@ int sweep_naive(const double *close, size_t n_bars, const struct combo_params *p
 
 void kernel_wma(const double *x, size_t n_bars, int64_t n, double *out)
 {
-    wma(x, n_bars, n, out);
+    static const atomic_int never = 0;
+    wma(x, n_bars, n, out, &never);
 }
 
 int kernel_lines(const double *close, size_t n_bars, const struct combo_params *p,

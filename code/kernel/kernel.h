@@ -29,8 +29,9 @@ struct position {
 };
 
 /* Loads the series into the workspace (@sec:workspace), which it grows as
- * needed, and runs every combination over the loaded copy; returns 0, or
- * -1 when out of memory. Passing ws->series as close copies nothing. */
+ * needed, and runs every combination over the loaded copy; returns 0, -1
+ * when out of memory, or SWEEP_STOPPED when ws's stop flag was raised (the
+ * results are then incomplete). Passing ws->series as close copies nothing. */
 int sweep_naive_in(struct sweep_workspace *ws, const double *close, size_t n_bars,
                    const struct combo_params *params, size_t n_combos,
                    struct combo_result *results);

@@ -151,9 +151,28 @@ static wma_blocks_fn *wma_blocks_for(int vector_bytes)
     return wma_blocks_128;
 }
 
+enum { TUNED_MIN_SLICE_BARS = 1024 };          /* many spans of any width */
+
+/* blocks() over [n-1, n_bars) in slices, with a look at *stop before each;
+ * returns the first bar left for the scalar tail, or n_bars once stopped. */
+static size_t wma_blocks_sliced(const double *x, size_t n_bars, int64_t n, double weight_sum,
+                                double *out, wma_blocks_fn *blocks, const atomic_int *stop)
+{
+    const size_t first = (size_t)n - 1, slice = sweep_slice_bars(n, TUNED_MIN_SLICE_BARS);
+    for (size_t t = first;;) {
+        if (sweep_stop_asked(stop))
+            return n_bars;
+        const size_t end = n_bars - t > slice ? t + slice : n_bars, from = t - first;
+        const size_t left = from + blocks(x + from, end - from, n, weight_sum, out + from);
+        if (end == n_bars)
+            return left;
+        t = left;
+    }
+}
+
 /* wma() of kernel.c, to the bit: whole spans in vectors, the tail as kernel.c does it. */
 static void wma_tuned(const double *x, size_t n_bars, int64_t n, double *out,
-                      wma_blocks_fn *blocks)
+                      wma_blocks_fn *blocks, const atomic_int *stop)
 {
     if (n < 1 || (uint64_t)n > n_bars) {       /* no bar has a full window */
         for (size_t t = 0; t < n_bars; t++)
@@ -164,7 +183,8 @@ static void wma_tuned(const double *x, size_t n_bars, int64_t n, double *out,
     const size_t first = (size_t)n - 1;
     for (size_t t = 0; t < first; t++)
         out[t] = NAN;
-    for (size_t t = blocks(x, n_bars, n, weight_sum, out); t < n_bars; t++) {
+    for (size_t t = wma_blocks_sliced(x, n_bars, n, weight_sum, out, blocks, stop); t < n_bars;
+         t++) {
         const double *window = x + t - first;
         double s = 0.0;
         for (int64_t j = 0; j < n; j++)
@@ -176,30 +196,34 @@ static void wma_tuned(const double *x, size_t n_bars, int64_t n, double *out,
 /* The two lines of @sec:kernel into hma and hma3; the mixes overwrite ws->fast. */
 static void tuned_lines(const double *close, size_t n_bars, const struct combo_params *p,
                         struct sweep_workspace *ws, wma_blocks_fn *blocks,
-                        double *hma, double *hma3)
+                        const atomic_int *stop, double *hma, double *hma3)
 {
     /* hma = wma(2*wma(close, h_half) - wma(close, h_len), h_sqrt) */
-    wma_tuned(close, n_bars, p->h_half, ws->fast, blocks);
-    wma_tuned(close, n_bars, p->h_len, ws->slow, blocks);
+    wma_tuned(close, n_bars, p->h_half, ws->fast, blocks, stop);
+    wma_tuned(close, n_bars, p->h_len, ws->slow, blocks, stop);
     for (size_t t = 0; t < n_bars; t++)
         ws->fast[t] = 2.0 * ws->fast[t] - ws->slow[t];
-    wma_tuned(ws->fast, n_bars, p->h_sqrt, hma, blocks);
+    wma_tuned(ws->fast, n_bars, p->h_sqrt, hma, blocks, stop);
 
     /* hma3 = wma((3*wma(close, t_third) - wma(close, t_half)) - wma(close, t_len), t_len) */
-    wma_tuned(close, n_bars, p->t_third, ws->fast, blocks);
-    wma_tuned(close, n_bars, p->t_half, ws->middle, blocks);
-    wma_tuned(close, n_bars, p->t_len, ws->slow, blocks);
+    wma_tuned(close, n_bars, p->t_third, ws->fast, blocks, stop);
+    wma_tuned(close, n_bars, p->t_half, ws->middle, blocks, stop);
+    wma_tuned(close, n_bars, p->t_len, ws->slow, blocks, stop);
     for (size_t t = 0; t < n_bars; t++)
         ws->fast[t] = (3.0 * ws->fast[t] - ws->middle[t]) - ws->slow[t];
-    wma_tuned(ws->fast, n_bars, p->t_len, hma3, blocks);
+    wma_tuned(ws->fast, n_bars, p->t_len, hma3, blocks, stop);
 }
 
-static struct combo_result tuned_combo(const double *close, size_t n_bars,
-                                       const struct combo_params *p,
-                                       struct sweep_workspace *ws, wma_blocks_fn *blocks)
+/* One combination into *result; 0, or SWEEP_STOPPED (no result) once *stop is raised. */
+static int tuned_combo(const double *close, size_t n_bars, const struct combo_params *p,
+                       struct sweep_workspace *ws, wma_blocks_fn *blocks,
+                       const atomic_int *stop, struct combo_result *result)
 {
-    tuned_lines(close, n_bars, p, ws, blocks, ws->hma, ws->hma3);
-    return stop_and_reverse(close, ws->hma, ws->hma3, n_bars);
+    tuned_lines(close, n_bars, p, ws, blocks, stop, ws->hma, ws->hma3);
+    if (sweep_stop_asked(stop))
+        return SWEEP_STOPPED;                  /* the lines are unfinished */
+    *result = stop_and_reverse(close, ws->hma, ws->hma3, n_bars);
+    return 0;
 }
 
 /* A combination and its estimated work: the sum of its seven WMA windows. */
@@ -221,7 +245,8 @@ static int64_t combo_work(const struct combo_params *p)
     return p->h_half + p->h_len + p->h_sqrt + p->t_third + p->t_half + 2 * p->t_len;
 }
 
-/* What the threads of one sweep share. Only `next` changes. */
+/* What the threads of one sweep share. Only `next` changes, and the
+ * caller's stop flag, which every thread looks at. */
 struct tuned_sweep {
     const double *close;
     size_t n_bars;
@@ -230,6 +255,7 @@ struct tuned_sweep {
     const struct combo_order *order;   /* the combinations, most work first */
     size_t n_combos;
     wma_blocks_fn *blocks;
+    const atomic_int *stop;            /* the caller's workspace's flag */
     atomic_size_t next;                /* position in order[] of the next one to take */
 };
 
@@ -248,7 +274,9 @@ static void *tuned_worker(void *arg)
         if (i >= sw->n_combos)
             break;
         size_t k = sw->order[i].k;
-        sw->results[k] = tuned_combo(sw->close, sw->n_bars, &sw->params[k], me->ws, sw->blocks);
+        if (tuned_combo(sw->close, sw->n_bars, &sw->params[k], me->ws, sw->blocks, sw->stop,
+                        &sw->results[k]) != 0)
+            break;
     }
     return NULL;
 }
@@ -283,6 +311,7 @@ static int sweep_tuned_with(struct sweep_workspace *ws, const double *close, siz
     struct tuned_sweep sw = {
         .close = ws->series, .n_bars = n_bars, .params = params, .results = results,
         .order = order, .n_combos = n_combos, .blocks = wma_blocks_for(vector_bytes),
+        .stop = &ws->stop,
     };
     atomic_init(&sw.next, 0);
 
@@ -299,7 +328,7 @@ static int sweep_tuned_with(struct sweep_workspace *ws, const double *close, siz
     for (int i = 0; i < started; i++)
         pthread_join(threads[i], NULL);
     free(order);
-    return 0;
+    return sweep_stop_asked(&ws->stop) ? SWEEP_STOPPED : 0;
 }
 
 int sweep_tuned_in(struct sweep_workspace *ws, const double *close, size_t n_bars,
@@ -329,7 +358,8 @@ int sweep_tuned(const double *close, size_t n_bars, const struct combo_params *p
 
 void kernel_tuned_wma(const double *x, size_t n_bars, int64_t n, double *out, int vector_bytes)
 {
-    wma_tuned(x, n_bars, n, out, wma_blocks_for(vector_bytes));
+    static const atomic_int never = 0;
+    wma_tuned(x, n_bars, n, out, wma_blocks_for(vector_bytes), &never);
 }
 
 int kernel_tuned_lines(const double *close, size_t n_bars, const struct combo_params *p,
@@ -339,7 +369,7 @@ int kernel_tuned_lines(const double *close, size_t n_bars, const struct combo_pa
     sweep_workspace_init(&ws, NULL);
     int status = sweep_workspace_reserve(&ws, n_bars);
     if (status == 0)
-        tuned_lines(close, n_bars, p, &ws, wma_blocks_for(vector_bytes), hma, hma3);
+        tuned_lines(close, n_bars, p, &ws, wma_blocks_for(vector_bytes), &ws.stop, hma, hma3);
     sweep_workspace_free(&ws);
     return status;
 }

@@ -15,7 +15,9 @@
  * Runs every combination over the series, exactly as sweep_naive_in, on
  * n_threads threads (1 = the calling thread only, 0 = one per online core),
  * in the given workspace: it loads the series there and keeps one helper
- * workspace per extra thread. Returns 0, or -1 when out of memory.
+ * workspace per extra thread. Returns 0, -1 when out of memory, or
+ * SWEEP_STOPPED when ws's stop flag was raised (the results are then
+ * incomplete).
  */
 int sweep_tuned_in(struct sweep_workspace *ws, const double *close, size_t n_bars,
                    const struct combo_params *params, size_t n_combos,

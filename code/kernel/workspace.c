@@ -93,13 +93,12 @@ int sweep_workspace_helpers(struct sweep_workspace *ws, int count, size_t n)
     return 0;
 }
 
-int sweep_layout_parse(const char *text, struct sweep_layout *layout)
+void sweep_workspace_stop(struct sweep_workspace *ws)
 {
-    unsigned s, a, g;
-    char end;
-    if (sscanf(text, "%u,%u,%u%c", &s, &a, &g, &end) != 3 || s >= WORKSPACE_PAGE ||
-        a >= WORKSPACE_PAGE || g >= WORKSPACE_PAGE || s % 8 != 0 || a % 8 != 0 || g % 8 != 0)
-        return -1;
-    *layout = (struct sweep_layout){s, a, g};
-    return 0;
+    atomic_store_explicit(&ws->stop, 1, memory_order_relaxed);
+}
+
+void sweep_workspace_resume(struct sweep_workspace *ws)
+{
+    atomic_store_explicit(&ws->stop, 0, memory_order_relaxed);
 }

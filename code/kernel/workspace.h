@@ -7,6 +7,7 @@
 #ifndef IPCTAX_WORKSPACE_H
 #define IPCTAX_WORKSPACE_H
 
+#include <stdatomic.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -34,6 +35,7 @@ struct sweep_workspace {
     double *fast, *middle, *slow, *mix, *hma, *hma3;
     struct sweep_workspace *helpers;       /* one per extra thread of the tuned kernel */
     int n_helpers;
+    atomic_int stop;                       /* raised by another thread: end the sweep */
 };
 
 /* An empty workspace with the given layout (NULL: the default). */
@@ -51,7 +53,31 @@ int sweep_workspace_load(struct sweep_workspace *ws, const double *close, size_t
 /* At least `count` helper workspaces, with this one's layout; 0 or -1. */
 int sweep_workspace_helpers(struct sweep_workspace *ws, int count, size_t n);
 
-/* Reads "SERIES,ARRAY,STAGGER" (bytes, each below 4096); 0, or -1. */
-int sweep_layout_parse(const char *text, struct sweep_layout *layout);
+/* A kernel looks at its workspace's stop flag every this many window-bar
+ * steps: 2^22, a few milliseconds of the naive kernel's work. */
+#define SWEEP_STOP_CHECK_STEPS ((uint64_t)1 << 22)
+
+/* What a kernel returns when it ended early because the flag was raised. */
+enum { SWEEP_STOPPED = 1 };
+
+/* Raises the flag, from any thread: a sweep running in ws soon returns
+ * SWEEP_STOPPED. It stays raised, for every later sweep too, until
+ * sweep_workspace_resume. */
+void sweep_workspace_stop(struct sweep_workspace *ws);
+void sweep_workspace_resume(struct sweep_workspace *ws);
+
+/* Whether *stop is raised: the kernels' look. */
+static inline int sweep_stop_asked(const atomic_int *stop)
+{
+    return atomic_load_explicit(stop, memory_order_relaxed) != 0;
+}
+
+/* Bars of a window-n average between two looks: about
+ * SWEEP_STOP_CHECK_STEPS steps, and at least min_bars. */
+static inline size_t sweep_slice_bars(int64_t n, size_t min_bars)
+{
+    uint64_t bars = SWEEP_STOP_CHECK_STEPS / (uint64_t)(n > 0 ? n : 1);
+    return bars > min_bars ? (size_t)bars : min_bars;
+}
 
 #endif

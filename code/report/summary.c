@@ -12,6 +12,11 @@
 #include "report/manifest.h"
 #include "report/reproduce.h"
 #include "report/summarize.h"
+#include "wire/options.h"
+
+#ifndef IPCTAX_COMMIT
+#define IPCTAX_COMMIT "unknown"
+#endif
 
 
 static void usage(FILE *to)
@@ -36,7 +41,13 @@ static void usage(FILE *to)
                 "verdicts side by side; --reproduction copies the run in DATA_DIR to\n"
                 "ROOT/ID (ID made from the machine and the date unless given), never over\n"
                 "an existing one.\n"
-                "Exits 0; 1 if the data is refused or anything fails; 2 on bad usage.\n");
+                "\n"
+                "  -h, --help   this text\n"
+                "  --version    the commit this program was built from\n"
+                "\n"
+                "Exit status: 0 when every value was written (or the command succeeded); 1\n"
+                "when a folder is refused or a value could not be computed or written; 2 for\n"
+                "a refused command line.\n");
 }
 
 static int check_folder(const char *dir, char *err, size_t err_size)
@@ -61,11 +72,9 @@ static int data_folder_command(int argc, char **argv)
         c++;
     if (c == 3 || argc - 2 != COMMANDS[c].folders) {
         if (c == 3)
-            fprintf(stderr, "ipctax-summary: no option %s (see --help)\n", argv[1]);
-        else
-            fprintf(stderr, "ipctax-summary: %s takes %d folder(s), not %d (see --help)\n",
-                    argv[1], COMMANDS[c].folders, argc - 2);
-        return 2;
+            return usage_error("ipctax-summary", "unknown option '%s'", argv[1]);
+        return usage_error("ipctax-summary", "%s takes %d folder(s), not %d", argv[1],
+                           COMMANDS[c].folders, argc - 2);
     }
     int status = c == 0   ? check_folder(argv[2], err, sizeof err)
                  : c == 1 ? manifest_write(argv[2], err, sizeof err)
@@ -89,20 +98,17 @@ static int reproduction_command(int argc, char **argv)
 {
     const char *id = NULL, *by = NULL, *conditions = NULL;
     char made[256], err[1024];
-    if (argc < 4) {
-        fprintf(stderr, "ipctax-summary: --reproduction takes DATA_DIR ROOT (see --help)\n");
-        return 2;
-    }
+    if (argc < 4)
+        return usage_error("ipctax-summary", "--reproduction takes DATA_DIR ROOT");
     for (int i = 4; i < argc; i += 2) {
         const char **into = strcmp(argv[i], "--id") == 0           ? &id
                             : strcmp(argv[i], "--by") == 0         ? &by
                             : strcmp(argv[i], "--conditions") == 0 ? &conditions
                                                                    : NULL;
-        if (into == NULL || i + 1 >= argc) {
-            fprintf(stderr, "ipctax-summary: --reproduction: %s %s (see --help)\n", argv[i],
-                    into == NULL ? "is not one of its options" : "needs a value");
-            return 2;
-        }
+        if (into == NULL || i + 1 >= argc)
+            return usage_error("ipctax-summary", into == NULL ? "unknown option '%s'"
+                                                               : "option '%s' needs a value",
+                               argv[i]);
         *into = argv[i + 1];
     }
     if (reproduction_add(argv[2], argv[3], id, by, conditions, made, sizeof made, err,
@@ -120,9 +126,13 @@ int main(int argc, char **argv)
     struct run_data d;
     struct store s;
     const char *registry = "paper", *reproductions = NULL;
-    if (argc == 2 && (strcmp(argv[1], "-h") == 0 || strcmp(argv[1], "--help") == 0)) {
-        usage(stdout);
-        return 0;
+    for (int i = 1; i < argc; i++) {
+        if (strcmp(argv[i], "-h") == 0 || strcmp(argv[i], "--help") == 0) {
+            usage(stdout);
+            return 0;
+        }
+        if (strcmp(argv[i], "--version") == 0)
+            return print_version("ipctax-summary", IPCTAX_COMMIT);
     }
     while (argc > 2 && (strcmp(argv[1], "--registry") == 0 ||
                         strcmp(argv[1], "--reproductions") == 0)) {
@@ -133,10 +143,9 @@ int main(int argc, char **argv)
         return reproduction_command(argc, argv);
     if (argc >= 2 && argv[1][0] == '-')
         return data_folder_command(argc, argv);
-    if (argc != 3 && argc != 4) {
-        usage(stderr);
-        return 2;
-    }
+    if (argc != 3 && argc != 4)
+        return usage_error("ipctax-summary", "expected DATA_DIR OUT_DIR [PUBLISHED_OUT_DIR], "
+                           "got %d argument%s", argc - 1, argc == 2 ? "" : "s");
     if (run_data_load(&d, argv[1], err, sizeof err) != 0) {
         fprintf(stderr, "ipctax-summary: %s\n", err);
         return 1;

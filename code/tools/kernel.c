@@ -13,14 +13,36 @@
 #include "kernel/series.h"
 #include "wire/options.h"
 
+#ifndef IPCTAX_COMMIT
+#define IPCTAX_COMMIT "unknown"
+#endif
+
+static void usage(FILE *to)
+{
+    fprintf(to, "usage: ipctax-kernel [BARS [COMBOS]]\n"
+                "Runs the naive kernel once over the first BARS bars of the study's\n"
+                "series (1..100000000, default %d) and COMBOS combinations of its grid\n"
+                "(1..100000, default %d), and prints combo,pnl,trades for each.\n"
+                "\n"
+                "  -h, --help   this text\n"
+                "  --version    the commit this program was built from\n"
+                "\n"
+                "Exit status: 0 when the sweep ran; 1 when out of memory; 2 for a\n"
+                "refused command line.\n", DEFAULT_BARS, DEFAULT_COMBOS);
+}
+
 int main(int argc, char **argv)
 {
     long bars = DEFAULT_BARS, combos = DEFAULT_COMBOS;
-    if (argc > 3 || (argc > 1 && parse_long_in_range(argv[1], 1, 100000000, &bars) != 0) ||
-        (argc > 2 && parse_long_in_range(argv[2], 1, 100000, &combos) != 0)) {
-        fprintf(stderr, "usage: ipctax-kernel [BARS (1..100000000) [COMBOS (1..100000)]]\n");
-        return 2;
-    }
+    char err[256];
+    int status;
+    if (options_of_operands(argc, argv, "ipctax-kernel", IPCTAX_COMMIT, usage, &status))
+        return status;
+    if (argc > 3)
+        return usage_error("ipctax-kernel", "unexpected argument '%s'", argv[3]);
+    if ((argc > 1 && option_long("BARS", argv[1], 1, 100000000, &bars, err, sizeof err) != 0) ||
+        (argc > 2 && option_long("COMBOS", argv[2], 1, 100000, &combos, err, sizeof err) != 0))
+        return usage_error("ipctax-kernel", "%s", err);
     double *close = malloc((size_t)bars * sizeof *close);
     struct combo_params *params = malloc((size_t)combos * sizeof *params);
     struct combo_result *results = malloc((size_t)combos * sizeof *results);

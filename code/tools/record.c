@@ -8,6 +8,27 @@
 #include <string.h>
 
 #include "harness/csvout.h"
+#include "wire/options.h"
+
+#ifndef IPCTAX_COMMIT
+#define IPCTAX_COMMIT "unknown"
+#endif
+
+static void usage(FILE *to)
+{
+    fprintf(to, "usage: ipctax-record FILE < key,value lines\n"
+                "Writes the key,value lines of its standard input (a first line\n"
+                "'key,value' is dropped) to FILE as CSV, under a temporary name that\n"
+                "is renamed to FILE once every line was good; a key is lower-case\n"
+                "letters, digits, '_', '.' and '-'.\n"
+                "\n"
+                "  -h, --help   this text\n"
+                "  --version    the commit this program was built from\n"
+                "\n"
+                "Exit status: 0 when FILE was written; 1 when a line is not key,value,\n"
+                "there is none, or FILE cannot be written (FILE is then left as it was);\n"
+                "2 for a refused command line.\n");
+}
 
 /* A key is lower-case letters, digits, '_', '.' and '-'. */
 static int is_key(const char *s, size_t n)
@@ -26,10 +47,11 @@ int main(int argc, char **argv)
     char line[4096];
     struct csv_out out;
     long rows = 0, lineno = 0;
-    if (argc != 2) {
-        fprintf(stderr, "usage: ipctax-record FILE < key,value lines\n");
-        return 2;
-    }
+    int status;
+    if (options_of_operands(argc, argv, "ipctax-record", IPCTAX_COMMIT, usage, &status))
+        return status;
+    if (argc != 2)
+        return usage_error("ipctax-record", "expected one FILE, got %d", argc - 1);
     if (csv_out_open(&out, argv[1], header, 2) != 0) {
         perror(argv[1]);
         return 1;

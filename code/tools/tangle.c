@@ -8,11 +8,14 @@
 #define _POSIX_C_SOURCE 200809L
 #include <dirent.h>
 #include <errno.h>
+#include <getopt.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+
+#include "wire/options.h"
 
 /* Deepest nesting of references. This book nests a few levels; 64 leaves
  * room for any book and keeps the recursive expansion's C stack small.
@@ -538,14 +541,23 @@ static int ends_with(const char *s, const char *suffix)
     return n >= m && strcmp(s + n - m, suffix) == 0;
 }
 
-static void usage(void)
+static void usage(FILE *to)
 {
     fputs("usage: tangle [-l] [-o DIR] [--check] [--stray DIR]... FILE.md...\n"
+          "Writes every root chunk of the chapters FILE.md to its file.\n"
+          "\n"
           "  -l           put #line directives into .c and .h files\n"
           "  -o DIR       write roots under DIR instead of at their own path\n"
           "  --check      write nothing; fail if any file differs from the paper\n"
-          "  --stray DIR  fail if DIR holds a file that no root produces\n",
-          stderr);
+          "  --stray DIR  fail if DIR holds a file that no root produces (16 at most)\n"
+          "  -h, --help   this text\n"
+          "  --version    what this program is\n"
+          "\n"
+          "Exit status: 0 when every root was written (with --check: is what the\n"
+          "paper says); 1 when the chapters have errors (then nothing is written)\n"
+          "or, with --check, a file differs; 2 for a refused command line or a file\n"
+          "that cannot be written.\n",
+          to);
 }
 
 int main(int argc, char **argv)
@@ -555,26 +567,39 @@ int main(int argc, char **argv)
     const char *stray_dirs[16];
     int n_stray = 0, check_only = 0, line_directives = 0, i;
 
-    for (i = 1; i < argc && argv[i][0] == '-'; i++) {
-        if (strcmp(argv[i], "-l") == 0) {
+    static const struct option options[] = {
+        {"check", no_argument, 0, 'c'}, {"stray", required_argument, 0, 's'},
+        {"help", no_argument, 0, 'h'}, {"version", no_argument, 0, 'V'}, {0, 0, 0, 0},
+    };
+    char err[256];
+    int opt;
+    opterr = 0;
+    while ((opt = getopt_long(argc, argv, ":lo:h", options, NULL)) != -1) {
+        if (opt == 'h') {
+            usage(stdout);
+            return 0;
+        } else if (opt == 'V') {
+            return print_version("tangle", "(the ipctax tangler, built from code/tools/tangle.c)");
+        } else if (opt == 'l') {
             line_directives = 1;
-        } else if (strcmp(argv[i], "-o") == 0 && i + 1 < argc) {
+        } else if (opt == 'o') {
             static char prefix[4096];
-            snprintf(prefix, sizeof prefix, "%s/", argv[++i]);
+            snprintf(prefix, sizeof prefix, "%s/", optarg);
             out_dir = prefix;
-        } else if (strcmp(argv[i], "--check") == 0) {
+        } else if (opt == 'c') {
             check_only = 1;
-        } else if (strcmp(argv[i], "--stray") == 0 && i + 1 < argc && n_stray < 16) {
-            stray_dirs[n_stray++] = argv[++i];
+        } else if (opt == 's' && n_stray < 16) {
+            stray_dirs[n_stray++] = optarg;
+        } else if (opt == 's') {
+            return usage_error("tangle", "--stray: at most 16 folders");
         } else {
-            usage();
-            return 2;
+            option_getopt_error(opt, argv, err, sizeof err);
+            return usage_error("tangle", "%s", err);
         }
     }
-    if (i == argc) {
-        usage();
-        return 2;
-    }
+    i = optind;
+    if (i == argc)
+        return usage_error("tangle", "no chapter to tangle");
     for (; i < argc; i++)
         read_chapter(&web, argv[i]);
 

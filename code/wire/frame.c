@@ -3,6 +3,7 @@
  *
  * Tangled from paper/50-protocol.md.
  */
+#include <math.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -150,6 +151,15 @@ int request_check_windows(const struct combo_params *params, size_t n_combos,
                                  "outside 1..%s (%lld)", k, i, (long long)six[i], limit,
                                  (long long)max_window);
     }
+    return 0;
+}
+
+int request_check_closes(const double *close, size_t n, char *err, size_t err_size)
+{
+    for (size_t t = 0; t < n; t++)
+        if (!isfinite(close[t]))
+            return set_error(err, err_size, "close[%zu] is %g; every close must be a finite "
+                             "number", t, close[t]);
     return 0;
 }
 

@@ -85,6 +85,10 @@ void request_params(const struct request_view *req, struct combo_params *params)
 int request_check_windows(const struct combo_params *params, size_t n_combos,
                           int64_t max_window, const char *limit, char *err, size_t err_size);
 
+/* The one check of a series: every close a finite number. 0, or -1 with a
+ * message naming the first that is not. */
+int request_check_closes(const double *close, size_t n, char *err, size_t err_size);
+
 uint64_t sweep_reply_size(uint32_t n_combos);
 void sweep_reply_encode(uint8_t *body, const struct combo_result *results, uint32_t n_combos);
 /* Returns 0, or -1 if the body is not the reply to n_combos combinations. */

@@ -70,15 +70,17 @@ enum { SHM_SPINS_PER_LOOK = 256 };                 /* polls between looks at the
 #define SHM_CHECK_NS 10000000ull                   /* 10 ms: longest sleep without a check */
 #define SHM_SPIN_PATIENCE_NS 100000000ull          /* 100 ms of spinning, then sleep */
 #define SHM_LEAVE_NS 1000000000ull                 /* 1 s for a client to leave */
+#define SHM_DAMAGED "its size changed under it"    /* why a damaged segment is replaced */
 
 static int alive(pid_t pid)
 {
     return pid > 0 && kill(pid, 0) == 0;
 }
 
-/* Whether process pid maps the segment open as fd (its device and inode are
- * in /proc/PID/maps); when /proc cannot tell, it is taken to. */
-static int maps_segment(pid_t pid, int fd)
+/* Whether process pid maps the segment open as fd at least `times` times
+ * (its device and inode are in /proc/PID/maps once per mapping); when /proc
+ * cannot tell, it is taken to. */
+static int maps_segment(pid_t pid, int fd, int times)
 {
     char path[64], line[512];
     struct stat st;
@@ -87,15 +89,16 @@ static int maps_segment(pid_t pid, int fd)
     if (f == NULL)
         return 1;
     int found = 0;
-    while (!found && fgets(line, sizeof line, f) != NULL) {
+    while (found < times && fgets(line, sizeof line, f) != NULL) {
         unsigned major, minor;
         unsigned long long inode;
-        if (sscanf(line, "%*s %*s %*s %x:%x %llu", &major, &minor, &inode) == 3)
-            found = inode == (unsigned long long)st.st_ino && major == major(st.st_dev) &&
-                    minor == minor(st.st_dev);
+        if (sscanf(line, "%*s %*s %*s %x:%x %llu", &major, &minor, &inode) == 3 &&
+            inode == (unsigned long long)st.st_ino && major == major(st.st_dev) &&
+            minor == minor(st.st_dev))
+            found++;
     }
     fclose(f);
-    return found;
+    return found >= times;
 }
 
 static void write_header(struct shm_channel *ch);    /* below: the engine's own words */
@@ -465,23 +468,64 @@ static int normalize_name(char out[SHM_NAME_SIZE], const char *name)
     return 0;
 }
 
-enum segment_state { SEGMENT_STALE, SEGMENT_LIVE, SEGMENT_FOREIGN };
+enum segment_state { SEGMENT_GONE, SEGMENT_STALE, SEGMENT_LIVE, SEGMENT_FOREIGN };
 
-/* What occupies a taken name. Its header is read, not mapped: a file that
- * shrinks under a read gives a short read, not SIGBUS. */
-static enum segment_state probe_segment(const char *name)
+/* Opens what is at `name` without following a link or blocking on a FIFO;
+ * the descriptor, or -1 with errno. */
+static int open_what_is_there(const char *name)
+{
+    return shm_open(name, O_RDONLY | O_NOFOLLOW | O_NONBLOCK, 0);
+}
+
+/* What occupies a taken name; for a foreign object, why, in `why`. Its
+ * header is read, not mapped: a file that shrinks under a read gives a
+ * short read, not SIGBUS. */
+static enum segment_state probe_segment(const char *name, char *why, size_t why_size)
 {
     struct shm_segment header;
-    int fd = shm_open(name, O_RDONLY, 0);
-    if (fd < 0)
-        return SEGMENT_STALE;
-    ssize_t n = pread(fd, &header, sizeof header, 0);
-    close(fd);
-    if (n == 0)
-        return SEGMENT_STALE;              /* empty: a creation that never finished */
-    if (n != (ssize_t)sizeof header || header.magic != SHM_MAGIC)
+    struct stat st;
+    int fd = open_what_is_there(name);
+    if (fd < 0 && errno == ENOENT)
+        return SEGMENT_GONE;               /* removed since: the name is free again */
+    if (fd < 0 && errno == ELOOP) {
+        set_error(why, why_size, "is a symbolic link");
         return SEGMENT_FOREIGN;
-    return alive(atomic_load(&header.engine_pid)) ? SEGMENT_LIVE : SEGMENT_STALE;
+    }
+    if (fd < 0 || fstat(fd, &st) != 0) {
+        set_error(why, why_size, "cannot be looked at (%s)", strerror(errno));
+        if (fd >= 0)
+            close(fd);
+        return SEGMENT_FOREIGN;
+    }
+    ssize_t n = S_ISREG(st.st_mode) && st.st_uid == geteuid()
+        ? pread(fd, &header, sizeof header, 0) : -1;
+    close(fd);
+    if (!S_ISREG(st.st_mode))
+        set_error(why, why_size, "is not a regular file");
+    else if (st.st_uid != geteuid())
+        set_error(why, why_size, "belongs to user %u, not to this one", (unsigned)st.st_uid);
+    else if (n == 0)
+        return SEGMENT_STALE;              /* empty: a creation that never finished */
+    else if (n != (ssize_t)sizeof header || header.magic != SHM_MAGIC)
+        set_error(why, why_size, "is not an ipctax segment");
+    else
+        return alive(atomic_load(&header.engine_pid)) ? SEGMENT_LIVE : SEGMENT_STALE;
+    return SEGMENT_FOREIGN;
+}
+
+/* Engine: removes the name if it still names the segment open as ch->fd,
+ * and only then: whatever has taken its place is not the engine's to remove. */
+static void unlink_if_ours(const struct shm_channel *ch)
+{
+    struct stat mine, there;
+    int fd = open_what_is_there(ch->name);
+    if (fd < 0)
+        return;
+    int same = ch->fd >= 0 && fstat(ch->fd, &mine) == 0 && fstat(fd, &there) == 0 &&
+               mine.st_dev == there.st_dev && mine.st_ino == there.st_ino;
+    close(fd);
+    if (same)
+        shm_unlink(ch->name);
 }
 
 /* The header words the engine owns, as it writes them: the ready flag last. */
@@ -555,30 +599,33 @@ int shm_channel_create(struct shm_channel *ch, const char *name, size_t ring_byt
         return 0;
     if (errno != EEXIST)
         return -1;
-    enum segment_state state = probe_segment(ch->name);
+    char why[128];
+    enum segment_state state = probe_segment(ch->name, why, sizeof why);
     if (state == SEGMENT_LIVE) {
         errno = EADDRINUSE;
         return set_error(err, err_size, "an engine is already serving %s", ch->name);
     }
     if (state == SEGMENT_FOREIGN) {
         errno = EEXIST;
-        return set_error(err, err_size, "%s exists and is not an ipctax segment; "
-                         "not touching it", ch->name);
+        return set_error(err, err_size, "%s exists and %s; not touching it", ch->name, why);
     }
-    shm_unlink(ch->name);                      /* its engine is gone: the segment is stale */
+    if (state == SEGMENT_STALE)
+        shm_unlink(ch->name);                  /* its engine is gone: the segment is stale */
     return map_new_segment(ch, err, err_size);
 }
 /* Engine: gives the segment up (marked closed for a client still in it) and
- * maps a new one under the same name. 0, or -1 with errno and a message. */
-static int renew_segment(struct shm_channel *ch, char *err, size_t err_size)
+ * maps a new one under the same name, noting `why` for the log (NULL: the
+ * first segment). 0, or -1 with errno and a message. */
+static int renew_segment(struct shm_channel *ch, const char *why, char *err, size_t err_size)
 {
     if (ch->seg != NULL) {
         atomic_store(&ch->seg->engine_closed, 1);
         futex_bump(&ch->seg->replies.data_seq);
         futex_bump(&ch->seg->requests.space_seq);
+        unlink_if_ours(ch);
         unmap_segment(ch);
-        shm_unlink(ch->name);
         ch->renewals++;
+        snprintf(ch->renewed_because, sizeof ch->renewed_because, "%s", why);
     }
     ch->head_seen = ch->tail_seen = 0;
     return map_new_segment(ch, err, err_size);
@@ -722,7 +769,8 @@ int shm_channel_accept(struct shm_channel *ch, uint64_t deadline_ns)
             errno = EINTR;
             return -1;
         }
-        if ((ch->seg == NULL || segment_damaged(ch)) && renew_segment(ch, err, sizeof err) != 0)
+        if ((ch->seg == NULL || segment_damaged(ch)) &&
+            renew_segment(ch, SHM_DAMAGED, err, sizeof err) != 0)
             return -1;
         struct shm_segment *seg = ch->seg;
         reassert_header(ch);
@@ -730,7 +778,8 @@ int shm_channel_accept(struct shm_channel *ch, uint64_t deadline_ns)
         int32_t client = atomic_load(&seg->client);
         if (client > 0 && segment_damaged(ch))
             continue;                          /* shrunk as it attached: renewed above */
-        if (client > 0 && alive(client) && maps_segment(client, ch->fd)) {
+        if (client > 0 && alive(client) &&
+            maps_segment(client, ch->fd, client == (int32_t)getpid() ? 2 : 1)) {
             ch->peer = client;
             ch->next_liveness_ns = 0;
             start_empty(ch);
@@ -748,10 +797,10 @@ int shm_channel_accept(struct shm_channel *ch, uint64_t deadline_ns)
 }
 void shm_channel_release(struct shm_channel *ch)
 {
-    char err[256];
+    char err[256], why[128];
     struct shm_segment *seg = ch->seg;
     if (segment_damaged(ch)) {
-        renew_segment(ch, err, sizeof err);    /* on failure, accept tries again */
+        renew_segment(ch, SHM_DAMAGED, err, sizeof err);   /* on failure, accept tries again */
         return;
     }
     atomic_store(&seg->engine_closed, 1);
@@ -768,8 +817,15 @@ void shm_channel_release(struct shm_channel *ch)
         if (stop_requested(ch))
             return;
         uint64_t now = clock_ns();
+        if (client != ch->peer)
+            snprintf(why, sizeof why, "its client word was changed from %d to %d during the "
+                     "session", (int)ch->peer, (int)client);
+        else
+            snprintf(why, sizeof why, "its client, pid %d, did not leave within %llu ms of the "
+                     "end of its session", (int)ch->peer,
+                     (unsigned long long)(ch->leave_ns / 1000000u));
         if (client != ch->peer || now >= deadline) {
-            renew_segment(ch, err, sizeof err);    /* on failure, accept tries again */
+            renew_segment(ch, why, err, sizeof err);   /* on failure, accept tries again */
             return;
         }
         futex_wait(&seg->attach_seq, ticket, deadline - now < SHM_CHECK_NS ? deadline - now
@@ -785,7 +841,7 @@ void shm_channel_destroy(struct shm_channel *ch)
     atomic_store(&ch->seg->engine_closed, 1);
     futex_bump(&ch->seg->replies.data_seq);
     futex_bump(&ch->seg->requests.space_seq);
-    shm_unlink(ch->name);
+    unlink_if_ours(ch);
     unmap_segment(ch);
     memset(ch, 0, sizeof *ch);
     ch->stop_fd = ch->fd = ch->guard = -1;

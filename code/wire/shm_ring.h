@@ -87,7 +87,8 @@ struct shm_channel {
     int stop_fd;                   /* engine: readable once told to stop; -1 elsewhere */
     int fd;                        /* engine: the segment, to look at its size; else -1 */
     int guard;                     /* the mapping's slot for the SIGBUS handler, or -1 */
-    unsigned renewals;             /* engine: segments replaced after damage (for the log) */
+    unsigned renewals;             /* engine: segments replaced (for the log) */
+    char renewed_because[160];     /* engine: why the last one was */
     uint64_t leave_ns;             /* engine: how long a client has to leave (SHM_LEAVE_NS) */
     char name[SHM_NAME_SIZE];
 };

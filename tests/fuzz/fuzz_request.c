@@ -317,6 +317,20 @@ static uint64_t model_work(const struct combo_params *p, uint32_t n, uint64_t n_
     return total;
 }
 
+/* Whether every close of the request is a finite number (paper/50-protocol.md):
+ * the exponent bits of each are not all ones. */
+static int closes_finite(const struct request_view *req)
+{
+    for (uint32_t t = 0; t < req->n_bars; t++) {
+        uint64_t bits = 0;
+        for (int b = 7; b >= 0; b--)
+            bits = bits << 8 | req->close[8 * (size_t)t + (size_t)b];
+        if ((bits & 0x7ff0000000000000ull) == 0x7ff0000000000000ull)
+            return 0;
+    }
+    return 1;
+}
+
 /* Whether the model expects the engine to answer (1) or refuse (0). */
 static int model_expects_answer(const struct model *m, const struct request_view *req,
                                 const struct combo_params *params)
@@ -325,8 +339,10 @@ static int model_expects_answer(const struct model *m, const struct request_view
         return 0;
     switch (req->opcode) {
     case OP_SWEEP:
-        return windows_within(params, req->n_combos, req->n_bars) &&
+        return closes_finite(req) && windows_within(params, req->n_combos, req->n_bars) &&
                model_work(params, req->n_combos, req->n_bars) <= FUZZ_MAX_WORK;
+    case OP_LOAD:
+        return closes_finite(req);
     case OP_SWEEP_LOADED:
         return m->has_loaded && windows_within(params, req->n_combos, m->loaded_bars) &&
                model_work(params, req->n_combos, m->loaded_bars) <= FUZZ_MAX_WORK;
@@ -335,6 +351,7 @@ static int model_expects_answer(const struct model *m, const struct request_view
                model_stream_bytes(params, req->n_combos) <= stream_budget() &&
                model_work(params, req->n_combos, 1) <= FUZZ_MAX_WORK;
     case OP_BAR:
+        return m->streaming && closes_finite(req);
     case OP_CLOSE_STREAM:
         return m->streaming;
     default:

@@ -21,6 +21,7 @@
  * (tests/test_fuzz_*regressions.c), which includes this file with
  * FUZZ_SEEDS_NO_MAIN defined.
  */
+#include <math.h>
 #include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -214,6 +215,19 @@ static void fuzz_seeds(seed_fn emit)
     SEED("bar-with-two-closes",
          put_request(&s, OP_OPEN_STREAM, NULL, 0, small, 1);
          put_request(&s, OP_BAR, close, 2, NULL, 0));
+    {
+        double odd[SEED_BARS];             /* a NaN and an infinity among the closes */
+        memcpy(odd, close, sizeof odd);
+        odd[17] = NAN;
+        odd[40] = -INFINITY;
+        SEED("sweep-nan-close", put_request(&s, OP_SWEEP, odd, SEED_BARS, small, 2));
+        SEED("load-infinite-close", put_request(&s, OP_LOAD, odd + 20, 30, NULL, 0));
+        SEED("echo-nan-close", put_request(&s, OP_ECHO, odd, 20, NULL, 0));
+        SEED("bar-nan-close",
+             put_request(&s, OP_OPEN_STREAM, NULL, 0, small, 1);
+             put_request(&s, OP_BAR, close, 1, NULL, 0);
+             put_request(&s, OP_BAR, &odd[17], 1, NULL, 0));
+    }
     SEED("frame-too-long", put_raw(&s, 0x7fffffffu, body, 16));
     SEED("error-flag-as-length", put_raw(&s, 0x80000010u, body, 16));
     SEED("frame-cut-short", put_raw(&s, 400, body, 16));
