@@ -179,11 +179,25 @@ void summarize_design(const struct run_data *d, struct store *s)
     design_row(s, &t, "sequential", "in turn (triples)", &turn, "triples");
     design_row(s, &t, "apart", "the earlier rounds (runs apart)", &apart, "rounds");
     table_close(s, &t);
+    const char *names[] = {"duet", "sequential", "apart"};
+    const char *best = names[0];
+    for (size_t i = 1; i < 3; i++) {
+        char a[KEY_SIZE], b[KEY_SIZE];
+        if (store_number(s, keyf(a, "design.%s.per_minute_pct", names[i])) <
+            store_number(s, keyf(b, "design.%s.per_minute_pct", best)))
+            best = names[i];
+    }
+    put_text(s, "design.best", best);
+    put_text(s, "design.goal_met", store_number(s, "design.duet.reach_pct") <= 0.5 &&
+                                           kv_number(&d->run, "rounds_seconds") <= 600.0
+                                       ? "yes" : "no");
     cpu_difference(d, s, "in_process_control_1");
-    if (has_runs(d, "in_process_tuned_1core") && has_runs(d, "in_process_tuned_1core_sequential"))
-        put_estimate(s, "design.duet_bias",
-                     ratio_between(d, "in_process_tuned_1core", "in_process_tuned_1core_sequential"),
-                     3, "rounds");
+    if (has_runs(d, "in_process_tuned_1core") && has_runs(d, "in_process_tuned_1core_sequential")) {
+        struct estimate bias = ratio_between(d, "in_process_tuned_1core",
+                                             "in_process_tuned_1core_sequential");
+        put_estimate(s, "design.duet_bias", bias, 3, "rounds");
+        put_text(s, "design.unbiased", bias.low <= 1.0 && 1.0 <= bias.high ? "yes" : "no");
+    }
     if (table_open(s, "calibration", &cal, cal_header, 5) != 0)
         return;
     calibration_row(s, &cal, "duet", "duets (couples)", duet.ratio, duet.n);

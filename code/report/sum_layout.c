@@ -238,6 +238,10 @@ void summarize_layout(const struct run_data *d, struct store *s)
     layout_test(d, s, "data.in_process", "in_process", 0);
     layout_test(d, s, "data.engine", "engine", 0);
     layout_test(d, s, "code", "engine", 1);
+    put_text(s, "layout.any_effect", store_number(s, "layout.data.in_process.p") < 0.05 ||
+                                         store_number(s, "layout.data.engine.p") < 0.05 ||
+                                         store_number(s, "layout.code.p") < 0.05
+                                     ? "yes" : "no");
     put_estimate(s, "layout.tuned_fresh_over_kept",
                  sides(d, "in_process_tuned_fresh", "in_process_tuned_kept"), 3,
                  "cells in passes");

@@ -171,6 +171,49 @@ local function article_for(text)
   return "a"
 end
 
+-- --- Rounding for the prose -----------------------------------------------------
+-- The prose prints an estimate to as many decimals as its value needs for three
+-- significant figures, or as its interval needs for one significant figure of
+-- its half-width, whichever is more, so that a ratio near one keeps the digits
+-- its interval resolves and a time of 195,883 µs is not read to a tenth
+-- (tables and data/ keep every digit). A plain value marked .sig gets three
+-- significant figures. Values that are not numbers are printed as they are.
+local function number_of(text)
+  local plain = text:gsub(",", "")
+  return tonumber(plain:match("^%-?%d+%.?%d*$") and plain or nil)
+end
+
+local function grouped(x, decimals)
+  local text
+  if decimals >= 0 then
+    text = string.format("%." .. decimals .. "f", x)
+  else
+    local step = 10 ^ (-decimals)
+    text = string.format("%.0f", math.floor(x / step + 0.5) * step)
+  end
+  if text:match("^%-0%.?0*$") then text = text:sub(2) end
+  local sign, int, rest = text:match("^(%-?)(%d+)(.*)$")
+  int = int:reverse():gsub("(%d%d%d)", "%1,"):reverse():gsub("^,", "")
+  return sign .. int .. rest
+end
+
+local function prose_decimals(value, low, high)
+  local function log10(x) return math.log(x, 10) end
+  local d = value ~= 0 and 2 - math.floor(log10(math.abs(value))) or 2
+  if low and high and high > low then
+    d = math.max(d, -math.floor(log10((high - low) / 2)))
+  end
+  return math.min(d, 6)
+end
+
+-- The texts of value (and interval) rounded for the prose, or nil to keep them.
+local function rounded(v, lo, hi)
+  local x, a, b = number_of(v), lo and number_of(lo), hi and number_of(hi)
+  if not x or (lo and not (a and b)) then return nil end
+  local d = prose_decimals(x, a, b)
+  return grouped(x, d), a and grouped(a, d), b and grouped(b, d)
+end
+
 -- A value that is code (compiler flags, a command) is asked for as
 -- [key]{.num .code} and printed verbatim as inline code: no minus sign.
 local function num_span(el)
@@ -180,17 +223,23 @@ local function num_span(el)
   local out
   if el.classes:includes("code") then out = pandoc.Code(v, attr)
   elseif el.classes:includes("ci") then
+    local lo, hi = value_of(key .. ".low"), value_of(key .. ".high")
+    local rv, rlo, rhi = rounded(v, lo, hi)
+    if rv then v, lo, hi = rv, rlo, rhi end
     local inl = value_inlines(v)
     inl[#inl + 1] = pandoc.Str("\u{00A0}[")
-    for _, x in ipairs(value_inlines(value_of(key .. ".low"))) do inl[#inl + 1] = x end
+    for _, x in ipairs(value_inlines(lo)) do inl[#inl + 1] = x end
     inl[#inl + 1] = pandoc.Str(",")
     inl[#inl + 1] = pandoc.Space()
-    for _, x in ipairs(value_inlines(value_of(key .. ".high"))) do inl[#inl + 1] = x end
+    for _, x in ipairs(value_inlines(hi)) do inl[#inl + 1] = x end
     inl[#inl + 1] = pandoc.Str("]")
     attr = pandoc.Attr("", {"num", "ci"},
                        {{"title", "from data/: " .. key .. ", with its 95% interval"}})
     out = pandoc.Span(inl, attr)
-  else out = pandoc.Span(value_inlines(v), attr) end
+  else
+    if el.classes:includes("sig") then v = rounded(v) or v end
+    out = pandoc.Span(value_inlines(v), attr)
+  end
   local capital = el.classes:includes("Article")
   if capital or el.classes:includes("article") then
     local a = article_for(v)
