@@ -218,6 +218,8 @@ void machine_write_rows(struct csv_out *out)
     first_line("/sys/devices/system/clocksource/clocksource0/current_clocksource", value,
                sizeof value);
     row(out, "clock_source", value);
+    first_line("/proc/sys/net/ipv4/tcp_congestion_control", value, sizeof value);
+    row(out, "tcp_congestion", value);
     if (uname(&u) == 0)
         snprintf(value, sizeof value, "%s %s %s", u.sysname, u.release, u.machine);
     row(out, "kernel", uname(&u) == 0 ? value : NOT_VISIBLE);

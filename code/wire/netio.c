@@ -276,10 +276,28 @@ int tcp_connect(const char *host, const char *port)
     return fd;
 }
 
+/* Whether fd's peer is this machine: 127.0.0.0/8, ::1, or IPv4 on IPv6. */
+static int peer_is_loopback(int fd)
+{
+    struct sockaddr_storage a;
+    socklen_t len = sizeof a;
+    if (getpeername(fd, (struct sockaddr *)&a, &len) != 0)
+        return 0;
+    if (a.ss_family == AF_INET)
+        return (ntohl(((struct sockaddr_in *)&a)->sin_addr.s_addr) >> 24) == 127;
+    const struct in6_addr *v6 = &((struct sockaddr_in6 *)&a)->sin6_addr;
+    return a.ss_family == AF_INET6 &&
+           (IN6_IS_ADDR_LOOPBACK(v6) ||
+            (IN6_IS_ADDR_V4MAPPED(v6) && v6->s6_addr[12] == 127));
+}
+
 void tcp_no_delay(int fd)
 {
     int one = 1;
+    static const char unpaced[] = "reno";
     setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
+    if (peer_is_loopback(fd))
+        setsockopt(fd, IPPROTO_TCP, TCP_CONGESTION, unpaced, sizeof unpaced - 1);
 }
 
 void socket_wake_every(int fd, int milliseconds)

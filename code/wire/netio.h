@@ -51,7 +51,8 @@ int tcp_listen(const char *host, const char *port, int backlog, char *err, size_
 /* The socket's own address as "HOST:PORT" ("[HOST]:PORT" for IPv6); 0 or -1. */
 int socket_local_address(int fd, char *text, size_t size);
 int tcp_connect(const char *host, const char *port);
-/* Sends small frames at once instead of waiting to fill a packet. */
+/* Sends small frames at once instead of waiting to fill a packet, and on a
+ * loopback connection sends without pacing (see the chapter). */
 void tcp_no_delay(int fd);
 
 /* Sets the period after which a blocked read or write wakes up. */
