@@ -223,7 +223,7 @@ check-sanitize: $(TESTS:%=$(ASAN)/tests/%) $(ASAN)/ipctax-engine all $(BUILD)/ta
 CFF_SCHEMA := tests/vendor/cff-schema-1.2.0.json
 check-cff:
 	$(PYTHON) tests/check_cff.py CITATION.cff $(CFF_SCHEMA)
-	$(PYTHON) tests/check_citation.py CITATION.cff
+	$(PYTHON) -B tests/check_citation.py CITATION.cff
 
 # data/README.md describes every file of data/ and every column.
 check-data-readme:
@@ -573,7 +573,7 @@ $(TEST_PAGE): all FORCE
 
 check-browser: $(TEST_PAGE)
 	$(PYTHON) tests/browser/check_page.py $(TEST_PAGE)
-	$(PYTHON) tests/check_pdf.py site/paper.pdf site/book.pdf site/index.html
+	$(PYTHON) -B tests/check_pdf.py site/paper.pdf site/book.pdf site/index.html
 
 # The BibTeX of the "Cite this paper" box, as the weave wrote it, through
 # bibtex with the standard styles: any warning fails.

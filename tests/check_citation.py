@@ -20,6 +20,8 @@ import subprocess
 import sys
 import tempfile
 
+from checks import Checks
+
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 SITE = "https://example.org/ipctax/"
 REPO = "https://example.org/ipctax.git"
@@ -44,18 +46,6 @@ def weave(cff, fmt, extra_env=None):
 
 def tags(html, name):
     return re.findall(r'<meta name="%s" content="([^"]*)"' % re.escape(name), html)
-
-
-class Checks:
-    def __init__(self):
-        self.passed = self.failed = 0
-
-    def check(self, ok, what, detail=""):
-        print(("ok      " if ok else "FAILED  ") + what + ("" if ok or not detail else ": " + detail))
-        if ok:
-            self.passed += 1
-        else:
-            self.failed += 1
 
 
 def with_addresses(cff_text):
@@ -106,8 +96,7 @@ def main(argv):
                 "the paper's links into book.pdf use the published address")
         c.check(REPO in tex and SITE + "index.html" in tex,
                 "the PDF's boxes give the repository and the page")
-    print("check-citation: %d passed, %d failed" % (c.passed, c.failed))
-    return 1 if c.failed else 0
+    return c.summary("check-citation")
 
 
 if __name__ == "__main__":

@@ -23,6 +23,8 @@ import re
 import sys
 import zlib
 
+from checks import Checks
+
 MAX_PAPER_PAGES = 16
 
 
@@ -71,19 +73,6 @@ def destinations(pdf):
     return names
 
 
-class Checks:
-    def __init__(self):
-        self.passed = self.failed = 0
-
-    def check(self, ok, what, detail=""):
-        print(("ok      " if ok else "FAILED  ") + what + ("" if ok or not detail else ": " + detail))
-        if ok:
-            self.passed += 1
-        else:
-            self.failed += 1
-        return ok
-
-
 def main(argv):
     if len(argv) not in (3, 4):
         print(__doc__)
@@ -127,8 +116,7 @@ def main(argv):
         absent = sorted(page - book_dests)
         c.check(page and not absent, "every chunk of the page (%d) is a destination of book.pdf"
                 % len(page), ", ".join(absent[:5]))
-    print("check-pdf: %d passed, %d failed" % (c.passed, c.failed))
-    return 1 if c.failed else 0
+    return c.summary("check-pdf")
 
 
 if __name__ == "__main__":

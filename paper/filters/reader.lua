@@ -536,6 +536,12 @@ local function compact(code)
   return table.concat(lines, "\n") .. "\n"
 end
 
+-- The style sheet also loses the spaces around its punctuation ({ } ; : , >),
+-- none of which sit inside its strings.
+local function compact_css(css)
+  return (compact(css):gsub("%s*([{};:,>])%s*", "%1"))
+end
+
 local function script_blocks()
   local out = pandoc.List()
   for _, path in ipairs(SCRIPTS) do
@@ -565,7 +571,7 @@ function Pandoc(doc)
     -- whole page again and write every quote in the code as an entity.
     local css = read(STYLE)
     if css:find("</style", 1, true) then error("reader.lua: " .. STYLE .. " contains </style") end
-    head:insert(pandoc.MetaBlocks({pandoc.RawBlock("html", "<style>\n" .. compact(css) .. "</style>")}))
+    head:insert(pandoc.MetaBlocks({pandoc.RawBlock("html", "<style>\n" .. compact_css(css) .. "</style>")}))
     local existing = doc.meta["header-includes"]
     if existing then
       local list = existing.t == "MetaList" and existing or {existing}

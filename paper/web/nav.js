@@ -176,29 +176,24 @@
       results.length + (results.length === 1 ? " result" : " results");
   }
 
+  /* An element with the given attributes, appended to parent if one is given. */
+  function element(tag, attrs, parent) {
+    var el = document.createElement(tag);
+    Object.keys(attrs).forEach(function (name) { el.setAttribute(name, attrs[name]); });
+    if (parent) parent.appendChild(el);
+    return el;
+  }
+
   function makeSearch() {
     var nav = toc();
     if (!nav) return;
-    var box = document.createElement("div");
-    box.className = "search";
-    box.setAttribute("role", "search");
-    var input = document.createElement("input");
-    input.type = "search";
-    input.id = "search-input";
-    input.placeholder = "Search (press /)";
-    input.autocomplete = "off";
-    input.setAttribute("aria-label", "Search the sections, chunks, figures, tables and text");
-    input.setAttribute("aria-controls", "search-results");
-    var status = document.createElement("p");
-    status.className = "search-status";
-    status.setAttribute("aria-live", "polite");
-    var list = document.createElement("ol");
-    list.id = "search-results";
-    list.className = "search-results";
+    var box = element("div", { "class": "search", role: "search" });
+    var input = element("input", { type: "search", id: "search-input", autocomplete: "off",
+      placeholder: "Search (press /)", "aria-controls": "search-results",
+      "aria-label": "Search the sections, chunks, figures, tables and text" }, box);
+    var status = element("p", { "class": "search-status", "aria-live": "polite" }, box);
+    var list = element("ol", { id: "search-results", "class": "search-results" }, box);
     list.hidden = true;
-    box.appendChild(input);
-    box.appendChild(status);
-    box.appendChild(list);
     nav.insertBefore(box, nav.firstChild);
 
     var pending = null;
