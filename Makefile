@@ -25,7 +25,7 @@ PYTHON := /usr/bin/python3
 .PHONY: all help paper test weave figures compare tangle check-tangle measure clean \
         unit-tests check-cff check-spec check-woven check-browser check-sanitize \
         check-valgrind check-packages check-python check-bibtex check-data-readme unused-values \
-        check-weave-failure fuzz FORCE
+        check-weave-failure check-provenance fuzz FORCE
 FORCE:
 
 help:
@@ -41,6 +41,7 @@ help:
 	@echo "make check-woven  fail unless site/ and figures/ are what paper/ and data/ weave"
 	@echo "make check-bibtex the page's BibTeX through bibtex, no warning allowed"
 	@echo "make check-weave-failure  a weave that fails leaves site/ and figures/ as they were"
+	@echo "make check-provenance  the weave refuses numbers whose provenance is wrong"
 	@echo "make check-data-readme  data/README.md describes every file and column of data/"
 	@echo "make unused-values  values and tables the summarizer writes and no chapter uses"
 	@echo "make clean      remove build/"
@@ -254,7 +255,7 @@ check-python: $(BUILD)/ipctax-engine
 	  else echo "check-python: FAILED: $$ran, $$verdict (see $(PY_TEST_LOG))"; exit 1; fi
 
 test: deps-test check-tangle unit-tests check-sanitize check-valgrind check-cff check-python \
-      check-browser check-bibtex check-data-readme check-weave-failure
+      check-browser check-bibtex check-data-readme check-weave-failure check-provenance
 	@echo "test: every check passed"
 
 # --- Measure -----------------------------------------------------------------
@@ -574,6 +575,13 @@ $(TEST_PAGE): all FORCE
 check-browser: $(TEST_PAGE)
 	$(PYTHON) tests/browser/check_page.py $(TEST_PAGE)
 	$(PYTHON) -B tests/check_pdf.py site/paper.pdf site/book.pdf site/index.html
+
+# paper/provenance.csv's checks (values.lua, chunks.lua): a right table
+# weaves; a key without a family, a file or column data/ lacks, or a chunk
+# no block defines stops the weave (tests/check_provenance.py).
+check-provenance: all
+	$(BUILD)/ipctax-summary data $(WOVEN) $(WOVEN) >/dev/null
+	$(PYTHON) -B tests/check_provenance.py $(WOVEN)
 
 # The BibTeX of the "Cite this paper" box, as the weave wrote it, through
 # bibtex with the standard styles: any warning fails.

@@ -622,7 +622,7 @@ local function Pandoc(doc)
     end
     io.stderr:write("values.lua: where these numbers come from is not declared right:\n")
     for _, s in ipairs(list) do io.stderr:write("  " .. s .. "\n") end
-    error("values.lua: " .. #list .. " number(s) without a provenance; see above")
+    error("values.lua: " .. #list .. " problem(s) with where the numbers come from; see above")
   end
   write_used()
   doc.meta["ipctax-provenance"] = families_meta()
