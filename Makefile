@@ -25,7 +25,7 @@ PYTHON := /usr/bin/python3
 .PHONY: all help paper test weave figures compare tangle check-tangle measure clean \
         unit-tests check-cff check-spec check-woven check-browser check-sanitize \
         check-valgrind check-packages check-python check-bibtex check-data-readme unused-values \
-        check-registration \
+        check-registration check-weave-failure check-provenance \
         fuzz install-python FORCE
 FORCE:
 
@@ -34,7 +34,8 @@ help:
 	@echo "make test       unit tests (also sanitized), valgrind, Python, browser, tangle, citation"
 	@echo "make check-python  the numba kernel, the Python client and worker (tests/python)"
 	@echo "make install-python  copy the Python client where python3 finds it (PREFIX=DIR)"
-	@echo "make weave      re-weave site/ and figures/ from data/ without measuring"
+	@echo "make weave      re-weave site/ (page, paper.pdf, book.pdf, values.csv) and figures/"
+	@echo "                from data/ without measuring; a failed weave changes nothing"
 	@echo "make compare    this build's key figures and verdicts beside the published run's"
 	@echo "make reproduction  keep data/ as reproductions/ID (ID=, BY=, CONDITIONS=)"
 	@echo "make check-spec the numpy oracle against data/sweep.csv"
@@ -42,6 +43,8 @@ help:
 	@echo "make tangle     regenerate code/ and figures/*.gp from paper/"
 	@echo "make check-woven  fail unless site/ and figures/ are what paper/ and data/ weave"
 	@echo "make check-bibtex the page's BibTeX through bibtex, no warning allowed"
+	@echo "make check-weave-failure  a weave that fails leaves site/ and figures/ as they were"
+	@echo "make check-provenance  the weave refuses numbers whose provenance is wrong"
 	@echo "make check-data-readme  data/README.md describes every file and column of data/"
 	@echo "make unused-values  values and tables the summarizer writes and no chapter uses"
 	@echo "make clean      remove build/"
@@ -223,9 +226,13 @@ check-sanitize: $(TESTS:%=$(ASAN)/tests/%) $(ASAN)/ipctax-engine all $(BUILD)/ta
 	  IPCTAX_LOAD_MEMORY_BOUNDS=0 $$t || exit 1; done
 	@echo "check-sanitize: every unit test passed under ASan and UBSan"
 
+# The citation file against its schema and the paper's rules (both licences,
+# dated after the data), and the addresses it alone configures, woven into
+# the tags and the boxes with and without them (tests/check_citation.py).
 CFF_SCHEMA := tests/vendor/cff-schema-1.2.0.json
 check-cff:
 	$(PYTHON) tests/check_cff.py CITATION.cff $(CFF_SCHEMA)
+	$(PYTHON) -B tests/check_citation.py CITATION.cff
 
 # The registered claims (paper/claims-registered.csv) are exactly what the
 # registration's commit (paper/registration.csv) held as paper/claims.csv.
@@ -279,7 +286,8 @@ install-python:
 	@echo "install-python: $(PY_SITE)/ipctax_client.py (import ipctax_client)"
 
 test: deps-test check-tangle unit-tests check-sanitize check-valgrind check-cff check-python \
-      check-browser check-bibtex check-data-readme check-registration
+      check-browser check-bibtex check-data-readme check-registration check-weave-failure \
+      check-provenance
 	@echo "test: every check passed"
 
 # --- Measure -----------------------------------------------------------------
@@ -326,9 +334,25 @@ PDF_EPOCH = $${SOURCE_DATE_EPOCH:-$$(awk -F, '$$1=="date_epoch"{print $$2}' data
 WOVEN := $(BUILD)/woven
 DATA_FILES = $(wildcard data/*.csv)
 FIGURE_SCRIPTS := $(wildcard figures/*.gp)
-FIGURES := $(FIGURE_SCRIPTS:.gp=.svg) $(FIGURE_SCRIPTS:.gp=.pdf)
-WEAVE_INPUTS := paper/metadata.yaml $(CHAPTERS) paper/references.bib CITATION.cff \
-                $(wildcard paper/filters/*.lua paper/web/* paper/latex/*)
+WEAVE_INPUTS := paper/metadata.yaml $(CHAPTERS) paper/references.bib paper/provenance.csv \
+                CITATION.cff $(wildcard paper/filters/*.lua paper/web/* paper/latex/*)
+
+# A weave is written whole into a staging folder, site/ and figures/ as
+# they will be, and published only when every part of it was made: a weave
+# that fails or is interrupted before that leaves the previous site/ and
+# figures/ as they were (each file is then replaced by a rename, so none is
+# ever half written). WEAVE_SITE and WEAVE_FIGURES say where it publishes;
+# the weave's own test points them elsewhere (check-weave-failure).
+STAGE_WEAVE := $(BUILD)/weave
+STAGED_SITE := $(STAGE_WEAVE)/site
+STAGED_FIGURES := $(STAGE_WEAVE)/figures
+WEAVE_SITE ?= site
+WEAVE_FIGURES ?= figures
+FIGURE_NAMES := $(notdir $(FIGURE_SCRIPTS:.gp=))
+STAGED_FIGURE_FILES := $(FIGURE_NAMES:%=$(STAGED_FIGURES)/%.svg) \
+                       $(FIGURE_NAMES:%=$(STAGED_FIGURES)/%.pdf) $(STAGED_FIGURES)/data.stamp
+STAGED_SITE_FILES := $(STAGED_SITE)/index.html $(STAGED_SITE)/paper.pdf \
+                     $(STAGED_SITE)/book.pdf $(STAGED_SITE)/values.csv
 
 # The published run is data/ as committed (git HEAD); it is summarized on
 # its own and compared with whatever data/ holds now, which after `make
@@ -384,36 +408,61 @@ GNUPLOT_PREAMBLE := set encoding utf8; \
   LOG_X2 = \"set format x2 ''; set for [k=-12:12] x2tics add (sprintf('10%s', sup(k)) 10.0**k)\"; \
   LOG_Y2 = \"set format y2 ''; set for [k=-12:12] y2tics add (sprintf('10%s', sup(k)) 10.0**k)\"
 GNUPLOT := gnuplot -e "DATA='data'; WOVEN='$(WOVEN)'; $(GNUPLOT_PREAMBLE)"
-figures/%.svg: figures/%.gp $(WOVEN)/values.csv
+$(STAGED_FIGURES)/%.svg: figures/%.gp $(WOVEN)/values.csv
+	@mkdir -p $(@D)
 	$(GNUPLOT) -e "set terminal svg size 760,440 dynamic noenhanced mouse font '$(FIGURE_FONT),13' \
 	  background rgb 'white'; set output '$@'" $<
 # cairo stamps each PDF with the time it was drawn and ignores
 # SOURCE_DATE_EPOCH; the stamp is rewritten, at the same length, to the
 # measurement's time, so the same data gives the same bytes.
-figures/%.pdf: figures/%.gp $(WOVEN)/values.csv
+$(STAGED_FIGURES)/%.pdf: figures/%.gp $(WOVEN)/values.csv
+	@mkdir -p $(@D)
 	$(GNUPLOT) -e "set terminal pdfcairo size 15cm,8.8cm noenhanced font '$(FIGURE_FONT),9'; \
 	  set output '$@'" $<
 	stamp=$$(date -u -d "@$(PDF_EPOCH)" +%Y%m%d%H%M%S) && \
 	  perl -pi -e "s/\/CreationDate \(D:\d{14}Z\)/\/CreationDate (D:$${stamp}Z)/" $@
 
-figures: $(FIGURES)
+# Each figure's data, committed beside it: the files of the summary that
+# its script plots (WOVEN."/NAME.csv"), as figures/NAME.csv. The files of
+# data/ it plots are in data/ already. figures.lua finds both the same way,
+# in the script, and links them under the figure.
+FIGURE_DATA_RE := WOVEN\.["'"'"']/[A-Za-z0-9_.-]+\.csv
+$(STAGED_FIGURES)/data.stamp: $(FIGURE_SCRIPTS) $(WOVEN)/values.csv
+	@mkdir -p $(@D)
+	@for f in $$(grep -ohE "$(FIGURE_DATA_RE)" $(FIGURE_SCRIPTS) | sed 's,.*/,,' | sort -u); do \
+	  cp $(WOVEN)/$$f $(@D)/$$f || exit 1; done
+	@touch $@
 
 # The commit the weave's sources come from: the last commit that changed
-# anything but the woven outputs (site/, figures' SVG and PDF), so that
-# committing a fresh weave does not change what it says; "-dirty" when
-# tracked sources differ from it. The page and the PDF cite it beside the
-# commit the data was measured at (machine.commit).
-WEAVE_SOURCES := . ':(exclude)site' ':(exclude,glob)figures/*.svg' ':(exclude,glob)figures/*.pdf'
+# anything but data/ and the woven outputs (site/, the figures' SVG, PDF
+# and data), so that committing a fresh weave or a new run does not change
+# it; "-dirty" only when those sources differ from it. The data is named
+# apart: the commit it was measured at (machine.commit) and, when data/ is
+# as committed, the commit that committed it, or else "not committed" (a
+# reader's own run after `make paper`). The page and the PDFs cite both.
+WEAVE_SOURCES := . ':(exclude)site' ':(exclude)data' ':(exclude,glob)figures/*.svg' \
+                 ':(exclude,glob)figures/*.pdf' ':(exclude,glob)figures/*.csv'
 WEAVE_COMMIT := $(shell c=$$(git log -1 --format=%H -- $(WEAVE_SOURCES) 2>/dev/null | cut -c1-12); \
   if [ -z "$$c" ]; then echo unknown; \
   else git diff --quiet HEAD -- $(WEAVE_SOURCES) 2>/dev/null && echo $$c || echo $$c-dirty; fi)
+DATA_STATE := $(shell c=$$(git log -1 --format=%H -- data 2>/dev/null | cut -c1-12); \
+  if [ -z "$$c" ]; then echo "not committed"; \
+  elif git diff --quiet HEAD -- data 2>/dev/null && \
+       [ -z "$$(git ls-files --others --exclude-standard -- data 2>/dev/null)" ]; then \
+    echo "committed in $$c"; else echo "not committed"; fi)
 
-PANDOC := IPCTAX_WOVEN=$(WOVEN) IPCTAX_WEAVE_COMMIT=$(WEAVE_COMMIT) \
-  IPCTAX_DATA_FILES="$(sort $(DATA_FILES))" pandoc paper/metadata.yaml $(CHAPTERS) \
+# IPCTAX_EDITION (paper/filters/edition.lua): "book", everything, or
+# "paper", Part I and its references alone. IPCTAX_FIGURES: the folder the
+# figures are read from, the weave's own (FIGURES_READ; the browser check
+# reads the committed ones).
+FIGURES_READ = $(STAGED_FIGURES)
+PANDOC = IPCTAX_WOVEN=$(WOVEN) IPCTAX_WEAVE_COMMIT=$(WEAVE_COMMIT) \
+  IPCTAX_DATA_STATE="$(DATA_STATE)" IPCTAX_FIGURES=$(FIGURES_READ) \
+  IPCTAX_DATA_FILES="$(sort $(DATA_FILES))" pandoc paper/metadata.yaml $(CHAPTERS) $(WEAVE_EXTRA) \
   --from markdown --number-sections --resource-path=. \
   --lua-filter paper/filters/reader.lua \
   --lua-filter paper/filters/values.lua --lua-filter paper/filters/crossref.lua \
-  --lua-filter paper/filters/chunks.lua \
+  --lua-filter paper/filters/chunks.lua --lua-filter paper/filters/edition.lua \
   --citeproc --bibliography paper/references.bib \
   --lua-filter paper/filters/figures.lua --lua-filter paper/filters/head.lua
 # Math as MathML: the page stays one file and needs no script for it. The
@@ -422,46 +471,112 @@ PANDOC := IPCTAX_WOVEN=$(WOVEN) IPCTAX_WEAVE_COMMIT=$(WEAVE_COMMIT) \
 # whole page again and writes every quote in the code as an entity.
 PANDOC_HTML = $(PANDOC) --to html5 --standalone --toc --toc-depth 2 --mathml
 
-site/index.html: $(WEAVE_INPUTS) $(WOVEN)/values.csv $(FIGURES)
+$(STAGED_SITE)/index.html: $(WEAVE_INPUTS) $(WOVEN)/values.csv $(STAGED_FIGURE_FILES)
 	@mkdir -p $(@D)
 	$(PANDOC_HTML) -o $@
 
-# The PDF: pandoc writes the LaTeX, and pdflatex runs in build/woven/latex
-# until the cross-references have settled (the .aux, .toc and .out files are
-# the same after a run as before it): the chunks' labels (12a, 12b) are
-# pages from the previous run, and the contents move the pages, so this
-# takes more runs than pandoc's own PDF step makes. More than LATEX_RUNS
-# runs is an error. The log stays there (paper.log) for a reader who asks.
+# The values the page's numbers are read from, published beside it: a
+# number's panel names its key in this file.
+$(STAGED_SITE)/values.csv: $(WOVEN)/values.csv
+	@mkdir -p $(@D)
+	cp $< $@
+
+# The PDFs: pandoc writes the LaTeX of each edition, and pdflatex runs in
+# build/woven/latex until the cross-references have settled (the .aux, .toc
+# and .out files are the same after a run as before it): the contents and
+# the page references move the pages, so this takes more runs than
+# pandoc's own PDF step makes. More than LATEX_RUNS runs is an error. The
+# log stays there (EDITION.log) for a reader who asks.
+#
+# book.pdf is the whole book, its contents listing parts and chapters (one
+# page; the page's sidebar also lists sections). paper.pdf is Part I with
+# its references, for a reviewer: the same title, abstract and boxes, no
+# contents, at most PAPER_MAX_PAGES pages (the weave fails past that); its
+# links into the program open book.pdf at the chunk or section.
 LATEX_DIR := $(WOVEN)/latex
 LATEX_RUNS := 8
+PAPER_MAX_PAGES := 16
 PDFLATEX := pdflatex -interaction=nonstopmode -halt-on-error -output-directory=$(LATEX_DIR)
-# The PDF's contents list parts and chapters only (one page); the page's
-# sidebar also lists sections.
-site/paper.pdf: $(WEAVE_INPUTS) $(WOVEN)/values.csv $(FIGURES)
-	@mkdir -p $(@D) $(LATEX_DIR)
-	$(PANDOC) --to latex --standalone -H paper/latex/preamble.tex \
-	  --toc --toc-depth 1 \
-	  -V geometry:a4paper,margin=2.2cm -V fontsize=10pt -V colorlinks=true \
-	  -V linkcolor=blue -o $(LATEX_DIR)/paper.tex
+LATEX_OPTIONS := --to latex --standalone -H paper/latex/preamble.tex \
+  -V geometry:a4paper,margin=2.2cm -V fontsize=10pt -V colorlinks=true -V linkcolor=blue
+LATEX_OPTIONS_book := --toc --toc-depth 1
+LATEX_OPTIONS_paper :=
+
+$(LATEX_DIR)/%.tex: $(WEAVE_INPUTS) $(WOVEN)/values.csv $(STAGED_FIGURE_FILES)
+	@mkdir -p $(@D)
+	IPCTAX_EDITION=$* $(PANDOC) $(LATEX_OPTIONS) $(LATEX_OPTIONS_$*) -o $@
+
+$(STAGED_SITE)/%.pdf: $(LATEX_DIR)/%.tex
+	@mkdir -p $(@D)
 	@export SOURCE_DATE_EPOCH="$(PDF_EPOCH)" FORCE_SOURCE_DATE=1; \
-	rm -f $(LATEX_DIR)/paper.aux $(LATEX_DIR)/paper.toc $(LATEX_DIR)/paper.out; prev=; \
+	rm -f $(LATEX_DIR)/$*.aux $(LATEX_DIR)/$*.toc $(LATEX_DIR)/$*.out; prev=; \
 	for run in $$(seq 1 $(LATEX_RUNS)); do \
-	  echo "pdflatex $(LATEX_DIR)/paper.tex (run $$run)"; \
-	  $(PDFLATEX) $(LATEX_DIR)/paper.tex > /dev/null 2>&1 || { \
-	    grep -A12 '^!' $(LATEX_DIR)/paper.log | head -40; exit 1; }; \
-	  sum=$$(cat $(LATEX_DIR)/paper.aux $(LATEX_DIR)/paper.toc $(LATEX_DIR)/paper.out \
+	  echo "pdflatex $(LATEX_DIR)/$*.tex (run $$run)"; \
+	  $(PDFLATEX) $(LATEX_DIR)/$*.tex > /dev/null 2>&1 || { \
+	    grep -A12 '^!' $(LATEX_DIR)/$*.log | head -40; exit 1; }; \
+	  sum=$$(cat $(LATEX_DIR)/$*.aux $(LATEX_DIR)/$*.toc $(LATEX_DIR)/$*.out \
 	         2>/dev/null | md5sum); \
 	  if [ "$$sum" = "$$prev" ]; then break; fi; prev=$$sum; \
 	  if [ $$run = $(LATEX_RUNS) ]; then \
 	    echo "pdflatex: the references did not settle in $(LATEX_RUNS) runs"; exit 1; fi; \
 	done
-	cp $(LATEX_DIR)/paper.pdf $@
+	@pages=$$(sed -n 's/^Output written on .*(\([0-9]*\) pages\?,.*/\1/p' $(LATEX_DIR)/$*.log); \
+	echo "$*.pdf: $$pages pages"; \
+	if [ "$*" = paper ] && [ "$${pages:-999}" -gt $(PAPER_MAX_PAGES) ]; then \
+	  echo "paper.pdf: $$pages pages, more than $(PAPER_MAX_PAGES)"; exit 1; fi
+	cp $(LATEX_DIR)/$*.pdf $@
+
+# Publishes the staging folder $(1) into $(2): every file of the given
+# kinds ($(3)) is copied beside its destination and renamed over it, and a
+# file of those kinds that the weave no longer makes is removed.
+define publish
+	@mkdir -p $(2)
+	@for ext in $(3); do \
+	  for f in $(1)/*.$$ext; do [ -e "$$f" ] || continue; n=$${f##*/}; \
+	    cp "$$f" "$(2)/.$$n.tmp" && mv -f "$(2)/.$$n.tmp" "$(2)/$$n" || exit 1; done; \
+	  for f in $(2)/*.$$ext; do [ -e "$$f" ] || continue; \
+	    [ -e "$(1)/$${f##*/}" ] || rm -f "$$f"; done; \
+	done
+endef
 
 # Weaving always starts from data/: the summary, the figures and the site
 # are rebuilt even when make's timestamps would say they are current.
 weave: all
-	@rm -f $(WOVEN)/values.csv site/index.html site/paper.pdf
-	$(MAKE) --no-print-directory site/index.html site/paper.pdf
+	@rm -rf $(STAGE_WEAVE) $(WOVEN)/values.csv
+	$(MAKE) --no-print-directory $(STAGED_FIGURE_FILES) $(STAGED_SITE_FILES)
+	$(call publish,$(STAGED_FIGURES),$(WEAVE_FIGURES),svg pdf csv)
+	$(call publish,$(STAGED_SITE),$(WEAVE_SITE),html pdf csv)
+	@echo "weave: $(WEAVE_SITE)/ and $(WEAVE_FIGURES)/ replaced by the weave in $(STAGE_WEAVE)"
+
+# Only the figures, drawn and published the same way.
+figures: all
+	@rm -rf $(STAGED_FIGURES) $(WOVEN)/values.csv
+	$(MAKE) --no-print-directory $(STAGED_FIGURE_FILES)
+	$(call publish,$(STAGED_FIGURES),$(WEAVE_FIGURES),svg pdf csv)
+
+# A weave that fails late (a chapter asks for a value data/ lacks, here a
+# chapter added for the test) must leave the site and the figures it would
+# have replaced as they were. The test publishes into folders of its own.
+WEAVE_FAILURE := $(BUILD)/weave-failure
+check-weave-failure: all
+	@rm -rf $(WEAVE_FAILURE) && mkdir -p $(WEAVE_FAILURE)/site $(WEAVE_FAILURE)/figures
+	@for f in site/index.html site/paper.pdf figures/echo.svg; do \
+	  echo "the previous $$f" > $(WEAVE_FAILURE)/$$f; done
+	@printf '# A chapter that fails\n\nIt asks for [no.such.value]{.num}.\n' \
+	  > $(WEAVE_FAILURE)/broken.md
+	@if $(MAKE) --no-print-directory weave WEAVE_SITE=$(WEAVE_FAILURE)/site \
+	     WEAVE_FIGURES=$(WEAVE_FAILURE)/figures WEAVE_EXTRA=$(WEAVE_FAILURE)/broken.md \
+	     > $(WEAVE_FAILURE)/log 2>&1; then \
+	  echo "check-weave-failure: the weave of a broken chapter succeeded"; exit 1; fi
+	@grep -q 'no.such.value' $(WEAVE_FAILURE)/log || { \
+	  echo "check-weave-failure: the weave failed, but not on the broken chapter:"; \
+	  tail -20 $(WEAVE_FAILURE)/log; exit 1; }
+	@for f in site/index.html site/paper.pdf figures/echo.svg; do \
+	  [ "$$(cat $(WEAVE_FAILURE)/$$f 2>/dev/null)" = "the previous $$f" ] || { \
+	    echo "check-weave-failure: a failed weave changed or removed $$f"; exit 1; }; done
+	@n=$$(find $(WEAVE_FAILURE)/site $(WEAVE_FAILURE)/figures -type f | wc -l); [ "$$n" = 3 ] || { \
+	  echo "check-weave-failure: a failed weave added files"; exit 1; }
+	@echo "check-weave-failure: a weave that fails leaves the previous site/ and figures/ in place"
 
 # What the summarizer computes and no chapter uses: the keys of values.csv
 # and the tables that the last weave's used-keys.txt (values.lua) lacks.
@@ -474,7 +589,9 @@ unused-values:
 # The committed site/ and figures/ must be what the committed paper/ and
 # data/ weave, byte for byte (CI runs this on a clean clone).
 check-woven: weave
-	@git diff --quiet -- site figures || { git diff --stat -- site figures; \
+	@git diff --quiet -- site figures && \
+	  [ -z "$$(git ls-files --others --exclude-standard -- site figures)" ] || { \
+	  git status --short -- site figures; \
 	  echo "check-woven: site/ or figures/ differ from what paper/ and data/ weave;" \
 	       "run make weave and commit them"; exit 1; }
 	@echo "check-woven: site/ and figures/ are exactly what paper/ and data/ weave"
@@ -488,7 +605,7 @@ paper: deps-paper
 	$(MAKE) --no-print-directory check-packages
 	$(MAKE) --no-print-directory measure
 	$(MAKE) --no-print-directory weave
-	@echo "paper: site/index.html and site/paper.pdf woven from data/"
+	@echo "paper: site/index.html, site/paper.pdf and site/book.pdf woven from data/"
 	@echo "paper: the claims, judged on this build's data:"
 	@sed 's/^/  /' $(WOVEN)/claims.txt
 
@@ -500,14 +617,27 @@ paper: deps-paper
 # the contrast of its text in the light and the dark scheme. Debian's
 # chromium and chromedriver, driven by Debian's python3-selenium (so
 # /usr/bin/python3). See tests/browser/.
+# The page's values.csv is copied beside it, as the weave publishes it. The
+# PDFs it checks (pages, parts) are the committed ones in site/, which
+# check-woven holds to what the sources weave.
 TEST_PAGE := $(BUILD)/test-site/index.html
+$(TEST_PAGE): FIGURES_READ = figures
 $(TEST_PAGE): all FORCE
 	@mkdir -p $(dir $(TEST_PAGE))
 	$(BUILD)/ipctax-summary data $(WOVEN) $(WOVEN) >/dev/null
 	$(PANDOC_HTML) -o $(TEST_PAGE)
+	cp $(WOVEN)/values.csv $(dir $(TEST_PAGE))values.csv
 
 check-browser: $(TEST_PAGE)
 	$(PYTHON) tests/browser/check_page.py $(TEST_PAGE)
+	$(PYTHON) -B tests/check_pdf.py site/paper.pdf site/book.pdf site/index.html
+
+# paper/provenance.csv's checks (values.lua, chunks.lua): a right table
+# weaves; a key without a family, a file or column data/ lacks, or a chunk
+# no block defines stops the weave (tests/check_provenance.py).
+check-provenance: all
+	$(BUILD)/ipctax-summary data $(WOVEN) $(WOVEN) >/dev/null
+	$(PYTHON) -B tests/check_provenance.py $(WOVEN)
 
 # The BibTeX of the "Cite this paper" box, as the weave wrote it, through
 # bibtex with the standard styles: any warning fails.

@@ -92,18 +92,19 @@ set samples 60
 set key at screen 0.72, screen 0.97 left top Left reverse samplen 2 spacing 1.1 font SMALL
 set label 1 "lines: each lane's fit,\nT(b) = T₀ + 2b/B" at screen 0.72, screen 0.30 left \
     tc rgb "#444444" font SMALL
-# Each lane is its medians, their pointer marks and its fitted line, in that
-# order, so that one key entry toggles all three: the command is written lane
-# by lane. The points a lane's fit left out are ringed.
+# Each lane is its medians, their pointer marks, its fitted line and the
+# rings on the points its fit left out, in that order, so that one key entry
+# toggles all four: the command is written lane by lane. The rings' own key
+# entry is a legend (keyentry draws no data), not a series of its own.
 LANES = ""
 do for [i = 1:6] {
     LANES = LANES.sprintf("P skip 1 using (lane(%d) ? $5 : NaN):7:8:9 with yerrorbars pt POINT[%d] ps 0.7 lw 1 lc rgb COLOR[%d] title NAME[%d], ", i, i, i, i)
     LANES = LANES.sprintf("P skip 1 using (lane(%d) ? $5 : NaN):7:(tip(%d)) with labels hypertext point pt POINT[%d] ps 0.7 lc rgb COLOR[%d] notitle, ", i, i, i, i)
     LANES = LANES.sprintf("[BMIN:BMAX] '+' using 1:(model($1, FLOOR[%d], GBPS[%d])) with lines lw 1.2 lc rgb COLOR[%d] notitle, ", i, i, i)
+    LANES = LANES.sprintf("P skip 1 using (lane(%d) && strcol(14) eq '0' ? $5 : NaN):7 with points pt 6 ps 1.4 lw 1 lc rgb GREY notitle, ", i)
 }
 eval "plot ".LANES."\
-     P skip 1 using (drawn(0) && strcol(14) eq '0' ? $5 : NaN):7 with points pt 6 ps 1.4 \
-         lw 1 lc rgb GREY title 'left out of its fit', \
+     keyentry with points pt 6 ps 1.4 lw 1 lc rgb GREY title 'left out of its fit', \
      WOVEN.'/echo_original.csv' skip 1 using 2:3 with points pt ORIGINAL_PT ps ORIGINAL_PS \
          lw 1.5 lc rgb 'black' title ORIGINAL_TITLE, \
      [BMIN:BMAX] '+' using 1:(model($1, ORIGINAL_FLOOR, ORIGINAL_GBPS)) with lines dt 2 \

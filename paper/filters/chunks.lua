@@ -7,10 +7,10 @@
 --
 -- Labels, noweb style: every piece of a chunk (its definition and each
 -- appendage) has a label of its own, so that "appended in" lists pieces
--- that a reader can tell apart. In HTML the pieces are numbered in the
--- order they appear (⟨clock-ns 12⟩, ⟨registered-architectures 31⟩ ...); in
--- the PDF they are labelled by page, with a letter for the pieces on one
--- page (12a, 12b), and every link shows the label it points to.
+-- that a reader can tell apart. The pieces are numbered in the order they
+-- appear (⟨clock-ns 12⟩, ⟨registered-architectures 31⟩ ...), the same
+-- numbers on the page and in the PDF, so that a reader can name a chunk to
+-- someone reading the other one; every link shows the label it points to.
 --
 -- Folding (HTML). A chunk starts folded when
 --
@@ -26,8 +26,9 @@
 --
 -- unless the block has the class "open" (```{.c #name .open}), which keeps
 -- it open whatever its chapter says. A folded chunk is one click away: its
--- header says how many lines it holds, and paper/web/chunks.js opens it
--- when a link or the address bar jumps into it. A folded chunk carries the
+-- header says how many lines it holds (chunks.js counts them, so the page
+-- does not carry it for every chunk), and chunks.js opens it when a link
+-- or the address bar jumps into it. A folded chunk carries the
 -- class "fold" on its <details>, so that "as written" can restore the folds.
 --
 -- HTML: each chunk is a <details> element whose id is the chunk's anchor,
@@ -49,13 +50,28 @@
 -- Every anchor is unique, and a <<name>> that no block defines stops the
 -- weave (the tangler would refuse it too), so no chunk link can dangle.
 --
+-- Numbers that lead to their code (values.lua): the families of keys the
+-- paper's numbers come from, with the chunk that computes each, arrive in
+-- the metadata field ipctax-provenance; a family naming a chunk that no
+-- block defines stops the weave. In HTML they become the page's table of
+-- provenance, a <script type="application/json" id="provenance">, with the
+-- chunks' anchors (paper/web/numbers.js reads it); in LaTeX each number,
+-- which carries its chunk's name in the attribute "chunk", becomes a link
+-- to the chunk (\IpctaxNum), or in the paper alone (edition.lua), whose
+-- program is in the book, a link into book.pdf (\IpctaxBookNum).
+--
+-- The edition's cut (crossref.lua marks where Part II starts when only the
+-- paper is woven, as a Div of class "edition-cut"): chunks after it are in
+-- the book only.
+--
 -- The rules for what is a chunk and what is a reference are the tangler's
 -- (paper/91-appendix-tangle.md); this filter only reads them.
 
 local is_latex = FORMAT:match("latex") ~= nil
 local chunks = {}       -- name -> {root, pieces = {anchor...}, seq = {n...}, users = {...}}
 local taken = {}        -- anchor -> true
-local sequence = 0      -- pieces so far, in document order (the HTML labels)
+local sequence = 0      -- pieces so far, in document order (the labels)
+local cut_seen = false  -- past the edition's cut: what follows is in the book only
 local REF = "^(%s*)<<(.-)>>%s*$"
 
 local function target(block)
@@ -99,6 +115,7 @@ local function collect(blocks)
       if not name then return nil end
       local c = chunk(name)
       c.root = root
+      if #c.pieces == 0 then c.book_only = cut_seen end
       local anchor = new_anchor(name, #c.pieces + 1)
       sequence = sequence + 1
       c.pieces[#c.pieces + 1] = anchor
@@ -113,6 +130,9 @@ local function collect(blocks)
         end
       end
       c.lines[#c.pieces] = n
+    end,
+    Div = function(d)
+      if d.classes:includes("edition-cut") then cut_seen = true end
     end,
   })
   local undefined = {}
@@ -149,11 +169,11 @@ end
 local function link(name, index, bare)
   local c = chunks[name]
   local anchor = c.pieces[index]
-  if is_latex then
-    if bare then return "\\ChunkNum{" .. anchor .. "}" end
-    return "\\ChunkLink{" .. latex_escape(name) .. "}{" .. anchor .. "}"
-  end
   local n = tostring(c.seq[index])
+  if is_latex then
+    if bare then return "\\ChunkNum{" .. anchor .. "}{" .. n .. "}" end
+    return "\\ChunkLink{" .. latex_escape(name) .. "}{" .. anchor .. "}{" .. n .. "}"
+  end
   if bare then return '<a href="#' .. anchor .. '">' .. n .. "</a>" end
   return '<a href="#' .. anchor .. '">⟨' .. html_escape(name) .. " <small>" .. n .. "</small>⟩</a>"
 end
@@ -199,14 +219,12 @@ local function header(name, index)
   local anchor = c.pieces[index]
   if is_latex then
     return "\\ChunkHead{" .. anchor .. "}{" .. latex_escape(name) .. "}{"
-      .. (index > 1 and "+\\!\\equiv" or "\\equiv") .. "}{" .. nav .. "}"
+      .. (index > 1 and "+\\!\\equiv" or "\\equiv") .. "}{" .. nav .. "}{" .. c.seq[index] .. "}"
   end
   local op = index > 1 and "+≡" or "≡"
-  local n = c.lines[index]
   return '<a class="chunk-name" href="#' .. anchor .. '">⟨' .. html_escape(name)
     .. " <small>" .. c.seq[index] .. "</small>⟩</a> " .. op
     .. (nav ~= "" and (' <span class="chunk-nav">' .. nav .. "</span>") or "")
-    .. ' <span class="chunk-lines">' .. n .. (n == 1 and " line" or " lines") .. "</span>"
 end
 
 -- --- HTML code --------------------------------------------------------------------
@@ -403,7 +421,7 @@ local function latex_listing(block)
       flush()
       local macro = ref_macro(#defs + 1)
       defs[#defs + 1] = "\\def" .. macro .. "{\\ChunkRef{" .. latex_escape(name) .. "}{"
-        .. chunks[name].pieces[1] .. "}}"
+        .. chunks[name].pieces[1] .. "}{" .. chunks[name].seq[1] .. "}}"
       out[#out + 1] = indent .. macro
     else
       run[#run + 1] = line
@@ -470,9 +488,105 @@ local function render_all(blocks)
   return walk(blocks)
 end
 
+-- --- Numbers that lead to their chunk ----------------------------------------------
+
+local function json_string(s)
+  return '"' .. s:gsub('[%c"\\]', function(ch)
+    if ch == '"' then return '\\"' end
+    if ch == "\\" then return "\\\\" end
+    return string.format("\\u%04x", string.byte(ch))
+  end):gsub("</", "<\\/") .. '"'
+end
+
+local function json(v)
+  if type(v) == "string" then return json_string(v) end
+  if type(v) == "number" then return tostring(v) end
+  local parts = {}
+  if v[1] ~= nil or next(v) == nil then
+    for _, x in ipairs(v) do parts[#parts + 1] = json(x) end
+    return "[" .. table.concat(parts, ",") .. "]"
+  end
+  local keys = {}
+  for k in pairs(v) do keys[#keys + 1] = k end
+  table.sort(keys)
+  for _, k in ipairs(keys) do parts[#parts + 1] = json_string(k) .. ":" .. json(v[k]) end
+  return "{" .. table.concat(parts, ",") .. "}"
+end
+
+local function meta_text(m)
+  return m and pandoc.utils.stringify(m) or ""
+end
+
+-- The families values.lua found, with their chunks resolved: nil and a
+-- list of the families whose chunk no block defines when there are any.
+-- The page's table, written once per text: an estimator or a source (a
+-- file and its columns) that several families share is listed once and
+-- named by its index.
+local function provenance(meta)
+  local out = {values = "values.csv", estimators = {}, sources = {}, families = {}}
+  local unknown, index = {}, {}
+  local function intern(list, value, id)
+    if index[id] == nil then list[#list + 1] = value; index[id] = #list - 1 end
+    return index[id]
+  end
+  for _, m in ipairs(meta["ipctax-provenance"] or {}) do
+    local name = meta_text(m.chunk)
+    local c = chunks[name]
+    if not c or #c.pieces == 0 then
+      unknown[#unknown + 1] = meta_text(m.key) .. " names the chunk <<" .. name .. ">>"
+    else
+      local est = meta_text(m.estimator)
+      local sources = {}
+      for _, f in ipairs(m.from or {}) do
+        local cols = {}
+        for _, col in ipairs(f.columns or {}) do cols[#cols + 1] = meta_text(col) end
+        local file = meta_text(f.file)
+        sources[#sources + 1] = intern(out.sources, {file, cols},
+                                       "source " .. file .. ": " .. table.concat(cols, " "))
+      end
+      local n, unit = meta_text(m.n), meta_text(m.unit)
+      out.families[#out.families + 1] = {k = meta_text(m.key), u = unit ~= "" and unit or nil,
+        e = intern(out.estimators, est, "estimator " .. est), n = n ~= "" and n or nil,
+        s = sources, c = c.pieces[1]}
+    end
+  end
+  return out, unknown
+end
+
+-- LaTeX: a number (a Span or Code with the attribute "chunk") as a link to
+-- its chunk; in HTML the page's script finds the chunk by the number's key.
+local function number_link(el)
+  local name = el.attributes and el.attributes["chunk"]
+  if not name then return nil end
+  el.attributes["chunk"] = nil
+  local c = chunks[name]
+  if not is_latex or not c or #c.pieces == 0 then return el end
+  local macro = c.book_only and "\\IpctaxBookNum" or "\\IpctaxNum"
+  local open = pandoc.RawInline("latex", macro .. "{" .. c.pieces[1] .. "}{")
+  local close = pandoc.RawInline("latex", "}")
+  if el.t == "Code" then return {open, el, close} end
+  local out = pandoc.List({open})
+  out:extend(el.content)
+  out:insert(close)
+  return out
+end
+
 local function Pandoc(doc)
   collect(doc.blocks)
-  return pandoc.Pandoc(render_all(doc.blocks), doc.meta)
+  local table_of_provenance, unknown = provenance(doc.meta)
+  if #unknown > 0 then
+    error("chunks.lua: a family of values names a chunk that no block defines: "
+          .. table.concat(unknown, "; ") .. " (paper/provenance.csv)")
+  end
+  doc.meta["ipctax-provenance"] = nil
+  local blocks = pandoc.walk_block(pandoc.Div(doc.blocks),
+                                   {Span = number_link, Code = number_link}).content
+  blocks = render_all(blocks)
+  if not is_latex and #table_of_provenance.families > 0 then
+    blocks:insert(pandoc.RawBlock("html", '<script type="application/json" id="provenance">'
+      .. json(table_of_provenance) .. "</script>"))
+  end
+  return pandoc.Pandoc(blocks, doc.meta)
 end
 
 return {{Pandoc = Pandoc}}

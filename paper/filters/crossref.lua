@@ -42,13 +42,26 @@
 -- The bibliography is placed before the appendices (before the part that
 -- holds them, if one does), under an unnumbered "References" header, as a
 -- paper has it.
+--
+-- The paper alone (IPCTAX_EDITION=paper, the LaTeX of site/paper.pdf): Part
+-- I, then its references, then a Div of class "edition-cut" where Part II
+-- starts; edition.lua drops the cut and everything after it, once chunks.lua
+-- has seen the whole program (so that every number and label is the
+-- book's). Everything is still numbered over the whole book, so a section
+-- keeps its number; a reference to a section beyond Part I reads "Section
+-- 10 of the book" and opens book.pdf there (\IpctaxBookLink,
+-- paper/latex/preamble.tex). A figure or table beyond Part I cannot be cited
+-- from the paper, which must hold everything it shows: that stops the weave.
 
 local KINDS = {fig = "Figure", tbl = "Table", sec = "Section", chunk = "Section"}
 local numbers = {}      -- id -> "3", "3.2", "A", "A.1"
 local kinds = {}        -- id -> "Figure", "Table", "Section", "Appendix"
 local targets = {}      -- chunk:NAME -> the id of the section it is defined in
 local unresolved = {}
+local part_of = {}      -- id -> the part it is in (1 for Part I; 0 before any part)
+local citing_part = 0   -- the part of the reference being resolved
 local is_latex = FORMAT:match("latex") ~= nil
+local paper_only = is_latex and os.getenv("IPCTAX_EDITION") == "paper"
 
 local function kind_of(id) return id:match("^(%a+):") end
 
@@ -161,9 +174,11 @@ local function number_sections(blocks)
   local appendix_base = nil     -- level-1 count before the first appendix
   local appendix_next = false   -- a part marked .appendix was seen
   local current = nil           -- the id of the innermost numbered header
+  local part = 0
   return pandoc.walk_block(pandoc.Div(blocks), {
     Header = function(h)
       if is_part(h) then
+        part = part + 1
         if h.classes:includes("appendix") then appendix_next = true end
         return nil
       end
@@ -185,6 +200,7 @@ local function number_sections(blocks)
       local number = table.concat(parts, ".")
       if not is_latex then h.attributes["number"] = number end
       if h.identifier ~= "" then
+        part_of[h.identifier] = part
         numbers[h.identifier] = number
         kinds[h.identifier] = (appendix_base and h.level == 1) and "Appendix" or "Section"
         current = h.identifier
@@ -207,13 +223,17 @@ local function is_figure(para)
 end
 
 local function number_floats(blocks)
-  local n_fig, n_tbl = 0, 0
+  local n_fig, n_tbl, part = 0, 0, 0
   pandoc.walk_block(pandoc.Div(blocks), {
+    Header = function(h)
+      if is_part(h) then part = part + 1 end
+    end,
     Para = function(p)
       if is_figure(p) then
         n_fig = n_fig + 1
         numbers[p.content[1].identifier] = tostring(n_fig)
         kinds[p.content[1].identifier] = "Figure"
+        part_of[p.content[1].identifier] = part
       end
     end,
     Div = function(d)
@@ -221,6 +241,7 @@ local function number_floats(blocks)
         n_tbl = n_tbl + 1
         numbers[d.identifier] = tostring(n_tbl)
         kinds[d.identifier] = "Table"
+        part_of[d.identifier] = part
       end
     end,
   })
@@ -302,6 +323,15 @@ local function reference(citation)
     return {pandoc.Str("??" .. id .. "??")}
   end
   local bare = citation.mode == "SuppressAuthor"
+  if paper_only and (part_of[target] or 0) > 1 then
+    if (kind == "Figure" or kind == "Table") and citing_part <= 1 then
+      unresolved[#unresolved + 1] = id .. " (the paper cites it, but it is not in Part I)"
+      return {pandoc.Str("??" .. id .. "??")}
+    end
+    local text = bare and numbers[target] or (kind .. "~" .. numbers[target])
+    return {pandoc.RawInline("latex", "\\IpctaxBookLink{" .. target .. "}{" .. text .. "}"
+                                      .. (bare and "" or " of the book"))}
+  end
   if is_latex then
     local text = (bare and "" or kind .. "~") .. "\\ref{" .. target .. "}"
     if kind == "Figure" or kind == "Table" then
@@ -344,9 +374,16 @@ local function place_references(blocks)
   end
   local out = pandoc.List()
   local placed = false
+  local parts = 0
   for _, b in ipairs(blocks) do
     local starts_appendices = b.t == "Header" and b.level == 1
       and b.classes:includes("appendix")
+    if is_part(b) then parts = parts + 1 end
+    if paper_only and parts == 2 and is_part(b) then
+      if not placed then out:extend(tail) end
+      out:insert(pandoc.Div({}, pandoc.Attr("", {"edition-cut"})))
+      placed = true
+    end
     if not placed and starts_appendices then
       out:extend(tail)
       if is_latex then out:insert(pandoc.RawBlock("latex", LATEX_APPENDIX)) end
@@ -361,7 +398,14 @@ end
 local function Pandoc(doc)
   local blocks = number_sections(doc.blocks)
   number_floats(blocks)
-  blocks = pandoc.walk_block(pandoc.Div(blocks), {Para = Para, Div = Div, Cite = Cite}).content
+  -- One top-level block at a time, so that the part each reference sits in
+  -- is known (a walk visits every inline before any block).
+  local walked = pandoc.List()
+  for _, b in ipairs(blocks) do
+    if is_part(b) then citing_part = citing_part + 1 end
+    walked:extend(pandoc.walk_block(pandoc.Div({b}), {Para = Para, Div = Div, Cite = Cite}).content)
+  end
+  blocks = walked
   if not is_latex then
     blocks = pandoc.walk_block(pandoc.Div(blocks), {Table = Table}).content
   end

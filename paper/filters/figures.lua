@@ -26,8 +26,17 @@
 -- sits in a <div class="plot-frame">, the box that scrolls sideways on a
 -- phone (style.css keeps a figure at least 640px wide, so its text stays
 -- legible).
+--
+-- The figures are read from $IPCTAX_FIGURES (the weave's staging folder;
+-- by default figures/, the committed ones), in LaTeX too. Each figure's
+-- caption ends with links to the data it draws: the files its script
+-- (figures/NAME.gp) plots, found in the script as WOVEN."/FILE.csv" (the
+-- summary's figure files, committed beside the figure as figures/FILE.csv by
+-- the weave) and DATA."/FILE.csv" (files of data/). The links are relative
+-- to site/, as the page's other links to the repository are.
 
 local is_latex = FORMAT:match("latex") ~= nil
+local FIGURES = os.getenv("IPCTAX_FIGURES") or "figures"
 
 local function read(path)
   local f = io.open(path, "r")
@@ -151,14 +160,40 @@ local function inline_svg(path, prefix)
   return svg
 end
 
+-- The data files a figure's script plots, in the order it names them:
+-- {label, href}, for the caption.
+local function data_links(name)
+  local script = read("figures/" .. name .. ".gp")
+  local out, seen = {}, {}
+  for dir, file in script:gmatch("(%u+)%.[\"']/([%w_%.%-]+%.csv)") do
+    local href = dir == "WOVEN" and ("../figures/" .. file) or dir == "DATA" and ("../data/" .. file)
+    if href and not seen[href] then
+      seen[href] = true
+      out[#out + 1] = {file, href}
+    end
+  end
+  return out
+end
+
+local function data_html(name)
+  local links = {}
+  for _, l in ipairs(data_links(name)) do
+    links[#links + 1] = '<a href="' .. attr_escape(l[2]) .. '">' .. attr_escape(l[1]) .. "</a>"
+  end
+  if #links == 0 then return "" end
+  return '<span class="figure-data">Data: ' .. table.concat(links, ", ") .. "</span>"
+end
+
 local function Para(p)
   if #p.content ~= 1 or p.content[1].t ~= "Image" then return nil end
   local img = p.content[1]
-  if not img.src:match("^figures/.*%.svg$") then return nil end
+  local name = img.src:match("^figures/(.*)%.svg$")
+  if not name then return nil end
   if is_latex then
-    img.src = img.src:gsub("%.svg$", ".pdf")
+    img.src = FIGURES .. "/" .. name .. ".pdf"
     return p
   end
+  img.src = FIGURES .. "/" .. name .. ".svg"
   local id = img.identifier
   local prefix = id:gsub("[^%w]", "-")
   local caption = pandoc.write(pandoc.Pandoc({pandoc.Plain(img.caption)}), "html")
@@ -168,8 +203,10 @@ local function Para(p)
   local svg = inline_svg(img.src, prefix):gsub("^<svg", function()
     return '<svg aria-label="' .. attr_escape(label) .. '"'
   end, 1)
-  return pandoc.RawBlock("html", '<figure id="' .. id .. '" class="plot">\n<div class="plot-frame">'
-    .. svg .. "</div>\n<figcaption>" .. caption .. "</figcaption>\n</figure>")
+  return pandoc.RawBlock("html", '<figure id="' .. id .. '" class="plot" data-name="'
+    .. attr_escape(name) .. '">\n<div class="plot-frame">'
+    .. svg .. "</div>\n<figcaption>" .. caption .. " " .. data_html(name)
+    .. "</figcaption>\n</figure>")
 end
 
 return {{Para = Para}}

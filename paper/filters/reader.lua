@@ -8,23 +8,42 @@
 --    from CITATION.cff's preferred-citation (with the study it re-runs, from
 --    its references), so the page can never cite differently from the file.
 --    Both name the version, the commit the data was measured at
---    (machine.commit) and the commit the weave read its sources from
---    ($IPCTAX_WEAVE_COMMIT, set by the Makefile). The BibTeX is also written
---    to $IPCTAX_WOVEN/citation.bib, for tests/check_bibtex.py.
+--    (machine.commit) and whether data/ is as committed (and in which
+--    commit: $IPCTAX_DATA_STATE, "committed in X" or "not committed"), and
+--    the commit the weave read its sources from ($IPCTAX_WEAVE_COMMIT); the
+--    Makefile sets both. The BibTeX is also written to
+--    $IPCTAX_WOVEN/citation.bib, for tests/check_bibtex.py.
+--  * The addresses, from CITATION.cff alone: `url`, where site/ is
+--    published (the landing page), and `repository-code`, the repository.
+--    Until there is one, the field is left out of the file, and everything
+--    made from it is left out too (a relative citation_pdf_url would
+--    mislead indexers); once it is filled in, the tags, the citations, the
+--    boxes and the paper's links into book.pdf all use it.
 --  * The licences, from CITATION.cff: the paper's (preferred-citation's
---    license, for the text, figures and data) and the software's (the
---    top-level license, for the code).
---  * Files: the PDF beside the page, and the data files the page was woven
---    from ($IPCTAX_DATA_FILES, as ../data/NAME.csv: site/ sits beside data/
---    in the repository), with their sizes.
+--    license, for the text, figures and data) and the code's (the top-level
+--    licence that is not the paper's; the top level names both, as the
+--    repository holds both).
+--  * The authors: a person is "Family, Given"; an entity (a CFF `name`) is
+--    its name whole, which in the citation_author tag is written "Name,":
+--    reference managers read a name without a comma as "Given Family" and
+--    split an entity ("The ipctax authors" became given name "The ipctax",
+--    family name "authors"), and read "Family, Given" with no given name
+--    as one family name, which is an entity.
+--  * Files: the two PDFs beside the page (paper.pdf, Part I alone; book.pdf,
+--    the whole book), the values its numbers are read from (values.csv,
+--    beside it too), and the data files the page was woven from
+--    ($IPCTAX_DATA_FILES, as ../data/NAME.csv: site/ sits beside data/ in
+--    the repository), with their sizes.
 --  * HTML only: scholarly <meta name="citation_..."> tags from the same
 --    file (citation_abstract is added by head.lua, once the abstract's
 --    numbers are filled), a "Contents" title for the table of contents, and
---    the page's own scripts (paper/web/*.js, inline, so the page stays
---    self-contained). citation_pdf_url is absolute, from the metadata field
---    site-url, or left out when no site-url is set.
+--    the page's own scripts and style sheet (paper/web/, inline, so the
+--    page stays self-contained; their comments and indentation are left in
+--    paper/web/, not carried in the page).
 --  * LaTeX only: the table of contents after the reader's box
---    (\IpctaxContents, paper/latex/preamble.tex), when pandoc has --toc.
+--    (\IpctaxContents, paper/latex/preamble.tex), when pandoc has --toc;
+--    the paper alone ($IPCTAX_EDITION=paper, edition.lua) points to the
+--    book for the program.
 --
 -- CITATION.cff is YAML; pandoc's own YAML reader parses it as a metadata
 -- block. It is not given to pandoc as --metadata-file, whose "references"
@@ -35,7 +54,10 @@ local is_html = FORMAT:match("html") ~= nil
 local CFF = os.getenv("IPCTAX_CITATION") or "CITATION.cff"
 local WOVEN = os.getenv("IPCTAX_WOVEN") or "build/woven"
 local WEAVE_COMMIT = os.getenv("IPCTAX_WEAVE_COMMIT") or "unknown"
-local SCRIPTS = {"paper/web/figures.js", "paper/web/chunks.js", "paper/web/cite.js"}
+local DATA_STATE = os.getenv("IPCTAX_DATA_STATE") or "not committed"
+local PAPER_ONLY = os.getenv("IPCTAX_EDITION") == "paper"
+local SCRIPTS = {"paper/web/figures.js", "paper/web/chunks.js", "paper/web/cite.js",
+                 "paper/web/nav.js", "paper/web/numbers.js"}
 local STYLE = "paper/web/style.css"
 local MONTHS = {"jan", "feb", "mar", "apr", "may", "jun", "jul", "aug", "sep", "oct", "nov", "dec"}
 
@@ -94,7 +116,7 @@ local function person(a)
             meta = family .. (given and (", " .. given) or "")}
   end
   local name = str(a["name"]) or str(a["alias"]) or "Anonymous"
-  return {display = name, bib = "{" .. name .. "}", meta = name}
+  return {display = name, bib = "{" .. name .. "}", meta = name .. ","}
 end
 
 local function people(list)
@@ -127,6 +149,23 @@ local function url_of(entry, top)
     or str(top["url"]) or str(top["repository-code"])
 end
 
+-- An absolute http(s) address from CITATION.cff, or nil when the field is
+-- left out; anything else stops the weave.
+local function address(top, field)
+  local u = str(top[field])
+  if not u then return nil end
+  if not u:match("^https?://[^%s]+$") then
+    error("reader.lua: " .. CFF .. ": " .. field .. " must be an absolute http(s) address, not " .. u)
+  end
+  return u
+end
+
+-- Where site/ is published, ending in "/" (CITATION.cff's url), or nil.
+local function site_url(top)
+  local u = address(top, "url")
+  return u and (u:gsub("/*$", "/")) or nil
+end
+
 local TYPE_NAMES = {report = "Report", article = "Article", software = "Software",
                     book = "Book", thesis = "Thesis", ["conference-paper"] = "Conference paper"}
 
@@ -139,7 +178,7 @@ end
 local function provenance_text(entry, top)
   local version, data, weave = provenance(entry, top)
   return (version and ("version " .. version .. ", ") or "")
-    .. "data measured at commit " .. data .. ", woven from commit " .. weave
+    .. "data measured at commit " .. data .. " (" .. DATA_STATE .. "), woven from commit " .. weave
 end
 
 -- "Authors (2026). Title. Report, version 1.0.0, data measured at commit
@@ -228,9 +267,27 @@ local function license(id)
   return LICENSES[id] or {name = id, url = nil, file = nil}
 end
 
--- The paper's licence (text, figures, data) and the software's (code).
+-- CFF's license: one identifier, or a list of them.
+local function license_ids(v)
+  if v == nil then return {} end
+  if type(v) == "table" and v.t == nil and v[1] ~= nil and type(v[1]) == "table" then
+    local out = {}
+    for _, x in ipairs(v) do out[#out + 1] = stringify(x) end
+    return out
+  end
+  return {stringify(v)}
+end
+
+-- The paper's licence (text, figures, data) and the code's: the top-level
+-- licence that is not the paper's.
 local function licenses(top, pc)
-  return license(str(pc["license"]) or str(top["license"])), license(str(top["license"]))
+  local ids = license_ids(top["license"])
+  local paper_id = str(pc["license"]) or ids[1]
+  local code_id = nil
+  for _, id in ipairs(ids) do
+    if id ~= paper_id and not code_id then code_id = id end
+  end
+  return license(paper_id), license(code_id or paper_id)
 end
 
 -- --- Files --------------------------------------------------------------------
@@ -254,16 +311,7 @@ end
 
 -- --- <meta> tags -----------------------------------------------------------------
 
-local function site_url(meta)
-  local u = str(meta["site-url"])
-  if not u then return nil end
-  if not u:match("^https?://") then
-    error("reader.lua: site-url must be an absolute http(s) address, not " .. u)
-  end
-  return (u:gsub("/*$", "/"))
-end
-
-local function meta_tags(entry, top, lang, site, paper_license)
+local function meta_tags(entry, top, lang, site, paper_license, code_license)
   local tags = {}
   local function tag(name, value)
     if value then
@@ -277,6 +325,7 @@ local function meta_tags(entry, top, lang, site, paper_license)
   if str(entry["type"]) == "report" then
     tag("citation_technical_report_institution",
         entry["institution"] and str(entry["institution"]["name"]) or nil)
+    tag("citation_technical_report_number", str(entry["version"]) and ("version " .. str(entry["version"])))
   end
   tag("citation_doi", str(entry["doi"]))
   local kw = {}
@@ -287,8 +336,14 @@ local function meta_tags(entry, top, lang, site, paper_license)
     tag("citation_pdf_url", site .. "paper.pdf")
     tag("citation_public_url", site)
   end
-  -- (not <link rel="license">: pandoc's --self-contained would fetch it)
+  -- The sources the paper is woven from: the repository.
+  tag("DC.source", address(top, "repository-code"))
+  -- (not <link rel="license">: a link element is a resource a tool may
+  -- fetch.) The paper's licence first: it is the page's.
   tag("dcterms.license", paper_license.url)
+  tag("dcterms.license", code_license.url)
+  tag("DC.rights", "Text, figures and data: " .. paper_license.name .. "; code: "
+      .. code_license.name .. ".")
   return tags
 end
 
@@ -353,7 +408,12 @@ end
 
 local function html_files()
   local items = {'<li>' .. html_link("paper.pdf", "paper.pdf")
-                 .. ": this paper as a PDF, woven from the same sources and data</li>"}
+                 .. ": the paper (Part I and its references) as a PDF, to review on its own</li>",
+                 '<li>' .. html_link("book.pdf", "book.pdf")
+                 .. ": the whole book as a PDF, with the program and the appendices</li>",
+                 '<li>' .. html_link("values.csv", "values.csv")
+                 .. ": every value the page's numbers are read from, by key (click a number"
+                 .. " to see its key, its data and the code that computes it)</li>"}
   local files = {}
   for _, path in ipairs(data_files()) do
     local size = size_text(path)
@@ -370,10 +430,16 @@ end
 local function html_boxes(top, pc, refs)
   local blocks = pandoc.List()
   local paper_license, code_license = licenses(top, pc)
+  local repo = address(top, "repository-code")
   -- Reproduce
   local repro = pandoc.List()
   repro:insert(pandoc.Para({pandoc.Strong(text("Reproduce this paper"))}))
-  repro:insert(pandoc.Para(text("On Debian 12, in a clone of the repository:")))
+  if repo then
+    repro:insert(pandoc.Para(inlines("On Debian 12, in a clone of the repository (",
+      pandoc.Link({pandoc.Str(repo)}, repo), "):")))
+  else
+    repro:insert(pandoc.Para(text("On Debian 12, in a clone of the repository:")))
+  end
   repro:insert(pandoc.CodeBlock(COMMANDS, pandoc.Attr("", {"reproduce-commands"})))
   repro:insert(pandoc.Para(machine_sentence()))
   repro:insert(pandoc.RawBlock("html", html_files()))
@@ -399,6 +465,7 @@ local function html_boxes(top, pc, refs)
 end
 
 local function latex_boxes(top, pc, site)
+  local repo = address(top, "repository-code")
   local paper_license, code_license = licenses(top, pc)
   local function lic(l)
     local out = pandoc.List({pandoc.Str(l.name)})
@@ -408,16 +475,31 @@ local function latex_boxes(top, pc, site)
   end
   local body = pandoc.List()
   body:insert(pandoc.RawBlock("latex", "\\begin{ReaderBox}"))
-  body:insert(pandoc.Para(inlines(pandoc.Strong({pandoc.Str("Reproduce.")}),
-    " On Debian 12, in a clone of the repository, ", pandoc.Code("make paper"),
+  local clone = repo and inlines(" On Debian 12, in a clone of the repository (",
+                                 pandoc.Link({pandoc.Str(repo)}, repo), "), ")
+                  or inlines(" On Debian 12, in a clone of the repository, ")
+  local reproduce = inlines(pandoc.Strong({pandoc.Str("Reproduce.")}))
+  reproduce:extend(clone)
+  reproduce:extend(inlines(pandoc.Code("make paper"),
     " rebuilds, re-measures and re-weaves this paper, and ", pandoc.Code("make test"),
-    " checks it. ")))
+    " checks it. "))
+  body:insert(pandoc.Para(reproduce))
   body[#body].content:extend(machine_sentence())
-  local page = site and pandoc.Link({pandoc.Str(site .. "index.html")}, site .. "index.html")
-               or pandoc.Code("site/index.html")
-  body:insert(pandoc.Para(inlines(pandoc.Strong({pandoc.Str("Files.")}),
-    " The same paper as an interactive page: ", page, "; the data it was woven from: ",
-    pandoc.Code("data/"), " in the repository.")))
+  local function file(name)
+    return site and pandoc.Link({pandoc.Str(site .. name)}, site .. name)
+                or pandoc.Code("site/" .. name)
+  end
+  local other = PAPER_ONLY
+    and inlines(" This is the paper alone (Part I). The whole book, with the program that"
+                .. " measured every number and the appendices, is ", file("book.pdf"),
+                "; every number here is a link to the chunk of the book that computes it. ")
+    or inlines(" The paper alone (Part I), to review on its own: ", file("paper.pdf"), ". ")
+  local files = inlines(pandoc.Strong({pandoc.Str("Files.")}))
+  files:extend(other)
+  files:extend(inlines("The same book as an interactive page: ", file("index.html"),
+    "; the values its numbers are read from: ", file("values.csv"),
+    "; the data they were computed from: ", pandoc.Code("data/"), " in the repository."))
+  body:insert(pandoc.Para(files))
   body:insert(pandoc.Para(inlines(pandoc.Strong({pandoc.Str("Cite as.")}), " ",
     plain_citation(pc, top, true))))
   write_bib(bibtex(pc, top))
@@ -432,7 +514,32 @@ local function latex_boxes(top, pc, site)
   if PANDOC_WRITER_OPTIONS and PANDOC_WRITER_OPTIONS.table_of_contents then
     body:insert(pandoc.RawBlock("latex", "\\IpctaxContents"))
   end
+  if site then
+    body:insert(1, pandoc.RawBlock("latex", "\\renewcommand{\\IpctaxBookPDF}{"
+      .. (site .. "book.pdf"):gsub("[%%#\\{}~]", "\\%0") .. "}"))
+  end
   return pandoc.Div(body, pandoc.Attr("", {"reader-boxes"}))
+end
+
+-- A script or a style sheet as the page carries it: without its /* */
+-- comments, its indentation and its blank lines, which are for the reader
+-- of paper/web/ and are a fifth of what the page would carry. The sources
+-- keep "/*" out of their strings and regular expressions, and use no
+-- line comments, so that nothing else is taken for a comment.
+local function compact(code)
+  code = code:gsub("/%*.-%*/", "")
+  local lines = {}
+  for line in (code .. "\n"):gmatch("(.-)\n") do
+    line = line:gsub("^%s+", ""):gsub("%s+$", "")
+    if line ~= "" then lines[#lines + 1] = line end
+  end
+  return table.concat(lines, "\n") .. "\n"
+end
+
+-- The style sheet also loses the spaces around its punctuation ({ } ; : , >),
+-- none of which sit inside its strings.
+local function compact_css(css)
+  return (compact(css):gsub("%s*([{};:,>])%s*", "%1"))
 end
 
 local function script_blocks()
@@ -441,18 +548,22 @@ local function script_blocks()
     local js = read(path)
     if js:find("</script", 1, true) then error("reader.lua: " .. path .. " contains </script") end
     out:insert(pandoc.MetaBlocks({pandoc.RawBlock("html",
-      '<script>/* ' .. path .. ' */\n' .. js .. "</script>")}))
+      '<script>/* ' .. path .. ' */\n' .. compact(js) .. "</script>")}))
   end
   return out
 end
 
 function Pandoc(doc)
   local top, pc, refs = load_cff()
-  local site = site_url(doc.meta)
+  if doc.meta["site-url"] then
+    error("reader.lua: the metadata's site-url has moved to CITATION.cff's url")
+  end
+  local site = site_url(top)
   if is_html then
     local head = pandoc.List()
-    local paper_license = licenses(top, pc)
-    for _, t in ipairs(meta_tags(pc, top, str(doc.meta["lang"]), site, paper_license)) do
+    local paper_license, code_license = licenses(top, pc)
+    for _, t in ipairs(meta_tags(pc, top, str(doc.meta["lang"]), site, paper_license,
+                                 code_license)) do
       head:insert(pandoc.MetaBlocks({pandoc.RawBlock("html", t)}))
     end
     -- The style sheet goes into the page itself, as the scripts do, so
@@ -460,7 +571,7 @@ function Pandoc(doc)
     -- whole page again and write every quote in the code as an entity.
     local css = read(STYLE)
     if css:find("</style", 1, true) then error("reader.lua: " .. STYLE .. " contains </style") end
-    head:insert(pandoc.MetaBlocks({pandoc.RawBlock("html", "<style>\n" .. css .. "</style>")}))
+    head:insert(pandoc.MetaBlocks({pandoc.RawBlock("html", "<style>\n" .. compact_css(css) .. "</style>")}))
     local existing = doc.meta["header-includes"]
     if existing then
       local list = existing.t == "MetaList" and existing or {existing}

@@ -34,6 +34,20 @@
 -- placeholder whose key is missing stops the build, after every missing key
 -- has been listed, so a number can never silently go stale or blank.
 --
+-- Where each number comes from: paper/provenance.csv declares, once per
+-- family of keys (a pattern such as arch.*.ratio, where * stands for one
+-- dotted part of a key and ** for any run of them; the first pattern that
+-- matches is the key's), its unit, its estimator, what its n counts, the
+-- files of data/ and the columns it is computed from, and the chunk of the
+-- program that computes it. Every key the paper uses must have a family,
+-- and every file and column a family names must exist in data/; anything
+-- else stops the build, like a missing value. A number carries its key
+-- (data-k) and, for an estimate, its interval and n (data-e="low;high;n");
+-- the families the paper uses travel in the metadata (ipctax-provenance) to
+-- chunks.lua, which checks their chunks and writes them into the page for
+-- paper/web/numbers.js, whose panel says all of it. In LaTeX the number
+-- carries its chunk's name instead, and chunks.lua makes it a link.
+--
 -- Used keys: the filter writes $IPCTAX_WOVEN/used-keys.txt, every value key
 -- the weave asked for (placeholders, .when keys, run.reduced for
 -- .if-reduced) and every table it read (as tables/NAME.csv), one per line,
@@ -41,6 +55,8 @@
 -- uses. Both renderings ask for the same keys; each writes the whole file.
 
 local woven = os.getenv("IPCTAX_WOVEN") or "build/woven"
+local PROVENANCE = os.getenv("IPCTAX_PROVENANCE") or "paper/provenance.csv"
+local DATA_DIR = os.getenv("IPCTAX_DATA") or "data"
 local is_latex = FORMAT:match("latex") ~= nil
 local values = nil
 local missing = {}
@@ -106,6 +122,140 @@ local function value_of(key)
     return "??" .. key .. "??"
   end
   return v
+end
+
+-- --- Provenance -------------------------------------------------------------------
+
+local families = nil    -- the rows of paper/provenance.csv, in order
+local unsourced = {}    -- keys no family matches, and families that name what data/ lacks
+
+-- A family's pattern as an anchored Lua pattern: ** any run of characters,
+-- * one dotted part of a key, everything else itself.
+local function key_pattern(glob)
+  local out = glob:gsub("[%^%$%(%)%%%.%[%]%+%-%?]", "%%%0")
+  out = out:gsub("%*%*", "\0"):gsub("%*", "[^.]+"):gsub("\0", ".+")
+  return "^" .. out .. "$"
+end
+
+-- The header of a file of data/, as a set of column names (nil if absent).
+local headers = {}
+local function columns_of(file)
+  if headers[file] == nil then
+    local f = io.open(DATA_DIR .. "/" .. file, "r")
+    headers[file] = false
+    if f then
+      local line = f:read("l") or ""
+      f:close()
+      local set = {}
+      for _, name in ipairs((parse_csv(line .. "\n"))[1] or {}) do set[name] = true end
+      headers[file] = set
+    end
+  end
+  return headers[file] or nil
+end
+
+-- "architectures.csv: architecture round seconds; gate.csv: verdict" ->
+-- {{file=..., columns={...}}, ...}, each file and column checked against data/.
+local function parse_from(text, pattern)
+  local out = {}
+  for part in (text .. ";"):gmatch("%s*(.-)%s*;") do
+    if part ~= "" then
+      local file, cols = part:match("^([%w_%.%-]+%.csv)%s*:%s*(.-)$")
+      if not file then file, cols = part:match("^([%w_%.%-]+%.csv)$"), "" end
+      if not file then
+        unsourced[#unsourced + 1] = pattern .. ": cannot read the source \"" .. part .. "\""
+      else
+        local set = columns_of(file)
+        local list = {}
+        for col in cols:gmatch("[^%s,]+") do
+          list[#list + 1] = col
+          if set and not set[col] then
+            unsourced[#unsourced + 1] = pattern .. ": " .. DATA_DIR .. "/" .. file
+              .. " has no column " .. col
+          end
+        end
+        if not set then
+          unsourced[#unsourced + 1] = pattern .. ": " .. DATA_DIR .. "/" .. file .. " does not exist"
+        end
+        out[#out + 1] = {file = file, columns = list}
+      end
+    end
+  end
+  return out
+end
+
+local FAMILY_COLUMNS = {"key", "unit", "estimator", "n", "from", "chunk"}
+
+local function load_families()
+  if families then return families end
+  families = {}
+  local rows = read_csv(PROVENANCE)
+  if not rows then error("values.lua: cannot read " .. PROVENANCE) end
+  for c, name in ipairs(FAMILY_COLUMNS) do
+    if (rows[1] or {})[c] ~= name then
+      error("values.lua: " .. PROVENANCE .. " must start with the header "
+            .. table.concat(FAMILY_COLUMNS, ","))
+    end
+  end
+  for r = 2, #rows do
+    local row = rows[r]
+    if #row > 0 and not (#row == 1 and row[1] == "") then
+      local f = {}
+      for c, name in ipairs(FAMILY_COLUMNS) do f[name] = row[c] or "" end
+      if f.key == "" or f.chunk == "" then
+        error("values.lua: " .. PROVENANCE .. " row " .. r .. " needs a key and a chunk")
+      end
+      f.pattern = key_pattern(f.key)
+      f.sources = parse_from(f.from, f.key)
+      families[#families + 1] = f
+    end
+  end
+  return families
+end
+
+-- The family of key (marked used), or nil (and the build stops at the end).
+local function family_of(key)
+  for _, f in ipairs(load_families()) do
+    if key:match(f.pattern) then
+      f.used = true
+      return f
+    end
+  end
+  unsourced[#unsourced + 1] = key .. " (no family in " .. PROVENANCE .. ")"
+  return nil
+end
+
+-- The families the paper used, as metadata for chunks.lua.
+local function families_meta()
+  local list = pandoc.List()
+  for _, f in ipairs(load_families()) do
+    if f.used then
+      local from = pandoc.List()
+      for _, s in ipairs(f.sources) do
+        local cols = pandoc.List()
+        for _, col in ipairs(s.columns) do cols:insert(pandoc.MetaString(col)) end
+        from:insert(pandoc.MetaMap({file = pandoc.MetaString(s.file), columns = cols}))
+      end
+      list:insert(pandoc.MetaMap({key = pandoc.MetaString(f.key), unit = pandoc.MetaString(f.unit),
+        estimator = pandoc.MetaString(f.estimator), n = pandoc.MetaString(f.n), from = from,
+        chunk = pandoc.MetaString(f.chunk)}))
+    end
+  end
+  return list
+end
+
+-- A number's attributes: its key and, for an estimate, its interval and n
+-- (HTML), or the chunk that computes it (LaTeX).
+local function number_attributes(key)
+  local f = family_of(key)
+  if is_latex then return f and {{"chunk", f.chunk}} or {} end
+  local attrs = {{"data-k", key}}
+  local v = load_values()
+  local n = v[key .. ".n"]
+  if n and v[key .. ".low"] and v[key .. ".high"] then
+    attrs[2] = {"data-e", v[key .. ".low"] .. ";" .. v[key .. ".high"] .. ";" .. n}
+  end
+  return attrs
 end
 
 -- How a value is printed: a leading minus is a minus sign (U+2212), not a
@@ -218,7 +368,8 @@ end
 -- [key]{.num .code} and printed verbatim as inline code: no minus sign.
 local function num_span(el)
   local key = pandoc.utils.stringify(el.content)
-  local attr = pandoc.Attr("", {"num"}, {{"title", "from data/: " .. key}})
+  local attrs = number_attributes(key)
+  local attr = pandoc.Attr("", {"num"}, attrs)
   local v = value_of(key)
   local out
   if el.classes:includes("code") then out = pandoc.Code(v, attr)
@@ -233,9 +384,7 @@ local function num_span(el)
     inl[#inl + 1] = pandoc.Space()
     for _, x in ipairs(value_inlines(hi)) do inl[#inl + 1] = x end
     inl[#inl + 1] = pandoc.Str("]")
-    attr = pandoc.Attr("", {"num", "ci"},
-                       {{"title", "from data/: " .. key .. ", with its 95% interval"}})
-    out = pandoc.Span(inl, attr)
+    out = pandoc.Span(inl, pandoc.Attr("", {"num", "ci"}, attrs))
   else
     if el.classes:includes("sig") then v = rounded(v) or v end
     out = pandoc.Span(value_inlines(v), attr)
@@ -271,6 +420,7 @@ local function when_holds(el)
     return nil
   end
   used[key] = true
+  family_of(key)
   local v = load_values()[key]
   if v == nil then
     missing[#missing + 1] = key .. " (in .when)"
@@ -481,6 +631,7 @@ local function Div(el)
   end
   if el.classes:includes("if-reduced") then
     used["run.reduced"] = true
+    family_of("run.reduced")
     if load_values()["run.reduced"] == "yes" then return el end
     return {}
   end
@@ -513,7 +664,17 @@ local function Pandoc(doc)
     for _, key in ipairs(missing) do io.stderr:write("  " .. key .. "\n") end
     error("values.lua: " .. #missing .. " missing value(s); see above")
   end
+  if #unsourced > 0 then
+    local seen, list = {}, {}
+    for _, s in ipairs(unsourced) do
+      if not seen[s] then seen[s] = true; list[#list + 1] = s end
+    end
+    io.stderr:write("values.lua: where these numbers come from is not declared right:\n")
+    for _, s in ipairs(list) do io.stderr:write("  " .. s .. "\n") end
+    error("values.lua: " .. #list .. " problem(s) with where the numbers come from; see above")
+  end
   write_used()
+  doc.meta["ipctax-provenance"] = families_meta()
   return doc
 end
 

@@ -10,7 +10,9 @@
  *    chunk (or to the folded chunk itself) unfolds it first, then scrolls;
  *  - adds "fold all" / "unfold all" / "as written" buttons above the table
  *    of contents, for a reader who wants only the prose, or all the code;
- *  - unfolds every chunk while the page is printed, and restores it after.
+ *  - unfolds every chunk while the page is printed, and restores it after;
+ *  - tells, in a folded chunk's header, how many lines it holds (counted
+ *    here, so that the page does not carry the count for every chunk).
  */
 (function () {
   "use strict";
@@ -107,7 +109,21 @@
     event.preventDefault();
   });
 
+  function countLines() {
+    chunks().forEach(function (d) {
+      var summary = d.querySelector("summary"), code = d.querySelector("pre code");
+      if (!summary || !code) return;
+      var n = code.textContent.split("\n").length;
+      var span = document.createElement("span");
+      span.className = "chunk-lines";
+      span.textContent = n + (n === 1 ? " line" : " lines");
+      summary.appendChild(document.createTextNode(" "));
+      summary.appendChild(span);
+    });
+  }
+
   function init() {
+    countLines();
     controls();
     revealHash();
   }

@@ -9,8 +9,14 @@
  *
  *  - series toggles: clicking a key entry (or Enter/Space on it) hides or
  *    shows its series; a series is a titled plot item together with the
- *    untitled items that follow it (its value points, a band), so one
- *    click hides all of them;
+ *    untitled items that follow it (its value points, a band, the rings on
+ *    the points its fit left out), so one click hides all of them. A
+ *    series' name is its key entry's text (gnuplot's SVG titles every item
+ *    "gnuplot_plot_N"), and each toggle's label says it. A key entry that
+ *    draws nothing but itself (gnuplot's keyentry, a legend) is no toggle;
+ *  - enlarging: a button under each figure shows it as large as the window
+ *    allows, with its toggles and tips; Escape or the button again brings
+ *    it back;
  *  - values on hover: over a value point (gnuplot's "with labels hypertext",
  *    within a few pixels), a tip shows that point's text; elsewhere in the
  *    plot area, a tip shows the axis values under the pointer, read
@@ -74,8 +80,9 @@
     Array.prototype.forEach.call(this.svg.querySelectorAll("g.gp-plot"), function (plot) {
       var entries = plot.querySelectorAll("g.gp-keyentry");
       if (entries.length > 0 || !current) {
-        current = { title: plot.getAttribute("data-title") || "", plots: [], entries: entries,
-                    hidden: false };
+        var title = plot.getAttribute("data-title") ||
+          (entries.length > 0 ? entries[0].textContent.replace(/\s+/g, " ").trim() : "");
+        current = { title: title, plots: [], entries: entries, hidden: false };
         self.series.push(current);
       }
       current.plots.push(plot);
@@ -90,10 +97,27 @@
   /* A key entry is clicked where its text and sample are, whatever is drawn
      over it (a key often sits on the data): the figure listens for clicks
      and finds the entry by position. */
+  /* Whether a series draws anything besides its key entries. */
+  function drawsData(series) {
+    return series.plots.some(function (plot) {
+      var marks = plot.querySelectorAll("path, use, rect, polygon, circle, text, image");
+      for (var i = 0; i < marks.length; i++)
+        if (!marks[i].closest(".gp-keyentry")) return true;
+      return false;
+    });
+  }
+
   Figure.prototype.makeToggles = function () {
     var self = this;
     this.series.forEach(function (series) {
       if (series.entries.length === 0) return;
+      if (!drawsData(series)) {
+        series.legend = true;
+        Array.prototype.forEach.call(series.entries, function (entry) {
+          entry.classList.add("gp-legend");
+        });
+        return;
+      }
       var box = null;
       Array.prototype.forEach.call(series.entries, function (entry) {
         var b = entry.getBBox();
@@ -119,7 +143,7 @@
       first.setAttribute("tabindex", "0");
       first.setAttribute("role", "button");
       first.setAttribute("aria-pressed", "true");
-      first.setAttribute("aria-label", "show or hide the series " + (series.title || ""));
+      first.setAttribute("aria-label", "show or hide the series " + (series.title || "(untitled)"));
       first.addEventListener("keydown", function (e) {
         if (e.key === "Enter" || e.key === " ") {
           e.preventDefault();
@@ -144,6 +168,7 @@
   Figure.prototype.keyAt = function (p) {
     if (!p) return null;
     for (var i = 0; i < this.series.length; i++) {
+      if (this.series[i].legend) continue;
       var b = this.series[i].box;
       if (b && p.x >= b.x1 && p.x <= b.x2 && p.y >= b.y1 && p.y <= b.y2) return this.series[i];
     }
@@ -248,6 +273,36 @@
     this.showTip(x, y, parts.join("   "), "axes");
   };
 
+  /* Enlarging: the figure itself is shown over the page (its toggles and
+     tips keep working), not a copy. */
+  var enlarged = null;
+
+  function setEnlarged(figure, button, on) {
+    figure.classList.toggle("enlarged", on);
+    document.documentElement.classList.toggle("figure-enlarged", on);
+    button.textContent = on ? "close" : "enlarge";
+    button.setAttribute("aria-expanded", on ? "true" : "false");
+    enlarged = on ? { figure: figure, button: button } : null;
+    if (on) button.focus();
+  }
+
+  function makeEnlarge(figure) {
+    var cap = figure.querySelector("figcaption");
+    if (!cap) return;
+    var button = document.createElement("button");
+    button.type = "button";
+    button.className = "figure-enlarge";
+    button.setAttribute("aria-expanded", "false");
+    button.setAttribute("aria-label", "enlarge or close " + (figure.id ? "the figure " + figure.id
+                                                                     : "this figure"));
+    button.textContent = "enlarge";
+    button.addEventListener("click", function () {
+      if (enlarged && enlarged.figure !== figure) setEnlarged(enlarged.figure, enlarged.button, false);
+      setEnlarged(figure, button, !figure.classList.contains("enlarged"));
+    });
+    cap.appendChild(button);
+  }
+
   function init() {
     Array.prototype.forEach.call(document.querySelectorAll("svg.gp-figure"), function (svg) {
       try {
@@ -255,6 +310,10 @@
       } catch (e) {
         if (window.console) console.warn("figures.js: a figure stays static:", e);
       }
+    });
+    Array.prototype.forEach.call(document.querySelectorAll("figure.plot"), makeEnlarge);
+    document.addEventListener("keydown", function (e) {
+      if (e.key === "Escape" && enlarged) setEnlarged(enlarged.figure, enlarged.button, false);
     });
   }
 

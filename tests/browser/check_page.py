@@ -16,9 +16,26 @@ What it checks, as a reader would meet it:
   - the file weighs at most MAX_BYTES, and pandoc's per-line anchors
     (<span id="cb12-3"><a href="#cb12-3">) are not in it;
   - every figure is an inline <svg> that figures.js made interactive;
-    clicking each key entry hides its series and clicking again shows it;
+    clicking each key entry hides everything of its series (no series of
+    its own only marks another's points, as rings on the points a fit left
+    out once were) and clicking again shows it; each toggle's label names
+    its series, and a key entry that draws nothing (a legend) is no toggle;
     hovering a value point (or, in a figure without any, the plot area)
-    shows a tip with a number;
+    shows a tip with a number; the caption links the data files the
+    figure's script plots, each of which exists, and the figure enlarges to
+    the window and comes back on Escape;
+  - search: the box in the contents finds a chunk by its name, a section
+    by a word of its text and by its title, and a result leads there;
+  - numbers: every woven number has a family in the page's table of
+    provenance whose chunk is on the page, its key is in the values file
+    beside the page, and clicking (or focusing) a number opens a panel
+    naming its key, value, unit, estimator, interval and n, its data files
+    (which exist) and a chunk that exists, which the panel's link opens;
+  - a visible permalink on every heading, table, figure and chunk; the
+    contents mark, in view, the section being read;
+  - at 1280 and 390 pixels no table overflows its box: it fits, or its box
+    has taken the room the window gives and scrolls; on a phone the
+    contents fold under a button;
   - chunks fold: "fold all" folds every chunk, a click on a folded chunk's
     header opens it, a jump to an anchor inside a folded chunk opens it,
     "as written" restores the chapters' folds; every chunk's label is its
@@ -28,8 +45,10 @@ What it checks, as a reader would meet it:
   - the citation box, the reproduce box and the citation_* meta tags exist;
     the citation names the version and both commits, the abstract tag holds
     the abstract as shown (numbers, not keys), citation_pdf_url (if any) is
-    absolute, the page links to paper.pdf and to data files that exist, and
-    states the licences;
+    absolute, the page links to paper.pdf, book.pdf, values.csv and to data
+    files that exist, and states the licences, in the text and in the tags
+    (both of them), with the authors as an entity and the report's
+    institution;
   - math is MathML, not raw TeX;
   - at 1280 and 1000 pixels the table of contents is a sidebar, in view,
     that overlaps no content; part headings (h1.part) are in it;
@@ -53,6 +72,7 @@ from selenium import webdriver
 from selenium.common.exceptions import WebDriverException
 from selenium.webdriver.chrome.service import Service
 from selenium.webdriver.common.actions.action_builder import ActionBuilder
+from selenium.webdriver.common.keys import Keys
 
 CHROMIUM = os.environ.get("CHROMIUM", "/usr/bin/chromium")
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
@@ -192,31 +212,136 @@ def check_figures(driver, c):
         scroll_to(driver, svg)
         check_toggles(driver, c, name, svg)
         check_hover(driver, c, name, svg, fig)
+        check_figure_extras(driver, c, name, fig)
+
+
+# A series as figures.js groups it: a plot with key entries and the untitled
+# plots after it, up to the next plot with key entries.
+SERIES_JS = """
+    var plots = arguments[0].querySelectorAll('g.gp-plot'), out = [], cur = null;
+    plots.forEach(function (p) {
+      var entries = p.querySelectorAll('g.gp-keyentry');
+      if (entries.length > 0 || !cur) {
+        cur = {entry: entries[0] || null, plots: [],
+               name: entries.length ? entries[0].textContent.replace(/\\s+/g, ' ').trim() : ''};
+        out.push(cur);
+      }
+      cur.plots.push(p);
+    });
+    return out.filter(function (s) { return s.entry; }).map(function (s) {
+      var marks = [];
+      s.plots.forEach(function (p) {
+        p.querySelectorAll('path, use, rect, polygon, circle').forEach(function (m) {
+          if (!m.closest('.gp-keyentry')) marks.push(m);
+        });
+      });
+      return {entry: s.entry, name: s.name, marks: marks};
+    });"""
+
+# Series whose every point mark sits on a point of another series (rings
+# around points, drawn as a series of their own): hiding the points' series
+# would leave them on screen. They belong with the series they mark.
+PARASITES_JS = """
+    var series = arguments[0], out = [];
+    function centres(s, ofPoints) {
+      var list = [];
+      s.plots.forEach(function (p) {
+        p.querySelectorAll(ofPoints ? 'g.gp-point use' : 'use').forEach(function (u) {
+          if (u.closest('.gp-keyentry')) return;
+          var m = /translate\(\s*([-\d.]+)[\s,]+([-\d.]+)/.exec(u.getAttribute('transform') || '');
+          if (m) list.push([parseFloat(m[1]), parseFloat(m[2])]);
+        });
+      });
+      return list;
+    }
+    var plots = arguments[1].querySelectorAll('g.gp-plot'), groups = [], cur = null;
+    plots.forEach(function (p) {
+      var e = p.querySelectorAll('g.gp-keyentry');
+      if (e.length > 0 || !cur) { cur = {name: e.length ? e[0].textContent.trim() : '', plots: []};
+                                  groups.push(cur); }
+      cur.plots.push(p);
+    });
+    groups.forEach(function (s, i) {
+      if (!s.name) return;               /* no key entry: not a series a reader toggles */
+      var own = centres(s, false);
+      if (own.length === 0 || s.plots.some(function (p) { return p.querySelector('g.gp-point'); }))
+        return;
+      var others = [];
+      groups.forEach(function (t, j) { if (j !== i) others = others.concat(centres(t, true)); });
+      var on = own.every(function (a) {
+        return others.some(function (b) { return Math.abs(a[0] - b[0]) < 0.2 && Math.abs(a[1] - b[1]) < 0.2; });
+      });
+      if (on) out.push(s.name);
+    });
+    return out;"""
 
 
 def check_toggles(driver, c, name, svg):
-    plots = svg.find_elements("css selector", "g.gp-plot")
-    keyed = [p for p in plots if p.find_elements("css selector", "g.gp-keyentry")]
-    c.check(len(keyed) > 0, name + ": the key has clickable entries (%d)" % len(keyed))
-    for plot in keyed:
-        title = plot.get_attribute("data-title") or plot.get_attribute("id")
-        entry = plot.find_elements("css selector", "g.gp-keyentry")[0]
-        # a drawn part of the series that is not its key entry
-        mark = driver.execute_script("""
-            var plot = arguments[0];
-            var all = plot.querySelectorAll('path, use, rect, polygon, circle');
-            for (var i = 0; i < all.length; i++)
-              if (!all[i].closest('.gp-keyentry')) return all[i];
-            return null;""", plot)
-        if not c.check(mark is not None, "%s: series %s draws something" % (name, title)):
-            continue
+    series = driver.execute_script(SERIES_JS, svg)
+    parasites = driver.execute_script(PARASITES_JS, None, svg)
+    c.check(not parasites, "%s: no series only marks another's points (such marks hide with "
+            "the points' series)" % name, ", ".join(parasites))
+    toggles = [s for s in series if s["marks"]]
+    legends = [s for s in series if not s["marks"]]
+    c.check(len(toggles) > 0, name + ": the key has clickable entries (%d)" % len(toggles))
+    # A key entry that draws nothing but itself is a legend, not a button.
+    for s in legends:
+        c.check(s["entry"].get_attribute("role") != "button",
+                "%s: the key entry %r, which draws no data, is not a toggle" % (name, s["name"]))
+    for s in toggles:
+        title = s["name"]
+        entry, marks = s["entry"], s["marks"]
+        label = entry.get_attribute("aria-label") or ""
+        c.check(title and title in label and entry.get_attribute("role") == "button",
+                "%s: the toggle of %r says its name" % (name, title), repr(label))
         pointer_to(driver, center(driver, entry), click=True)
-        hidden = wait_for(lambda: not visible(driver, mark))
+        hidden = wait_for(lambda: not any(visible(driver, m) for m in marks))
         c.check(hidden and visible(driver, entry),
-                "%s: clicking the key entry %s hides the series, not the entry" % (name, title))
+                "%s: clicking the key entry %s hides everything of the series (%d marks), "
+                "not the entry" % (name, title, len(marks)))
         pointer_to(driver, center(driver, entry), click=True)
-        c.check(wait_for(lambda: visible(driver, mark)),
+        c.check(wait_for(lambda: all(visible(driver, m) for m in marks[:20])),
                 "%s: clicking %s again shows the series" % (name, title))
+
+
+def check_figure_extras(driver, c, name, fig):
+    """The figure's data files and its enlarging."""
+    rel = driver.execute_script("""
+        return Array.prototype.map.call(arguments[0].querySelectorAll('figcaption .figure-data a'),
+                                        function (a) { return a.getAttribute('href'); });""", fig)
+    missing = [h for h in rel if not os.path.exists(os.path.normpath(os.path.join(ROOT, "site", h)))]
+    c.check(len(rel) > 0 and not missing and all(h.endswith(".csv") for h in rel),
+            "%s: the caption links the figure's data files (%s), each beside site/" % (name, ", ".join(rel)),
+            "missing: " + ", ".join(missing))
+    # every file the figure's script plots, and no other
+    script = os.path.join(ROOT, "figures", fig.get_attribute("data-name") or "", ) + ".gp"
+    if os.path.exists(script):
+        with open(script, encoding="utf-8") as f:
+            reads = re.findall(r"""(WOVEN|DATA)\.["']/([\w.-]+\.csv)""", f.read())
+        want = sorted(set(("../figures/" if d == "WOVEN" else "../data/") + n for d, n in reads))
+        c.check(sorted(set(rel)) == want, name + ": the links are the files its script plots",
+                "%s against %s" % (rel, want))
+    else:
+        c.check(False, name + ": the figure names its script (data-name)", script)
+    button = fig.find_elements("css selector", "button.figure-enlarge")
+    if not c.check(len(button) == 1, name + ": the figure has an enlarge button"):
+        return
+    svg = fig.find_element("css selector", "svg")
+    before = driver.execute_script("return arguments[0].getBoundingClientRect().width;", svg)
+    scroll_to(driver, button[0])
+    button[0].click()
+    r = driver.execute_script("""
+        var f = arguments[0], s = f.querySelector('svg').getBoundingClientRect();
+        return [getComputedStyle(f).position, s.width, s.height, window.innerWidth, window.innerHeight];""",
+        fig)
+    c.check(r[0] == "fixed" and r[1] > before and r[2] <= r[4],
+            "%s: enlarged, the figure fills the window (%dpx wide, was %dpx)" % (name, r[1], before),
+            repr(r))
+    driver.execute_script("document.activeElement.dispatchEvent(new KeyboardEvent('keydown', "
+                          "{key: 'Escape', bubbles: true}));")
+    c.check(wait_for(lambda: driver.execute_script(
+        "return getComputedStyle(arguments[0]).position !== 'fixed';", fig)),
+        name + ": Escape brings the enlarged figure back")
 
 
 def check_hover(driver, c, name, svg, fig):
@@ -321,6 +446,260 @@ def check_chunks(driver, c):
         "\"as written\" restores the chapters' folds")
 
 
+def search_for(driver, query):
+    """Types query into the page's search box; the results' (href, text)."""
+    box = driver.find_element("css selector", "#search-input")
+    driver.execute_script("""arguments[0].value = ''; arguments[0].focus();
+        var list = document.getElementById('search-results'); list.textContent = ''; list.hidden = true;""",
+                          box)
+    box.send_keys(query)
+    wait_for(lambda: driver.execute_script(
+        "return !document.getElementById('search-results').hidden;"), 3.0)
+    return driver.execute_script("""
+        return Array.prototype.map.call(document.querySelectorAll('#search-results a'),
+          function (a) { return [a.getAttribute('href'), a.textContent]; });""")
+
+
+def check_search(driver, c):
+    driver.set_window_size(1280, 900)
+    if not c.check(driver.find_elements("css selector", "#TOC #search-input"),
+                   "the contents hold a search box"):
+        return
+    # a chunk by its name: one from the middle of the page
+    name, anchor = driver.execute_script(r"""
+        var all = document.querySelectorAll('details.chunk'), d = all[Math.floor(all.length / 2)];
+        var a = d.querySelector('summary a.chunk-name');
+        return [a.textContent.replace(/^\u27e8|\s*\d+\u27e9$/g, ''), d.id];""")
+    results = search_for(driver, name)
+    c.check(any(h == "#" + anchor for h, _ in results),
+            "search finds the chunk %r by its name" % name,
+            "; ".join(h for h, _ in results[:5]))
+    # a section by a word of its text: the rarest word of the verdict's
+    # first paragraph, whose section is the heading before it
+    word, section = driver.execute_script("""
+        var h = document.getElementById('sec:verdict'), p = h;
+        while (p && p.tagName !== 'P') p = p.nextElementSibling;
+        var page = document.body.textContent.toLowerCase(), best = null, fewest = Infinity;
+        p.textContent.match(/[A-Za-z]{6,}/g).forEach(function (w) {
+          var n = page.split(w.toLowerCase()).length - 1;
+          if (n < fewest) { fewest = n; best = w; }
+        });
+        return [best, h.id];""")
+    results = search_for(driver, word)
+    c.check(any(h == "#" + section for h, _ in results),
+            "search finds the section %s by the word %r in its text" % (section, word),
+            "; ".join(h for h, _ in results[:5]))
+    # a section by a word of its title
+    results = search_for(driver, "verdict")
+    c.check(results and results[0][0] == "#sec:verdict" or any(
+        h == "#sec:verdict" and "section" in t for h, t in results),
+            "search finds the section titled \"The verdict\" by its title")
+    # following a result goes there
+    link = driver.find_elements("css selector", '#search-results a[href="#sec:verdict"]')
+    if link:
+        link[0].click()
+        c.check(wait_for(lambda: driver.execute_script(
+            "var r = document.getElementById('sec:verdict').getBoundingClientRect();"
+            "return r.top >= -2 && r.top < window.innerHeight;")),
+            "following a search result scrolls to it")
+    driver.execute_script("window.scrollTo(0, 0);")
+
+
+def check_numbers(driver, c):
+    """Every woven number says where it comes from: its panel names its data
+    file and links to a chunk that exists; the values file is beside the page."""
+    if not c.check(driver.find_elements("css selector", "script#provenance"),
+                   "the page holds its table of provenance"):
+        return
+    info = driver.execute_script(r"""
+        var t = JSON.parse(document.getElementById('provenance').textContent);
+        var res = t.families.map(function (f) {
+          return new RegExp('^' + f.k.replace(/[.+?^${}()|[\]\\]/g, '\\$&').replace(/\*\*/g, '\u0000')
+                            .replace(/\*/g, '[^.]+').replace(/\u0000/g, '.+') + '$');
+        });
+        var keys = Array.prototype.map.call(document.querySelectorAll('.num[data-k]'),
+                                            function (n) { return n.getAttribute('data-k'); });
+        var bad = [], chunks = [];
+        keys.forEach(function (k) {
+          for (var i = 0; i < res.length; i++) if (res[i].test(k)) {
+            var el = document.getElementById(t.families[i].c);
+            if (!el || !el.matches('details.chunk')) bad.push(k + ' -> ' + t.families[i].c);
+            return;
+          }
+          bad.push(k + ' (no family)');
+        });
+        return {keys: keys, bad: bad, values: t.values,
+                plain: document.querySelectorAll('.num:not([data-k])').length};""")
+    keys = info["keys"]
+    c.check(len(keys) > 100 and not info["bad"] and info["plain"] == 0,
+            "every woven number (%d) has a family whose chunk is on the page" % len(keys),
+            "; ".join(info["bad"][:5]) + (" %d without a key" % info["plain"] if info["plain"] else ""))
+    page_dir = os.path.dirname(driver.execute_script("return decodeURIComponent(location.pathname);"))
+    values = os.path.join(page_dir, info["values"])
+    if c.check(os.path.exists(values), "the values file %s is beside the page" % info["values"]):
+        with open(values, encoding="utf-8") as f:
+            listed = set(line.split(",", 1)[0] for line in f)
+        absent = sorted(set(keys) - listed)
+        c.check(not absent, "every number's key is in %s" % info["values"], ", ".join(absent[:5]))
+    # the panel of a few numbers: an estimate in the abstract, and others
+    picks = driver.execute_script("""
+        var all = Array.prototype.slice.call(document.querySelectorAll('.num[data-k]'));
+        var ci = document.querySelector('.abstract .num.ci[data-k]');
+        return [ci, all[Math.floor(all.length / 3)], all[Math.floor(2 * all.length / 3)]];""")
+    for n in picks:
+        key = n.get_attribute("data-k")
+        scroll_to(driver, n)
+        pointer_to(driver, center(driver, n), click=True)
+        if not c.check(wait_for(lambda: driver.find_elements("css selector", ".num-panel")),
+                       "clicking the number %s opens its panel" % key):
+            continue
+        p = driver.execute_script("""
+            var p = document.querySelector('.num-panel');
+            return {text: p.innerText,
+                    data: Array.prototype.map.call(p.querySelectorAll('a[href^="../data/"]'),
+                                                   function (a) { return a.getAttribute('href'); }),
+                    chunk: (p.querySelector('a.num-panel-chunk') || {getAttribute: function () { return ''; }})
+                             .getAttribute('href'),
+                    values: !!p.querySelector('a[href="values.csv"]')};""")
+        text = p["text"]
+        want = ["Unit", "Estimator", "From", "Computed in"] + (
+            ["95% interval", "n = "] if n.get_attribute("data-e") else [])
+        c.check(key in text and all(w in text for w in want) and p["values"],
+                "%s: the panel gives its key, value, unit, estimator%s and values.csv"
+                % (key, ", interval and n" if n.get_attribute("data-e") else ""), repr(text[:200]))
+        missing = [h for h in p["data"] if not os.path.exists(os.path.join(ROOT, "site", h))]
+        c.check(p["data"] and not missing or "no file" in text,
+                "%s: the panel names its data files (%s), each in data/" % (key, ", ".join(p["data"])),
+                ", ".join(missing))
+        anchor = p["chunk"][1:]
+        c.check(p["chunk"].startswith("#chunk-") and driver.execute_script(
+            "var d = document.getElementById(arguments[0]); return !!d && d.matches('details.chunk');",
+            anchor), "%s: the panel links to an existing chunk (%s)" % (key, p["chunk"]))
+        driver.execute_script("document.dispatchEvent(new KeyboardEvent('keydown', {key: 'Escape'}));")
+        c.check(wait_for(lambda: not driver.find_elements("css selector", ".num-panel")),
+                "%s: Escape closes the panel" % key)
+    # the keyboard reaches a number, and its panel opens
+    first = picks[0]
+    driver.execute_script("arguments[0].focus();", first)
+    c.check(wait_for(lambda: driver.find_elements("css selector", ".num-panel")),
+            "focusing a number opens its panel")
+    driver.execute_script("document.dispatchEvent(new KeyboardEvent('keydown', {key: 'Escape'}));")
+    # the chunk link opens the chunk, even when it is folded
+    driver.find_element("css selector", '.chunk-controls button[data-chunks="fold"]').click()
+    scroll_to(driver, first)
+    pointer_to(driver, center(driver, first), click=True)
+    link = driver.find_elements("css selector", ".num-panel a.num-panel-chunk")
+    if link:
+        target = link[0].get_attribute("href").split("#", 1)[1]
+        link[0].click()
+        c.check(wait_for(lambda: driver.execute_script(
+            "return document.getElementById(arguments[0]).open;", target)),
+            "following a number's chunk link opens the folded chunk")
+    driver.find_element("css selector", '.chunk-controls button[data-chunks="default"]').click()
+    driver.execute_script("window.scrollTo(0, 0);")
+
+
+def check_permalinks(driver, c):
+    bad = driver.execute_script("""
+        var bad = [];
+        function has(el, id) { return !!el.querySelector('a.permalink[href="#' + CSS.escape(id) + '"]'); }
+        document.querySelectorAll('h1[id], h2[id], h3[id], h4[id]').forEach(function (h) {
+          if (h.closest('#TOC') || h.classList.contains('title')) return;
+          if (!has(h, h.id)) bad.push(h.id);
+        });
+        document.querySelectorAll('div.table[id]').forEach(function (t) {
+          var cap = t.querySelector('.table-caption');
+          if (!cap || !has(cap, t.id)) bad.push(t.id);
+        });
+        document.querySelectorAll('figure[id]').forEach(function (f) {
+          var cap = f.querySelector('figcaption');
+          if (!cap || !has(cap, f.id)) bad.push(f.id);
+        });
+        document.querySelectorAll('details.chunk').forEach(function (d) {
+          if (!d.querySelector('summary a.chunk-name[href="#' + CSS.escape(d.id) + '"]')) bad.push(d.id);
+        });
+        var shown = document.querySelector('h2[id] a.permalink');
+        var style = shown ? getComputedStyle(shown, '::after') : null;
+        return {bad: bad, sign: style ? style.content : 'none',
+                n: document.querySelectorAll('a.permalink').length};""")
+    c.check(not bad["bad"] and bad["n"] > 100 and bad["sign"] not in ("none", "normal", '""'),
+            "every heading, table, figure and chunk has a visible permalink (%d)" % bad["n"],
+            ", ".join(bad["bad"][:8]) + " sign " + bad["sign"])
+
+
+def check_contents_follow(driver, c):
+    driver.set_window_size(1280, 900)
+    for target in ("sec:results", "sec:verdict"):
+        driver.execute_script("""
+            var h = document.getElementById(arguments[0]);
+            window.scrollTo(0, h.getBoundingClientRect().top + window.scrollY - 10);""", target)
+        current = lambda: driver.execute_script("""
+            var a = document.querySelector('#TOC a[aria-current="location"]');
+            if (!a) return null;
+            var r = a.getBoundingClientRect(), t = document.getElementById('TOC').getBoundingClientRect();
+            return [a.getAttribute('href'), r.top >= t.top && r.bottom <= t.bottom];""")
+        ok = wait_for(lambda: (current() or [None])[0] == "#" + target)
+        got = current()
+        c.check(ok and got[1], "the contents mark %s, in view, while it is read" % target,
+                repr(got))
+    driver.execute_script("window.scrollTo(0, 0);")
+
+
+def check_tables(driver, c, width):
+    """No table overflows its box: it fits, or its box scrolls and has taken
+    all the room the window gives it, and the box stays in the window."""
+    driver.set_window_size(width, 900)
+    time.sleep(0.2)
+    bad = driver.execute_script("""
+        var bad = [], room = document.documentElement.clientWidth;
+        var toc = document.getElementById('TOC'), tr = toc.getBoundingClientRect();
+        var side = getComputedStyle(toc).position === 'fixed' ? tr.right : 0;
+        var body = getComputedStyle(document.body);
+        document.querySelectorAll('table').forEach(function (t) {
+          var box = t.closest('.table-scroll');
+          var name = (t.closest('[id]') || t).id || '(table)';
+          if (!box) { bad.push(name + ': no box'); return; }
+          var b = box.getBoundingClientRect();
+          if (b.right > room + 0.5 || b.left < side - 0.5) { bad.push(name + ': box outside the window'); return; }
+          if (t.scrollWidth <= box.clientWidth + 1) return;
+          if (getComputedStyle(box).overflowX !== 'auto') { bad.push(name + ': clipped'); return; }
+          var free = room - b.right;
+          if (free > 48) bad.push(name + ': scrolls with ' + Math.round(free) + 'px free beside it');
+        });
+        return bad;""")
+    c.check(not bad, "%dpx: no table overflows its box" % width, "; ".join(bad[:6]))
+    driver.set_window_size(1280, 900)
+
+
+def check_phone_contents(driver, c):
+    driver.set_window_size(390, 844)
+    box = driver.find_element("css selector", "#search-input")
+    scroll_to(driver, box)
+    box.send_keys(Keys.ESCAPE)               # as a reader who has not searched
+    time.sleep(0.2)
+    r = driver.execute_script("""
+        var toc = document.getElementById('TOC'), list = toc.querySelector(':scope > ul');
+        var b = toc.querySelector('.toc-toggle');
+        return {height: toc.getBoundingClientRect().height, list: getComputedStyle(list).display,
+                button: b ? getComputedStyle(b).display : 'none',
+                search: getComputedStyle(document.getElementById('search-input')).display,
+                table: document.getElementById('tbl:architectures').getBoundingClientRect().top
+                       + window.scrollY};""")
+    c.check(r["list"] == "none" and r["button"] != "none" and r["search"] != "none"
+            and r["height"] < 200,
+            "390px: the contents fold under a button (%dpx tall), the search stays" % r["height"],
+            repr(r))
+    button = driver.find_element("css selector", "#TOC .toc-toggle")
+    scroll_to(driver, button)
+    button.click()
+    c.check(wait_for(lambda: driver.execute_script(
+        "return getComputedStyle(document.querySelector('#TOC > ul')).display !== 'none';")),
+        "390px: the button unfolds the contents")
+    button.click()
+    driver.set_window_size(1280, 900)
+    driver.execute_script("window.scrollTo(0, 0);")
+
+
 def check_reader_boxes(driver, c):
     meta = driver.execute_script("""
         var get = function (n) {
@@ -394,7 +773,23 @@ def check_citation(driver, c):
                 "the citation and the BibTeX name " + what)
     c.check("CC BY 4.0" in info["license"] and "MIT" in info["license"],
             "the page states the licences (CC BY 4.0 and MIT)", repr(info["license"]))
-    c.check("paper.pdf" in info["links"], "the page links to paper.pdf")
+    c.check("paper.pdf" in info["links"] and "book.pdf" in info["links"]
+            and "values.csv" in info["links"], "the page links to paper.pdf, book.pdf and values.csv")
+    tags = driver.execute_script("""
+        var m = function (n) {
+          return Array.prototype.map.call(document.querySelectorAll('meta[name="' + n + '"]'),
+                                          function (e) { return e.content; });
+        };
+        return {license: m('dcterms.license'), author: m('citation_author'),
+                institution: m('citation_technical_report_institution'), rights: m('DC.rights')};""")
+    c.check(any("creativecommons.org/licenses/by/4.0" in u for u in tags["license"])
+            and any("mit" in u.lower() for u in tags["license"])
+            and tags["rights"] and "CC BY 4.0" in tags["rights"][0] and "MIT" in tags["rights"][0],
+            "the tags state both licences (CC BY 4.0 and MIT)", repr(tags["license"] + tags["rights"]))
+    c.check(tags["author"] and all("," in a for a in tags["author"]),
+            "citation_author is written \"Family, Given\" (an entity as \"Name,\")",
+            repr(tags["author"]))
+    c.check(bool(tags["institution"]), "the page has citation_technical_report_institution")
     site = os.path.join(ROOT, "site")
     data = [h for h in info["links"] if re.match(r"^\.\./data/[\w.-]+\.csv$", h)]
     missing = [h for h in data if not os.path.exists(os.path.normpath(os.path.join(site, h)))]
@@ -614,7 +1009,7 @@ def check_phone(driver, c):
     driver.set_window_size(390, 844)
     time.sleep(0.2)
     widths = driver.execute_script(
-        "return [document.documentElement.scrollWidth, window.innerWidth];")
+        "return [document.documentElement.scrollWidth, document.documentElement.clientWidth];")
     c.check(widths[0] <= widths[1] + 1,
             "on a phone-sized window the page does not scroll sideways",
             "page %dpx wide in a %dpx window" % tuple(widths))
@@ -644,10 +1039,17 @@ def main(argv):
         check_chunk_labels(driver, c)
         check_reader_boxes(driver, c)
         check_citation(driver, c)
+        check_search(driver, c)
+        check_numbers(driver, c)
+        check_permalinks(driver, c)
+        check_contents_follow(driver, c)
         check_sidebar(driver, c, 1280)
         check_sidebar(driver, c, 1000)
+        check_tables(driver, c, 1280)
+        check_tables(driver, c, 390)
         check_phone(driver, c)
         check_phone_layout(driver, c)
+        check_phone_contents(driver, c)
         check_contrast(driver, c)
         check_print(driver, c)
         errors = console_errors(driver)
