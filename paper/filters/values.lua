@@ -42,7 +42,8 @@
 -- program that computes it. Every key the paper uses must have a family,
 -- and every file and column a family names must exist in data/; anything
 -- else stops the build, like a missing value. A number carries its key
--- (data-k) and, for an estimate, its interval and n (data-e="low;high;n");
+-- (data-k) and, for an estimate, its interval, n, n's unit and the interval's
+-- coverage in percent (data-e="low;high;n;unit;coverage");
 -- the families the paper uses travel in the metadata (ipctax-provenance) to
 -- chunks.lua, which checks their chunks and writes them into the page for
 -- paper/web/numbers.js, whose panel says all of it. In LaTeX the number
@@ -253,7 +254,10 @@ local function number_attributes(key)
   local v = load_values()
   local n = v[key .. ".n"]
   if n and v[key .. ".low"] and v[key .. ".high"] then
-    attrs[2] = {"data-e", v[key .. ".low"] .. ";" .. v[key .. ".high"] .. ";" .. n}
+    -- the units n counts and the interval's coverage, as the report recorded them
+    attrs[2] = {"data-e", table.concat({v[key .. ".low"], v[key .. ".high"], n,
+                                        v[key .. ".unit"] or "", v[key .. ".coverage_pct"] or ""},
+                                       ";")}
   end
   return attrs
 end

@@ -1,9 +1,9 @@
 /* numbers.js - every number read from the data says where it comes from.
  *
  * values.lua marks each woven number with its key (data-k) and, for an
- * estimate, its interval and n (data-e="low;high;n"); chunks.lua writes the
- * page's table of provenance, <script type="application/json"
- * id="provenance">, from paper/provenance.csv: for each family of keys (a
+ * estimate, its interval, n, what n counts and the interval's coverage
+ * (data-e="low;high;n;unit;coverage"); chunks.lua writes the page's table
+ * of provenance, <script type="application/json" id="provenance">, from paper/provenance.csv: for each family of keys (a
  * pattern such as arch.*.ratio, where * is one dotted part of a key and **
  * any run of them; the first that matches is the key's), its unit, its
  * estimator, what n counts, the files and columns of data/ it is computed
@@ -76,9 +76,11 @@
     add(head, "strong", valueOf(el));
     var dl = add(panel, "dl");
     var e = (el.getAttribute("data-e") || "").split(";");
-    if (e.length === 3) {
+    if (e.length >= 3) {
+      var units = e[3] || (f && f.n) || "";
       row(dl, "95% interval").textContent = "[" + e[0] + ", " + e[1] + "], n = " + e[2]
-        + (f && f.n ? " " + f.n : "");
+        + (units ? " " + units : "")
+        + (e[4] ? "; coverage " + e[4] + "%" : "");
     }
     if (!f) {
       row(dl, "From").textContent = "values.csv (no provenance declared)";
