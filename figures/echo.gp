@@ -33,26 +33,30 @@ ORIGINAL_TITLE = "original (".MACHINE.")"
 P = WOVEN."/echo_points.csv"
 FITS = WOVEN."/echo_fits.csv"
 
-# The lanes drawn: the protocol's echo on every transport that has one (the
-# pipe has only its raw ping-pong), and the Python client's.
-array CLIENT[6] = ["c", "c", "c", "c", "c", "python"]
-array TRANSPORT[6] = ["unix", "tcp", "pipe", "shm_futex", "shm_spin", "unix"]
-array MODE[6] = ["protocol", "protocol", "raw", "protocol", "protocol", "protocol"]
-array NAME[6] = ["C, unix", "C, tcp", "C, pipe (raw)", "C, shm_futex", "C, shm_spin", \
-                 "Python, unix"]
-array COLOR[6] = ["#0072b2", "#e69f00", "#009e73", "#cc79a7", "#56b4e9", "#d55e00"]
-array POINT[6] = [7, 5, 9, 13, 11, 15]
-lane(i) = strcol(1) eq CLIENT[i] && strcol(2) eq TRANSPORT[i] && strcol(3) eq MODE[i]
-drawn(dummy) = lane(1) || lane(2) || lane(3) || lane(4) || lane(5) || lane(6)
-tip(i) = sprintf("%s, %d B: ", NAME[i], $5).estimate("%.1f µs", $7, $8, $9)
+# The lanes drawn: the protocol's echo on one CPU on every transport that
+# has one (the pipe has only its raw ping-pong), the Unix socket's also across
+# two CPUs, the spinning ring (across two only), and the Python client's.
+N = 7
+array CLIENT[N] = ["c", "c", "c", "c", "c", "c", "python"]
+array TRANSPORT[N] = ["unix", "unix", "tcp", "pipe", "shm_futex", "shm_spin", "unix"]
+array PLACE[N] = ["same", "cross", "same", "same", "same", "cross", "same"]
+array MODE[N] = ["protocol", "protocol", "protocol", "raw", "protocol", "protocol", "protocol"]
+array NAME[N] = ["C, unix", "C, unix, two CPUs", "C, tcp", "C, pipe (raw)", "C, shm_futex", \
+                 "C, shm_spin, two CPUs", "Python, unix"]
+array COLOR[N] = ["#0072b2", "#56b4e9", "#e69f00", "#009e73", "#cc79a7", "#882255", "#d55e00"]
+array POINT[N] = [7, 6, 5, 9, 13, 11, 15]
+lane(i) = strcol(1) eq CLIENT[i] && strcol(2) eq TRANSPORT[i] && strcol(3) eq PLACE[i] \
+          && strcol(4) eq MODE[i]
+drawn(dummy) = sum [i = 1:N] (lane(i) ? 1 : 0) > 0
+tip(i) = sprintf("%s, %d B: ", NAME[i], $6).estimate("%.1f µs", $9, $10, $11)
 
 # Each lane's fit: T(b) = T0 + 2b/B, b bytes each way, T in µs, B in GB/s.
-array FLOOR[6]
-array GBPS[6]
-do for [i = 1:6] {
-    stats FITS skip 1 using (lane(i) ? $4 : NaN) nooutput
-    FLOOR[i] = exists("STATS_max") ? STATS_max : NaN
+array FLOOR[N]
+array GBPS[N]
+do for [i = 1:N] {
     stats FITS skip 1 using (lane(i) ? $5 : NaN) nooutput
+    FLOOR[i] = exists("STATS_max") ? STATS_max : NaN
+    stats FITS skip 1 using (lane(i) ? $6 : NaN) nooutput
     GBPS[i] = exists("STATS_max") ? STATS_max : NaN
 }
 model(b, floor, gbps) = floor + 2 * b / (gbps * 1e3)
@@ -63,12 +67,12 @@ ORIGINAL_GBPS = STATS_max
 
 # The sizes measured, for the model lines; the time axis spans whole decades
 # around every interval and the original's points.
-stats P skip 1 using 5 nooutput
+stats P skip 1 using 6 nooutput
 BMIN = STATS_min
 BMAX = STATS_max
-stats P skip 1 using (drawn(0) ? $8 : NaN) nooutput
+stats P skip 1 using (drawn(0) ? $10 : NaN) nooutput
 YLO = STATS_min
-stats P skip 1 using (drawn(0) ? $9 : NaN) nooutput
+stats P skip 1 using (drawn(0) ? $11 : NaN) nooutput
 YHI = STATS_max
 stats WOVEN."/echo_original.csv" skip 1 using 3 nooutput
 YLO = STATS_min < YLO ? STATS_min : YLO
@@ -97,11 +101,11 @@ set label 1 "lines: each lane's fit,\nT(b) = T₀ + 2b/B" at screen 0.72, screen
 # toggles all four: the command is written lane by lane. The rings' own key
 # entry is a legend (keyentry draws no data), not a series of its own.
 LANES = ""
-do for [i = 1:6] {
-    LANES = LANES.sprintf("P skip 1 using (lane(%d) ? $5 : NaN):7:8:9 with yerrorbars pt POINT[%d] ps 0.7 lw 1 lc rgb COLOR[%d] title NAME[%d], ", i, i, i, i)
-    LANES = LANES.sprintf("P skip 1 using (lane(%d) ? $5 : NaN):7:(tip(%d)) with labels hypertext point pt POINT[%d] ps 0.7 lc rgb COLOR[%d] notitle, ", i, i, i, i)
+do for [i = 1:N] {
+    LANES = LANES.sprintf("P skip 1 using (lane(%d) ? $6 : NaN):9:10:11 with yerrorbars pt POINT[%d] ps 0.7 lw 1 lc rgb COLOR[%d] title NAME[%d], ", i, i, i, i)
+    LANES = LANES.sprintf("P skip 1 using (lane(%d) ? $6 : NaN):9:(tip(%d)) with labels hypertext point pt POINT[%d] ps 0.7 lc rgb COLOR[%d] notitle, ", i, i, i, i)
     LANES = LANES.sprintf("[BMIN:BMAX] '+' using 1:(model($1, FLOOR[%d], GBPS[%d])) with lines lw 1.2 lc rgb COLOR[%d] notitle, ", i, i, i)
-    LANES = LANES.sprintf("P skip 1 using (lane(%d) && strcol(14) eq '0' ? $5 : NaN):7 with points pt 6 ps 1.4 lw 1 lc rgb GREY notitle, ", i)
+    LANES = LANES.sprintf("P skip 1 using (lane(%d) && strcol(16) eq '0' ? $6 : NaN):9 with points pt 6 ps 1.4 lw 1 lc rgb GREY notitle, ", i)
 }
 eval "plot ".LANES."\
      keyentry with points pt 6 ps 1.4 lw 1 lc rgb GREY title 'left out of its fit', \
