@@ -92,13 +92,14 @@ static int sweep_in_groups(struct connection *c, struct sweep_workspace *ws, con
                            const struct combo_params *params, uint32_t n_combos,
                            struct combo_result *results, char *err, size_t err_size)
 {
+    const int in_workspace = close == ws->series;      /* then it moves when ws grows */
     for (uint32_t first = 0; first < n_combos;) {
         uint32_t count = 1;
         uint64_t steps = combo_steps(&params[first]) * n_bars;
         while (first + count < n_combos &&
                steps + combo_steps(&params[first + count]) * n_bars <= SWEEP_GROUP_STEPS)
             steps += combo_steps(&params[first + count++]) * n_bars;
-        if (c->cfg->sweep(ws, close, n_bars, params + first, count,
+        if (c->cfg->sweep(ws, in_workspace ? ws->series : close, n_bars, params + first, count,
                           results + first) != 0)
             return set_error(err, err_size, "engine out of memory for the sweep workspace");
         first += count;
