@@ -37,6 +37,10 @@ struct row_event {
 typedef void wma_rows_fn(const double *in, size_t rows, int64_t n, double weight_sum,
                          double *out);
 
+/* The mixes of @sec:kernel over rows 0..rows-1: fast = 2 fast - slow, or with middle,
+ * fast = (3 fast - middle) - slow, in that order. */
+typedef void mix_rows_fn(double *fast, const double *middle, const double *slow, size_t rows);
+
 /* The rows, row -1 readable, where the lines may cross; returns how many went to events. */
 typedef size_t crossing_rows_fn(const double *hma, const double *hma3, size_t rows,
                                 struct row_event *events);
@@ -81,6 +85,25 @@ static void wma_rows_512(const double *in, size_t rows, int64_t n, double weight
 }
 
 __attribute__((target("avx512f")))
+static void mix_rows_512(double *fast, const double *middle, const double *slow, size_t rows)
+{
+    typedef double lanes __attribute__((vector_size(64)));
+    enum { LANES = sizeof(lanes) / sizeof(double) };
+    for (size_t r = 0; r < rows; r++) {
+        lanes a, b, c;
+        memcpy(&a, fast + r * LANES, sizeof a);
+        memcpy(&c, slow + r * LANES, sizeof c);
+        if (middle == NULL) {
+            a = 2.0 * a - c;
+        } else {
+            memcpy(&b, middle + r * LANES, sizeof b);
+            a = (3.0 * a - b) - c;
+        }
+        memcpy(fast + r * LANES, &a, sizeof a);
+    }
+}
+
+__attribute__((target("avx512f")))
 static size_t crossing_rows_512(const double *hma, const double *hma3, size_t rows,
                                 struct row_event *events)
 {
@@ -95,11 +118,15 @@ static size_t crossing_rows_512(const double *hma, const double *hma3, size_t ro
         memcpy(&now, hma + r * LANES, sizeof now);
         memcpy(&now3, hma3 + r * LANES, sizeof now3);
         truth cross = ((before <= before3) & (now > now3)) | ((before >= before3) & (now < now3));
-        unsigned bits = 0;
+        truth lane_bit, picked;
         for (int i = 0; i < LANES; i++)
-            bits |= (unsigned)(cross[i] & 1) << i;
-        if (bits != 0)
-            events[count++] = (struct row_event){r, bits};
+            lane_bit[i] = (int64_t)1 << i;
+        picked = cross & lane_bit;
+        int64_t bits = 0;
+        for (int i = 0; i < LANES; i++)
+            bits |= picked[i];
+        events[count] = (struct row_event){r, (unsigned)bits};   /* kept only if some bit is set */
+        count += bits != 0;
     }
     return count;
 }
@@ -133,6 +160,25 @@ static void wma_rows_256(const double *in, size_t rows, int64_t n, double weight
 }
 
 __attribute__((target("avx2")))
+static void mix_rows_256(double *fast, const double *middle, const double *slow, size_t rows)
+{
+    typedef double lanes __attribute__((vector_size(32)));
+    enum { LANES = sizeof(lanes) / sizeof(double) };
+    for (size_t r = 0; r < rows; r++) {
+        lanes a, b, c;
+        memcpy(&a, fast + r * LANES, sizeof a);
+        memcpy(&c, slow + r * LANES, sizeof c);
+        if (middle == NULL) {
+            a = 2.0 * a - c;
+        } else {
+            memcpy(&b, middle + r * LANES, sizeof b);
+            a = (3.0 * a - b) - c;
+        }
+        memcpy(fast + r * LANES, &a, sizeof a);
+    }
+}
+
+__attribute__((target("avx2")))
 static size_t crossing_rows_256(const double *hma, const double *hma3, size_t rows,
                                 struct row_event *events)
 {
@@ -147,11 +193,15 @@ static size_t crossing_rows_256(const double *hma, const double *hma3, size_t ro
         memcpy(&now, hma + r * LANES, sizeof now);
         memcpy(&now3, hma3 + r * LANES, sizeof now3);
         truth cross = ((before <= before3) & (now > now3)) | ((before >= before3) & (now < now3));
-        unsigned bits = 0;
+        truth lane_bit, picked;
         for (int i = 0; i < LANES; i++)
-            bits |= (unsigned)(cross[i] & 1) << i;
-        if (bits != 0)
-            events[count++] = (struct row_event){r, bits};
+            lane_bit[i] = (int64_t)1 << i;
+        picked = cross & lane_bit;
+        int64_t bits = 0;
+        for (int i = 0; i < LANES; i++)
+            bits |= picked[i];
+        events[count] = (struct row_event){r, (unsigned)bits};   /* kept only if some bit is set */
+        count += bits != 0;
     }
     return count;
 }
@@ -185,6 +235,24 @@ static void wma_rows_128(const double *in, size_t rows, int64_t n, double weight
     }
 }
 
+static void mix_rows_128(double *fast, const double *middle, const double *slow, size_t rows)
+{
+    typedef double lanes __attribute__((vector_size(16)));
+    enum { LANES = sizeof(lanes) / sizeof(double) };
+    for (size_t r = 0; r < rows; r++) {
+        lanes a, b, c;
+        memcpy(&a, fast + r * LANES, sizeof a);
+        memcpy(&c, slow + r * LANES, sizeof c);
+        if (middle == NULL) {
+            a = 2.0 * a - c;
+        } else {
+            memcpy(&b, middle + r * LANES, sizeof b);
+            a = (3.0 * a - b) - c;
+        }
+        memcpy(fast + r * LANES, &a, sizeof a);
+    }
+}
+
 static size_t crossing_rows_128(const double *hma, const double *hma3, size_t rows,
                                 struct row_event *events)
 {
@@ -199,11 +267,15 @@ static size_t crossing_rows_128(const double *hma, const double *hma3, size_t ro
         memcpy(&now, hma + r * LANES, sizeof now);
         memcpy(&now3, hma3 + r * LANES, sizeof now3);
         truth cross = ((before <= before3) & (now > now3)) | ((before >= before3) & (now < now3));
-        unsigned bits = 0;
+        truth lane_bit, picked;
         for (int i = 0; i < LANES; i++)
-            bits |= (unsigned)(cross[i] & 1) << i;
-        if (bits != 0)
-            events[count++] = (struct row_event){r, bits};
+            lane_bit[i] = (int64_t)1 << i;
+        picked = cross & lane_bit;
+        int64_t bits = 0;
+        for (int i = 0; i < LANES; i++)
+            bits |= picked[i];
+        events[count] = (struct row_event){r, (unsigned)bits};   /* kept only if some bit is set */
+        count += bits != 0;
     }
     return count;
 }
@@ -245,6 +317,7 @@ struct tuned_path {
     int blocks;                                         /* rows per block of wma_rows */
     const char *(*lacks)(const struct cpu_simd *cpu);   /* NULL when cpu runs it */
     wma_rows_fn *wma_rows;
+    mix_rows_fn *mix_rows;
     crossing_rows_fn *crossing_rows;
 };
 
@@ -277,11 +350,15 @@ static const char *lacks_nothing(const struct cpu_simd *cpu)
 /* Widest first: the first one a machine runs is its best. */
 static const struct tuned_path PATHS[] = {
 #if TUNED_X86
-    {"avx512", 64, BLOCKS_512, lacks_for_avx512, wma_rows_512, crossing_rows_512},
-    {"avx2", 32, BLOCKS_256, lacks_for_avx2, wma_rows_256, crossing_rows_256},
-    {"sse2", 16, BLOCKS_128, lacks_nothing, wma_rows_128, crossing_rows_128},
+    {"avx512", 64, BLOCKS_512, lacks_for_avx512, wma_rows_512, mix_rows_512,
+     crossing_rows_512},
+    {"avx2", 32, BLOCKS_256, lacks_for_avx2, wma_rows_256, mix_rows_256,
+     crossing_rows_256},
+    {"sse2", 16, BLOCKS_128, lacks_nothing, wma_rows_128, mix_rows_128,
+     crossing_rows_128},
 #else
-    {"vector128", 16, BLOCKS_128, lacks_nothing, wma_rows_128, crossing_rows_128},
+    {"vector128", 16, BLOCKS_128, lacks_nothing, wma_rows_128, mix_rows_128,
+     crossing_rows_128},
 #endif
 };
 enum { N_PATHS = sizeof PATHS / sizeof PATHS[0] };
@@ -498,12 +575,10 @@ static void tuned_lines(const struct tuned_input *in, const struct combo_params 
                         const struct tuned_arrays *a)
 {
     const struct column_shape *c = &in->shape;
-    const size_t all = c->rows * (size_t)c->lanes;
     /* hma = wma(2*wma(close, h_half) - wma(close, h_len), h_sqrt) */
     wma_columns(c, in->columns, in->n_bars, p->h_half, a->fast, in->path);
     wma_columns(c, in->columns, in->n_bars, p->h_len, a->slow, in->path);
-    for (size_t k = 0; k < all; k++)
-        a->fast[k] = 2.0 * a->fast[k] - a->slow[k];
+    in->path->mix_rows(a->fast, NULL, a->slow, c->rows);
     fill_halo(c, a->fast);
     wma_columns(c, a->fast, in->n_bars, p->h_sqrt, a->hma, in->path);
 
@@ -511,8 +586,7 @@ static void tuned_lines(const struct tuned_input *in, const struct combo_params 
     wma_columns(c, in->columns, in->n_bars, p->t_third, a->fast, in->path);
     wma_columns(c, in->columns, in->n_bars, p->t_half, a->middle, in->path);
     wma_columns(c, in->columns, in->n_bars, p->t_len, a->slow, in->path);
-    for (size_t k = 0; k < all; k++)
-        a->fast[k] = (3.0 * a->fast[k] - a->middle[k]) - a->slow[k];
+    in->path->mix_rows(a->fast, a->middle, a->slow, c->rows);
     fill_halo(c, a->fast);
     wma_columns(c, a->fast, in->n_bars, p->t_len, a->hma3, in->path);
 }
