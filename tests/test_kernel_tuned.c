@@ -24,6 +24,15 @@
 
 static const int SMALL_THREADS[] = {0, 1, 2, 3};
 
+/* The path of a name, or -1. */
+static int tuned_path_find(const char *name)
+{
+    for (int p = 0; p < tuned_path_count(); p++)
+        if (strcmp(tuned_path_name(p), name) == 0)
+            return p;
+    return -1;
+}
+
 /* Whether this machine runs a path: the paths the tests can reach here. */
 static int runs_here(int path)
 {
@@ -210,33 +219,36 @@ static void full_job_lines(void **state)
 /* ---- Small and odd inputs ------------------------------------------------- */
 
 /*
- * Every window from 1 to 70 over series around the sizes of a block of rows
- * (8 rows of 2, 4 or 8 lanes: 16, 32 and 64 bars), on every path.
+ * Every window from 1 to 70 alone, over series around the sizes of a block
+ * of rows (6 or 8 rows of 2, 4 or 8 lanes), on every path: the HMA line of
+ * {w, w, 1, ...} is wma(2a - a, 1) with a = wma(close, w), which is a exactly.
  */
 static void wma_of_every_window(void **state)
 {
     (void)state;
-    static const size_t lengths[] = {1, 2, 7, 13, 15, 16, 17, 31, 32, 33, 47, 48, 49,
-                                     63, 64, 65, 127, 128, 129, 199, 1003};
+    static const size_t lengths[] = {1, 2, 7, 11, 12, 13, 15, 16, 17, 23, 24, 25, 31, 32, 33,
+                                     47, 48, 49, 63, 64, 65, 199, 1003};
     for (size_t i = 0; i < sizeof lengths / sizeof lengths[0]; i++) {
         size_t n = lengths[i];
         double *x = malloc(n * sizeof *x), *naive = malloc(n * sizeof *x);
-        double *got = malloc(n * sizeof *x);
-        assert_true(x && naive && got);
+        double *got = malloc(n * sizeof *x), *other = malloc(n * sizeof *x);
+        assert_true(x && naive && got && other);
         gbm_series(x, n, DEFAULT_SEED);
         for (int64_t window = 1; window <= 70; window++) {
+            const struct combo_params alone = {window, window, 1, 1, 1, 1};
             kernel_wma(x, n, window, naive);
             for (int path = 0; path < tuned_path_count(); path++) {
                 if (!runs_here(path))
                     continue;
                 memset(got, 0x55, n * sizeof *got);
-                assert_int_equal(kernel_tuned_wma(x, n, window, got, path), 0);
+                assert_int_equal(kernel_tuned_lines(x, n, &alone, got, other, path), 0);
                 assert_same_values(got, naive, n, "wma", path);
             }
         }
         free(x);
         free(naive);
         free(got);
+        free(other);
     }
 }
 
@@ -583,10 +595,10 @@ static void forcing_each_path(void **state)
     assert_int_equal(unsetenv(TUNED_PATH_VARIABLE), 0);
     assert_int_equal(tuned_path_force_from_environment(err, sizeof err), 0);
     assert_int_equal(tuned_path_in_use(), tuned_path_best(cpu_simd_here()));
-    assert_int_equal(tuned_path_bytes(tuned_path_in_use()), tuned_vector_bytes());
     assert_int_equal(sweep_tuned_path(close, N, params, 1, got, 1, -1), -1);
     assert_int_equal(sweep_tuned_path(close, N, params, 1, got, 1, tuned_path_count()), -1);
-    assert_int_equal(kernel_tuned_wma(close, N, 5, close, tuned_path_count()), -1);
+    double hma[N], hma3[N];
+    assert_int_equal(kernel_tuned_lines(close, N, params, hma, hma3, tuned_path_count()), -1);
 }
 
 int main(void)

@@ -75,8 +75,7 @@ static void usage(FILE *to)
         "  --version       the commit this program was built from\n"
         "  -h, --help      this text\n"
         "\n"
-        "The tuned kernel runs the widest path this machine runs; IPCTAX_TUNED_PATH\n"
-        "(avx512, avx2, sse2) forces one here and in the engines started from here.\n"
+        "IPCTAX_TUNED_PATH forces a path of the tuned kernel here and in its engines.\n"
         "\n"
         "Exits 0; 1 if any architecture's results differ from in_process; 2 on bad\n"
         "usage or a failed run or measurement.\n",

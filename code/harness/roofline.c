@@ -150,7 +150,8 @@ int measure_roofline(const struct measure_context *ctx, char err[ERR_SIZE])
     static const char *const header[] = {"kind", "lanes", "threads", "pass", "flops",
                                          "seconds"};
     static double x[PEAK_SPAN];
-    int widest = tuned_vector_bytes(), cores = (int)sysconf(_SC_NPROCESSORS_ONLN);
+    int widest = tuned_path_bytes(tuned_path_best(cpu_simd_here()));
+    int cores = (int)sysconf(_SC_NPROCESSORS_ONLN);
     struct csv_out out;
     struct { int kind, threads; } configs[2 * N_KINDS];
     size_t n = 0, order[2 * N_KINDS];

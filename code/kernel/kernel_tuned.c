@@ -3,8 +3,8 @@
  *
  * Tangled from paper/35-tuned-kernel.md, which explains why every result is
  * the naive kernel's to the last bit. Built, like kernel.c, with
- * -ffp-contract=off and without -ffast-math. The functions of each kind at
- * the three widths share one body: the chapter writes it once.
+ * -ffp-contract=off and without -ffast-math. The loops are in
+ * kernel_tuned_rows.h, included once per vector width.
  */
 #include <math.h>
 #include <pthread.h>
@@ -17,31 +17,22 @@
 
 #include "kernel/kernel_tuned.h"
 
-/*
- * Rows per block, the independent vector sums in flight at each window
- * position: as many as fit in the registers with the rows they share
- * (measured with GCC 12; see the end of the chapter).
- */
+/* Rows per block: as many sums as fit in the registers with the rows they share
+ * (measured with GCC 12, @sec:tuned-bounds). */
 enum { BLOCKS_512 = 8, BLOCKS_256 = 6, BLOCKS_128 = 6 };
 
-/* A row in which some columns' bars may trade, and which columns (bit i: lane i). */
+/* A row in which some columns' bars may trade; bit i of lanes: column i. */
 struct row_event {
     size_t row;
     unsigned lanes;
 };
 
-/*
- * Rows 0..rows-1 of out: the WMA of window n over the columns in, whose
- * n-1 rows above row 0 are filled. rows is a multiple of the path's blocks.
- */
+/* Rows 0..rows-1 (whole blocks) of out: the WMA of window n over in, halo filled. */
 typedef void wma_rows_fn(const double *in, size_t rows, int64_t n, double weight_sum,
                          double *out);
-
-/* The mixes of @sec:kernel over rows 0..rows-1: fast = 2 fast - slow, or with middle,
- * fast = (3 fast - middle) - slow, in that order. */
+/* fast = 2 fast - slow, or with middle (3 fast - middle) - slow, rows 0..rows-1. */
 typedef void mix_rows_fn(double *fast, const double *middle, const double *slow, size_t rows);
-
-/* The rows, row -1 readable, where the lines may cross; returns how many went to events. */
+/* The rows where the lines may cross into events (row -1 filled); returns how many. */
 typedef size_t crossing_rows_fn(const double *hma, const double *hma3, size_t rows,
                                 struct row_event *events);
 
@@ -52,255 +43,42 @@ typedef size_t crossing_rows_fn(const double *hma, const double *hma3, size_t ro
 #endif
 
 #if TUNED_X86
+#define ROWS_BYTES 64
+#define ROWS_BLOCKS BLOCKS_512
+#define ROWS_TARGET __attribute__((target("avx512f")))
+#define ROWS(name) name##_512
+#include "kernel/kernel_tuned_rows.h"
+
+#define ROWS_BYTES 32
+#define ROWS_BLOCKS BLOCKS_256
+#define ROWS_TARGET __attribute__((target("avx2")))
+#define ROWS(name) name##_256
+#include "kernel/kernel_tuned_rows.h"
+#endif
+
+#define ROWS_BYTES 16              /* SSE2 on x86-64, NEON on ARM, scalars elsewhere */
+#define ROWS_BLOCKS BLOCKS_128
+#define ROWS_TARGET
+#define ROWS(name) name##_128
+#include "kernel/kernel_tuned_rows.h"
+
+#if TUNED_X86
 #include <cpuid.h>
 #endif
 
-#if TUNED_X86
-__attribute__((target("avx512f")))
-static void wma_rows_512(const double *in, size_t rows, int64_t n, double weight_sum,
-                         double *out)
-{
-    typedef double lanes __attribute__((vector_size(64)));
-    enum { BLOCKS = BLOCKS_512 };
-    /* Lane i of s[b] holds the running sum of row m + b of column i. */
-    enum { LANES = sizeof(lanes) / sizeof(double) };
-    for (size_t m = 0; m < rows; m += BLOCKS) {
-        const double *window = in + ((ptrdiff_t)m - (ptrdiff_t)(n - 1)) * LANES;
-        lanes s[BLOCKS] = {0};
-        for (int64_t j = 0; j < n; j++) {
-            const double weight = (double)(j + 1);
-    #pragma GCC unroll 16
-            for (int b = 0; b < BLOCKS; b++) {
-                lanes terms;
-                memcpy(&terms, window + (j + b) * LANES, sizeof terms);   /* one whole row */
-                s[b] = s[b] + terms * weight;
-            }
-        }
-    #pragma GCC unroll 16
-        for (int b = 0; b < BLOCKS; b++) {
-            lanes mean = s[b] / weight_sum;
-            memcpy(out + (m + b) * LANES, &mean, sizeof mean);
-        }
-    }
-}
-
-__attribute__((target("avx512f")))
-static void mix_rows_512(double *fast, const double *middle, const double *slow, size_t rows)
-{
-    typedef double lanes __attribute__((vector_size(64)));
-    enum { LANES = sizeof(lanes) / sizeof(double) };
-    for (size_t r = 0; r < rows; r++) {
-        lanes a, b, c;
-        memcpy(&a, fast + r * LANES, sizeof a);
-        memcpy(&c, slow + r * LANES, sizeof c);
-        if (middle == NULL) {
-            a = 2.0 * a - c;
-        } else {
-            memcpy(&b, middle + r * LANES, sizeof b);
-            a = (3.0 * a - b) - c;
-        }
-        memcpy(fast + r * LANES, &a, sizeof a);
-    }
-}
-
-__attribute__((target("avx512f")))
-static size_t crossing_rows_512(const double *hma, const double *hma3, size_t rows,
-                                struct row_event *events)
-{
-    typedef double lanes __attribute__((vector_size(64)));
-    typedef int64_t truth __attribute__((vector_size(sizeof(lanes))));   /* -1 true, 0 false */
-    enum { LANES = sizeof(lanes) / sizeof(double) };
-    size_t count = 0;
-    for (size_t r = 0; r < rows; r++) {
-        lanes before, before3, now, now3;
-        memcpy(&before, hma + ((ptrdiff_t)r - 1) * LANES, sizeof before);
-        memcpy(&before3, hma3 + ((ptrdiff_t)r - 1) * LANES, sizeof before3);
-        memcpy(&now, hma + r * LANES, sizeof now);
-        memcpy(&now3, hma3 + r * LANES, sizeof now3);
-        truth cross = ((before <= before3) & (now > now3)) | ((before >= before3) & (now < now3));
-        truth lane_bit, picked;
-        for (int i = 0; i < LANES; i++)
-            lane_bit[i] = (int64_t)1 << i;
-        picked = cross & lane_bit;
-        int64_t bits = 0;
-        for (int i = 0; i < LANES; i++)
-            bits |= picked[i];
-        events[count] = (struct row_event){r, (unsigned)bits};   /* kept only if some bit is set */
-        count += bits != 0;
-    }
-    return count;
-}
-
-__attribute__((target("avx2")))
-static void wma_rows_256(const double *in, size_t rows, int64_t n, double weight_sum,
-                         double *out)
-{
-    typedef double lanes __attribute__((vector_size(32)));
-    enum { BLOCKS = BLOCKS_256 };
-    /* Lane i of s[b] holds the running sum of row m + b of column i. */
-    enum { LANES = sizeof(lanes) / sizeof(double) };
-    for (size_t m = 0; m < rows; m += BLOCKS) {
-        const double *window = in + ((ptrdiff_t)m - (ptrdiff_t)(n - 1)) * LANES;
-        lanes s[BLOCKS] = {0};
-        for (int64_t j = 0; j < n; j++) {
-            const double weight = (double)(j + 1);
-    #pragma GCC unroll 16
-            for (int b = 0; b < BLOCKS; b++) {
-                lanes terms;
-                memcpy(&terms, window + (j + b) * LANES, sizeof terms);   /* one whole row */
-                s[b] = s[b] + terms * weight;
-            }
-        }
-    #pragma GCC unroll 16
-        for (int b = 0; b < BLOCKS; b++) {
-            lanes mean = s[b] / weight_sum;
-            memcpy(out + (m + b) * LANES, &mean, sizeof mean);
-        }
-    }
-}
-
-__attribute__((target("avx2")))
-static void mix_rows_256(double *fast, const double *middle, const double *slow, size_t rows)
-{
-    typedef double lanes __attribute__((vector_size(32)));
-    enum { LANES = sizeof(lanes) / sizeof(double) };
-    for (size_t r = 0; r < rows; r++) {
-        lanes a, b, c;
-        memcpy(&a, fast + r * LANES, sizeof a);
-        memcpy(&c, slow + r * LANES, sizeof c);
-        if (middle == NULL) {
-            a = 2.0 * a - c;
-        } else {
-            memcpy(&b, middle + r * LANES, sizeof b);
-            a = (3.0 * a - b) - c;
-        }
-        memcpy(fast + r * LANES, &a, sizeof a);
-    }
-}
-
-__attribute__((target("avx2")))
-static size_t crossing_rows_256(const double *hma, const double *hma3, size_t rows,
-                                struct row_event *events)
-{
-    typedef double lanes __attribute__((vector_size(32)));
-    typedef int64_t truth __attribute__((vector_size(sizeof(lanes))));   /* -1 true, 0 false */
-    enum { LANES = sizeof(lanes) / sizeof(double) };
-    size_t count = 0;
-    for (size_t r = 0; r < rows; r++) {
-        lanes before, before3, now, now3;
-        memcpy(&before, hma + ((ptrdiff_t)r - 1) * LANES, sizeof before);
-        memcpy(&before3, hma3 + ((ptrdiff_t)r - 1) * LANES, sizeof before3);
-        memcpy(&now, hma + r * LANES, sizeof now);
-        memcpy(&now3, hma3 + r * LANES, sizeof now3);
-        truth cross = ((before <= before3) & (now > now3)) | ((before >= before3) & (now < now3));
-        truth lane_bit, picked;
-        for (int i = 0; i < LANES; i++)
-            lane_bit[i] = (int64_t)1 << i;
-        picked = cross & lane_bit;
-        int64_t bits = 0;
-        for (int i = 0; i < LANES; i++)
-            bits |= picked[i];
-        events[count] = (struct row_event){r, (unsigned)bits};   /* kept only if some bit is set */
-        count += bits != 0;
-    }
-    return count;
-}
-#endif
-
-/* SSE2 on x86-64, NEON on ARM; elsewhere the compiler splits it into scalars. */
-static void wma_rows_128(const double *in, size_t rows, int64_t n, double weight_sum,
-                         double *out)
-{
-    typedef double lanes __attribute__((vector_size(16)));
-    enum { BLOCKS = BLOCKS_128 };
-    /* Lane i of s[b] holds the running sum of row m + b of column i. */
-    enum { LANES = sizeof(lanes) / sizeof(double) };
-    for (size_t m = 0; m < rows; m += BLOCKS) {
-        const double *window = in + ((ptrdiff_t)m - (ptrdiff_t)(n - 1)) * LANES;
-        lanes s[BLOCKS] = {0};
-        for (int64_t j = 0; j < n; j++) {
-            const double weight = (double)(j + 1);
-    #pragma GCC unroll 16
-            for (int b = 0; b < BLOCKS; b++) {
-                lanes terms;
-                memcpy(&terms, window + (j + b) * LANES, sizeof terms);   /* one whole row */
-                s[b] = s[b] + terms * weight;
-            }
-        }
-    #pragma GCC unroll 16
-        for (int b = 0; b < BLOCKS; b++) {
-            lanes mean = s[b] / weight_sum;
-            memcpy(out + (m + b) * LANES, &mean, sizeof mean);
-        }
-    }
-}
-
-static void mix_rows_128(double *fast, const double *middle, const double *slow, size_t rows)
-{
-    typedef double lanes __attribute__((vector_size(16)));
-    enum { LANES = sizeof(lanes) / sizeof(double) };
-    for (size_t r = 0; r < rows; r++) {
-        lanes a, b, c;
-        memcpy(&a, fast + r * LANES, sizeof a);
-        memcpy(&c, slow + r * LANES, sizeof c);
-        if (middle == NULL) {
-            a = 2.0 * a - c;
-        } else {
-            memcpy(&b, middle + r * LANES, sizeof b);
-            a = (3.0 * a - b) - c;
-        }
-        memcpy(fast + r * LANES, &a, sizeof a);
-    }
-}
-
-static size_t crossing_rows_128(const double *hma, const double *hma3, size_t rows,
-                                struct row_event *events)
-{
-    typedef double lanes __attribute__((vector_size(16)));
-    typedef int64_t truth __attribute__((vector_size(sizeof(lanes))));   /* -1 true, 0 false */
-    enum { LANES = sizeof(lanes) / sizeof(double) };
-    size_t count = 0;
-    for (size_t r = 0; r < rows; r++) {
-        lanes before, before3, now, now3;
-        memcpy(&before, hma + ((ptrdiff_t)r - 1) * LANES, sizeof before);
-        memcpy(&before3, hma3 + ((ptrdiff_t)r - 1) * LANES, sizeof before3);
-        memcpy(&now, hma + r * LANES, sizeof now);
-        memcpy(&now3, hma3 + r * LANES, sizeof now3);
-        truth cross = ((before <= before3) & (now > now3)) | ((before >= before3) & (now < now3));
-        truth lane_bit, picked;
-        for (int i = 0; i < LANES; i++)
-            lane_bit[i] = (int64_t)1 << i;
-        picked = cross & lane_bit;
-        int64_t bits = 0;
-        for (int i = 0; i < LANES; i++)
-            bits |= picked[i];
-        events[count] = (struct row_event){r, (unsigned)bits};   /* kept only if some bit is set */
-        count += bits != 0;
-    }
-    return count;
-}
-
-#if TUNED_X86
-/* XCR0: which register state the operating system saves (only after OSXSAVE). */
-static uint64_t read_xcr0(void)
-{
-    uint32_t low, high;
-    __asm__ volatile("xgetbv" : "=a"(low), "=d"(high) : "c"(0));
-    return (uint64_t)high << 32 | low;
-}
-#endif
-
-struct cpu_simd cpu_simd_probe(void)
+static struct cpu_simd cpu_simd_probe(void)
 {
     struct cpu_simd cpu = {false, false, false, false, false};
 #if TUNED_X86
     unsigned a, b, c, d;
     if (__get_cpuid(1, &a, &b, &c, &d)) {
         cpu.avx = (c & bit_AVX) != 0;
-        if (c & bit_OSXSAVE) {
-            uint64_t xcr0 = read_xcr0();
-            cpu.os_saves_ymm = (xcr0 & 0x06) == 0x06;     /* SSE and AVX state */
-            cpu.os_saves_zmm = (xcr0 & 0xe6) == 0xe6;     /* and opmask, ZMM_Hi256, Hi16_ZMM */
+        if (c & bit_OSXSAVE) {                         /* then XGETBV reads XCR0 */
+            uint32_t low, high;
+            __asm__ volatile("xgetbv" : "=a"(low), "=d"(high) : "c"(0));
+            cpu.os_saves_ymm = (low & 0x06) == 0x06;   /* SSE and AVX state */
+            cpu.os_saves_zmm = (low & 0xe6) == 0xe6;   /* and opmask, ZMM_Hi256, Hi16_ZMM */
+            (void)high;
         }
     }
     if (__get_cpuid_count(7, 0, &a, &b, &c, &d)) {
@@ -313,8 +91,7 @@ struct cpu_simd cpu_simd_probe(void)
 
 struct tuned_path {
     const char *name;
-    int vector_bytes;
-    int blocks;                                         /* rows per block of wma_rows */
+    int vector_bytes, blocks;
     const char *(*lacks)(const struct cpu_simd *cpu);   /* NULL when cpu runs it */
     wma_rows_fn *wma_rows;
     mix_rows_fn *mix_rows;
@@ -324,20 +101,14 @@ struct tuned_path {
 #if TUNED_X86
 static const char *lacks_for_avx512(const struct cpu_simd *cpu)
 {
-    if (!cpu->avx512f)
-        return "the processor has no AVX-512F";
-    if (!cpu->os_saves_zmm)
-        return "the operating system does not enable the AVX-512 registers (XCR0)";
-    return NULL;
+    return !cpu->avx512f ? "the processor has no AVX-512F"
+         : !cpu->os_saves_zmm ? "the system does not enable AVX-512 (XCR0)" : NULL;
 }
 
 static const char *lacks_for_avx2(const struct cpu_simd *cpu)
 {
-    if (!cpu->avx || !cpu->avx2)
-        return "the processor has no AVX2";
-    if (!cpu->os_saves_ymm)
-        return "the operating system does not enable the AVX registers (XCR0)";
-    return NULL;
+    return !cpu->avx || !cpu->avx2 ? "the processor has no AVX2"
+         : !cpu->os_saves_ymm ? "the system does not enable AVX (XCR0)" : NULL;
 }
 #endif
 
@@ -347,50 +118,27 @@ static const char *lacks_nothing(const struct cpu_simd *cpu)
     return NULL;
 }
 
-/* Widest first: the first one a machine runs is its best. */
-static const struct tuned_path PATHS[] = {
+static const struct tuned_path PATHS[] = {     /* widest first */
 #if TUNED_X86
-    {"avx512", 64, BLOCKS_512, lacks_for_avx512, wma_rows_512, mix_rows_512,
-     crossing_rows_512},
-    {"avx2", 32, BLOCKS_256, lacks_for_avx2, wma_rows_256, mix_rows_256,
-     crossing_rows_256},
-    {"sse2", 16, BLOCKS_128, lacks_nothing, wma_rows_128, mix_rows_128,
-     crossing_rows_128},
+    {"avx512", 64, BLOCKS_512, lacks_for_avx512, wma_rows_512, mix_rows_512, crossing_rows_512},
+    {"avx2", 32, BLOCKS_256, lacks_for_avx2, wma_rows_256, mix_rows_256, crossing_rows_256},
+    {"sse2", 16, BLOCKS_128, lacks_nothing, wma_rows_128, mix_rows_128, crossing_rows_128},
+#define PATH_NAMES "avx512, avx2, sse2"
 #else
-    {"vector128", 16, BLOCKS_128, lacks_nothing, wma_rows_128, mix_rows_128,
-     crossing_rows_128},
+    {"vector128", 16, BLOCKS_128, lacks_nothing, wma_rows_128, mix_rows_128, crossing_rows_128},
+#define PATH_NAMES "vector128"
 #endif
 };
 enum { N_PATHS = sizeof PATHS / sizeof PATHS[0] };
 
-int tuned_path_count(void)
-{
-    return N_PATHS;
-}
+int tuned_path_count(void) { return N_PATHS; }
 
-const char *tuned_path_name(int path)
-{
-    return path >= 0 && path < N_PATHS ? PATHS[path].name : "none";
-}
-
-int tuned_path_bytes(int path)
-{
-    return path >= 0 && path < N_PATHS ? PATHS[path].vector_bytes : 0;
-}
-
-int tuned_path_find(const char *name)
-{
-    for (int p = 0; p < N_PATHS; p++)
-        if (strcmp(PATHS[p].name, name) == 0)
-            return p;
-    return -1;
-}
+const char *tuned_path_name(int p) { return p >= 0 && p < N_PATHS ? PATHS[p].name : "none"; }
+int tuned_path_bytes(int p) { return p >= 0 && p < N_PATHS ? PATHS[p].vector_bytes : 0; }
 
 const char *tuned_path_lacks(int path, const struct cpu_simd *cpu)
 {
-    if (path < 0 || path >= N_PATHS)
-        return "there is no such path";
-    return PATHS[path].lacks(cpu);
+    return path >= 0 && path < N_PATHS ? PATHS[path].lacks(cpu) : "there is no such path";
 }
 
 int tuned_path_best(const struct cpu_simd *cpu)
@@ -401,8 +149,25 @@ int tuned_path_best(const struct cpu_simd *cpu)
     return p;
 }
 
+int tuned_path_choose(const char *name, const struct cpu_simd *cpu, char *err,
+                      size_t err_size)
+{
+    if (name == NULL || name[0] == '\0')
+        return tuned_path_best(cpu);
+    int p = N_PATHS - 1;
+    while (p >= 0 && strcmp(PATHS[p].name, name) != 0)
+        p--;
+    const char *lack = p < 0 ? NULL : PATHS[p].lacks(cpu);
+    if (p < 0)
+        snprintf(err, err_size, "'%s' is not a path of the tuned kernel (%s)", name, PATH_NAMES);
+    else if (lack != NULL)
+        snprintf(err, err_size, "the tuned kernel's %s path cannot run here: %s", name, lack);
+    return p < 0 || lack != NULL ? -1 : p;
+}
+
 static pthread_once_t probe_once = PTHREAD_ONCE_INIT;
 static struct cpu_simd this_machine;
+static atomic_int forced_path = -1;            /* -1: the best this machine runs */
 
 static void probe_this_machine(void)
 {
@@ -415,37 +180,12 @@ const struct cpu_simd *cpu_simd_here(void)
     return &this_machine;
 }
 
-int tuned_path_choose(const char *name, const struct cpu_simd *cpu, char *err,
-                      size_t err_size)
-{
-    if (name == NULL || name[0] == '\0')
-        return tuned_path_best(cpu);
-    int p = tuned_path_find(name);
-    if (p < 0) {
-        int n = snprintf(err, err_size, "'%s' is not a path of the tuned kernel (", name);
-        for (int q = 0; q < N_PATHS && n >= 0 && (size_t)n < err_size; q++)
-            n += snprintf(err + n, err_size - (size_t)n, "%s%s", q ? ", " : "", PATHS[q].name);
-        if (n >= 0 && (size_t)n < err_size)
-            snprintf(err + n, err_size - (size_t)n, ")");
-        return -1;
-    }
-    const char *lack = PATHS[p].lacks(cpu);
-    if (lack != NULL) {
-        snprintf(err, err_size, "the tuned kernel's %s path cannot run here: %s", name, lack);
-        return -1;
-    }
-    return p;
-}
-
-static atomic_int forced_path = -1;            /* -1: the best this machine runs */
-
 int tuned_path_force(const char *name, char *err, size_t err_size)
 {
     int p = tuned_path_choose(name, cpu_simd_here(), err, err_size);
-    if (p < 0)
-        return -1;
-    atomic_store(&forced_path, name == NULL || name[0] == '\0' ? -1 : p);
-    return 0;
+    if (p >= 0)
+        atomic_store(&forced_path, name == NULL || name[0] == '\0' ? -1 : p);
+    return p < 0 ? -1 : 0;
 }
 
 int tuned_path_force_from_environment(char *err, size_t err_size)
@@ -463,22 +203,16 @@ int tuned_path_in_use(void)
     return p >= 0 ? p : tuned_path_best(cpu_simd_here());
 }
 
-int tuned_vector_bytes(void)
-{
-    return PATHS[tuned_path_best(cpu_simd_here())].vector_bytes;
-}
-
-/* The path given by index, if this machine runs it; NULL otherwise. */
+/* The path by index, if this machine runs it; NULL otherwise. */
 static const struct tuned_path *runnable_path(int path)
 {
-    return path >= 0 && path < N_PATHS && PATHS[path].lacks(cpu_simd_here()) == NULL
-               ? &PATHS[path] : NULL;
+    return tuned_path_lacks(path, cpu_simd_here()) == NULL ? &PATHS[path] : NULL;
 }
 
-/* How a sweep lays its series out: `lanes` columns of `rows` bars, row by row. */
+/* How a sweep lays a series out: `lanes` columns of `rows` bars, row by row. */
 struct column_shape {
     int lanes;                 /* doubles in a row: one vector of the path */
-    size_t rows;               /* bars per column: a whole number of the path's blocks */
+    size_t rows;               /* bars per column: whole blocks of the path */
     size_t halo;               /* rows above row 0: the longest window less one, at least 1 */
 };
 
@@ -517,11 +251,7 @@ static void columns_from_bars(const struct column_shape *c, const double *x, siz
         }
 }
 
-/*
- * Rows -halo..-1 of an array from its own rows: row -q of column i is bar
- * i*rows - q, which is row back*rows - q of the column `back` places to the
- * left, or before the series (NaN) when there is no such column.
- */
+/* The halo from the array's own rows: row -q of column i is bar i*rows - q. */
 static void fill_halo(const struct column_shape *c, double *row0)
 {
     for (size_t q = 1; q <= c->halo; q++) {
@@ -533,29 +263,27 @@ static void fill_halo(const struct column_shape *c, double *row0)
     }
 }
 
-/* wma() of kernel.c on every row of every column, to the bit; `in` has its halo filled. */
-static void wma_columns(const struct column_shape *c, const double *in, size_t n_bars,
-                        int64_t n, double *out, const struct tuned_path *path)
-{
-    if (n < 1 || (uint64_t)n > n_bars) {       /* no bar has a full window */
-        for (size_t k = 0; k < c->rows * (size_t)c->lanes; k++)
-            out[k] = NAN;
-        return;
-    }
-    const double weight_sum = (double)n * (double)(n + 1) / 2.0;
-    path->wma_rows(in, c->rows, n, weight_sum, out);
-}
-
 /* What every combination of a sweep reads: the path, and the series both ways. */
 struct tuned_input {
     const struct tuned_path *path;
     struct column_shape shape;
-    const double *close;               /* bar by bar: the prices the event loop trades at */
-    const double *columns;             /* in columns, halo filled: what the averages read */
+    const double *close, *columns;     /* bar by bar, and in columns with the halo */
     size_t n_bars;
 };
 
-/* A thread's arrays, in columns; the event loop's lists overwrite the middle and slow averages. */
+/* wma() of kernel.c on every row of every column, to the bit; x has its halo filled. */
+static void wma_columns(const struct tuned_input *in, const double *x, int64_t n, double *out)
+{
+    const struct column_shape *c = &in->shape;
+    if (n < 1 || (uint64_t)n > in->n_bars) {   /* no bar has a full window */
+        for (size_t k = 0; k < c->rows * (size_t)c->lanes; k++)
+            out[k] = NAN;
+        return;
+    }
+    in->path->wma_rows(x, c->rows, n, (double)n * (double)(n + 1) / 2.0, out);
+}
+
+/* A thread's arrays in columns; the event loop's lists overwrite middle and slow. */
 struct tuned_arrays {
     double *fast, *middle, *slow, *hma, *hma3;
     struct row_event *events;          /* rows where some column may cross */
@@ -570,52 +298,41 @@ static struct tuned_arrays tuned_arrays(struct sweep_workspace *ws, const struct
                                  (size_t *)ws->slow};
 }
 
-/* The two lines of @sec:kernel into a->hma and a->hma3; the mixes overwrite a->fast. */
+/* The two lines of @sec:kernel into a->hma and a->hma3. */
 static void tuned_lines(const struct tuned_input *in, const struct combo_params *p,
                         const struct tuned_arrays *a)
 {
-    const struct column_shape *c = &in->shape;
     /* hma = wma(2*wma(close, h_half) - wma(close, h_len), h_sqrt) */
-    wma_columns(c, in->columns, in->n_bars, p->h_half, a->fast, in->path);
-    wma_columns(c, in->columns, in->n_bars, p->h_len, a->slow, in->path);
-    in->path->mix_rows(a->fast, NULL, a->slow, c->rows);
-    fill_halo(c, a->fast);
-    wma_columns(c, a->fast, in->n_bars, p->h_sqrt, a->hma, in->path);
-
+    wma_columns(in, in->columns, p->h_half, a->fast);
+    wma_columns(in, in->columns, p->h_len, a->slow);
+    in->path->mix_rows(a->fast, NULL, a->slow, in->shape.rows);
+    fill_halo(&in->shape, a->fast);
+    wma_columns(in, a->fast, p->h_sqrt, a->hma);
     /* hma3 = wma((3*wma(close, t_third) - wma(close, t_half)) - wma(close, t_len), t_len) */
-    wma_columns(c, in->columns, in->n_bars, p->t_third, a->fast, in->path);
-    wma_columns(c, in->columns, in->n_bars, p->t_half, a->middle, in->path);
-    wma_columns(c, in->columns, in->n_bars, p->t_len, a->slow, in->path);
-    in->path->mix_rows(a->fast, a->middle, a->slow, c->rows);
-    fill_halo(c, a->fast);
-    wma_columns(c, a->fast, in->n_bars, p->t_len, a->hma3, in->path);
+    wma_columns(in, in->columns, p->t_third, a->fast);
+    wma_columns(in, in->columns, p->t_half, a->middle);
+    wma_columns(in, in->columns, p->t_len, a->slow);
+    in->path->mix_rows(a->fast, a->middle, a->slow, in->shape.rows);
+    fill_halo(&in->shape, a->fast);
+    wma_columns(in, a->fast, p->t_len, a->hma3);
 }
 
 enum { MAX_LANES = COLUMN_ALIGN / sizeof(double) };
-
-/* The rows of the events, one list per column: column i's at crossings + i*rows. */
-static void crossings_by_column(const struct column_shape *c, const struct row_event *events,
-                                size_t n_events, size_t *crossings, size_t count[MAX_LANES])
-{
-    for (int i = 0; i < c->lanes; i++)
-        count[i] = 0;
-    for (size_t e = 0; e < n_events; e++)
-        for (int i = 0; i < c->lanes; i++) {
-            crossings[(size_t)i * c->rows + count[i]] = events[e].row;   /* count[i] <= e */
-            count[i] += events[e].lanes >> i & 1u;
-        }
-}
 
 /* stop_and_reverse() of kernel.c over the lines in columns, stepping only where they cross. */
 static struct combo_result trade_columns(const struct tuned_input *in,
                                          const struct tuned_arrays *a)
 {
     const struct column_shape *c = &in->shape;
-    size_t count[MAX_LANES];
+    size_t count[MAX_LANES] = {0};
     fill_halo(c, a->hma);                      /* row -1: each column's bar before its first */
     fill_halo(c, a->hma3);
     size_t n_events = in->path->crossing_rows(a->hma, a->hma3, c->rows, a->events);
-    crossings_by_column(c, a->events, n_events, a->crossings, count);
+    for (size_t e = 0; e < n_events; e++)      /* column i's rows at crossings + i*rows */
+        for (int i = 0; i < c->lanes; i++) {
+            a->crossings[(size_t)i * c->rows + count[i]] = a->events[e].row;   /* count <= e */
+            count[i] += a->events[e].lanes >> i & 1u;
+        }
     struct position p = {0, 0.0, {0.0, 0}};
     for (int i = 0; i < c->lanes; i++)
         for (size_t e = 0; e < count[i]; e++) {
@@ -707,30 +424,41 @@ static int64_t longest_window(const struct combo_params *params, size_t n_combos
     int64_t longest = 1;
     for (size_t k = 0; k < n_combos; k++) {
         const struct combo_params *p = &params[k];
-        const int64_t windows[] = {p->h_half, p->h_len, p->h_sqrt, p->t_third, p->t_half,
-                                   p->t_len};
-        for (size_t w = 0; w < sizeof windows / sizeof windows[0]; w++)
-            if (windows[w] > longest && (uint64_t)windows[w] <= n_bars)
-                longest = windows[w];
+        const int64_t w[PARAMS_PER_COMBO] = {p->h_half, p->h_len, p->h_sqrt, p->t_third,
+                                             p->t_half, p->t_len};
+        for (int i = 0; i < PARAMS_PER_COMBO; i++)
+            if (w[i] > longest && (uint64_t)w[i] <= n_bars)
+                longest = w[i];
     }
     return longest;
 }
 
-/* Every combination's order and the threads that take them; the input is ready. */
-static int run_sweep(struct sweep_workspace *ws, const struct tuned_input *in,
-                     const struct combo_params *params, size_t n_combos,
-                     struct combo_result *results, int n)
+static int sweep_tuned_with(struct sweep_workspace *ws, const double *close, size_t n_bars,
+                            const struct combo_params *params, size_t n_combos,
+                            struct combo_result *results, int n_threads,
+                            const struct tuned_path *path)
 {
+    int n = thread_count(n_threads, n_combos);
+    struct column_shape shape = column_shape(path, n_bars,
+                                             longest_window(params, n_combos, n_bars));
+    size_t doubles = column_doubles(&shape);
     struct combo_order *order = malloc((n_combos > 0 ? n_combos : 1) * sizeof *order);
-    if (order == NULL)
+    if (order == NULL || sweep_workspace_load(ws, close, n_bars) != 0 ||
+        sweep_workspace_reserve(ws, doubles) != 0 ||
+        sweep_workspace_helpers(ws, n - 1, doubles) != 0) {
+        free(order);
         return -1;
+    }
     for (size_t k = 0; k < n_combos; k++)
         order[k] = (struct combo_order){combo_work(&params[k]), k};
     qsort(order, n_combos, sizeof *order, most_work_first);
-
-    struct tuned_sweep sw = {.input = in, .params = params, .results = results,
+    double *columns = column_row0(ws->mix, &shape);
+    columns_from_bars(&shape, ws->series, n_bars, columns);
+    struct tuned_input in = {path, shape, ws->series, columns, n_bars};
+    struct tuned_sweep sw = {.input = &in, .params = params, .results = results,
                              .order = order, .n_combos = n_combos};
     atomic_init(&sw.next, 0);
+
     pthread_t threads[MAX_THREADS];
     struct tuned_thread workers[MAX_THREADS];
     int started = 0;
@@ -745,25 +473,6 @@ static int run_sweep(struct sweep_workspace *ws, const struct tuned_input *in,
         pthread_join(threads[i], NULL);
     free(order);
     return 0;
-}
-
-static int sweep_tuned_with(struct sweep_workspace *ws, const double *close, size_t n_bars,
-                            const struct combo_params *params, size_t n_combos,
-                            struct combo_result *results, int n_threads,
-                            const struct tuned_path *path)
-{
-    int n = thread_count(n_threads, n_combos);
-    struct column_shape shape = column_shape(path, n_bars,
-                                             longest_window(params, n_combos, n_bars));
-    size_t doubles = column_doubles(&shape);
-    if (sweep_workspace_load(ws, close, n_bars) != 0 ||
-        sweep_workspace_reserve(ws, doubles) != 0 ||
-        sweep_workspace_helpers(ws, n - 1, doubles) != 0)
-        return -1;
-    double *columns = column_row0(ws->mix, &shape);
-    columns_from_bars(&shape, ws->series, n_bars, columns);
-    struct tuned_input in = {path, shape, ws->series, columns, n_bars};
-    return run_sweep(ws, &in, params, n_combos, results, n);
 }
 
 int sweep_tuned_in(struct sweep_workspace *ws, const double *close, size_t n_bars,
@@ -794,34 +503,6 @@ int sweep_tuned(const double *close, size_t n_bars, const struct combo_params *p
                             tuned_path_in_use());
 }
 
-/* The columns back into bars: bar t from row t mod rows, lane t div rows. */
-static void bars_from_columns(const struct column_shape *c, const double *row0, size_t n_bars,
-                              double *x)
-{
-    for (size_t t = 0; t < n_bars; t++)
-        x[t] = row0[t % c->rows * (size_t)c->lanes + t / c->rows];
-}
-
-int kernel_tuned_wma(const double *x, size_t n_bars, int64_t n, double *out, int path)
-{
-    const struct tuned_path *p = runnable_path(path);
-    if (p == NULL)
-        return -1;
-    struct combo_params only = {n, n, n, n, n, n};
-    struct column_shape c = column_shape(p, n_bars, longest_window(&only, 1, n_bars));
-    struct sweep_workspace ws;
-    sweep_workspace_init(&ws, NULL);
-    int status = sweep_workspace_reserve(&ws, column_doubles(&c));
-    if (status == 0) {
-        double *in = column_row0(ws.mix, &c), *average = column_row0(ws.fast, &c);
-        columns_from_bars(&c, x, n_bars, in);
-        wma_columns(&c, in, n_bars, n, average, p);
-        bars_from_columns(&c, average, n_bars, out);
-    }
-    sweep_workspace_free(&ws);
-    return status;
-}
-
 int kernel_tuned_lines(const double *close, size_t n_bars, const struct combo_params *params,
                        double *hma, double *hma3, int path)
 {
@@ -838,8 +519,10 @@ int kernel_tuned_lines(const double *close, size_t n_bars, const struct combo_pa
         struct tuned_input in = {p, c, close, columns, n_bars};
         struct tuned_arrays a = tuned_arrays(&ws, &c);
         tuned_lines(&in, params, &a);
-        bars_from_columns(&c, a.hma, n_bars, hma);
-        bars_from_columns(&c, a.hma3, n_bars, hma3);
+        for (size_t t = 0; t < n_bars; t++) {  /* bar t: row t mod rows, lane t div rows */
+            hma[t] = a.hma[t % c.rows * (size_t)c.lanes + t / c.rows];
+            hma3[t] = a.hma3[t % c.rows * (size_t)c.lanes + t / c.rows];
+        }
     }
     sweep_workspace_free(&ws);
     return status;
