@@ -22,6 +22,7 @@
 
 #include "testengine.h"
 #include "engine/service.h"
+#include "kernel/kernel_tuned.h"
 #include "wire/json_codec.h"
 
 /* ---- Engines -------------------------------------------------------------- */
@@ -147,6 +148,50 @@ static void sweep_equals_the_in_process_kernel(void **state)
     assert_sweep_over(fd);
     close(fd);
     stop_engine_checked(&e, SIGTERM);
+}
+
+/*
+ * The tuned kernel behind the engine, as chosen (--kernel tuned) and on every
+ * path this machine runs (--kernel tuned-PATH): the naive kernel's results
+ * bit for bit on the grid over 20,000 bars. The engine computes that job in
+ * several groups of combinations (paper/55-engine.md), and the first group
+ * grows the workspace the series was decoded into, so the later groups must
+ * find the series where it moved to.
+ */
+static void tuned_kernel_on_every_path(void **state)
+{
+    (void)state;
+    enum { BARS = 20000 };             /* the grid over it: three groups of the engine's */
+    double *close = malloc(BARS * sizeof *close);
+    struct combo_params params[DEFAULT_COMBOS];
+    struct combo_result naive[DEFAULT_COMBOS], got[DEFAULT_COMBOS];
+    assert_non_null(close);
+    gbm_series(close, BARS, DEFAULT_SEED);
+    grid_fill(params, DEFAULT_COMBOS);
+    assert_int_equal(sweep_naive(close, BARS, params, DEFAULT_COMBOS, naive), 0);
+    const struct test_job job = {close, BARS, params, DEFAULT_COMBOS};
+    for (int p = -1; p < tuned_path_count(); p++) {
+        if (p >= 0 && tuned_path_lacks(p, cpu_simd_here()) != NULL)
+            continue;
+        char kernel[32];
+        snprintf(kernel, sizeof kernel, p < 0 ? "tuned" : "tuned-%s", tuned_path_name(p));
+        char *args[] = {"--kernel", kernel, NULL};
+        struct engine_process e;
+        char path[108], err[CLIENT_ERROR_SIZE] = "";
+        int fd = start_engine(&e, "tuned.sock", args, path);
+        struct test_client c;
+        tclient_init(&c, fd, fd);
+        memset(got, 0xff, sizeof got);
+        if (tclient_sweep(&c, &job, 0, DEFAULT_COMBOS, got, err) != 0)
+            fail_msg("--kernel %s: %s", kernel, err);
+        struct gate_verdict v = gate_compare(naive, got, DEFAULT_COMBOS);
+        if (!v.passed)
+            fail_msg("--kernel %s: only %zu of %d combos identical to the naive kernel", kernel,
+                     v.identical, DEFAULT_COMBOS);
+        tclient_close(&c);
+        stop_engine_checked(&e, SIGTERM);
+    }
+    free(close);
 }
 
 /* One connection carries any number of requests, of both kinds, in any order. */
@@ -1964,6 +2009,8 @@ static void options_are_checked_and_refusals_say_why(void **state)
         {{"--frame-timeout", "86400001", "--unix", "PATH"}, 2,
          "--frame-timeout: 86400001 is outside 1..86400000"},
         {{"--kernel", "fast", "--unix", "PATH"}, 2, "--kernel: 'fast' is not a kernel (naive"},
+        {{"--kernel", "tuned-avx9", "--unix", "PATH"}, 2,
+         "--kernel: 'avx9' is not a path of the tuned kernel ("},
         {{"--shm", "x", "--shm-wait", "doze"}, 2, "--shm-wait: 'doze' is not futex or spin"},
         {{"--stdin", "--unix", "PATH"}, 2, "give one transport"},
         {{"--frobnicate", "--unix", "PATH"}, 2, "unknown option '--frobnicate'"},
@@ -1995,6 +2042,34 @@ static void options_are_checked_and_refusals_say_why(void **state)
         assert_int_equal(access(path, F_OK), -1);
     }
     close(holder);
+}
+
+/*
+ * A path forced through IPCTAX_TUNED_PATH must be a path this machine runs:
+ * anything else is refused before the engine listens, whatever the kernel,
+ * with one line naming the variable. The usage lists every path.
+ */
+static void tuned_path_from_the_environment(void **state)
+{
+    (void)state;
+    char path[108];
+    scratch_path(path, sizeof path, "envpath.sock");
+    char *argv[] = {(char *)engine_binary(), "--unix", path, NULL};
+    char *envp[] = {"IPCTAX_TUNED_PATH=avx9", NULL};
+    struct run_result r;
+    assert_int_equal(run_program(argv, envp, NULL, 0, 10000, &r), 0);
+    assert_int_equal(exit_code(&r), 2);
+    assert_non_null(strstr(r.err, "IPCTAX_TUNED_PATH: 'avx9' is not a path of the tuned kernel"));
+    assert_int_equal(access(path, F_OK), -1);
+    run_result_free(&r);
+    char *help[] = {(char *)engine_binary(), "--help", NULL};
+    assert_int_equal(run_program(help, NULL, NULL, 0, 3000, &r), 0);
+    for (int p = 0; p < tuned_path_count(); p++) {
+        char name[32];
+        snprintf(name, sizeof name, "tuned-%s ", tuned_path_name(p));
+        assert_non_null(strstr(r.out, name));
+    }
+    run_result_free(&r);
 }
 
 /* -h and --help print the usage on stdout and exit 0; --version prints the
@@ -2173,6 +2248,8 @@ int main(void)
     const struct CMUnitTest service[] = {
         T(echo_returns_the_payload_bit_for_bit),
         T(sweep_equals_the_in_process_kernel),
+        T(tuned_kernel_on_every_path),
+        T(tuned_path_from_the_environment),
         T(many_requests_on_one_connection),
         T(sweep_of_no_combos_gets_an_empty_reply),
         T(work_above_max_work_is_refused_before_it_starts),

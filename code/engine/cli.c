@@ -33,7 +33,9 @@ void engine_usage(FILE *to)
         "                       (/dev/shm/NAME, mode 0600; see paper/84-shm.md)\n"
         "  --shm-wait MODE      how --shm waits for its client: futex (default; sleep)\n"
         "                       or spin (poll; holds a core busy while it waits)\n"
-        "  --kernel NAME        naive (default) or tuned (bit-identical, one thread)\n"
+        "  --kernel NAME        naive (default), tuned (bit-identical, one thread, the\n"
+        "                       path IPCTAX_TUNED_PATH names or the widest), or\n"
+        "                       tuned-PATH for one of the paths listed below\n"
         "  --max-frame BYTES    largest request body accepted (default %u)\n"
         "  --max-work STEPS     most window-bar steps one request may ask for, counted\n"
         "                       before any work starts (default %llu)\n"
@@ -64,6 +66,12 @@ void engine_usage(FILE *to)
         "--stdin when it sent an error frame; 2 for a refused command line.\n",
         DEFAULT_MAX_FRAME, (unsigned long long)DEFAULT_MAX_WORK, DEFAULT_MAX_CLIENTS,
         DEFAULT_IDLE_TIMEOUT_MS, DEFAULT_FRAME_TIMEOUT_MS);
+    fprintf(to, "\nThe tuned kernel's paths, widest first:\n");
+    for (int p = 0; p < tuned_path_count(); p++) {
+        const char *lack = tuned_path_lacks(p, cpu_simd_here());
+        fprintf(to, "  tuned-%-10s %2d-byte vectors; %s\n", tuned_path_name(p),
+                tuned_path_bytes(p), lack != NULL ? lack : "this machine runs it");
+    }
 }
 
 struct named_kernel {
@@ -94,7 +102,15 @@ static int choose_kernel(const char *name, struct engine_options *o, char *err, 
         snprintf(names + strlen(names), sizeof names - strlen(names), "%s%s", i ? ", " : "",
                  KERNELS[i].name);
     }
-    return set_error(err, err_size, "--kernel: '%s' is not a kernel (%s)", name, names);
+    if (strncmp(name, "tuned-", 6) == 0) {     /* a path of the tuned kernel, forced */
+        char why[256];
+        if (tuned_path_force(name + 6, why, sizeof why) != 0)
+            return set_error(err, err_size, "--kernel: %s", why);
+        o->cfg.sweep = sweep_tuned_one_thread;
+        return 0;
+    }
+    return set_error(err, err_size, "--kernel: '%s' is not a kernel (%s, tuned-PATH)", name,
+                     names);
 }
 
 static int parse_host_port(const char *text, struct engine_options *o, char *err,
@@ -223,6 +239,8 @@ int engine_parse_options(int argc, char **argv, struct engine_options *o,
     int opt, wants = CLI_RUN;
     optind = 0;                        /* a fresh scan, however often we are called */
     opterr = 0;                        /* getopt's own messages: ours name the range */
+    if (tuned_path_force_from_environment(err, err_size) != 0)   /* options override it */
+        return CLI_BAD;
     while ((opt = getopt_long(argc, argv, ":h", options, NULL)) != -1) {
         if (opt == 'h' || opt == 'V')
             wants = wants != CLI_RUN ? wants : opt == 'h' ? CLI_HELP : CLI_VERSION;

@@ -21,6 +21,7 @@
 #include "harness/worker.h"
 #include "kernel/grid.h"
 #include "kernel/kernel.h"
+#include "kernel/kernel_tuned.h"
 #include "kernel/series.h"
 #include "wire/error.h"
 #include "wire/options.h"
@@ -72,9 +73,11 @@ static void usage(FILE *to)
         "                  see make measure); checked first\n"
         "  --engine PATH   the engine (default: ipctax-engine beside this program)\n"
         "  --python PATH   the Python with numpy and numba (default /usr/bin/python3)\n"
-        "  --list          the architectures and measurements, then exit\n"
+        "  --list          the architectures, measurements and tuned kernel's paths\n"
         "  --version       the commit this program was built from\n"
         "  -h, --help      this text\n"
+        "\n"
+        "IPCTAX_TUNED_PATH forces a path of the tuned kernel here and in its engines.\n"
         "\n"
         "Exit status: 0; 1 if any architecture's results differ from in_process;\n"
         "2 for a refused command line, or a failed run or measurement.\n",
@@ -91,6 +94,13 @@ static void list_everything(void)
     printf("measurements:\n");
     for (size_t i = 0; i < N_MEASUREMENTS; i++)
         printf("  %-24s %s\n", MEASUREMENTS[i].name, MEASUREMENTS[i].description);
+    printf("tuned kernel's paths (IPCTAX_TUNED_PATH; in use: %s):\n",
+           tuned_path_name(tuned_path_in_use()));
+    for (int p = 0; p < tuned_path_count(); p++) {
+        const char *lack = tuned_path_lacks(p, cpu_simd_here());
+        printf("  %-24s %d-byte vectors; %s\n", tuned_path_name(p), tuned_path_bytes(p),
+               lack != NULL ? lack : "this machine runs it");
+    }
 }
 
 /* One option and its value; 0, or -1 with a message in err. */
@@ -289,6 +299,10 @@ int main(int argc, char **argv)
     struct harness_env env;
     char err[ERR_SIZE], sha256[65];
     int answered;
+    if (tuned_path_force_from_environment(err, sizeof err) != 0) {
+        fprintf(stderr, "ipctax-bench: %s\n", err);
+        return 2;
+    }
     if (parse_options(argc, argv, &cfg, &answered) != 0)
         return answered;
     if (check_out_dir(cfg.out_dir) != 0)

@@ -164,7 +164,8 @@ static void processor_rows(struct csv_out *out)
     row(out, "simd", value);
     simd_enabled(value, sizeof value);
     row(out, "simd_enabled", value);
-    row_int(out, "tuned_vector_bytes", tuned_vector_bytes());
+    row(out, "tuned_path", tuned_path_name(tuned_path_in_use()));
+    row_int(out, "tuned_vector_bytes", tuned_path_bytes(tuned_path_in_use()));
     cache_rows(out);
 }
 

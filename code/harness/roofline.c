@@ -136,6 +136,12 @@ static int write_roof_settings(const struct measure_context *ctx, char err[ERR_S
     csv_out_text(&out, "passes");
     csv_out_int(&out, scaled(ctx, PEAK_PASSES, 2));
     csv_out_end_row(&out);
+    csv_out_text(&out, "tuned_path");
+    csv_out_text(&out, tuned_path_name(tuned_path_in_use()));
+    csv_out_end_row(&out);
+    csv_out_text(&out, "tuned_bytes");
+    csv_out_int(&out, tuned_path_bytes(tuned_path_in_use()));
+    csv_out_end_row(&out);
     return csv_out_close(&out) == 0 ? 0 : fail(err, "cannot write roofline_settings.csv");
 }
 
@@ -144,7 +150,8 @@ int measure_roofline(const struct measure_context *ctx, char err[ERR_SIZE])
     static const char *const header[] = {"kind", "lanes", "threads", "pass", "flops",
                                          "seconds"};
     static double x[PEAK_SPAN];
-    int widest = tuned_vector_bytes(), cores = (int)sysconf(_SC_NPROCESSORS_ONLN);
+    int widest = tuned_path_bytes(tuned_path_best(cpu_simd_here()));
+    int cores = (int)sysconf(_SC_NPROCESSORS_ONLN);
     struct csv_out out;
     struct { int kind, threads; } configs[2 * N_KINDS];
     size_t n = 0, order[2 * N_KINDS];

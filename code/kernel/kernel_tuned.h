@@ -6,38 +6,51 @@
 #ifndef IPCTAX_KERNEL_TUNED_H
 #define IPCTAX_KERNEL_TUNED_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
 #include "kernel/kernel.h"
 
-/*
- * Runs every combination over the series, exactly as sweep_naive_in, on
- * n_threads threads (1 = the calling thread only, 0 = one per online core),
- * in the given workspace: it loads the series there and keeps one helper
- * workspace per extra thread. Returns 0, -1 when out of memory, or
- * SWEEP_STOPPED when ws's stop flag was raised (the results are then
- * incomplete).
- */
+/* sweep_naive_in's results on n_threads threads (0: one per core), on the path in
+ * use. Grows ws to hold the series' columns, which may move ws->series; keeps a
+ * helper workspace per extra thread. 0, -1 when out of memory, or SWEEP_STOPPED
+ * when ws's stop flag was raised (the results are then incomplete). */
 int sweep_tuned_in(struct sweep_workspace *ws, const double *close, size_t n_bars,
                    const struct combo_params *params, size_t n_combos,
                    struct combo_result *results, int n_threads);
-
-/* The same with a workspace of its own, allocated and freed per call. */
+/* The same in a workspace of its own. */
 int sweep_tuned(const double *close, size_t n_bars, const struct combo_params *params,
                 size_t n_combos, struct combo_result *results, int n_threads);
 
-/* The widest vectors this processor gives the tuned kernel, in bytes: 64, 32 or 16. */
-int tuned_vector_bytes(void);
+/* What CPUID and XCR0 say: the instructions, and whether the system saves their state. */
+struct cpu_simd {
+    bool avx, avx2, avx512f;
+    bool os_saves_ymm, os_saves_zmm;
+};
+const struct cpu_simd *cpu_simd_here(void);        /* this machine, probed once */
 
-/* sweep_tuned with vectors of at most vector_bytes (0 = the widest); for the tests. */
-int sweep_tuned_lanes(const double *close, size_t n_bars, const struct combo_params *params,
-                      size_t n_combos, struct combo_result *results, int n_threads,
-                      int vector_bytes);
+/* The paths 0..count-1, widest first: "avx512", "avx2", "sse2" on x86. */
+int tuned_path_count(void);
+const char *tuned_path_name(int path);
+int tuned_path_bytes(int path);                    /* its vector width */
+const char *tuned_path_lacks(int path, const struct cpu_simd *cpu);   /* NULL: cpu runs it */
+int tuned_path_best(const struct cpu_simd *cpu);   /* the widest cpu runs */
+/* The path a name asks for on cpu (NULL or "": the best), or -1 and a one-line err. */
+int tuned_path_choose(const char *name, const struct cpu_simd *cpu, char *err,
+                      size_t err_size);
 
-/* The pieces, exposed for the tests like kernel_wma and kernel_lines. */
-void kernel_tuned_wma(const double *x, size_t n_bars, int64_t n, double *out, int vector_bytes);
+#define TUNED_PATH_VARIABLE "IPCTAX_TUNED_PATH"
+/* Later sweeps run tuned_path_choose(name, here); 0, or -1 with its message. */
+int tuned_path_force(const char *name, char *err, size_t err_size);
+/* tuned_path_force(getenv(TUNED_PATH_VARIABLE)), the message naming the variable. */
+int tuned_path_force_from_environment(char *err, size_t err_size);
+int tuned_path_in_use(void);                       /* forced, or the best here */
+
+/* For the tests, on one path (-1 also when this machine cannot run it). */
+int sweep_tuned_path(const double *close, size_t n_bars, const struct combo_params *params,
+                     size_t n_combos, struct combo_result *results, int n_threads, int path);
 int kernel_tuned_lines(const double *close, size_t n_bars, const struct combo_params *p,
-                       double *hma, double *hma3, int vector_bytes);
+                       double *hma, double *hma3, int path);
 
 #endif

@@ -139,6 +139,9 @@ void summarize_roofline(const struct run_data *d, struct store *s)
     put_estimate(s, "roof.peak_one", one, 2, "passes");
     put_text(s, "roof.peak_one_kind", kind_one);
     put_estimate(s, "roof.peak_all", every, 2, "passes");
+    put_text(s, "roof.peak_all_kind", kind_all);
+    const char *path = kv_get(&d->roof_settings, "tuned_path");   /* absent before it was kept */
+    put_text(s, "roof.tuned_path", path != NULL ? path : "unrecorded");
     put_count(s, "roof.threads_all", (double)all);
     put_estimate(s, "roof.scalar_one", peak(d, "scalar", 1), 2, "passes");
     double operations = sweep_operations(d, kv_number(&d->run, "bars"));

@@ -15,7 +15,7 @@
 
 static const char *const MACHINE_TEXTS[] = {
     "cpu", "cpu_vendor", "cpu_family", "cpu_model", "cpu_stepping", "cpu_microcode", "simd",
-    "simd_enabled", "hypervisor_name", "kernel", "hypervisor", "cpu_mhz", "governor",
+    "simd_enabled", "tuned_path", "hypervisor_name", "kernel", "hypervisor", "cpu_mhz", "governor",
     "clock_source", "tcp_congestion", "compiler",
     "cflags", "libc", "date", "commit", "version.libcsv-dev", "version.libjansson-dev",
     "version.nettle-dev", "version.pandoc", "version.gnuplot-nox", "version.texlive-base",

@@ -1,0 +1,84 @@
+/*
+ * kernel_tuned_rows.h - the tuned kernel's three loops at one vector width.
+ *
+ * Tangled from paper/35-tuned-kernel.md. kernel_tuned.c includes it once per
+ * width with ROWS_BYTES, ROWS_BLOCKS, ROWS_TARGET and ROWS(name) defined, so
+ * it has no include guard.
+ */
+ROWS_TARGET static void ROWS(wma_rows)(const double *in, size_t rows, int64_t n,
+                                       double weight_sum, double *out)
+{
+    typedef double lanes __attribute__((vector_size(ROWS_BYTES)));
+    enum { BLOCKS = ROWS_BLOCKS };
+    /* Lane i of s[b] holds the running sum of row m + b of column i. */
+    enum { LANES = sizeof(lanes) / sizeof(double) };
+    for (size_t m = 0; m < rows; m += BLOCKS) {
+        const double *window = in + ((ptrdiff_t)m - (ptrdiff_t)(n - 1)) * LANES;
+        lanes s[BLOCKS] = {0};
+        for (int64_t j = 0; j < n; j++) {
+            const double weight = (double)(j + 1);
+    #pragma GCC unroll 16
+            for (int b = 0; b < BLOCKS; b++) {
+                lanes terms;
+                memcpy(&terms, window + (j + b) * LANES, sizeof terms);   /* one whole row */
+                s[b] = s[b] + terms * weight;
+            }
+        }
+    #pragma GCC unroll 16
+        for (int b = 0; b < BLOCKS; b++) {
+            lanes mean = s[b] / weight_sum;
+            memcpy(out + (m + b) * LANES, &mean, sizeof mean);
+        }
+    }
+}
+
+ROWS_TARGET static void ROWS(mix_rows)(double *fast, const double *middle, const double *slow,
+                                       size_t rows)
+{
+    typedef double lanes __attribute__((vector_size(ROWS_BYTES)));
+    enum { LANES = sizeof(lanes) / sizeof(double) };
+    for (size_t r = 0; r < rows; r++) {
+        lanes a, b, c;
+        memcpy(&a, fast + r * LANES, sizeof a);
+        memcpy(&c, slow + r * LANES, sizeof c);
+        if (middle == NULL) {
+            a = 2.0 * a - c;
+        } else {
+            memcpy(&b, middle + r * LANES, sizeof b);
+            a = (3.0 * a - b) - c;
+        }
+        memcpy(fast + r * LANES, &a, sizeof a);
+    }
+}
+
+ROWS_TARGET static size_t ROWS(crossing_rows)(const double *hma, const double *hma3,
+                                              size_t rows, struct row_event *events)
+{
+    typedef double lanes __attribute__((vector_size(ROWS_BYTES)));
+    typedef int64_t truth __attribute__((vector_size(sizeof(lanes))));   /* -1 true, 0 false */
+    enum { LANES = sizeof(lanes) / sizeof(double) };
+    size_t count = 0;
+    for (size_t r = 0; r < rows; r++) {
+        lanes before, before3, now, now3;
+        memcpy(&before, hma + ((ptrdiff_t)r - 1) * LANES, sizeof before);
+        memcpy(&before3, hma3 + ((ptrdiff_t)r - 1) * LANES, sizeof before3);
+        memcpy(&now, hma + r * LANES, sizeof now);
+        memcpy(&now3, hma3 + r * LANES, sizeof now3);
+        truth cross = ((before <= before3) & (now > now3)) | ((before >= before3) & (now < now3));
+        truth lane_bit, picked;
+        for (int i = 0; i < LANES; i++)
+            lane_bit[i] = (int64_t)1 << i;
+        picked = cross & lane_bit;
+        int64_t bits = 0;
+        for (int i = 0; i < LANES; i++)
+            bits |= picked[i];
+        events[count] = (struct row_event){r, (unsigned)bits};   /* kept only if a bit is set */
+        count += bits != 0;
+    }
+    return count;
+}
+
+#undef ROWS_BYTES
+#undef ROWS_BLOCKS
+#undef ROWS_TARGET
+#undef ROWS
