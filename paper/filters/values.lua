@@ -482,8 +482,10 @@ end
 
 local function len(text) return utf8.len(text) or #text end
 
--- How wide a text is set in the tables' type (Latin Modern, \small, 9pt),
--- in points, near enough to share a line out: each character by its kind.
+-- How wide a text is set in the tables' type (Latin Modern, \footnotesize,
+-- 8pt), in points, near enough to share a line out: each character by its
+-- kind, as measured at 9pt and scaled.
+local TABLE_TYPE = 8 / 9
 local function points(text)
   local w = 0
   for _, c in utf8.codes(text) do
@@ -497,7 +499,7 @@ local function points(text)
     elseif ch == "" then w = w + 5.0
     else w = w + 4.6 end
   end
-  return w
+  return w * TABLE_TYPE
 end
 
 -- The widest piece of a cell that cannot wrap: a word, or in the PDF an
