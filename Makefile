@@ -498,7 +498,7 @@ LATEX_RUNS := 8
 PAPER_MAX_PAGES := 16
 PDFLATEX := pdflatex -interaction=nonstopmode -halt-on-error -output-directory=$(LATEX_DIR)
 LATEX_OPTIONS := --to latex --standalone -H paper/latex/preamble.tex \
-  -V geometry:a4paper,margin=2.2cm -V fontsize=10pt -V colorlinks=true -V linkcolor=blue
+  -V geometry:a4paper,margin=2cm -V fontsize=10pt -V colorlinks=true -V linkcolor=blue
 LATEX_OPTIONS_book := --toc --toc-depth 1
 LATEX_OPTIONS_paper :=
 
