@@ -267,13 +267,13 @@ static void check_preconditions(struct store *s, FILE *text)
         const struct value *v = store_get(s, p->key);
         int ok = v != NULL && strcmp(v->text, p->must_be) == 0;
         passed += ok;
-        put_text(s, keyf(key, "precondition.%s", p->id), ok ? "passed" : "FAILED");
         csv_out_text(&t, p->statement);
         csv_out_text(&t, v != NULL ? v->text : "not measured");
         csv_out_text(&t, p->must_be);
         csv_out_text(&t, ok ? "passed" : "FAILED");
         csv_out_end_row(&t);
         fprintf(text, "%-10s precondition %s\n", ok ? "passed" : "FAILED", p->id);
+        put_text(s, keyf(key, "precondition.%s", p->id), ok ? "passed" : "FAILED");  /* v moves */
     }
     table_close(s, &t);
     put_count(s, "preconditions.count", N_PRECONDITIONS);
@@ -362,9 +362,11 @@ void summarize_claims(const struct run_data *d, struct store *s)
     } else {
         put_registration(s, &registration);
         const struct value *commit = store_get(s, "registration.commit");
+        char registered[TEXT_SIZE];            /* a copy: judging puts values, which move */
+        snprintf(registered, sizeof registered, "%s", commit != NULL ? commit->text : "unknown");
         s->errors += unlisted_deviations(&now, &then, &deviations);
         copy_deviations(s, &deviations);
-        judge_all(s, &now, &then, commit != NULL ? commit->text : "unknown", text);
+        judge_all(s, &now, &then, registered, text);
         check_preconditions(s, text);
         if (fclose(text) != 0)
             s->errors++;
