@@ -269,13 +269,13 @@ static void check_preconditions(struct store *s, FILE *text)
         const struct value *v = store_get(s, p->key);
         int ok = v != NULL && strcmp(v->text, p->must_be) == 0;
         passed += ok;
-        put_text(s, keyf(key, "precondition.%s", p->id), ok ? "passed" : "FAILED");
         csv_out_text(&t, p->statement);
         csv_out_text(&t, v != NULL ? v->text : "not measured");
         csv_out_text(&t, p->must_be);
         csv_out_text(&t, ok ? "passed" : "FAILED");
         csv_out_end_row(&t);
         fprintf(text, "%-10s precondition %s\n", ok ? "passed" : "FAILED", p->id);
+        put_text(s, keyf(key, "precondition.%s", p->id), ok ? "passed" : "FAILED");  /* v moves */
     }
     table_close(s, &t);
     put_count(s, "preconditions.count", N_PRECONDITIONS);
