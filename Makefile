@@ -624,7 +624,7 @@ TEST_PAGE := $(BUILD)/test-site/index.html
 $(TEST_PAGE): FIGURES_READ = figures
 $(TEST_PAGE): all FORCE
 	@mkdir -p $(dir $(TEST_PAGE))
-	$(BUILD)/ipctax-summary data $(WOVEN) $(WOVEN) >/dev/null
+	$(BUILD)/ipctax-summary --reproductions reproductions data $(WOVEN) $(WOVEN) >/dev/null
 	$(PANDOC_HTML) -o $(TEST_PAGE)
 	cp $(WOVEN)/values.csv $(dir $(TEST_PAGE))values.csv
 
