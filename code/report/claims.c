@@ -196,7 +196,7 @@ static void describe_threshold(const struct claim *c, char *buf, size_t size)
         snprintf(buf, size, "%s %s%s", c->test == BELOW ? "below" : "above", low, c->unit);
 }
 
-static void judge_claim(struct store *s, const struct claim *c, const char *changed,
+static void judge_claim(struct store *s, const struct claim *c, const char *registered,
                         struct csv_out *t, struct csv_out *why, FILE *text, int counts[3])
 {
     char key[KEY_SIZE], threshold[192], est[64], lo[64], hi[64], interval[200], cover[64];
@@ -215,10 +215,9 @@ static void judge_claim(struct store *s, const struct claim *c, const char *chan
     snprintf(reason, sizeof reason, "%s [%s, %s]", est, lo, hi);
     put_text(s, keyf(key, "claim.%s.estimate", c->id), reason);
     format_fixed(cover, e.coverage * 100.0, 1);
-    char claim[CLAIM_TEXT + 64], verdict[64];
+    char claim[CLAIM_TEXT + 64];
     snprintf(claim, sizeof claim, "%s: %s", c->id, c->statement);
-    snprintf(verdict, sizeof verdict, "%s%s", verdict_name(v), changed);
-    const char *cells[] = {c->id, reason, units, cover, threshold, verdict};
+    const char *cells[] = {c->id, reason, units, cover, threshold, verdict_name(v), registered};
     for (size_t i = 0; i < sizeof cells / sizeof cells[0]; i++)
         csv_out_text(t, cells[i]);
     csv_out_end_row(t);
@@ -311,15 +310,15 @@ static void put_registration(struct store *s, const struct csv_table *reg)
 }
 
 static void judge_all(struct store *s, const struct registry *now, const struct registry *then,
-                      FILE *text)
+                      const char *registered, FILE *text)
 {
     static const char *const header[] = {"Claim", "Estimate [95% interval]", "Units",
-                                         "Coverage (%)", "Threshold", "Verdict"};
+                                         "Coverage (%)", "Threshold", "Verdict", "Registered"};
     static const char *const why_header[] = {"Claim", "Where its threshold comes from",
                                              "What would overturn it"};
     struct csv_out t, why;
     int counts[3] = {0, 0, 0};
-    if (table_open(s, "claims", &t, header, 6) != 0)
+    if (table_open(s, "claims", &t, header, 7) != 0)
         return;
     if (table_open(s, "claim_reasons", &why, why_header, 3) != 0) {
         csv_out_abandon(&t);
@@ -327,9 +326,8 @@ static void judge_all(struct store *s, const struct registry *now, const struct 
     }
     for (size_t i = 0; i < now->n; i++) {
         const struct claim *c = &now->claims[i];
-        /* the registration's commit is the caption's; a changed claim says so */
-        const char *when = deviates(c, claim_named(then, c->id)) ? ", changed since its "
-                                                                   "registration" : "";
+        const char *when = deviates(c, claim_named(then, c->id)) ? "changed since"
+                                                                  : registered;
         judge_claim(s, c, when, &t, &why, text, counts);
     }
     table_close(s, &t);
@@ -364,9 +362,12 @@ void summarize_claims(const struct run_data *d, struct store *s)
         s->errors++;
     } else {
         put_registration(s, &registration);
+        const struct value *commit = store_get(s, "registration.commit");
+        char registered[TEXT_SIZE];            /* a copy: judging puts values, which move */
+        snprintf(registered, sizeof registered, "%s", commit != NULL ? commit->text : "unknown");
         s->errors += unlisted_deviations(&now, &then, &deviations);
         copy_deviations(s, &deviations);
-        judge_all(s, &now, &then, text);
+        judge_all(s, &now, &then, registered, text);
         check_preconditions(s, text);
         if (fclose(text) != 0)
             s->errors++;
