@@ -93,8 +93,8 @@ deps-fuzz:
 # the command-line module every program shares (which needs nothing else).
 # It is not rebuilt for each commit (everything is re-tangled when it is), so
 # its --version names no commit.
-TANGLE_SRC := code/tools/tangle.c code/wire/options.c code/wire/error.c
-$(BUILD)/tangle: $(TANGLE_SRC) code/wire/options.h code/wire/error.h code/kernel/workspace.h
+TANGLE_SRC := code/tools/tangle.c code/util/options.c code/util/error.c
+$(BUILD)/tangle: $(TANGLE_SRC) code/util/options.h code/util/error.h
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS_ALL) -Icode -o $@ $(TANGLE_SRC)
 
@@ -113,13 +113,15 @@ $(BUILD)/tangled.stamp: $(CHAPTERS) $(BUILD)/tangle
 
 # --- Build: one rule set, instantiated per variant -----------------------------
 # code/ holds one folder per layer; each layer is a static library that knows
-# only the layers below it. The engine links kernel, wire and engine alone.
-LAYERS := kernel wire engine harness report
+# only the layers below it: util (errors, clock, options, statistics, CSV
+# writing, names), then kernel, wire, and engine, harness and report on top.
+# The engine links util, kernel, wire and engine alone.
+LAYERS := util kernel wire engine harness report
 MAINS := code/engine/engine.c code/harness/bench.c code/report/summary.c code/tools/kernel.c \
          code/tools/record.c
 layer_src = $(filter-out $(MAINS),$(wildcard code/$(1)/*.c))
-ENGINE_LIBS = libengine.a libwire.a libkernel.a
-ALL_LIBS = libreport.a libharness.a libengine.a libwire.a libkernel.a
+ENGINE_LIBS = libengine.a libwire.a libkernel.a libutil.a
+ALL_LIBS = libreport.a libharness.a libengine.a libwire.a libkernel.a libutil.a
 
 # The commit goes into machine.c; a stamp that changes only with the commit
 # keeps every other object from rebuilding.
@@ -147,9 +149,9 @@ $(1)/ipctax-bench: $(1)/obj/harness/bench.o $(addprefix $(1)/,$(ALL_LIBS))
 	$(2) $(CFLAGS_ALL) $(3) -o $$@ $$^ $(LDLIBS)
 $(1)/ipctax-summary: $(1)/obj/report/summary.o $(addprefix $(1)/,$(ALL_LIBS))
 	$(2) $(CFLAGS_ALL) $(3) -o $$@ $$^ $(LDLIBS)
-$(1)/ipctax-kernel: $(1)/obj/tools/kernel.o $(1)/libwire.a $(1)/libkernel.a
+$(1)/ipctax-kernel: $(1)/obj/tools/kernel.o $(1)/libkernel.a $(1)/libutil.a
 	$(2) $(CFLAGS_ALL) $(3) -o $$@ $$^ $(LDLIBS)
-$(1)/ipctax-record: $(1)/obj/tools/record.o $(1)/libharness.a $(1)/libwire.a
+$(1)/ipctax-record: $(1)/obj/tools/record.o $(1)/libutil.a
 	$(2) $(CFLAGS_ALL) $(3) -o $$@ $$^ $(LDLIBS)
 $(1)/tests/%: tests/%.c $(wildcard tests/*.h) $(addprefix $(1)/,$(ALL_LIBS))
 	@mkdir -p $$(@D)
@@ -190,7 +192,7 @@ $(SHIFT)/pad%.o:
 	printf '.text\n.balign 64\n.globl ipctax_code_shift\nipctax_code_shift:\n.skip %d, 0xcc\n.section .note.GNU-stack,"",@progbits\n' $* \
 	  | $(CC) -c -x assembler -o $@ -
 $(BUILD)/ipctax-engine-shift%: $(BUILD)/obj/engine/engine.o $(SHIFT)/pad%.o $(SHIFT_KERNEL_OBJS) \
-  $(BUILD)/libengine.a $(BUILD)/libwire.a
+  $(BUILD)/libengine.a $(BUILD)/libwire.a $(BUILD)/libutil.a
 	$(CC) $(CFLAGS_ALL) -o $@ $^ $(LDLIBS)
 SHIFT_ENGINES := $(CODE_SHIFTS:%=$(BUILD)/ipctax-engine-shift%)
 

@@ -71,7 +71,8 @@ PAD = (ZHI - ZLO) * 0.04
 LLO = 1
 LHI = 1
 do for [c in "3 4 6"] {           # the interval's ends, the original's ratio
-    stats A skip 1 using (near($2) ? NaN : c eq "6" ? orig(0) : column(int(c))) nooutput
+    stats A skip 1 using (near($2) ? NaN : c eq "6" ? (orig(0) == orig(0) ? orig(0) : 1) \
+                                    : column(int(c))) nooutput
     LLO = exists("STATS_min") && STATS_min < LLO ? STATS_min : LLO
     LHI = exists("STATS_max") && STATS_max > LHI ? STATS_max : LHI
 }

@@ -11,16 +11,16 @@
 
 #include "harness/pairs.h"            /* before cmocka, whose fail() is a macro */
 #include "testutil.h"
-#include "harness/csvout.h"
+#include "util/csvout.h"
 #include "harness/gate.h"
-#include "harness/random.h"
-#include "harness/stats.h"
+#include "util/random.h"
+#include "util/stats.h"
 #include "kernel/workspace.h"
 #include "report/claims.h"
 #include "report/csvread.h"
 #include "report/store.h"
-#include "wire/options.h"
-#include "wire/timing.h"
+#include "util/options.h"
+#include "util/timing.h"
 
 static void median_of_an_even_count_averages_the_middle_pair(void **state)
 {

@@ -32,7 +32,7 @@
 #include "wire/frame.h"
 #include "wire/netio.h"
 #include "wire/shm_ring.h"
-#include "wire/timing.h"
+#include "util/timing.h"
 
 enum { CLIENT_ERROR_SIZE = 512 };
 

@@ -33,7 +33,7 @@
 #include "kernel/kernel.h"
 #include "wire/netio.h"
 #include "kernel/series.h"
-#include "wire/timing.h"
+#include "util/timing.h"
 
 extern char **environ;
 

@@ -12,9 +12,9 @@
 #include "engine/cli.h"
 #include "kernel/kernel.h"
 #include "kernel/kernel_tuned.h"
-#include "wire/error.h"
+#include "util/error.h"
+#include "util/options.h"
 #include "wire/frame.h"
-#include "wire/options.h"
 
 void engine_usage(FILE *to)
 {

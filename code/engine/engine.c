@@ -18,11 +18,11 @@
 
 #include "engine/cli.h"
 #include "engine/service.h"
+#include "util/options.h"
+#include "util/timing.h"
 #include "wire/frame.h"
 #include "wire/netio.h"
-#include "wire/options.h"
 #include "wire/shm_ring.h"
-#include "wire/timing.h"
 
 /* The commit the engine was built from; the Makefile passes it. */
 #ifndef IPCTAX_COMMIT

@@ -12,7 +12,8 @@
 #include "harness/placement.h"
 #include "harness/worker.h"
 #include "kernel/kernel_tuned.h"
-#include "wire/timing.h"
+#include "util/error.h"
+#include "util/timing.h"
 
 #define C CLIENT_C
 #define PY CLIENT_PYTHON
@@ -171,44 +172,45 @@ static const char *engine_kernel(enum arch_kernel k)
 }
 
 static int open_python_row(struct arch_state *st, const struct harness_env *env,
-                           char err[ERR_SIZE])
+                           char *err, size_t err_size)
 {
     const struct arch_row *row = st->row;
     if (st->worker == NULL)
-        return fail(err, "%s needs the Python worker, which is not running", row->name);
+        return set_error(err, err_size, "%s needs the Python worker, which is not running",
+                         row->name);
     if (row->transport == TRANSPORT_SPAWN)
-        return worker_prepare(st->worker, row->name, "engine", env->engine, err);
+        return worker_prepare(st->worker, row->name, "engine", env->engine, err, err_size);
     if (row->transport == TRANSPORT_NONE)
-        return worker_prepare(st->worker, row->name, NULL, NULL, err);
+        return worker_prepare(st->worker, row->name, NULL, NULL, err, err_size);
     struct session_options o = {row->transport, row->name, engine_kernel(row->kernel), NULL,
                                 0, 0, NULL, NULL};
-    if (session_open(&st->session, env, &o, err) != 0)
+    if (session_open(&st->session, env, &o, err, err_size) != 0)
         return -1;
     st->has_session = 1;
-    return worker_prepare(st->worker, row->name, "socket", st->session.socket_path, err);
+    return worker_prepare(st->worker, row->name, "socket", st->session.socket_path, err, err_size);
 }
 
 static int open_c_row(struct arch_state *st, const struct harness_env *env,
-                      const struct sweep_job *job, char err[ERR_SIZE])
+                      const struct sweep_job *job, char *err, size_t err_size)
 {
     const struct arch_row *row = st->row;
     struct session_options o = {row->transport, row->name, engine_kernel(row->kernel), NULL,
                                 0, 1, NULL, NULL};
-    if (session_open(&st->session, env, &o, err) != 0)
+    if (session_open(&st->session, env, &o, err, err_size) != 0)
         return -1;
     st->has_session = 1;
     if (row->grain == GRAIN_LOADED)
-        return session_load(&st->session, job->close, job->n_bars, NULL, err);
+        return session_load(&st->session, job->close, job->n_bars, NULL, err, err_size);
     return 0;
 }
 
 struct arch_state *arch_open(const struct arch_row *row, const struct harness_env *env,
                              struct worker *worker, const struct sweep_job *job,
-                             char err[ERR_SIZE])
+                             char *err, size_t err_size)
 {
     struct arch_state *st = calloc(1, sizeof *st);
     if (st == NULL) {
-        fail(err, "out of memory");
+        set_error(err, err_size, "out of memory");
         return NULL;
     }
     st->row = row;
@@ -216,9 +218,9 @@ struct arch_state *arch_open(const struct arch_row *row, const struct harness_en
     sweep_workspace_init(&st->ws, NULL);
     int status = 0;
     if (row->client == CLIENT_PYTHON)
-        status = open_python_row(st, env, err);
+        status = open_python_row(st, env, err, err_size);
     else if (row->client == CLIENT_C)
-        status = open_c_row(st, env, job, err);
+        status = open_c_row(st, env, job, err, err_size);
     if (status != 0) {
         arch_close(st);
         return NULL;
@@ -237,7 +239,7 @@ void arch_close(struct arch_state *st)
 }
 
 static int run_in_process(struct arch_state *st, const struct sweep_job *job,
-                          struct combo_result *results, char err[ERR_SIZE])
+                          struct combo_result *results, char *err, size_t err_size)
 {
     int status;
     switch (st->row->kernel) {
@@ -254,37 +256,38 @@ static int run_in_process(struct arch_state *st, const struct sweep_job *job,
                                 results);
         break;
     }
-    return status == 0 ? 0 : fail(err, "out of memory for the kernel's workspace");
+    return status == 0 ? 0 : set_error(err, err_size, "out of memory for the kernel's workspace");
 }
 
 static int sweep_call(struct arch_state *st, const struct sweep_job *job, size_t first,
                       size_t count, struct combo_result *results, struct call_record *t,
-                      char err[ERR_SIZE])
+                      char *err, size_t err_size)
 {
     if (st->row->encoding == ENCODING_JSON)
         return session_json_sweep(&st->session, job->close, job->n_bars, job->params + first,
-                                  count, results + first, t, err);
+                                  count, results + first, t, err, err_size);
     return session_sweep(&st->session, job->close, job->n_bars, job->params + first, count,
-                         results + first, t, err);
+                         results + first, t, err, err_size);
 }
 
 static int run_per_bar(struct arch_state *st, const struct sweep_job *job,
                        struct combo_result *results, struct call_sink *sink,
-                       char err[ERR_SIZE])
+                       char *err, size_t err_size)
 {
     struct session *s = &st->session;
     struct call_record t;
-    if (session_stream_open(s, job->params, job->n_combos, &t, err) != 0)
+    if (session_stream_open(s, job->params, job->n_combos, &t, err, err_size) != 0)
         return -1;
     call_sink_put(sink, 0, &t);
     for (size_t b = 0; b < job->n_bars; b++) {
         int timed = b % PER_BAR_SAMPLE == 0;
-        if (session_stream_bar(s, job->close[b], job->n_combos, timed ? &t : NULL, err) != 0)
+        if (session_stream_bar(s, job->close[b], job->n_combos, timed ? &t : NULL, err,
+                               err_size) != 0)
             return -1;
         if (timed)
             call_sink_put(sink, 1 + b, &t);
     }
-    if (session_stream_close(s, results, job->n_combos, &t, err) != 0)
+    if (session_stream_close(s, results, job->n_combos, &t, err, err_size) != 0)
         return -1;
     call_sink_put(sink, 1 + job->n_bars, &t);
     return 0;
@@ -292,18 +295,18 @@ static int run_per_bar(struct arch_state *st, const struct sweep_job *job,
 
 static int run_c_client(struct arch_state *st, const struct sweep_job *job,
                         struct combo_result *results, struct call_sink *sink,
-                        char err[ERR_SIZE])
+                        char *err, size_t err_size)
 {
     struct call_record t;
     switch (st->row->grain) {
     case GRAIN_SWEEP:
-        if (sweep_call(st, job, 0, job->n_combos, results, &t, err) != 0)
+        if (sweep_call(st, job, 0, job->n_combos, results, &t, err, err_size) != 0)
             return -1;
         call_sink_put(sink, 0, &t);
         return 0;
     case GRAIN_COMBO:
         for (size_t k = 0; k < job->n_combos; k++) {
-            if (sweep_call(st, job, k, 1, results, &t, err) != 0)
+            if (sweep_call(st, job, k, 1, results, &t, err, err_size) != 0)
                 return -1;
             call_sink_put(sink, k, &t);
         }
@@ -311,23 +314,24 @@ static int run_c_client(struct arch_state *st, const struct sweep_job *job,
     case GRAIN_LOADED:
         for (size_t k = 0; k < job->n_combos; k++) {
             if (session_sweep_loaded(&st->session, &job->params[k], 1, &results[k], &t,
-                                     err) != 0)
+                                     err, err_size) != 0)
                 return -1;
             call_sink_put(sink, k, &t);
         }
         return 0;
     case GRAIN_BAR:
-        return run_per_bar(st, job, results, sink, err);
+        return run_per_bar(st, job, results, sink, err, err_size);
     }
-    return fail(err, "%s: unknown grain", st->row->name);
+    return set_error(err, err_size, "%s: unknown grain", st->row->name);
 }
 
 static int run_in_client(struct arch_state *st, const struct sweep_job *job,
                          struct combo_result *results, struct run_measure *m,
-                         struct call_sink *sink, char err[ERR_SIZE])
+                         struct call_sink *sink, char *err, size_t err_size)
 {
     if (st->row->client == CLIENT_PYTHON)
-        return worker_run(st->worker, st->row->name, job->n_combos, results, m, sink, err);
+        return worker_run(st->worker, st->row->name, job->n_combos, results, m, sink, err,
+                          err_size);
     /* One thread drives the run, except the kernel on every core, which only
      * ever runs alone (@sec:pairs): count that one's whole process. */
     uint64_t (*cpu_clock)(void) = st->row->kernel == KERNEL_TUNED_ALL_CORES ? cpu_ns
@@ -335,8 +339,9 @@ static int run_in_client(struct arch_state *st, const struct sweep_job *job,
     long faults = thread_minor_faults();
     m->cpu_start = current_cpu();
     uint64_t cpu0 = cpu_clock(), t0 = clock_ns();
-    int status = st->row->client == CLIENT_NONE ? run_in_process(st, job, results, err)
-                                                 : run_c_client(st, job, results, sink, err);
+    int status = st->row->client == CLIENT_NONE ? run_in_process(st, job, results, err, err_size)
+                                                 : run_c_client(st, job, results, sink, err,
+                                                                err_size);
     m->seconds = seconds_between(t0, clock_ns());
     m->client_cpu_s = (double)(cpu_clock() - cpu0) * 1e-9;
     m->cpu_end = current_cpu();
@@ -350,14 +355,14 @@ static pid_t engine_pid(const struct arch_state *st)
 }
 
 int arch_run(struct arch_state *st, const struct sweep_job *job, struct combo_result *results,
-             struct run_measure *m, struct call_sink *sink, char err[ERR_SIZE])
+             struct run_measure *m, struct call_sink *sink, char *err, size_t err_size)
 {
     struct proc_place before, after;
     pid_t engine = engine_pid(st);
     int looked = engine > 0 && proc_place(engine, &before) == 0;
     *m = (struct run_measure){NAN, NAN, NAN, -1, -1, -1, -1, -1};
     call_sink_clear(sink);
-    if (run_in_client(st, job, results, m, sink, err) != 0)
+    if (run_in_client(st, job, results, m, sink, err, err_size) != 0)
         return -1;
     m->engine_cpu_s = sink->engine_cpu_known ? sink->engine_cpu_ns * 1e-9 : NAN;
     if (looked && proc_place(engine, &after) == 0) {

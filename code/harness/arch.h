@@ -9,10 +9,10 @@
 
 #include <stddef.h>
 
-#include "harness/csvout.h"
 #include "harness/env.h"
 #include "harness/session.h"
 #include "kernel/kernel.h"
+#include "util/csvout.h"
 
 /* One sweep to perform: the series and the parameter sets. */
 struct sweep_job {
@@ -98,13 +98,13 @@ struct arch_state;
  * err set on failure. */
 struct arch_state *arch_open(const struct arch_row *row, const struct harness_env *env,
                              struct worker *worker, const struct sweep_job *job,
-                             char err[ERR_SIZE]);
+                             char *err, size_t err_size);
 /* Pins the processes that serve the row (its engine, the Python worker) to
  * cpu, or lets them run anywhere again (CPU_ANY, @sec:placement). 0 or -1. */
 int arch_pin(struct arch_state *st, int cpu);
 /* One sweep: results[0..n_combos), the run's measures, its calls into sink. */
 int arch_run(struct arch_state *st, const struct sweep_job *job, struct combo_result *results,
-             struct run_measure *m, struct call_sink *sink, char err[ERR_SIZE]);
+             struct run_measure *m, struct call_sink *sink, char *err, size_t err_size);
 void arch_close(struct arch_state *st);
 
 #endif

@@ -12,19 +12,19 @@
 #include <unistd.h>
 
 #include "harness/arch.h"
-#include "harness/csvout.h"
 #include "harness/env.h"
 #include "harness/machine.h"
 #include "harness/measure.h"
-#include "harness/names.h"
 #include "harness/schedule.h"
 #include "harness/worker.h"
 #include "kernel/grid.h"
 #include "kernel/kernel.h"
 #include "kernel/kernel_tuned.h"
 #include "kernel/series.h"
-#include "wire/error.h"
-#include "wire/options.h"
+#include "util/csvout.h"
+#include "util/error.h"
+#include "util/names.h"
+#include "util/options.h"
 
 #ifndef IPCTAX_COMMIT
 #define IPCTAX_COMMIT "unknown"
@@ -307,7 +307,7 @@ int main(int argc, char **argv)
         return answered;
     if (check_out_dir(cfg.out_dir) != 0)
         return 2;
-    if (env_open(&env, cfg.engine, cfg.python, err) != 0) {
+    if (env_open(&env, cfg.engine, cfg.python, err, sizeof err) != 0) {
         fprintf(stderr, "ipctax-bench: %s\n", err);
         return 2;
     }
@@ -338,7 +338,7 @@ int main(int argc, char **argv)
     struct schedule_outcome how = {0};
     int gate_failed = 0, failed = 0;
     if (schedule_run(&env, &job, reference, cfg.rows, cfg.seed, &cfg.limits, cfg.out_dir, &how,
-                     err) != 0) {
+                     err, sizeof err) != 0) {
         fprintf(stderr, "ipctax-bench: architectures: %s\n", err);
         failed = 1;
     }

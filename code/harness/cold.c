@@ -8,6 +8,7 @@
 #include "harness/measure.h"
 #include "harness/placement.h"
 #include "harness/session.h"
+#include "util/error.h"
 
 enum {
     COLD_REPS = 20,            /* fresh engines */
@@ -47,18 +48,19 @@ static void write_cold(struct csv_out *o, int rep, int call, const struct cold_c
 }
 
 static int time_one_call(struct session *s, const struct sweep_job *job,
-                         struct cold_call *c, char err[ERR_SIZE])
+                         struct cold_call *c, char *err, size_t err_size)
 {
     struct proc_place before, after;
     struct combo_result result;
     if (proc_place(s->pid, &before) != 0)
-        return fail(err, "the engine %d is gone", (int)s->pid);
+        return set_error(err, err_size, "the engine %d is gone", (int)s->pid);
     long faults = thread_minor_faults();
-    if (session_sweep(s, job->close, job->n_bars, job->params, 1, &result, &c->t, err) != 0)
+    if (session_sweep(s, job->close, job->n_bars, job->params, 1, &result, &c->t, err,
+                      err_size) != 0)
         return -1;
     c->client_faults = thread_minor_faults() - faults;
     if (proc_place(s->pid, &after) != 0)
-        return fail(err, "the engine %d is gone", (int)s->pid);
+        return set_error(err, err_size, "the engine %d is gone", (int)s->pid);
     c->engine_faults = after.minor_faults - before.minor_faults;
     c->cpu = current_cpu();
     c->engine_cpu = after.cpu;
@@ -66,20 +68,20 @@ static int time_one_call(struct session *s, const struct sweep_job *job,
 }
 
 static int fresh_engine(const struct measure_context *ctx, int rep, int cpu,
-                        struct csv_out *out, char err[ERR_SIZE])
+                        struct csv_out *out, char *err, size_t err_size)
 {
     struct session s;
     struct session_options o = {TRANSPORT_UNIX, "cold", NULL, NULL, 0, 1, NULL, NULL};
     if (pin_this_thread(cpu) != 0)
-        return fail(err, "cannot pin the client to CPU %d", cpu);
-    if (session_open(&s, ctx->env, &o, err) != 0)
+        return set_error(err, err_size, "cannot pin the client to CPU %d", cpu);
+    if (session_open(&s, ctx->env, &o, err, err_size) != 0)
         return -1;
     int status = 0;
     if (pin_process(s.pid, cpu) != 0)
-        status = fail(err, "cannot pin the engine to CPU %d", cpu);
+        status = set_error(err, err_size, "cannot pin the engine to CPU %d", cpu);
     for (int call = 0; status == 0 && call < COLD_CALLS; call++) {
         struct cold_call c;
-        status = time_one_call(&s, ctx->job, &c, err);
+        status = time_one_call(&s, ctx->job, &c, err, err_size);
         if (status == 0)
             write_cold(out, rep, call, &c);
     }
@@ -87,21 +89,21 @@ static int fresh_engine(const struct measure_context *ctx, int rep, int cpu,
     return status;
 }
 
-int measure_cold(const struct measure_context *ctx, char err[ERR_SIZE])
+int measure_cold(const struct measure_context *ctx, char *err, size_t err_size)
 {
     struct csv_out out;
     int cpus[2];
     placement_init();
     if (placement_duet_cpus(cpus) != 0)
         cpus[0] = cpus[1] = current_cpu();
-    if (measure_open(ctx, "cold.csv", &out, COLD_HEADER, COLD_COLUMNS, err) != 0)
+    if (measure_open(ctx, "cold.csv", &out, COLD_HEADER, COLD_COLUMNS, err, err_size) != 0)
         return -1;
     int status = 0, reps = scaled(ctx, COLD_REPS, 6);
     for (int rep = 1; status == 0 && rep <= reps; rep++)
-        status = fresh_engine(ctx, rep, cpus[rep % 2], &out, err);
+        status = fresh_engine(ctx, rep, cpus[rep % 2], &out, err, err_size);
     pin_this_thread(CPU_ANY);
     if (status == 0 && csv_out_close(&out) != 0)
-        status = fail(err, "cannot write cold.csv");
+        status = set_error(err, err_size, "cannot write cold.csv");
     else if (status != 0)
         csv_out_abandon(&out);
     return status;

@@ -6,7 +6,7 @@
 #ifndef IPCTAX_MACHINE_H
 #define IPCTAX_MACHINE_H
 
-#include "harness/csvout.h"
+#include "util/csvout.h"
 
 /* What a system does not show is written as this. */
 #define NOT_VISIBLE "not visible"

@@ -10,6 +10,7 @@
 
 #include "harness/arch.h"
 #include "harness/placement.h"
+#include "util/error.h"
 
 struct side {
     struct arch_state *state;          /* the row that runs */
@@ -35,6 +36,6 @@ void side_run_alone(struct side *s);
 /* Runs a in a new thread and b in the calling thread, each pinned to its
  * CPU, starting together. 0, or -1 with err set when the thread could not
  * start (nothing ran). */
-int side_run_duet(struct side *a, struct side *b, char err[ERR_SIZE]);
+int side_run_duet(struct side *a, struct side *b, char *err, size_t err_size);
 
 #endif

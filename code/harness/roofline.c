@@ -10,9 +10,10 @@
 #include <unistd.h>
 
 #include "harness/measure.h"
-#include "harness/random.h"
 #include "kernel/kernel_tuned.h"
-#include "wire/timing.h"
+#include "util/error.h"
+#include "util/random.h"
+#include "util/timing.h"
 
 enum {
     PEAK_CHAINS = 12,
@@ -124,11 +125,11 @@ static double run_peak(const struct peak_kind *k, const double *x, int n)
     return seconds_between(t0, clock_ns());
 }
 
-static int write_roof_settings(const struct measure_context *ctx, char err[ERR_SIZE])
+static int write_roof_settings(const struct measure_context *ctx, char *err, size_t err_size)
 {
     static const char *const header[] = {"key", "value"};
     struct csv_out out;
-    if (measure_open(ctx, "roofline_settings.csv", &out, header, 2, err) != 0)
+    if (measure_open(ctx, "roofline_settings.csv", &out, header, 2, err, err_size) != 0)
         return -1;
     csv_out_text(&out, "chains");
     csv_out_int(&out, PEAK_CHAINS);
@@ -142,10 +143,11 @@ static int write_roof_settings(const struct measure_context *ctx, char err[ERR_S
     csv_out_text(&out, "tuned_bytes");
     csv_out_int(&out, tuned_path_bytes(tuned_path_in_use()));
     csv_out_end_row(&out);
-    return csv_out_close(&out) == 0 ? 0 : fail(err, "cannot write roofline_settings.csv");
+    return csv_out_close(&out) == 0 ? 0 : set_error(err, err_size,
+                                                    "cannot write roofline_settings.csv");
 }
 
-int measure_roofline(const struct measure_context *ctx, char err[ERR_SIZE])
+int measure_roofline(const struct measure_context *ctx, char *err, size_t err_size)
 {
     static const char *const header[] = {"kind", "lanes", "threads", "pass", "flops",
                                          "seconds"};
@@ -163,7 +165,7 @@ int measure_roofline(const struct measure_context *ctx, char err[ERR_SIZE])
             if (cores > 1)
                 configs[n].kind = k, configs[n++].threads = cores;
         }
-    if (measure_open(ctx, "roofline.csv", &out, header, 6, err) != 0)
+    if (measure_open(ctx, "roofline.csv", &out, header, 6, err, err_size) != 0)
         return -1;
     for (size_t i = 0; i < n; i++)
         run_peak(&KINDS[configs[i].kind], x, configs[i].threads);          /* warm-up */
@@ -186,6 +188,6 @@ int measure_roofline(const struct measure_context *ctx, char err[ERR_SIZE])
         }
     }
     if (csv_out_close(&out) != 0)
-        return fail(err, "cannot write roofline.csv");
-    return write_roof_settings(ctx, err);
+        return set_error(err, err_size, "cannot write roofline.csv");
+    return write_roof_settings(ctx, err, err_size);
 }

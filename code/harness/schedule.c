@@ -9,13 +9,14 @@
 #include <string.h>
 
 #include "harness/gate.h"
-#include "harness/names.h"
 #include "harness/pairs.h"
-#include "harness/random.h"
 #include "harness/schedule.h"
-#include "harness/stats.h"
 #include "harness/worker.h"
-#include "wire/timing.h"
+#include "util/error.h"
+#include "util/names.h"
+#include "util/random.h"
+#include "util/stats.h"
+#include "util/timing.h"
 
 struct row_record {
     const struct arch_row *row;
@@ -64,11 +65,12 @@ static const char *const CALL_HEADER[] = {
 enum { CALL_COLUMNS = sizeof CALL_HEADER / sizeof CALL_HEADER[0] };
 
 static int open_file(struct csv_out *out, const char *dir, const char *name,
-                     const char *const *header, int n, char err[ERR_SIZE])
+                     const char *const *header, int n, char *err, size_t err_size)
 {
     char path[4096];
     snprintf(path, sizeof path, "%s/%s", dir, name);
-    return csv_out_open(out, path, header, n) == 0 ? 0 : fail(err, "cannot write %s", path);
+    return csv_out_open(out, path, header, n) == 0 ? 0 : set_error(err, err_size,
+                                                                   "cannot write %s", path);
 }
 
 static int write_gate(const struct schedule *sc, const char *dir)
@@ -77,7 +79,7 @@ static int write_gate(const struct schedule *sc, const char *dir)
                                          "max_abs_pnl_diff", "verdict", "error"};
     char err[ERR_SIZE];
     struct csv_out out;
-    if (open_file(&out, dir, "gate.csv", header, 6, err) != 0)
+    if (open_file(&out, dir, "gate.csv", header, 6, err, sizeof err) != 0)
         return -1;
     for (size_t i = 0; i < sc->n; i++) {
         const struct row_record *r = &sc->rec[i];
@@ -93,7 +95,7 @@ static int write_gate(const struct schedule *sc, const char *dir)
     return csv_out_close(&out);
 }
 
-static int make_part(struct schedule *sc, struct row_record *r, char err[ERR_SIZE])
+static int make_part(struct schedule *sc, struct row_record *r, char *err, size_t err_size)
 {
     const struct job_part *p = &r->row->part;
     const struct sweep_job *whole = sc->job;
@@ -101,11 +103,11 @@ static int make_part(struct schedule *sc, struct row_record *r, char err[ERR_SIZ
     size_t bars = whole->n_bars / (size_t)(p->bar_divisor > 0 ? p->bar_divisor : 1);
     size_t combos = (whole->n_combos + step - 1) / step;
     if (r->row->client == CLIENT_PYTHON && (bars != whole->n_bars || step != 1))
-        return fail(err, "%s: a Python row runs the whole job", r->row->name);
+        return set_error(err, err_size, "%s: a Python row runs the whole job", r->row->name);
     r->params = malloc(combos * sizeof *r->params);
     r->reference = malloc(combos * sizeof *r->reference);
     if (r->params == NULL || r->reference == NULL)
-        return fail(err, "out of memory for %s's part of the job", r->row->name);
+        return set_error(err, err_size, "out of memory for %s's part of the job", r->row->name);
     for (size_t k = 0; k < combos; k++) {
         r->params[k] = whole->params[k * step];
         r->reference[k] = sc->reference[k * step];
@@ -113,7 +115,7 @@ static int make_part(struct schedule *sc, struct row_record *r, char err[ERR_SIZ
     r->job = (struct sweep_job){whole->close, bars > 0 ? bars : 1, r->params, combos};
     if (r->job.n_bars < whole->n_bars &&
         sweep_naive(whole->close, r->job.n_bars, r->params, combos, r->reference) != 0)
-        return fail(err, "out of memory for %s's reference results", r->row->name);
+        return set_error(err, err_size, "out of memory for %s's reference results", r->row->name);
     return 0;
 }
 
@@ -175,7 +177,7 @@ static void set_up(struct schedule *sc)
         struct row_record *r = &sc->rec[i];
         fprintf(stderr, "ipctax-bench: starting %s\n", r->row->name);
         r->state = arch_open(r->row, sc->env, sc->has_worker ? &sc->worker : NULL, &r->job,
-                             err);
+                             err, sizeof err);
         if (r->state == NULL) {
             stop_row(r, err);
             record_failure(sc, r);
@@ -282,7 +284,7 @@ static double run_couple(struct schedule *sc, struct row_record *r, int round, i
         int cpu = sc->duet_cpus[(first + at.slot - 1) % 2];
         int other = sc->duet_cpus[(first + at.slot) % 2];
         struct side x = side_of(sc, r, r, 0, cpu), b = side_of(sc, base, r, 1, other);
-        if (side_run_duet(&x, &b, err) != 0) {
+        if (side_run_duet(&x, &b, err, sizeof err) != 0) {
             stop_row(r, err);
             return NAN;
         }
@@ -378,13 +380,13 @@ static double next_round_s(const struct schedule *sc)
 }
 
 static int prepare(struct schedule *sc, const char *rows, const char *out_dir,
-                   char err[ERR_SIZE])
+                   char *err, size_t err_size)
 {
     sc->rec = calloc(N_ARCH_ROWS, sizeof *sc->rec);
     for (int s = 0; s < 2; s++)
         sc->results[s] = calloc(sc->job->n_combos, sizeof *sc->results[s]);
     if (sc->rec == NULL || sc->results[0] == NULL || sc->results[1] == NULL)
-        return fail(err, "out of memory");
+        return set_error(err, err_size, "out of memory");
     sc->baseline = -1;
     int python = 0;
     for (size_t i = 0; i < N_ARCH_ROWS; i++) {
@@ -392,7 +394,7 @@ static int prepare(struct schedule *sc, const char *rows, const char *out_dir,
             continue;                          /* the baseline always runs */
         struct row_record *r = &sc->rec[sc->n++];
         r->row = &ARCH_ROWS[i];
-        if (make_part(sc, r, err) != 0)
+        if (make_part(sc, r, err, err_size) != 0)
             return -1;
         if (r->row->pairing == PAIRING_NONE)
             sc->baseline = (int)(sc->n - 1);
@@ -400,12 +402,13 @@ static int prepare(struct schedule *sc, const char *rows, const char *out_dir,
     }
     placement_init();
     sc->can_duet = placement_duet_cpus(sc->duet_cpus) == 0;
-    if (python && worker_start(&sc->worker, sc->env, sc->job, err) != 0)
+    if (python && worker_start(&sc->worker, sc->env, sc->job, err, err_size) != 0)
         return -1;
     sc->has_worker = python;
-    if (open_file(&sc->runs, out_dir, "architectures.csv", RUN_HEADER, RUN_COLUMNS, err) != 0)
+    if (open_file(&sc->runs, out_dir, "architectures.csv", RUN_HEADER, RUN_COLUMNS, err,
+                  err_size) != 0)
         return -1;
-    return open_file(&sc->calls, out_dir, "calls.csv", CALL_HEADER, CALL_COLUMNS, err);
+    return open_file(&sc->calls, out_dir, "calls.csv", CALL_HEADER, CALL_COLUMNS, err, err_size);
 }
 
 static void finish(struct schedule *sc)
@@ -457,11 +460,11 @@ static void run_rounds(struct schedule *sc, const struct schedule_limits *lim, u
 int schedule_run(const struct harness_env *env, const struct sweep_job *job,
                  const struct combo_result *reference, const char *rows, uint32_t seed,
                  const struct schedule_limits *limits, const char *out_dir,
-                 struct schedule_outcome *how, char err[ERR_SIZE])
+                 struct schedule_outcome *how, char *err, size_t err_size)
 {
     struct schedule sc = {.env = env, .job = job, .reference = reference};
     memset(how, 0, sizeof *how);
-    int status = prepare(&sc, rows, out_dir, err);
+    int status = prepare(&sc, rows, out_dir, err, err_size);
     if (status == 0) {
         set_up(&sc);
         run_rounds(&sc, limits, seed, how);
@@ -473,7 +476,8 @@ int schedule_run(const struct harness_env *env, const struct sweep_job *job,
         how->duet_cpus[1] = sc.can_duet ? sc.duet_cpus[1] : -1;
         if (csv_out_close(&sc.runs) != 0 || csv_out_close(&sc.calls) != 0 ||
             write_gate(&sc, out_dir) != 0)
-            status = fail(err, "cannot write the architectures' files in %s", out_dir);
+            status = set_error(err, err_size, "cannot write the architectures' files in %s",
+                               out_dir);
     } else {
         csv_out_abandon(&sc.runs);
         csv_out_abandon(&sc.calls);

@@ -80,14 +80,14 @@ struct session {
 /* Starts the engine (none for TRANSPORT_SPAWN: each call starts one), waits
  * until it listens, and connects if asked. Returns 0, or -1 with err set. */
 int session_open(struct session *s, const struct harness_env *env,
-                 const struct session_options *o, char err[ERR_SIZE]);
+                 const struct session_options *o, char *err, size_t err_size);
 /* Disconnects and stops the engine, which removes its socket or segment. */
 void session_close(struct session *s);
 
 /* Leaves the engine running but drops the connection, and makes a new one:
  * an engine over shared memory serves one client at a time. */
 void session_disconnect(struct session *s);
-int session_connect(struct session *s, char err[ERR_SIZE]);
+int session_connect(struct session *s, char *err, size_t err_size);
 
 /* The protocol's calls. With t != NULL the call is timed and asks the
  * engine for its timing; with NULL it is sent exactly as a client that
@@ -95,30 +95,30 @@ int session_connect(struct session *s, char err[ERR_SIZE]);
  * error frame included, with its message). */
 int session_sweep(struct session *s, const double *close, size_t n_bars,
                   const struct combo_params *params, size_t n_combos,
-                  struct combo_result *results, struct call_record *t, char err[ERR_SIZE]);
+                  struct combo_result *results, struct call_record *t, char *err, size_t err_size);
 int session_echo(struct session *s, const double *values, size_t n, double *back,
-                 struct call_record *t, char err[ERR_SIZE]);
+                 struct call_record *t, char *err, size_t err_size);
 int session_load(struct session *s, const double *close, size_t n_bars,
-                 struct call_record *t, char err[ERR_SIZE]);
+                 struct call_record *t, char *err, size_t err_size);
 int session_sweep_loaded(struct session *s, const struct combo_params *params,
                          size_t n_combos, struct combo_result *results,
-                         struct call_record *t, char err[ERR_SIZE]);
+                         struct call_record *t, char *err, size_t err_size);
 int session_stream_open(struct session *s, const struct combo_params *params,
-                        size_t n_combos, struct call_record *t, char err[ERR_SIZE]);
+                        size_t n_combos, struct call_record *t, char *err, size_t err_size);
 int session_stream_bar(struct session *s, double close, size_t n_combos,
-                       struct call_record *t, char err[ERR_SIZE]);
+                       struct call_record *t, char *err, size_t err_size);
 int session_stream_close(struct session *s, struct combo_result *results, size_t n_combos,
-                         struct call_record *t, char err[ERR_SIZE]);
+                         struct call_record *t, char *err, size_t err_size);
 int session_json_sweep(struct session *s, const double *close, size_t n_bars,
                        const struct combo_params *params, size_t n_combos,
                        struct combo_result *results, struct call_record *t,
-                       char err[ERR_SIZE]);
+                       char *err, size_t err_size);
 
 /* The raw ping-pong of an engine opened with raw = 1: `bytes` out and the
  * same bytes back per round trip, until session_raw_end. */
-int session_raw_begin(struct session *s, size_t bytes, char err[ERR_SIZE]);
+int session_raw_begin(struct session *s, size_t bytes, char *err, size_t err_size);
 int session_raw_round_trip(struct session *s, const void *out, void *in, size_t bytes,
-                           char err[ERR_SIZE]);
+                           char *err, size_t err_size);
 void session_raw_end(struct session *s);
 
 #endif

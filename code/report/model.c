@@ -16,6 +16,7 @@
 #include "report/manifest.h"
 #include "report/model.h"
 #include "report/schema.h"
+#include "util/error.h"
 
 #define MAX_BARS 1e8           /* ipctax-bench --bars at most */
 #define MAX_COMBOS 1e5         /* --combos at most */
@@ -275,15 +276,6 @@ const struct data_file *data_file_named(const char *name)
     return NULL;
 }
 
-int data_error(char *err, size_t err_size, const char *fmt, ...)
-{
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(err, err_size, fmt, ap);
-    va_end(ap);
-    return -1;
-}
-
 static int plain_number(const char *text)
 {
     return text[0] != '\0' && strchr("-.0123456789", text[0]) != NULL &&
@@ -295,9 +287,9 @@ static int parse_text(const struct data_column *c, const char *text, void *at, c
 {
     size_t len = strlen(text);
     if (len < (size_t)c->min)
-        return data_error(why, why_size, "is empty");
+        return set_error(why, why_size, "is empty");
     if (c->size > 0 && len >= c->size)
-        return data_error(why, why_size, "is %zu bytes long, at most %zu fit", len, c->size - 1);
+        return set_error(why, why_size, "is %zu bytes long, at most %zu fit", len, c->size - 1);
     if (at != NULL)
         memcpy(at, text, len + 1);
     return 0;
@@ -315,14 +307,14 @@ static int parse_field(const struct data_column *c, const char *text, void *at, 
         return 0;
     }
     if (text[0] == '\0')
-        return data_error(why, why_size, "is empty where a number is required");
+        return set_error(why, why_size, "is empty where a number is required");
     double v = plain_number(text) ? strtod(text, &end) : NAN;
     if (isnan(v) || *end != '\0')
-        return data_error(why, why_size, "'%s' is not a number", text);
+        return set_error(why, why_size, "'%s' is not a number", text);
     if (c->type == COLUMN_INT && strpbrk(text, ".eE") != NULL)
-        return data_error(why, why_size, "'%s' is not a whole number", text);
+        return set_error(why, why_size, "'%s' is not a whole number", text);
     if (!(v >= c->min && v <= c->max))
-        return data_error(why, why_size, "'%s' is out of its range %g..%g", text, c->min, c->max);
+        return set_error(why, why_size, "'%s' is out of its range %g..%g", text, c->min, c->max);
     if (at != NULL && c->type == COLUMN_INT)
         *(long *)at = (long)v;
     else if (at != NULL)
@@ -332,8 +324,8 @@ static int parse_field(const struct data_column *c, const char *text, void *at, 
 static int refuse_at(char *err, size_t err_size, const struct loaded_file *f, size_t row,
                      const char *kind, const char *name, const char *why)
 {
-    return data_error(err, err_size, "%s line %zu, %s %s: %s", f->path,
-                  csv_table_line(&f->table, row), kind, name, why);
+    return set_error(err, err_size, "%s line %zu, %s %s: %s", f->path,
+                     csv_table_line(&f->table, row), kind, name, why);
 }
 
 enum { MAX_COLUMNS = 64 };
@@ -355,17 +347,17 @@ static int load_rows(const struct loaded_file *f, struct run_data *d, char *err,
     int at[MAX_COLUMNS];
     char why[256];
     if (file->n_columns > MAX_COLUMNS)
-        return data_error(err, err_size, "%s: more than %d columns described", f->path,
-                          MAX_COLUMNS);
+        return set_error(err, err_size, "%s: more than %d columns described", f->path,
+                         MAX_COLUMNS);
     for (size_t c = 0; c < file->n_columns; c++)
         if ((at[c] = csv_table_column(t, file->columns[c].name)) < 0)
-            return data_error(err, err_size, "%s has no column %s", f->path,
-                              file->columns[c].name);
+            return set_error(err, err_size, "%s has no column %s", f->path,
+                             file->columns[c].name);
     if (t->n_rows == 0)
-        return data_error(err, err_size, "%s has no rows, only its header", f->path);
+        return set_error(err, err_size, "%s has no rows, only its header", f->path);
     char *rows = calloc(t->n_rows, file->row_size);
     if (rows == NULL)
-        return data_error(err, err_size, "out of memory loading %s", f->path);
+        return set_error(err, err_size, "out of memory loading %s", f->path);
     *rows_in(d, file) = rows;
     *count_in(d, file) = t->n_rows;
     for (size_t r = 0; r < t->n_rows; r++)
@@ -431,7 +423,7 @@ static int load_key_values(const struct loaded_file *f, struct run_data *d, char
     const struct kv_file *kv = (const struct kv_file *)rows_in(d, f->file);
     for (size_t k = 0; k < f->file->n_columns; k++)
         if (kv_get(kv, f->file->columns[k].name) == NULL)
-            return data_error(err, err_size, "%s has no key %s", f->path, f->file->columns[k].name);
+            return set_error(err, err_size, "%s has no key %s", f->path, f->file->columns[k].name);
     for (size_t r = 0; r < kv->n; r++) {
         const struct data_column *c = declared(f->file, kv->rows[r].key);
         if (c == NULL && taken_for_a_number(kv->rows[r].value))
@@ -477,7 +469,7 @@ int run_data_load(struct run_data *d, const char *dir, char *err, size_t err_siz
     struct loaded_file *files = calloc(N_DATA_FILES, sizeof *files);
     memset(d, 0, sizeof *d);
     if (files == NULL)
-        return data_error(err, err_size, "out of memory loading %s", dir);
+        return set_error(err, err_size, "out of memory loading %s", dir);
     int failed = read_every_file(files, dir, err, err_size) != 0 ||
                  manifest_verify(dir, files, N_DATA_FILES, err, err_size) != 0;
     for (size_t i = 0; !failed && i < N_DATA_FILES; i++)

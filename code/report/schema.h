@@ -53,9 +53,4 @@ struct loaded_file {
 /* The file of that name among DATA_FILES, or NULL. */
 const struct data_file *data_file_named(const char *name);
 
-/* Formats a message into err (printf-style) and returns -1: the report
- * layer's one way of saying what was wrong. */
-int data_error(char *err, size_t err_size, const char *fmt, ...)
-    __attribute__((format(printf, 3, 4)));
-
 #endif

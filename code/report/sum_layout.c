@@ -8,8 +8,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "harness/random.h"
 #include "report/summarize.h"
+#include "util/random.h"
 
 static int same_cell(const struct layout_row *a, const struct layout_row *b)
 {

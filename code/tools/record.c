@@ -7,8 +7,8 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "harness/csvout.h"
-#include "wire/options.h"
+#include "util/csvout.h"
+#include "util/options.h"
 
 #ifndef IPCTAX_COMMIT
 #define IPCTAX_COMMIT "unknown"

@@ -19,10 +19,10 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "wire/error.h"
+#include "util/error.h"
+#include "util/timing.h"
 #include "wire/netio.h"
 #include "wire/shm_ring.h"
-#include "wire/timing.h"
 
 _Static_assert(ATOMIC_LLONG_LOCK_FREE == 2 && ATOMIC_INT_LOCK_FREE == 2,
                "shared-memory atomics must be lock-free to work between processes");

@@ -11,7 +11,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "harness/csvout.h"
+#include "util/csvout.h"
 
 /* A file with no name in the folder of `path`, or NULL where the file
  * system cannot make one. */

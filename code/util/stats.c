@@ -8,8 +8,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "harness/random.h"
-#include "harness/stats.h"
+#include "util/random.h"
+#include "util/stats.h"
 
 double quantile_sorted(const double *sorted, size_t n, double q)
 {
