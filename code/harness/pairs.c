@@ -13,16 +13,6 @@
 #include "util/error.h"
 #include "util/timing.h"
 
-double couple_ratio(double x1, double b1, double x2, double b2)
-{
-    return exp((log(x1 / b1) + log(x2 / b2)) / 2.0);
-}
-
-double turn_ratio(double b1, double x, double b2)
-{
-    return x / sqrt(b1 * b2);
-}
-
 /* Both sides of a duet start from here. */
 struct starting_line {
     atomic_int arrived;

@@ -26,11 +26,6 @@ struct side {
     char err[ERR_SIZE];
 };
 
-/* A couple's ratio: the geometric mean of its two duets' ratios, x over b. */
-double couple_ratio(double x1, double b1, double x2, double b2);
-/* A triple's ratio: x over the geometric mean of the baseline runs around it. */
-double turn_ratio(double b1, double x, double b2);
-
 /* Runs s in the calling thread (pinned to s->cpu, or anywhere). */
 void side_run_alone(struct side *s);
 /* Runs a in a new thread and b in the calling thread, each pinned to its

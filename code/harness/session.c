@@ -34,12 +34,6 @@ static uint64_t call_deadline(void)
     return clock_ns() + (uint64_t)CALL_DEADLINE_S * 1000000000u;
 }
 
-const char *transport_name(enum transport t)
-{
-    static const char *const names[] = {"none", "unix", "tcp", "shm_futex", "shm_spin",
-                                        "pipe", "spawn"};
-    return (size_t)t < sizeof names / sizeof names[0] ? names[t] : "unknown";
-}
 
 /* The engine's command line: path, the harness's options, then `extra`. */
 static void engine_argv(const struct session *s, char *argv[], size_t max,

@@ -13,21 +13,10 @@
 
 #include "harness/env.h"
 #include "kernel/kernel.h"
+#include "schema/architectures.h"
 #include "wire/client.h"
 #include "wire/netio.h"
 #include "wire/shm_ring.h"
-
-enum transport {
-    TRANSPORT_NONE,            /* no boundary: the in-process architectures */
-    TRANSPORT_UNIX,            /* a persistent engine on a Unix socket */
-    TRANSPORT_TCP,             /* ... on TCP loopback, TCP_NODELAY */
-    TRANSPORT_SHM_FUTEX,       /* ... over shared memory, both sides sleep in futex */
-    TRANSPORT_SHM_SPIN,        /* ... over shared memory, both sides spin */
-    TRANSPORT_PIPE,            /* an engine on two pipes for one raw ping-pong */
-    TRANSPORT_SPAWN,           /* a fresh engine per call, over stdin and stdout */
-};
-
-const char *transport_name(enum transport t);
 
 struct call_record {
     uint64_t rtt_ns;           /* the whole call, as its caller sees it */

@@ -8,7 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "harness/arch.h"
+#include "schema/architectures.h"
 #include "report/summarize.h"
 #include "report/units.h"
 

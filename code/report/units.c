@@ -7,7 +7,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "harness/pairs.h"
 #include "report/units.h"
 #include "util/stats.h"
 

@@ -200,3 +200,13 @@ double estimate_half_width(struct estimate e)
         return NAN;
     return (e.high - e.low) / 2.0 / fabs(e.value);
 }
+
+double couple_ratio(double x1, double b1, double x2, double b2)
+{
+    return exp((log(x1 / b1) + log(x2 / b2)) / 2.0);
+}
+
+double turn_ratio(double b1, double x, double b2)
+{
+    return x / sqrt(b1 * b2);
+}
