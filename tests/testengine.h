@@ -639,7 +639,7 @@ struct reply {
     uint8_t *body;
 };
 
-enum { SESSION_REQUESTS = 7, ECHO_N = 100 };
+enum { SESSION_REQUESTS = 7, ECHO_DOUBLES = 100 };
 
 /* The request of step k of a session that uses every opcode once, in the
  * order they make sense: sweep, echo, load, sweep loaded, open stream, one
@@ -647,7 +647,7 @@ enum { SESSION_REQUESTS = 7, ECHO_N = 100 };
 static inline uint8_t *session_request(int k, int timed, size_t *len)
 {
     static const struct { enum opcode op; uint32_t bars, combos; } steps[SESSION_REQUESTS] = {
-        {OP_SWEEP, REF_BARS, REF_COMBOS}, {OP_ECHO, ECHO_N, 1}, {OP_LOAD, REF_BARS, 0},
+        {OP_SWEEP, REF_BARS, REF_COMBOS}, {OP_ECHO, ECHO_DOUBLES, 1}, {OP_LOAD, REF_BARS, 0},
         {OP_SWEEP_LOADED, 0, REF_COMBOS}, {OP_OPEN_STREAM, 0, REF_COMBOS}, {OP_BAR, 1, 0},
         {OP_CLOSE_STREAM, 0, 0},
     };
@@ -684,8 +684,8 @@ static inline void assert_plain_replies(const struct reply r[])
 {
     struct combo_result stream_expected[REF_COMBOS];
     assert_sweep_reply(r[0].body, r[0].word, 0, REF_COMBOS);
-    assert_int_equal(r[1].word, ECHO_N * 8);
-    assert_memory_equal(r[1].body, ref.close, ECHO_N * 8);
+    assert_int_equal(r[1].word, ECHO_DOUBLES * 8);
+    assert_memory_equal(r[1].body, ref.close, ECHO_DOUBLES * 8);
     assert_int_equal(r[2].word, 0);
     assert_sweep_reply(r[3].body, r[3].word, 0, REF_COMBOS);
     assert_int_equal(r[4].word, 0);
