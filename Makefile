@@ -148,7 +148,7 @@ LAYERS_ipctax-engine := engine
 LAYERS_ipctax-bench := harness
 LAYERS_ipctax-summary := report
 LAYERS_ipctax-kernel := kernel
-LAYERS_ipctax-record := util
+LAYERS_ipctax-record := schema
 # Each test program (tests/*.c with a main): the layers it tests, or that
 # its shared headers use (testengine.h judges results with the harness's gate).
 TEST_LAYERS_test_bench := report harness

@@ -22,7 +22,7 @@ void call_sink_put(struct call_sink *sink, size_t call, const struct call_record
         sink->engine_cpu_known = 1;
     }
     if (t->has_usage) {
-        sink->spawned_faults += t->process_minor_faults;
+        sink->spawned_faults += (long)t->process_minor_faults;
         sink->spawned = 1;
     }
     if (!sink->keep)
@@ -40,33 +40,26 @@ void call_sink_put(struct call_sink *sink, size_t call, const struct call_record
     sink->calls[sink->n++] = (struct kept_call){call, *t};
 }
 
-/* A u64 field, or an empty one when `known` is false. */
-static void put_ns(struct csv_out *out, int known, uint64_t ns)
+void call_record_write(struct data_out *o, size_t call, const struct call_record *t)
 {
-    if (known)
-        csv_out_int(out, (int64_t)ns);
-    else
-        csv_out_empty(out);
-}
-
-void call_record_write(struct csv_out *o, size_t call, const struct call_record *t)
-{
-    csv_out_int(o, (int64_t)call);
-    csv_out_int(o, (int64_t)t->rtt_ns);
-    const uint64_t client[] = {t->encode_ns, t->send_ns, t->wait_ns, t->receive_ns,
-                               t->decode_ns};
-    for (size_t i = 0; i < sizeof client / sizeof client[0]; i++)
-        csv_out_int(o, (int64_t)client[i]);
-    const uint64_t engine[] = {t->engine_ns, t->engine_decode_ns, t->compute_ns,
-                               t->engine_encode_ns, t->engine_cpu_ns};
-    for (size_t i = 0; i < sizeof engine / sizeof engine[0]; i++)
-        put_ns(o, t->has_engine, engine[i]);
-    put_ns(o, t->has_process, t->process_ns);
-    put_ns(o, t->has_usage, t->process_cpu_ns);
-    put_ns(o, t->has_usage, (uint64_t)t->process_minor_faults);
-    csv_out_int(o, (int64_t)t->request_bytes);
-    csv_out_int(o, (int64_t)t->reply_bytes);
-    csv_out_end_row(o);
+    data_int(o, CALLS_call, (int64_t)call);
+    data_int(o, CALLS_rtt_ns, (int64_t)t->rtt_ns);
+    data_int(o, CALLS_encode_ns, (int64_t)t->encode_ns);
+    data_int(o, CALLS_send_ns, (int64_t)t->send_ns);
+    data_int(o, CALLS_wait_ns, (int64_t)t->wait_ns);
+    data_int(o, CALLS_receive_ns, (int64_t)t->receive_ns);
+    data_int(o, CALLS_decode_ns, (int64_t)t->decode_ns);
+    data_known(o, CALLS_engine_ns, t->has_engine, (int64_t)t->engine_ns);
+    data_known(o, CALLS_engine_decode_ns, t->has_engine, (int64_t)t->engine_decode_ns);
+    data_known(o, CALLS_compute_ns, t->has_engine, (int64_t)t->compute_ns);
+    data_known(o, CALLS_engine_encode_ns, t->has_engine, (int64_t)t->engine_encode_ns);
+    data_known(o, CALLS_engine_cpu_ns, t->has_engine, (int64_t)t->engine_cpu_ns);
+    data_known(o, CALLS_process_ns, t->has_process, (int64_t)t->process_ns);
+    data_known(o, CALLS_process_cpu_ns, t->has_usage, (int64_t)t->process_cpu_ns);
+    data_known(o, CALLS_process_minor_faults, t->has_usage, (int64_t)t->process_minor_faults);
+    data_int(o, CALLS_request_bytes, (int64_t)t->request_bytes);
+    data_int(o, CALLS_reply_bytes, (int64_t)t->reply_bytes);
+    data_end_row(o);
 }
 
 void call_sink_clear(struct call_sink *sink)

@@ -12,7 +12,7 @@
 #include "harness/session.h"
 #include "kernel/kernel.h"
 #include "schema/architectures.h"
-#include "util/csvout.h"
+#include "schema/data_out.h"
 
 /* One sweep to perform: the series and the parameter sets. */
 struct sweep_job {
@@ -52,7 +52,7 @@ struct call_sink {
 
 void call_sink_put(struct call_sink *sink, size_t call, const struct call_record *t);
 /* Writes a call's index and its record's fields, the tail of a calls.csv row. */
-void call_record_write(struct csv_out *out, size_t call, const struct call_record *t);
+void call_record_write(struct data_out *out, size_t call, const struct call_record *t);
 /* Forgets the kept calls (the sink can be used again). */
 void call_sink_clear(struct call_sink *sink);
 void call_sink_free(struct call_sink *sink);

@@ -67,14 +67,14 @@ static int read_strace_total(const char *path, double *calls)
     return found ? 0 : -1;
 }
 
-static void write_count(struct csv_out *out, const char *side, const char *what, int requests,
+static void write_count(struct data_out *out, const char *side, const char *what, int requests,
                         double value)
 {
-    csv_out_text(out, side);
-    csv_out_text(out, what);
-    csv_out_int(out, requests);
-    csv_out_double(out, value);
-    csv_out_end_row(out);
+    data_text(out, COUNTS_side, side);
+    data_text(out, COUNTS_what, what);
+    data_int(out, COUNTS_requests, requests);
+    data_double(out, COUNTS_value, value);
+    data_end_row(out);
 }
 
 /* Runs argv to its end, its output discarded; 0 if it exited 0. */
@@ -165,9 +165,8 @@ static int strace_engine(const struct measure_context *ctx, struct count_job *cj
 
 int measure_counts(const struct measure_context *ctx, char *err, size_t err_size)
 {
-    static const char *const header[] = {"side", "what", "requests", "value"};
     struct count_job cj;
-    struct csv_out out;
+    struct data_out out;
     double in_kernel = 0, kernel2 = 0, total1 = 0, total3 = 0, calls1 = 0, calls3 = 0;
     make_count_job(ctx->job, &cj);
     if (count_in_process(ctx, &cj, &in_kernel, err, err_size) != 0 ||
@@ -177,7 +176,7 @@ int measure_counts(const struct measure_context *ctx, char *err, size_t err_size
         strace_engine(ctx, &cj, 1, &calls1, err, err_size) != 0 ||
         strace_engine(ctx, &cj, 3, &calls3, err, err_size) != 0)
         return -1;
-    if (measure_open(ctx, "counts.csv", &out, header, 4, err, err_size) != 0)
+    if (measure_open(ctx, "counts.csv", &out, err, err_size) != 0)
         return -1;
     write_count(&out, "in_process", "kernel_instructions", 1, in_kernel);
     write_count(&out, "engine", "kernel_instructions", 2, kernel2);
@@ -187,5 +186,5 @@ int measure_counts(const struct measure_context *ctx, char *err, size_t err_size
     write_count(&out, "engine", "syscalls", 3, calls3);
     write_count(&out, "job", "bars", 0, (double)cj.n_bars);
     write_count(&out, "job", "combos", 0, COUNT_COMBOS);
-    return csv_out_close(&out) == 0 ? 0 : set_error(err, err_size, "cannot write counts.csv");
+    return data_out_close(&out) == 0 ? 0 : set_error(err, err_size, "cannot write counts.csv");
 }

@@ -69,7 +69,7 @@ struct echo_run {
     int has_worker;
     double *payload, *back;
     uint8_t *out_bytes, *in_bytes;
-    struct csv_out out;
+    struct data_out out;
     int cpus[2];                       /* the two CPUs the placements use */
     int placement;                     /* the block's */
     int client_cpu, engine_pin;        /* where the block put its two ends */
@@ -162,24 +162,21 @@ static void write_sample(struct echo_run *er, int lane, int mode, int floats, in
                          int block, int rep, uint64_t rtt, int has_engine, uint64_t engine,
                          int client_cpu, int engine_cpu)
 {
-    struct csv_out *o = &er->out;
-    csv_out_text(o, LANES[lane].client);
-    csv_out_text(o, transport_name(LANES[lane].transport));
-    csv_out_text(o, PLACEMENT_NAMES[er->placement]);
-    csv_out_int(o, client_cpu);
-    csv_out_int(o, engine_cpu);
-    csv_out_text(o, MODE_NAMES[mode]);
-    csv_out_int(o, floats);
-    csv_out_int(o, (int64_t)floats * 8);
-    csv_out_int(o, pass);
-    csv_out_int(o, block);
-    csv_out_int(o, rep);
-    csv_out_int(o, (int64_t)rtt);
-    if (has_engine)
-        csv_out_int(o, (int64_t)engine);
-    else
-        csv_out_empty(o);
-    csv_out_end_row(o);
+    struct data_out *o = &er->out;
+    data_text(o, ECHO_client, LANES[lane].client);
+    data_text(o, ECHO_transport, transport_name(LANES[lane].transport));
+    data_text(o, ECHO_placement, PLACEMENT_NAMES[er->placement]);
+    data_int(o, ECHO_client_cpu, client_cpu);
+    data_int(o, ECHO_engine_cpu, engine_cpu);
+    data_text(o, ECHO_mode, MODE_NAMES[mode]);
+    data_int(o, ECHO_floats, floats);
+    data_int(o, ECHO_bytes, (int64_t)floats * 8);
+    data_int(o, ECHO_pass, pass);
+    data_int(o, ECHO_block, block);
+    data_int(o, ECHO_rep, rep);
+    data_int(o, ECHO_rtt_ns, (int64_t)rtt);
+    data_known(o, ECHO_engine_ns, has_engine, (int64_t)engine);
+    data_end_row(o);
 }
 
 /* One round trip in one mode: its time, and the engine's when it said. */
@@ -213,7 +210,7 @@ static int python_block(struct echo_run *er, int floats, int pass, int block, in
     if (answer == NULL)
         return -1;
     const json_t *rtts = json_object_get(answer, "rtt_ns");
-    const json_t *cpu = json_object_get(answer, "cpu");
+    const json_t *cpu = json_object_get(answer, "client_cpu");
     int client_cpu = json_is_integer(cpu) ? (int)json_integer_value(cpu) : -1;
     int engine_cpu = er->engine_pin;   /* its connection's thread has ended: see above */
     for (size_t r = 0; r < json_array_size(rtts); r++)
@@ -333,29 +330,22 @@ static int run_passes(struct echo_run *er, char *err, size_t err_size)
 
 static int write_settings(const struct measure_context *ctx, char *err, size_t err_size)
 {
-    static const char *const header[] = {"key", "value"};
-    struct csv_out out;
-    if (measure_open(ctx, "echo_settings.csv", &out, header, 2, err, err_size) != 0)
+    struct data_out out;
+    if (measure_open(ctx, "echo_settings.csv", &out, err, err_size) != 0)
         return -1;
     const struct { const char *key; int value; } rows[] = {
         {"warmup", ECHO_WARMUP}, {"passes", scaled(ctx, ECHO_PASSES, 2)},
         {"reps_small", block_reps(ctx, 1)}, {"reps_large", block_reps(ctx, ECHO_LARGE + 1)},
         {"large_from", ECHO_LARGE + 1}, {"sizes", N_ECHO_SIZES},
     };
-    for (size_t i = 0; i < sizeof rows / sizeof rows[0]; i++) {
-        csv_out_text(&out, rows[i].key);
-        csv_out_int(&out, rows[i].value);
-        csv_out_end_row(&out);
-    }
-    return csv_out_close(&out) == 0 ? 0 : set_error(err, err_size,
+    for (size_t i = 0; i < sizeof rows / sizeof rows[0]; i++)
+        data_key_int(&out, rows[i].key, rows[i].value);
+    return data_out_close(&out) == 0 ? 0 : set_error(err, err_size,
                                                     "cannot write echo_settings.csv");
 }
 
 int measure_echo(const struct measure_context *ctx, char *err, size_t err_size)
 {
-    static const char *const header[] = {"client", "transport", "placement", "client_cpu",
-                                         "engine_cpu", "mode", "floats", "bytes", "pass",
-                                         "block", "rep", "rtt_ns", "engine_ns"};
     const size_t largest = (size_t)ECHO_SIZES[N_ECHO_SIZES - 1];
     struct echo_run er = {.ctx = ctx};
     er.payload = malloc(largest * sizeof(double));
@@ -365,14 +355,13 @@ int measure_echo(const struct measure_context *ctx, char *err, size_t err_size)
     int status = -1;
     if (er.payload == NULL || er.back == NULL || er.out_bytes == NULL || er.in_bytes == NULL)
         set_error(err, err_size, "out of memory for the echo payloads");
-    else if (measure_open(ctx, "echo.csv", &er.out, header,
-                          (int)(sizeof header / sizeof header[0]), err, err_size) == 0) {
+    else if (measure_open(ctx, "echo.csv", &er.out, err, err_size) == 0) {
         gbm_series(er.payload, largest, DEFAULT_SEED);
         status = open_lanes(&er, err, err_size) == 0 ? run_passes(&er, err, err_size) : -1;
-        if (status == 0 && csv_out_close(&er.out) != 0)
+        if (status == 0 && data_out_close(&er.out) != 0)
             status = set_error(err, err_size, "cannot write echo.csv");
         else if (status != 0)
-            csv_out_abandon(&er.out);
+            data_out_abandon(&er.out);
     }
     close_lanes(&er);
     free(er.payload);

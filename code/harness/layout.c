@@ -128,26 +128,26 @@ static int sample(struct layout_run *lr, int i, double *seconds, char *err, size
     return status == 0 ? 0 : set_error(err, err_size, "out of memory in the kernel");
 }
 
-static void write_sample(struct csv_out *out, const struct layout_config *c, int pass,
+static void write_sample(struct data_out *out, const struct layout_config *c, int pass,
                          double seconds)
 {
     struct sweep_layout l = {0, 0, 0};
     char err[ERR_SIZE];
     option_layout("layout", c->layout, &l, err, sizeof err);   /* checked by open_config */
-    csv_out_text(out, SIDE_NAMES[c->side]);
+    data_text(out, LAYOUT_side, SIDE_NAMES[c->side]);
     if (c->code_shift >= 0)
-        csv_out_int(out, c->code_shift);
+        data_int(out, LAYOUT_code_shift, c->code_shift);
     else
-        csv_out_empty(out);
-    csv_out_int(out, l.series_offset);
-    csv_out_int(out, l.array_offset);
-    csv_out_int(out, l.array_stagger);
-    csv_out_int(out, pass);
-    csv_out_fixed(out, seconds, 9);
-    csv_out_end_row(out);
+        data_empty(out, LAYOUT_code_shift);
+    data_int(out, LAYOUT_series_offset, l.series_offset);
+    data_int(out, LAYOUT_array_offset, l.array_offset);
+    data_int(out, LAYOUT_array_stagger, l.array_stagger);
+    data_int(out, LAYOUT_pass, pass);
+    data_fixed(out, LAYOUT_seconds, seconds, 9);
+    data_end_row(out);
 }
 
-static int run_layout(struct layout_run *lr, struct csv_out *out, char *err, size_t err_size)
+static int run_layout(struct layout_run *lr, struct data_out *out, char *err, size_t err_size)
 {
     size_t order[N_CONFIGS];
     double seconds;
@@ -171,10 +171,8 @@ static int run_layout(struct layout_run *lr, struct csv_out *out, char *err, siz
 
 int measure_layout(const struct measure_context *ctx, char *err, size_t err_size)
 {
-    static const char *const header[] = {"side", "code_shift", "series_offset", "array_offset",
-                                         "array_stagger", "pass", "seconds"};
     struct layout_run lr = {.ctx = ctx};
-    struct csv_out out = {0};
+    struct data_out out = {0};
     const struct sweep_job *job = ctx->job;
     lr.params = malloc(job->n_combos * sizeof *lr.params);
     lr.results = malloc(job->n_combos * sizeof *lr.results);
@@ -187,13 +185,13 @@ int measure_layout(const struct measure_context *ctx, char *err, size_t err_size
     if (status == 0 && lr.n_combos == 0)
         lr.params[lr.n_combos++] = job->params[0];
     if (status == 0)
-        status = measure_open(ctx, "layout.csv", &out, header, 7, err, err_size);
+        status = measure_open(ctx, "layout.csv", &out, err, err_size);
     if (status == 0)
         status = run_layout(&lr, &out, err, err_size);
-    if (status == 0 && csv_out_close(&out) != 0)
+    if (status == 0 && data_out_close(&out) != 0)
         status = set_error(err, err_size, "cannot write layout.csv");
     else if (status != 0)
-        csv_out_abandon(&out);
+        data_out_abandon(&out);
     for (int i = 0; i < N_CONFIGS; i++) {
         if (lr.has_session[i])
             session_close(&lr.session[i]);

@@ -57,12 +57,8 @@ int scaled(const struct measure_context *ctx, int count, int floor)
     return n < floor ? floor : (int)n;
 }
 
-int measure_open(const struct measure_context *ctx, const char *name, struct csv_out *out,
-                 const char *const *header, int n_columns, char *err, size_t err_size)
+int measure_open(const struct measure_context *ctx, const char *name, struct data_out *out,
+                 char *err, size_t err_size)
 {
-    char path[4096];
-    snprintf(path, sizeof path, "%s/%s", ctx->out_dir, name);
-    if (csv_out_open(out, path, header, n_columns) != 0)
-        return set_error(err, err_size, "cannot write %s", path);
-    return 0;
+    return data_out_open(out, ctx->out_dir, name, err, err_size);
 }

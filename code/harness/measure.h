@@ -37,9 +37,10 @@ int measurements_run(const struct measure_context *ctx, const char *list);
 /* Repetitions: `count` scaled, never below `floor`. */
 int scaled(const struct measure_context *ctx, int count, int floor);
 
-/* Opens OUT_DIR/name with its header; 0, or -1 with err set. */
-int measure_open(const struct measure_context *ctx, const char *name, struct csv_out *out,
-                 const char *const *header, int n_columns, char *err, size_t err_size);
+/* Opens OUT_DIR/name, a file of the schema (@sec:data-model), with its header;
+ * 0, or -1 with err set. */
+int measure_open(const struct measure_context *ctx, const char *name, struct data_out *out,
+                 char *err, size_t err_size);
 
 int measure_echo(const struct measure_context *ctx, char *err, size_t err_size);
 int measure_cold(const struct measure_context *ctx, char *err, size_t err_size);

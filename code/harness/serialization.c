@@ -121,19 +121,19 @@ static const struct serial_op PAIRS[][2] = {
 };
 enum { N_PAIRS = sizeof PAIRS / sizeof PAIRS[0], SERIAL_REPS = 30 };
 
-static void write_row(struct csv_out *out, const char *language, const char *format,
+static void write_row(struct data_out *out, const char *language, const char *format,
                       const char *operation, int rep, uint64_t ns, long bytes)
 {
-    csv_out_text(out, language);
-    csv_out_text(out, format);
-    csv_out_text(out, operation);
-    csv_out_int(out, rep);
-    csv_out_int(out, (int64_t)ns);
-    csv_out_int(out, bytes);
-    csv_out_end_row(out);
+    data_text(out, SERIAL_language, language);
+    data_text(out, SERIAL_format, format);
+    data_text(out, SERIAL_operation, operation);
+    data_int(out, SERIAL_rep, rep);
+    data_int(out, SERIAL_ns, (int64_t)ns);
+    data_int(out, SERIAL_bytes, bytes);
+    data_end_row(out);
 }
 
-static int time_op(const struct serial_op *op, struct serial_bench *b, struct csv_out *out,
+static int time_op(const struct serial_op *op, struct serial_bench *b, struct data_out *out,
                    int rep, char *err, size_t err_size)
 {
     if (op->prepare != NULL)
@@ -152,7 +152,7 @@ static int time_op(const struct serial_op *op, struct serial_bench *b, struct cs
     return 0;
 }
 
-static int c_repetition(struct serial_bench *b, struct mt19937 *mt, struct csv_out *out,
+static int c_repetition(struct serial_bench *b, struct mt19937 *mt, struct data_out *out,
                         int rep, char *err, size_t err_size)
 {
     size_t order[N_PAIRS];
@@ -165,7 +165,7 @@ static int c_repetition(struct serial_bench *b, struct mt19937 *mt, struct csv_o
 }
 
 /* One repetition of the worker's three encodings; rep 0 is its warm-up. */
-static int python_repetition(struct worker *w, struct csv_out *out, int rep, char *err,
+static int python_repetition(struct worker *w, struct data_out *out, int rep, char *err,
                              size_t err_size)
 {
     json_t *answer = worker_command(w, json_pack("{s:s,s:i,s:i}", "cmd", "serialize", "reps",
@@ -192,11 +192,9 @@ static int python_repetition(struct worker *w, struct csv_out *out, int rep, cha
 
 int measure_serialization(const struct measure_context *ctx, char *err, size_t err_size)
 {
-    static const char *const header[] = {"language", "format", "operation", "rep", "ns",
-                                         "bytes"};
     struct serial_bench b;
     struct worker w;
-    struct csv_out out;
+    struct data_out out;
     if (bench_init(&b, ctx->job->close, ctx->job->n_bars) != 0) {
         bench_free(&b);
         return set_error(err, err_size, "out of memory for the serialization buffers");
@@ -205,17 +203,17 @@ int measure_serialization(const struct measure_context *ctx, char *err, size_t e
         bench_free(&b);
         return -1;
     }
-    int status = measure_open(ctx, "serialization.csv", &out, header, 6, err, err_size);
+    int status = measure_open(ctx, "serialization.csv", &out, err, err_size);
     struct mt19937 mt;
     mt19937_seed(&mt, round_seed(ctx->seed ^ 0x73657269u, 0));          /* "seri" */
     int reps = scaled(ctx, SERIAL_REPS, 5);
     for (int rep = 0; status == 0 && rep <= reps; rep++)
         status = c_repetition(&b, &mt, &out, rep, err, err_size) == 0 &&
                          python_repetition(&w, &out, rep, err, err_size) == 0 ? 0 : -1;
-    if (status == 0 && csv_out_close(&out) != 0)
+    if (status == 0 && data_out_close(&out) != 0)
         status = set_error(err, err_size, "cannot write serialization.csv");
     else if (status != 0)
-        csv_out_abandon(&out);
+        data_out_abandon(&out);
     worker_stop(&w);
     bench_free(&b);
     return status;

@@ -14,30 +14,19 @@
 #include "harness/env.h"
 #include "kernel/kernel.h"
 #include "schema/architectures.h"
+#include "schema/columns.h"
 #include "wire/client.h"
 #include "wire/netio.h"
 #include "wire/shm_ring.h"
 
+#define CALL_RECORD_MEMBER(row, name, ...) uint64_t name;
 struct call_record {
-    uint64_t rtt_ns;           /* the whole call, as its caller sees it */
-    uint64_t encode_ns;        /* writing the request into the buffer */
-    uint64_t send_ns;          /* handing it to the transport */
-    uint64_t wait_ns;          /* until the reply's length word arrived */
-    uint64_t receive_ns;       /* reading the rest of the reply */
-    uint64_t decode_ns;        /* turning it into results */
-    int has_engine;            /* the reply carried the engine's own timing: */
-    uint64_t engine_ns;        /*   request read .. reply about to be written */
-    uint64_t engine_decode_ns; /*   decoding and checking the request */
-    uint64_t compute_ns;       /*   the kernel */
-    uint64_t engine_encode_ns; /*   encoding the reply */
-    uint64_t engine_cpu_ns;    /*   the engine's processor time meanwhile */
-    int has_process;           /* a process was spawned for the call: */
-    uint64_t process_ns;       /*   from its spawn to its end */
-    int has_usage;             /*   and its usage is known: */
-    uint64_t process_cpu_ns;   /*   its processor time */
-    long process_minor_faults; /*   pages it touched for the first time */
-    uint64_t request_bytes, reply_bytes;
+    CALL_RECORD_COLUMNS(CALL_RECORD_MEMBER, unused)
+    int has_engine;            /* the reply carried the engine's own timing */
+    int has_process;           /* a process was spawned for the call */
+    int has_usage;             /* ... and its usage is known */
 };
+#undef CALL_RECORD_MEMBER
 
 struct session_options {
     enum transport transport;

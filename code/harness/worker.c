@@ -134,25 +134,18 @@ static uint64_t field_ns(const json_t *object, const char *key, int *known)
     return (uint64_t)json_integer_value(v);
 }
 
+/* The worker names a call's fields as calls.csv names its columns: each is
+ * read by its column's name, and a field that is absent stays unknown. */
 static void put_python_call(struct call_sink *sink, size_t call, const json_t *c)
 {
     struct call_record t = {0};
-    int known = 0, engine = 0, process = 0;
-    t.rtt_ns = field_ns(c, "rtt_ns", &known);
-    t.encode_ns = field_ns(c, "encode_ns", &known);
-    t.send_ns = field_ns(c, "send_ns", &known);
-    t.wait_ns = field_ns(c, "wait_ns", &known);
-    t.decode_ns = field_ns(c, "decode_ns", &known);
-    t.engine_ns = field_ns(c, "engine_ns", &engine);
-    t.engine_decode_ns = field_ns(c, "engine_decode_ns", &engine);
-    t.compute_ns = field_ns(c, "compute_ns", &engine);
-    t.engine_encode_ns = field_ns(c, "engine_encode_ns", &engine);
-    t.engine_cpu_ns = field_ns(c, "engine_cpu_ns", &engine);
-    t.process_ns = field_ns(c, "spawn_ns", &process);
-    t.request_bytes = field_ns(c, "request_bytes", &known);
-    t.reply_bytes = field_ns(c, "reply_bytes", &known);
-    t.has_engine = engine;
-    t.has_process = process;
+    int present[RECORD_N] = {0};
+#define READ_FIELD(row, name, ...) t.name = field_ns(c, #name, &present[RECORD_##name]);
+    CALL_RECORD_COLUMNS(READ_FIELD, unused)
+#undef READ_FIELD
+    t.has_engine = present[RECORD_engine_ns];
+    t.has_process = present[RECORD_process_ns];
+    t.has_usage = present[RECORD_process_cpu_ns];
     call_sink_put(sink, call, &t);
 }
 
@@ -184,12 +177,12 @@ int worker_run(struct worker *w, const char *row, size_t n_combos, struct combo_
     if (answer == NULL)
         return -1;
     int status = read_results(answer, n_combos, results, err, err_size);
-    int known = 0, placed = 0;
-    m->seconds = (double)field_ns(answer, "ns", &known) * 1e-9;
-    m->client_cpu_s = (double)field_ns(answer, "cpu_ns", &known) * 1e-9;
+    int placed = 0;
+    m->seconds = json_number_value(json_object_get(answer, "seconds"));
+    m->client_cpu_s = json_number_value(json_object_get(answer, "client_cpu_s"));
     m->cpu_start = (int)field_ns(answer, "cpu_start", &placed);
     m->cpu_end = (int)field_ns(answer, "cpu_end", &placed);
-    m->client_minor_faults = (long)field_ns(answer, "minor_faults", &placed);
+    m->client_minor_faults = (long)field_ns(answer, "client_minor_faults", &placed);
     if (!placed)
         m->cpu_start = m->cpu_end = -1, m->client_minor_faults = -1;
     const json_t *calls = json_object_get(answer, "calls");

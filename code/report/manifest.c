@@ -12,6 +12,7 @@
 
 #include "report/manifest.h"
 #include "report/model.h"
+#include "schema/data_out.h"
 #include "util/csvout.h"
 #include "util/error.h"
 
@@ -108,14 +109,13 @@ static int refuse_strangers(const char *dir, char *err, size_t err_size)
 
 int manifest_write(const char *dir, char *err, size_t err_size)
 {
-    static const char *const header[] = {"file", "sha256"};
     char path[4096];
-    struct csv_out out;
+    struct data_out out;
     if (refuse_strangers(dir, err, err_size) != 0)
         return -1;
-    snprintf(path, sizeof path, "%s/manifest.csv", dir);
-    if (csv_out_open(&out, path, header, 2) != 0)
-        return set_error(err, err_size, "%s: %s", path, strerror(errno));
+    snprintf(path, sizeof path, "%s/%s", dir, MANIFEST_FILE.name);
+    if (data_out_open(&out, dir, MANIFEST_FILE.name, err, err_size) != 0)
+        return -1;
     for (size_t i = 0; i < N_DATA_FILES; i++) {
         struct csv_table t;
         char file[4096];
@@ -123,15 +123,15 @@ int manifest_write(const char *dir, char *err, size_t err_size)
             continue;
         snprintf(file, sizeof file, "%s/%s", dir, DATA_FILES[i].name);
         if (csv_table_load(file, &t, err, err_size) != 0) {
-            csv_out_abandon(&out);
+            data_out_abandon(&out);
             return -1;
         }
-        csv_out_text(&out, DATA_FILES[i].name);
-        csv_out_text(&out, t.sha256);
-        csv_out_end_row(&out);
+        data_text(&out, MANIFEST_file, DATA_FILES[i].name);
+        data_text(&out, MANIFEST_sha256, t.sha256);
+        data_end_row(&out);
         csv_table_free(&t);
     }
-    if (csv_out_close(&out) != 0)
+    if (data_out_close(&out) != 0)
         return set_error(err, err_size, "%s: cannot write it: %s", path, strerror(errno));
     return 0;
 }

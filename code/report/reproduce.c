@@ -252,7 +252,7 @@ static void machines_table(struct store *s, struct reproduction *r, size_t n)
     static const char *const header[] = {"Reproduction", "Processor", "Vectors enabled",
                                          "Kernel", "Date", "Conditions"};
     struct csv_out t;
-    if (table_open(s, "machines", &t, header, 6) != 0)
+    if (table_open(s, "machines", &t, header, CSV_COLUMNS(header)) != 0)
         return;
     for (size_t i = 0; i < n; i++) {
         const char *cells[] = {r[i].id, r[i].machine, r[i].simd, r[i].kernel, r[i].date,
