@@ -135,20 +135,23 @@ LINK_ORDER := report harness engine wire schema kernel util
 libs_for = $(foreach L,$(LINK_ORDER),$(if $(filter $(L),$(2) $(foreach U,$(2),$(USES_$(U)))),$(1)/lib$(L).a))
 
 MAINS := code/engine/engine.c code/harness/bench.c code/report/summary.c code/tools/kernel.c \
-         code/tools/record.c
+         code/tools/record.c code/tools/datapackage.c
 layer_src = $(filter-out $(MAINS),$(wildcard code/$(1)/*.c))
 # Each program: its main object and the layers it is built on.
-PROGRAMS := ipctax-engine ipctax-bench ipctax-summary ipctax-kernel ipctax-record
+PROGRAMS := ipctax-engine ipctax-bench ipctax-summary ipctax-kernel ipctax-record \
+            ipctax-datapackage
 MAIN_ipctax-engine := engine/engine
 MAIN_ipctax-bench := harness/bench
 MAIN_ipctax-summary := report/summary
 MAIN_ipctax-kernel := tools/kernel
 MAIN_ipctax-record := tools/record
+MAIN_ipctax-datapackage := tools/datapackage
 LAYERS_ipctax-engine := engine
 LAYERS_ipctax-bench := harness
 LAYERS_ipctax-summary := report
 LAYERS_ipctax-kernel := kernel
 LAYERS_ipctax-record := schema
+LAYERS_ipctax-datapackage := schema
 # Each test program (tests/*.c with a main): the layers it tests, or that
 # its shared headers use (testengine.h judges results with the harness's gate).
 TEST_LAYERS_test_bench := report harness
@@ -217,7 +220,8 @@ $(foreach o,$(KERNEL_OBJS),$(eval DEFS_$(o) = -falign-functions=64))
 # Definitions one object needs beyond the flags: DEFS_<layer>/<file>.
 DEFS_harness/machine = -DIPCTAX_CFLAGS='"$(CFLAGS_ALL)"' -DIPCTAX_COMMIT='"$(shell cat $(BUILD)/commit.txt)"'
 # Every program's --version names the commit: only its main object rebuilds.
-VERSIONED_MAINS := harness/bench engine/engine report/summary tools/kernel tools/record
+VERSIONED_MAINS := harness/bench engine/engine report/summary tools/kernel tools/record \
+                   tools/datapackage
 $(foreach m,$(VERSIONED_MAINS),$(eval DEFS_$(m) = -DIPCTAX_COMMIT='"$$(shell cat $(BUILD)/commit.txt)"'))
 $(VERSIONED_MAINS:%=$(BUILD)/obj/%.o): $(BUILD)/commit.txt
 
@@ -247,7 +251,7 @@ $(BUILD)/ipctax-engine-shift%: $(BUILD)/obj/engine/engine.o $(SHIFT)/pad%.o $(SH
 SHIFT_ENGINES := $(CODE_SHIFTS:%=$(BUILD)/ipctax-engine-shift%)
 
 all: $(BUILD)/ipctax-bench $(BUILD)/ipctax-summary $(BUILD)/ipctax-engine $(BUILD)/ipctax-kernel \
-     $(BUILD)/ipctax-record \
+     $(BUILD)/ipctax-record $(BUILD)/ipctax-datapackage \
      $(SHIFT_ENGINES)
 
 clean:
@@ -308,13 +312,18 @@ layer_closure = $(subst $(space),$(comma),$(strip $(sort $(1) $(foreach U,$(1),$
 LAYER_UNITS = $(foreach L,$(LAYERS),$(L):$(subst $(space),$(comma),$(strip $(USES_$(L))))) \
   code/tools/kernel.c:$(call layer_closure,$(LAYERS_ipctax-kernel)) \
   code/tools/record.c:$(call layer_closure,$(LAYERS_ipctax-record)) code/tools/tangle.c:util \
+  code/tools/datapackage.c:$(call layer_closure,$(LAYERS_ipctax-datapackage)) \
   $(foreach T,$(TESTS) drive_engine,tests/$(T).c:$(call layer_closure,$(TEST_LAYERS_$(T))))
 check-layers: $(foreach L,$(LAYERS),$(BUILD)/lib$(L).a)
 	$(PYTHON) tests/check_layers.py $(BUILD) $(LAYER_UNITS)
 
-# data/README.md describes every file of data/ and every column.
-check-data-readme:
-	$(PYTHON) tests/check_data_readme.py data
+# The schema of data/ as a Frictionless Data Package (paper/90-appendix-report.md),
+# and data/README.md against it: every file and column the schema names is
+# described there, and every file of data/ is one the schema names.
+$(BUILD)/datapackage.json: $(BUILD)/ipctax-datapackage
+	$(BUILD)/ipctax-datapackage > $@.tmp && mv $@.tmp $@
+check-data-readme: $(BUILD)/datapackage.json
+	$(PYTHON) tests/check_data_readme.py data $(BUILD)/datapackage.json
 
 # The engine under valgrind serves echo, sweeps, the stateful opcodes and
 # bad frames (tests/drive_engine.c), then stops on SIGTERM; any error, or any
@@ -328,7 +337,7 @@ check-valgrind: $(BUILD)/ipctax-engine $(BUILD)/tests/drive_engine
 # PYTHONDONTWRITEBYTECODE keep __pycache__ out of code/ and tests/. The last
 # line says how many tests ran and names any that were skipped, and why.
 PY_TEST_LOG := $(BUILD)/check-python.log
-check-python: $(BUILD)/ipctax-engine
+check-python: $(BUILD)/ipctax-engine $(BUILD)/datapackage.json
 	@mkdir -p $(BUILD)
 	@PYTHONDONTWRITEBYTECODE=1 IPCTAX_ROOT=$(CURDIR) IPCTAX_ENGINE=$(CURDIR)/$(BUILD)/ipctax-engine \
 	  $(PYTHON) -B -m unittest discover -s tests/python -v 2>&1 | tee $(PY_TEST_LOG); \

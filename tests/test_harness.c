@@ -15,7 +15,9 @@
 #include "harness/gate.h"
 #include "util/random.h"
 #include "util/stats.h"
+#include "kernel/kernels.h"
 #include "kernel/workspace.h"
+#include "schema/architectures.h"
 #include "report/claims.h"
 #include "report/csvread.h"
 #include "report/store.h"
@@ -143,6 +145,27 @@ static void data_file_keeps_the_schemas_columns(void **state)
     assert_int_equal(data_out_close(&out), -1);
     assert_int_equal(access(path, F_OK), -1);
     assert_int_equal(data_out_open(&out, dir, "nothing.csv", err, sizeof err), -1);
+}
+
+/* Every architecture names a kernel of the registry, and a row that runs
+ * its kernel in C (in the process or behind an engine) names one with a C
+ * sweep, which an engine row's engine must offer. */
+static void every_row_names_a_registered_kernel(void **state)
+{
+    (void)state;
+    for (size_t i = 0; i < N_ARCH_ROWS; i++) {
+        const struct arch_row *row = &ARCH_ROWS[i];
+        const struct kernel_entry *k = kernel_named(row->kernel);
+        if (k == NULL)
+            fail_msg("%s: no kernel named %s", row->name, row->kernel);
+        if (row->client != CLIENT_PYTHON || row->transport != TRANSPORT_NONE)
+            assert_non_null(k->sweep);
+        if (row->transport != TRANSPORT_NONE && !k->engine)
+            fail_msg("%s: the engine does not offer %s", row->name, row->kernel);
+    }
+    char err[256];
+    assert_null(kernel_for_engine("numba", err, sizeof err));
+    assert_non_null(strstr(err, "naive, tuned, tuned-PATH"));
 }
 
 /* An abandoned file leaves the previous one of that name untouched. */
@@ -571,6 +594,7 @@ int main(void)
         cmocka_unit_test(csv_round_trips_text_and_doubles),
         cmocka_unit_test(csv_file_appears_only_when_complete),
         cmocka_unit_test(data_file_keeps_the_schemas_columns),
+        cmocka_unit_test(every_row_names_a_registered_kernel),
         cmocka_unit_test(csv_reader_rejects_ragged_rows),
         cmocka_unit_test(numbers_are_grouped_by_thousands),
         cmocka_unit_test(gate_passes_identical_results),

@@ -74,43 +74,13 @@ void engine_usage(FILE *to)
     }
 }
 
-struct named_kernel {
-    const char *name;
-    sweep_fn sweep;
-};
-
-static int sweep_tuned_one_thread(struct sweep_workspace *ws, const double *close,
-                                  size_t n_bars, const struct combo_params *params,
-                                  size_t n_combos, struct combo_result *results)
-{
-    return sweep_tuned_in(ws, close, n_bars, params, n_combos, results, 1);
-}
-
-static const struct named_kernel KERNELS[] = {
-    {"naive", sweep_naive_in},
-    {"tuned", sweep_tuned_one_thread},
-};
-
 static int choose_kernel(const char *name, struct engine_options *o, char *err, size_t err_size)
 {
-    char names[128] = "";
-    for (size_t i = 0; i < sizeof KERNELS / sizeof KERNELS[0]; i++) {
-        if (strcmp(KERNELS[i].name, name) == 0) {
-            o->cfg.sweep = KERNELS[i].sweep;
-            return 0;
-        }
-        snprintf(names + strlen(names), sizeof names - strlen(names), "%s%s", i ? ", " : "",
-                 KERNELS[i].name);
-    }
-    if (strncmp(name, "tuned-", 6) == 0) {     /* a path of the tuned kernel, forced */
-        char why[256];
-        if (tuned_path_force(name + 6, why, sizeof why) != 0)
-            return set_error(err, err_size, "--kernel: %s", why);
-        o->cfg.sweep = sweep_tuned_one_thread;
-        return 0;
-    }
-    return set_error(err, err_size, "--kernel: '%s' is not a kernel (%s, tuned-PATH)", name,
-                     names);
+    const struct kernel_entry *k = kernel_for_engine(name, err, err_size);
+    if (k == NULL)
+        return -1;
+    o->cfg.sweep = k->sweep;
+    return 0;
 }
 
 static int parse_host_port(const char *text, struct engine_options *o, char *err,

@@ -11,7 +11,7 @@
 #include "harness/arch.h"
 #include "harness/placement.h"
 #include "harness/worker.h"
-#include "kernel/kernel_tuned.h"
+#include "kernel/kernels.h"
 #include "util/error.h"
 #include "util/timing.h"
 
@@ -86,11 +86,6 @@ struct arch_state {
     struct worker *worker;             /* Python rows */
 };
 
-static const char *engine_kernel(enum arch_kernel k)
-{
-    return k == KERNEL_TUNED_ONE_CORE ? "tuned" : "naive";
-}
-
 static int open_python_row(struct arch_state *st, const struct harness_env *env,
                            char *err, size_t err_size)
 {
@@ -102,8 +97,8 @@ static int open_python_row(struct arch_state *st, const struct harness_env *env,
         return worker_prepare(st->worker, row->name, "engine", env->engine, err, err_size);
     if (row->transport == TRANSPORT_NONE)
         return worker_prepare(st->worker, row->name, NULL, NULL, err, err_size);
-    struct session_options o = {row->transport, row->name, engine_kernel(row->kernel), NULL,
-                                0, 0, NULL, NULL};
+    struct session_options o = {row->transport, row->name, row->kernel, NULL, 0, 0, NULL,
+                                NULL};
     if (session_open(&st->session, env, &o, err, err_size) != 0)
         return -1;
     st->has_session = 1;
@@ -114,8 +109,8 @@ static int open_c_row(struct arch_state *st, const struct harness_env *env,
                       const struct sweep_job *job, char *err, size_t err_size)
 {
     const struct arch_row *row = st->row;
-    struct session_options o = {row->transport, row->name, engine_kernel(row->kernel), NULL,
-                                0, 1, NULL, NULL};
+    struct session_options o = {row->transport, row->name, row->kernel, NULL, 0, 1, NULL,
+                                NULL};
     if (session_open(&st->session, env, &o, err, err_size) != 0)
         return -1;
     st->has_session = 1;
@@ -161,21 +156,11 @@ void arch_close(struct arch_state *st)
 static int run_in_process(struct arch_state *st, const struct sweep_job *job,
                           struct combo_result *results, char *err, size_t err_size)
 {
-    int status;
-    switch (st->row->kernel) {
-    case KERNEL_TUNED_ONE_CORE:
-        status = sweep_tuned_in(&st->ws, job->close, job->n_bars, job->params, job->n_combos,
-                                results, 1);
-        break;
-    case KERNEL_TUNED_ALL_CORES:
-        status = sweep_tuned_in(&st->ws, job->close, job->n_bars, job->params, job->n_combos,
-                                results, 0);
-        break;
-    default:
-        status = sweep_naive_in(&st->ws, job->close, job->n_bars, job->params, job->n_combos,
-                                results);
-        break;
-    }
+    const struct kernel_entry *k = kernel_named(st->row->kernel);
+    if (k == NULL || k->sweep == NULL)
+        return set_error(err, err_size, "%s: no C kernel named %s", st->row->name,
+                         st->row->kernel);
+    int status = k->sweep(&st->ws, job->close, job->n_bars, job->params, job->n_combos, results);
     return status == 0 ? 0 : set_error(err, err_size, "out of memory for the kernel's workspace");
 }
 
@@ -254,8 +239,8 @@ static int run_in_client(struct arch_state *st, const struct sweep_job *job,
                           err_size);
     /* One thread drives the run, except the kernel on every core, which only
      * ever runs alone (@sec:pairs): count that one's whole process. */
-    uint64_t (*cpu_clock)(void) = st->row->kernel == KERNEL_TUNED_ALL_CORES ? cpu_ns
-                                                                             : thread_cpu_ns;
+    const struct kernel_entry *k = kernel_named(st->row->kernel);
+    uint64_t (*cpu_clock)(void) = k != NULL && k->threads == 0 ? cpu_ns : thread_cpu_ns;
     long faults = thread_minor_faults();
     m->cpu_start = current_cpu();
     uint64_t cpu0 = cpu_clock(), t0 = clock_ns();

@@ -23,7 +23,6 @@ enum transport {
 const char *transport_name(enum transport t);
 
 enum arch_client { CLIENT_NONE, CLIENT_C, CLIENT_PYTHON };
-enum arch_kernel { KERNEL_NAIVE, KERNEL_TUNED_ONE_CORE, KERNEL_TUNED_ALL_CORES, KERNEL_NUMBA };
 enum arch_encoding { ENCODING_BINARY, ENCODING_JSON };
 enum arch_grain { GRAIN_SWEEP, GRAIN_COMBO, GRAIN_LOADED, GRAIN_BAR };
 /* How a row's run is paired with the baseline's (@sec:pairs). */
@@ -39,7 +38,7 @@ struct arch_row {
     const char *name;          /* as in data/ and the paper */
     enum arch_client client;
     enum transport transport;
-    enum arch_kernel kernel;
+    const char *kernel;        /* a name of the kernel registry (@sec:kernel-registry) */
     enum arch_encoding encoding;
     enum arch_grain grain;
     enum arch_pairing pairing; /* PAIRING_NONE: the baseline itself */
