@@ -118,12 +118,12 @@ long max_clients_allowed(void)
     return n > 1 ? n : 1;
 }
 
-static int set_transport(struct engine_options *o, enum transport t, char *err,
+static int set_listener(struct engine_options *o, enum listen_on t, char *err,
                          size_t err_size)
 {
-    if (o->transport != TRANSPORT_NONE)
+    if (o->listen_on != LISTEN_NONE)
         return set_error(err, err_size, "give one transport: --unix, --tcp, --stdin or --shm");
-    o->transport = t;
+    o->listen_on = t;
     return 0;
 }
 
@@ -144,12 +144,12 @@ static int take_option(int opt, const char *arg, struct engine_options *o, char 
     switch (opt) {
     case 'u':
         o->unix_path = arg;
-        return set_transport(o, TRANSPORT_UNIX, err, err_size);
+        return set_listener(o, LISTEN_UNIX, err, err_size);
     case 't':
-        if (set_transport(o, TRANSPORT_TCP, err, err_size) != 0)
+        if (set_listener(o, LISTEN_TCP, err, err_size) != 0)
             return -1;
         return parse_host_port(arg, o, err, err_size);
-    case 's': return set_transport(o, TRANSPORT_STDIN, err, err_size);
+    case 's': return set_listener(o, LISTEN_STDIN, err, err_size);
     case 'k': return choose_kernel(arg, o, err, err_size);
     case 'f':
         if (option_long("--max-frame", arg, REQUEST_HEADER_BYTES, FRAME_LENGTH_MASK, &v, err,
@@ -183,7 +183,7 @@ static int take_option(int opt, const char *arg, struct engine_options *o, char 
     case 'L': return option_layout("--layout", arg, &o->cfg.layout, err, err_size);
     case 'S':
         o->shm_name = arg;
-        return set_transport(o, TRANSPORT_SHM, err, err_size);
+        return set_listener(o, LISTEN_SHM, err, err_size);
     case 'W':
         if (shm_wait_parse(arg, &o->shm_wait) != 0)
             return set_error(err, err_size, "--shm-wait: '%s' is not futex or spin", arg);
@@ -223,7 +223,7 @@ int engine_parse_options(int argc, char **argv, struct engine_options *o,
         return wants;
     if (optind < argc)
         return set_error(err, err_size, "unexpected argument '%s'", argv[optind]);
-    if (o->transport == TRANSPORT_NONE)
+    if (o->listen_on == LISTEN_NONE)
         return set_error(err, err_size, "say --unix PATH, --tcp PORT, --stdin or --shm NAME");
     return CLI_RUN;
 }
