@@ -573,39 +573,16 @@ static inline uint8_t *reference_request(enum opcode op, uint32_t n_bars, uint32
 
 /* ---- A program's first line -------------------------------------------------------- */
 
-/* Starts `argv` with its stdout on a pipe and reads its first line (without
- * the newline) within 3 s; the pid is tracked. 0, or -1 if no line came. */
+/* Starts `argv` through the launcher (wire/launch.h) and gives back its
+ * ready line whole ("listening ..."), within 3 s; the pid is tracked. 0, or
+ * -1 if no such line came (line then says why). */
 static inline int spawn_reading_first_line(char *const argv[], pid_t *pid, char *line, size_t size)
 {
-    int out[2];
-    posix_spawn_file_actions_t fa;
-    assert_int_equal(pipe2(out, O_CLOEXEC), 0);
-    posix_spawn_file_actions_init(&fa);
-    posix_spawn_file_actions_adddup2(&fa, out[1], STDOUT_FILENO);
-    int rc = posix_spawn(pid, argv[0], &fa, NULL, argv, environ);
-    posix_spawn_file_actions_destroy(&fa);
-    close(out[1]);
-    assert_int_equal(rc, 0);
-    track_child(*pid);
-    size_t n = 0;
-    uint64_t deadline = deadline_after_ms(3000);
-    line[0] = '\0';
-    while (clock_ns() < deadline && n + 1 < size) {
-        struct pollfd p = {out[0], POLLIN, 0};
-        if (poll(&p, 1, 50) <= 0)
-            continue;
-        ssize_t r = read(out[0], line + n, 1);
-        if (r <= 0)
-            break;
-        if (line[n] == '\n') {
-            line[n] = '\0';
-            close(out[0]);
-            return 0;
-        }
-        line[++n] = '\0';
-    }
-    close(out[0]);
-    return -1;
+    char address[512], err[512];
+    struct engine_launch l = {argv, 0, 3000, track_child, untrack_child};
+    *pid = engine_launch(&l, address, sizeof address, err, sizeof err);
+    snprintf(line, size, "%s%.200s", *pid > 0 ? "listening " : "", *pid > 0 ? address : err);
+    return *pid > 0 ? 0 : -1;
 }
 
 static inline void end_spawned(pid_t pid)

@@ -20,6 +20,7 @@
 #include "util/timing.h"
 #include "wire/frame.h"
 #include "wire/json_codec.h"
+#include "wire/launch.h"
 
 enum {
     READY_TIMEOUT_MS = 10000,          /* an engine that says nothing for this long failed */
@@ -62,50 +63,17 @@ static void engine_argv(const struct session *s, char *argv[], size_t max,
 }
 
 
-/* Reads one line from fd within timeout_ms into line; 0, or -1. */
-static int read_line(int fd, char *line, size_t size, int timeout_ms)
+static int start_engine(struct session *s, char *const transport_args[], char *err,
+                        size_t err_size)
 {
-    size_t n = 0;
-    uint64_t deadline = clock_ns() + (uint64_t)timeout_ms * 1000000u;
-    while (n + 1 < size) {
-        int left = (int)((deadline - clock_ns()) / 1000000u);
-        struct pollfd p = {fd, POLLIN, 0};
-        if (clock_ns() >= deadline || poll(&p, 1, left > 0 ? left : 1) <= 0)
-            return -1;
-        if (read(fd, &line[n], 1) != 1)
-            return -1;
-        if (line[n] == '\n')
-            break;
-        n++;
-    }
-    line[n] = '\0';
-    return 0;
-}
-
-static int start_engine(struct session *s, char *const transport_args[], char *err, size_t err_size)
-{
-    char *argv[32], line[512];
-    int out[2];
-    if (pipe2(out, O_CLOEXEC) != 0)
-        return set_error(err, err_size, "pipe: %s", strerror(errno));
+    char *argv[32];
     engine_argv(s, argv, 32, transport_args);
-    s->pid = env_spawn(argv, -1, out[1], err, err_size);
-    close(out[1]);
+    struct engine_launch l = {argv, 1, READY_TIMEOUT_MS, env_track_child, env_untrack_child};
+    s->pid = engine_launch(&l, s->address, sizeof s->address, err, err_size);
     if (s->pid < 0) {
         s->pid = 0;
-        close(out[0]);
         return -1;
     }
-    int ok = read_line(out[0], line, sizeof line, READY_TIMEOUT_MS) == 0 &&
-             strncmp(line, "listening ", 10) == 0;
-    close(out[0]);
-    if (!ok) {
-        env_stop_child(s->pid);
-        s->pid = 0;
-        return set_error(err, err_size, "%s did not say it was listening within %d ms", argv[0],
-                         READY_TIMEOUT_MS);
-    }
-    snprintf(s->address, sizeof s->address, "%s", line + 10);
     return 0;
 }
 
