@@ -41,21 +41,30 @@
     _(row, call, INT, COUNT, "", "the call's index within the run")                                \
     CALL_RECORD_COLUMNS(_, row)
 
-#define CALL_RECORD_COLUMNS(_, row)                                                                \
+/* A call's phases as its client and its engine timed them; the engine's
+ * may be empty (engine_type NUM_OR_EMPTY) where a call carried no timing. */
+#define CALL_PHASE_COLUMNS(_, row, engine_type)                                                    \
     _(row, rtt_ns, NUM, NANOS, "ns", "the whole call as its client saw it")                        \
     _(row, encode_ns, NUM, NANOS, "ns", "the client writing the request")                          \
     _(row, send_ns, NUM, NANOS, "ns", "handing it to the transport")                               \
     _(row, wait_ns, NUM, NANOS, "ns", "until the reply's length word arrived")                     \
     _(row, receive_ns, NUM, NANOS, "ns", "reading the rest of the reply")                          \
     _(row, decode_ns, NUM, NANOS, "ns", "turning the reply into results")                          \
-    _(row, engine_ns, NUM_OR_EMPTY, NANOS, "ns", "the engine's own time for the request")          \
-    _(row, engine_decode_ns, NUM_OR_EMPTY, NANOS, "ns", "the engine decoding and checking it")     \
-    _(row, compute_ns, NUM_OR_EMPTY, NANOS, "ns", "the kernel")                                    \
-    _(row, engine_encode_ns, NUM_OR_EMPTY, NANOS, "ns", "the engine encoding the reply")           \
+    _(row, engine_ns, engine_type, NANOS, "ns", "the engine's own time for the request")           \
+    _(row, engine_decode_ns, engine_type, NANOS, "ns", "the engine decoding and checking it")      \
+    _(row, compute_ns, engine_type, NANOS, "ns", "the kernel")                                     \
+    _(row, engine_encode_ns, engine_type, NANOS, "ns", "the engine encoding the reply")
+
+#define CALL_RECORD_COLUMNS(_, row)                                                                \
+    CALL_PHASE_COLUMNS(_, row, NUM_OR_EMPTY)                                                       \
     _(row, engine_cpu_ns, NUM_OR_EMPTY, NANOS, "ns", "the engine's processor time meanwhile")      \
     _(row, process_ns, NUM_OR_EMPTY, NANOS, "ns", "a spawned engine, from its spawn to its end")   \
     _(row, process_cpu_ns, NUM_OR_EMPTY, NANOS, "ns", "a spawned engine's processor time")         \
     _(row, process_minor_faults, NUM_OR_EMPTY, COUNT, "pages", "a spawned engine's first touches") \
+    CALL_BYTES_COLUMNS(_, row)                                                                     \
+
+/* The bytes on the wire, frames included (0 when the client did not count them). */
+#define CALL_BYTES_COLUMNS(_, row)                                                                 \
     _(row, request_bytes, NUM, COUNT, "bytes", "the request on the wire, frame included")          \
     _(row, reply_bytes, NUM, COUNT, "bytes", "the reply on the wire, frame included")
 
@@ -105,20 +114,10 @@
     _(row, warmth, TEXT, NAME_OF(7), "", "cold (the first call) or warm (the second)")             \
     _(row, cpu, INT, CPU, "", "the CPU the client ran on")                                         \
     _(row, engine_cpu, INT, CPU, "", "the CPU the engine ran on")                                  \
-    _(row, rtt_ns, NUM, NANOS, "ns", "the whole call")                                             \
-    _(row, encode_ns, NUM, NANOS, "ns", "the client writing the request")                          \
-    _(row, send_ns, NUM, NANOS, "ns", "handing it to the socket")                                  \
-    _(row, wait_ns, NUM, NANOS, "ns", "until the reply's length word arrived")                     \
-    _(row, receive_ns, NUM, NANOS, "ns", "reading the rest of the reply")                          \
-    _(row, decode_ns, NUM, NANOS, "ns", "turning the reply into results")                          \
-    _(row, engine_ns, NUM, NANOS, "ns", "the engine's own time")                                   \
-    _(row, engine_decode_ns, NUM, NANOS, "ns", "the engine decoding the request")                  \
-    _(row, compute_ns, NUM, NANOS, "ns", "the kernel")                                             \
-    _(row, engine_encode_ns, NUM, NANOS, "ns", "the engine encoding the reply")                    \
+    CALL_PHASE_COLUMNS(_, row, NUM)                                                                \
     _(row, client_minor_faults, NUM, COUNT, "pages", "first touches of the client")                \
     _(row, engine_minor_faults, NUM, COUNT, "pages", "first touches of the engine")                \
-    _(row, request_bytes, NUM, COUNT, "bytes", "the request on the wire")                          \
-    _(row, reply_bytes, NUM, COUNT, "bytes", "the reply on the wire")
+    CALL_BYTES_COLUMNS(_, row)
 
 /* serialization.csv: one encode or decode of the series */
 #define SERIAL_COLUMNS(_, row)                                                                     \
@@ -160,7 +159,7 @@
     _(row, seconds, NUM, TIMED_S, "s", "its time")
 
 /* counts.csv: instructions or system calls */
-#define COUNTS_COLUMNS(_, row)                                                                      \
+#define COUNTS_COLUMNS(_, row)                                                                     \
     _(row, side, TEXT, NAME_OF(15), "", "in_process, engine or job")                               \
     _(row, what, TEXT, NAME_OF(31), "", "kernel_instructions, total_instructions, syscalls, ...")  \
     _(row, requests, INT, COUNT, "", "requests the count covers")                                  \
