@@ -171,6 +171,7 @@ TEST_LAYERS_test_load := wire
 TEST_LAYERS_test_serialization := wire
 TEST_LAYERS_test_shm := harness
 TEST_LAYERS_test_stream := kernel
+TEST_LAYERS_test_summary := report harness
 TEST_LAYERS_test_tangle := util
 TEST_LAYERS_drive_engine := wire
 
@@ -574,7 +575,7 @@ LATEX_RUNS := 8
 PAPER_MAX_PAGES := 16
 PDFLATEX := pdflatex -interaction=nonstopmode -halt-on-error -output-directory=$(LATEX_DIR)
 LATEX_OPTIONS := --to latex --standalone -H paper/latex/preamble.tex \
-  -V geometry:a4paper,margin=2.2cm -V fontsize=10pt -V colorlinks=true -V linkcolor=blue
+  -V geometry:a4paper,margin=2cm -V fontsize=10pt -V colorlinks=true -V linkcolor=blue
 LATEX_OPTIONS_book := --toc --toc-depth 1
 LATEX_OPTIONS_paper :=
 
@@ -700,7 +701,7 @@ TEST_PAGE := $(BUILD)/test-site/index.html
 $(TEST_PAGE): FIGURES_READ = figures
 $(TEST_PAGE): all FORCE
 	@mkdir -p $(dir $(TEST_PAGE))
-	$(BUILD)/ipctax-summary data $(WOVEN) $(WOVEN) >/dev/null
+	$(BUILD)/ipctax-summary --reproductions reproductions data $(WOVEN) $(WOVEN) >/dev/null
 	$(PANDOC_HTML) -o $(TEST_PAGE)
 	cp $(WOVEN)/values.csv $(dir $(TEST_PAGE))values.csv
 

@@ -196,7 +196,7 @@ static void describe_threshold(const struct claim *c, char *buf, size_t size)
         snprintf(buf, size, "%s %s%s", c->test == BELOW ? "below" : "above", low, c->unit);
 }
 
-static void judge_claim(struct store *s, const struct claim *c, const char *registered,
+static void judge_claim(struct store *s, const struct claim *c, const char *changed,
                         struct csv_out *t, struct csv_out *why, FILE *text, int counts[3])
 {
     char key[KEY_SIZE], threshold[192], est[64], lo[64], hi[64], interval[200], cover[64];
@@ -212,17 +212,19 @@ static void judge_claim(struct store *s, const struct claim *c, const char *regi
     format_fixed(est, e.value, c->decimals);
     put_text(s, keyf(key, "claim.%s.verdict", c->id), verdict_name(v));
     put_text(s, keyf(key, "claim.%s.threshold", c->id), threshold);
-    snprintf(reason, sizeof reason, "%s [%s]", est, interval);
+    snprintf(reason, sizeof reason, "%s [%s, %s]", est, lo, hi);
     put_text(s, keyf(key, "claim.%s.estimate", c->id), reason);
-    if (expand(s, c->reason, reason, sizeof reason) != 0)
-        s->errors++;
     format_fixed(cover, e.coverage * 100.0, 1);
-    const char *cells[] = {c->statement, est, interval, units, cover, threshold, verdict_name(v),
-                           registered};
+    char claim[CLAIM_TEXT + 64], verdict[64];
+    snprintf(claim, sizeof claim, "%s: %s", c->id, c->statement);
+    snprintf(verdict, sizeof verdict, "%s%s", verdict_name(v), changed);
+    const char *cells[] = {c->id, reason, units, cover, threshold, verdict};
     for (size_t i = 0; i < sizeof cells / sizeof cells[0]; i++)
         csv_out_text(t, cells[i]);
     csv_out_end_row(t);
-    const char *reasons[] = {c->id, threshold, reason, c->overturn};
+    if (expand(s, c->reason, reason, sizeof reason) != 0)
+        s->errors++;
+    const char *reasons[] = {claim, reason, c->overturn};
     for (size_t i = 0; i < sizeof reasons / sizeof reasons[0]; i++)
         csv_out_text(why, reasons[i]);
     csv_out_end_row(why);
@@ -267,13 +269,13 @@ static void check_preconditions(struct store *s, FILE *text)
         const struct value *v = store_get(s, p->key);
         int ok = v != NULL && strcmp(v->text, p->must_be) == 0;
         passed += ok;
-        put_text(s, keyf(key, "precondition.%s", p->id), ok ? "passed" : "FAILED");
         csv_out_text(&t, p->statement);
         csv_out_text(&t, v != NULL ? v->text : "not measured");
         csv_out_text(&t, p->must_be);
         csv_out_text(&t, ok ? "passed" : "FAILED");
         csv_out_end_row(&t);
         fprintf(text, "%-10s precondition %s\n", ok ? "passed" : "FAILED", p->id);
+        put_text(s, keyf(key, "precondition.%s", p->id), ok ? "passed" : "FAILED");  /* v moves */
     }
     table_close(s, &t);
     put_count(s, "preconditions.count", N_PRECONDITIONS);
@@ -309,11 +311,11 @@ static void put_registration(struct store *s, const struct csv_table *reg)
 }
 
 static void judge_all(struct store *s, const struct registry *now, const struct registry *then,
-                      const char *registered, FILE *text)
+                      FILE *text)
 {
-    static const char *const header[] = {"Claim", "Estimate", "95% interval", "Units",
-                                         "Coverage (%)", "Threshold", "Verdict", "Registered"};
-    static const char *const why_header[] = {"Claim", "Threshold", "Where it comes from",
+    static const char *const header[] = {"Claim", "Estimate [95% interval]", "Units",
+                                         "Coverage (%)", "Threshold", "Verdict"};
+    static const char *const why_header[] = {"Claim", "Where its threshold comes from",
                                              "What would overturn it"};
     struct csv_out t, why;
     int counts[3] = {0, 0, 0};
@@ -325,8 +327,9 @@ static void judge_all(struct store *s, const struct registry *now, const struct 
     }
     for (size_t i = 0; i < now->n; i++) {
         const struct claim *c = &now->claims[i];
-        const char *when = deviates(c, claim_named(then, c->id)) ? "changed since (deviations)"
-                                                                  : registered;
+        /* the registration's commit is the caption's; a changed claim says so */
+        const char *when = deviates(c, claim_named(then, c->id)) ? ", changed since its "
+                                                                   "registration" : "";
         judge_claim(s, c, when, &t, &why, text, counts);
     }
     table_close(s, &t);
@@ -361,10 +364,9 @@ void summarize_claims(const struct run_data *d, struct store *s)
         s->errors++;
     } else {
         put_registration(s, &registration);
-        const struct value *commit = store_get(s, "registration.commit");
         s->errors += unlisted_deviations(&now, &then, &deviations);
         copy_deviations(s, &deviations);
-        judge_all(s, &now, &then, commit != NULL ? commit->text : "unknown", text);
+        judge_all(s, &now, &then, text);
         check_preconditions(s, text);
         if (fclose(text) != 0)
             s->errors++;
