@@ -42,7 +42,7 @@
 #include "kernel/kernel.h"
 #include "wire/netio.h"
 #include "kernel/series.h"
-#include "wire/timing.h"
+#include "util/timing.h"
 
 /* The engine's limits for this test, and the size of the load. */
 enum {

@@ -261,7 +261,7 @@ static void check_preconditions(struct store *s, FILE *text)
     struct csv_out t;
     char key[KEY_SIZE];
     int passed = 0;
-    if (table_open(s, "preconditions", &t, header, 4) != 0)
+    if (table_open(s, "preconditions", &t, header, CSV_COLUMNS(header)) != 0)
         return;
     for (size_t i = 0; i < N_PRECONDITIONS; i++) {
         const struct precondition *p = &PRECONDITIONS[i];
@@ -286,7 +286,7 @@ static int copy_deviations(struct store *s, const struct csv_table *d)
     static const char *const header[] = {"Claim", "Change", "Reason", "Commit"};
     static const char *const columns[] = {"claim", "change", "reason", "commit"};
     struct csv_out t;
-    if (table_open(s, "deviations", &t, header, 4) != 0)
+    if (table_open(s, "deviations", &t, header, CSV_COLUMNS(header)) != 0)
         return -1;
     for (size_t r = 0; r < d->n_rows; r++) {
         for (size_t c = 0; c < 4; c++) {
@@ -318,9 +318,9 @@ static void judge_all(struct store *s, const struct registry *now, const struct 
                                              "What would overturn it"};
     struct csv_out t, why;
     int counts[3] = {0, 0, 0};
-    if (table_open(s, "claims", &t, header, 7) != 0)
+    if (table_open(s, "claims", &t, header, CSV_COLUMNS(header)) != 0)
         return;
-    if (table_open(s, "claim_reasons", &why, why_header, 3) != 0) {
+    if (table_open(s, "claim_reasons", &why, why_header, CSV_COLUMNS(why_header)) != 0) {
         csv_out_abandon(&t);
         return;
     }

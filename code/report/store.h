@@ -8,8 +8,8 @@
 
 #include <stdint.h>
 
-#include "harness/csvout.h"
-#include "harness/stats.h"
+#include "util/csvout.h"
+#include "util/stats.h"
 
 enum { KEY_SIZE = 128, TEXT_SIZE = 512 };
 

@@ -103,9 +103,9 @@ static void headline_table(const struct run_data *d, struct store *s)
     static const char *const figure[] = {"architecture", "ratio", "low", "high", "median_s",
                                          "original_ratio"};
     struct csv_out t, fig;
-    if (table_open(s, "architectures", &t, header, 8) != 0)
+    if (table_open(s, "architectures", &t, header, CSV_COLUMNS(header)) != 0)
         return;
-    if (figure_data_open(s, "architectures.csv", &fig, figure, 6) != 0) {
+    if (figure_data_open(s, "architectures.csv", &fig, figure, CSV_COLUMNS(figure)) != 0) {
         csv_out_abandon(&t);
         return;
     }
