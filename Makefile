@@ -25,7 +25,7 @@ PYTHON := /usr/bin/python3
 .PHONY: all help paper test weave figures compare tangle check-tangle measure clean \
         unit-tests check-cff check-spec check-woven check-browser check-sanitize \
         check-valgrind check-packages check-python check-bibtex check-data-readme unused-values \
-        check-registration check-weave-failure check-provenance \
+        check-registration check-weave-failure check-provenance check-layers \
         fuzz install-python FORCE
 FORCE:
 
@@ -46,6 +46,7 @@ help:
 	@echo "make check-weave-failure  a weave that fails leaves site/ and figures/ as they were"
 	@echo "make check-provenance  the weave refuses numbers whose provenance is wrong"
 	@echo "make check-data-readme  data/README.md describes every file and column of data/"
+	@echo "make check-layers  every file and library uses only the layers below it"
 	@echo "make unused-values  values and tables the summarizer writes and no chapter uses"
 	@echo "make clean      remove build/"
 	@echo "QUICK=1         a reduced job (smoke test), for paper and measure"
@@ -93,8 +94,8 @@ deps-fuzz:
 # the command-line module every program shares (which needs nothing else).
 # It is not rebuilt for each commit (everything is re-tangled when it is), so
 # its --version names no commit.
-TANGLE_SRC := code/tools/tangle.c code/wire/options.c code/wire/error.c
-$(BUILD)/tangle: $(TANGLE_SRC) code/wire/options.h code/wire/error.h code/kernel/workspace.h
+TANGLE_SRC := code/tools/tangle.c code/util/options.c code/util/error.c
+$(BUILD)/tangle: $(TANGLE_SRC) code/util/options.h code/util/error.h
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS_ALL) -Icode -o $@ $(TANGLE_SRC)
 
@@ -112,14 +113,67 @@ $(BUILD)/tangled.stamp: $(CHAPTERS) $(BUILD)/tangle
 	@touch $@
 
 # --- Build: one rule set, instantiated per variant -----------------------------
-# code/ holds one folder per layer; each layer is a static library that knows
-# only the layers below it. The engine links kernel, wire and engine alone.
-LAYERS := kernel wire engine harness report
+# code/ holds one folder per layer; each layer is a static library that may
+# use only the layers USES_<layer> names (all of them, not only the next):
+# util (errors, clock, options, statistics, CSV writing, names) below all;
+# the kernel; the schema (the files of data/ and the architecture table);
+# the wire; and on top the engine, the harness and the report, none of which
+# may use another. Every program and test links its own layers and the
+# layers those use, no others, and `make check-layers` holds every file and
+# library to its layer (tests/check_layers.py).
+LAYERS := util kernel schema wire engine harness report
+USES_util :=
+USES_kernel := util
+USES_schema := util
+USES_wire := kernel util
+USES_engine := wire kernel util
+USES_harness := schema wire kernel util
+USES_report := schema kernel util
+# The order a linker needs: a library before the ones it uses.
+LINK_ORDER := report harness engine wire schema kernel util
+# The libraries of the layers $(2) and what they use, in link order, in variant $(1).
+libs_for = $(foreach L,$(LINK_ORDER),$(if $(filter $(L),$(2) $(foreach U,$(2),$(USES_$(U)))),$(1)/lib$(L).a))
+
 MAINS := code/engine/engine.c code/harness/bench.c code/report/summary.c code/tools/kernel.c \
-         code/tools/record.c
+         code/tools/record.c code/tools/datapackage.c
 layer_src = $(filter-out $(MAINS),$(wildcard code/$(1)/*.c))
-ENGINE_LIBS = libengine.a libwire.a libkernel.a
-ALL_LIBS = libreport.a libharness.a libengine.a libwire.a libkernel.a
+# Each program: its main object and the layers it is built on.
+PROGRAMS := ipctax-engine ipctax-bench ipctax-summary ipctax-kernel ipctax-record \
+            ipctax-datapackage
+MAIN_ipctax-engine := engine/engine
+MAIN_ipctax-bench := harness/bench
+MAIN_ipctax-summary := report/summary
+MAIN_ipctax-kernel := tools/kernel
+MAIN_ipctax-record := tools/record
+MAIN_ipctax-datapackage := tools/datapackage
+LAYERS_ipctax-engine := engine
+LAYERS_ipctax-bench := harness
+LAYERS_ipctax-summary := report
+LAYERS_ipctax-kernel := kernel
+LAYERS_ipctax-record := schema
+LAYERS_ipctax-datapackage := schema
+# Each test program (tests/*.c with a main): the layers it tests, or that
+# its shared headers use (testengine.h judges results with the harness's gate).
+TEST_LAYERS_test_bench := report harness
+TEST_LAYERS_test_calibrate := report
+TEST_LAYERS_test_cli := harness
+TEST_LAYERS_test_data := kernel
+TEST_LAYERS_test_data_checks := report harness
+TEST_LAYERS_test_engine := engine harness
+TEST_LAYERS_test_frame := engine
+TEST_LAYERS_test_fuzz_options_regressions := engine
+TEST_LAYERS_test_fuzz_regressions := engine
+TEST_LAYERS_test_fuzz_shm_regressions := engine
+TEST_LAYERS_test_harness := report harness
+TEST_LAYERS_test_kernel := kernel
+TEST_LAYERS_test_kernel_tuned := kernel
+TEST_LAYERS_test_load := wire
+TEST_LAYERS_test_serialization := wire
+TEST_LAYERS_test_shm := harness
+TEST_LAYERS_test_stream := kernel
+TEST_LAYERS_test_summary := report harness
+TEST_LAYERS_test_tangle := util
+TEST_LAYERS_drive_engine := wire
 
 # The commit goes into machine.c; a stamp that changes only with the commit
 # keeps every other object from rebuilding.
@@ -133,6 +187,19 @@ $(1)/lib$(2).a: $(patsubst code/%.c,$(1)/obj/%.o,$(call layer_src,$(2)))
 	ar rcs $$@ $$^
 endef
 
+# $(1) the variant's directory, $(2) its compiler, $(3) its extra flags, $(4) a program.
+define PROGRAM
+$(1)/$(4): $(1)/obj/$(MAIN_$(4)).o $(call libs_for,$(1),$(LAYERS_$(4)))
+	$(2) $(CFLAGS_ALL) $(3) -o $$@ $$^ $(LDLIBS)
+endef
+
+# $(1) the variant's directory, $(2) its compiler, $(3) its extra flags, $(4) a test.
+define TEST_PROGRAM
+$(1)/tests/$(4): tests/$(4).c $(wildcard tests/*.h) $(call libs_for,$(1),$(TEST_LAYERS_$(4)))
+	@mkdir -p $$(@D)
+	$(2) $(CFLAGS_ALL) $(3) -Icode -o $$@ $$< $(call libs_for,$(1),$(TEST_LAYERS_$(4))) -lcmocka $(LDLIBS)
+endef
+
 # $(1) the variant's directory, $(2) its compiler, $(3) its extra flags.
 define VARIANT
 $(1)/obj/%.o: code/%.c $(BUILD)/tangled.stamp
@@ -141,19 +208,8 @@ $(1)/obj/%.o: code/%.c $(BUILD)/tangled.stamp
 $(1)/obj/harness/machine.o: $(BUILD)/commit.txt
 $(1)/obj/engine/engine.o: $(BUILD)/commit.txt
 $(foreach L,$(LAYERS),$(eval $(call LAYER_LIB,$(1),$(L))))
-$(1)/ipctax-engine: $(1)/obj/engine/engine.o $(addprefix $(1)/,$(ENGINE_LIBS))
-	$(2) $(CFLAGS_ALL) $(3) -o $$@ $$^ $(LDLIBS)
-$(1)/ipctax-bench: $(1)/obj/harness/bench.o $(addprefix $(1)/,$(ALL_LIBS))
-	$(2) $(CFLAGS_ALL) $(3) -o $$@ $$^ $(LDLIBS)
-$(1)/ipctax-summary: $(1)/obj/report/summary.o $(addprefix $(1)/,$(ALL_LIBS))
-	$(2) $(CFLAGS_ALL) $(3) -o $$@ $$^ $(LDLIBS)
-$(1)/ipctax-kernel: $(1)/obj/tools/kernel.o $(1)/libwire.a $(1)/libkernel.a
-	$(2) $(CFLAGS_ALL) $(3) -o $$@ $$^ $(LDLIBS)
-$(1)/ipctax-record: $(1)/obj/tools/record.o $(1)/libharness.a $(1)/libwire.a
-	$(2) $(CFLAGS_ALL) $(3) -o $$@ $$^ $(LDLIBS)
-$(1)/tests/%: tests/%.c $(wildcard tests/*.h) $(addprefix $(1)/,$(ALL_LIBS))
-	@mkdir -p $$(@D)
-	$(2) $(CFLAGS_ALL) $(3) -Icode -o $$@ $$< $(addprefix $(1)/,$(ALL_LIBS)) -lcmocka $(LDLIBS)
+$(foreach P,$(PROGRAMS),$(eval $(call PROGRAM,$(1),$(2),$(3),$(P))))
+$(foreach T,$(patsubst tests/%.c,%,$(wildcard tests/test_*.c)),$(eval $(call TEST_PROGRAM,$(1),$(2),$(3),$(T))))
 -include $$(shell find $(1)/obj -name '*.d' 2>/dev/null)
 endef
 
@@ -165,7 +221,8 @@ $(foreach o,$(KERNEL_OBJS),$(eval DEFS_$(o) = -falign-functions=64))
 # Definitions one object needs beyond the flags: DEFS_<layer>/<file>.
 DEFS_harness/machine = -DIPCTAX_CFLAGS='"$(CFLAGS_ALL)"' -DIPCTAX_COMMIT='"$(shell cat $(BUILD)/commit.txt)"'
 # Every program's --version names the commit: only its main object rebuilds.
-VERSIONED_MAINS := harness/bench engine/engine report/summary tools/kernel tools/record
+VERSIONED_MAINS := harness/bench engine/engine report/summary tools/kernel tools/record \
+                   tools/datapackage
 $(foreach m,$(VERSIONED_MAINS),$(eval DEFS_$(m) = -DIPCTAX_COMMIT='"$$(shell cat $(BUILD)/commit.txt)"'))
 $(VERSIONED_MAINS:%=$(BUILD)/obj/%.o): $(BUILD)/commit.txt
 
@@ -190,12 +247,12 @@ $(SHIFT)/pad%.o:
 	printf '.text\n.balign 64\n.globl ipctax_code_shift\nipctax_code_shift:\n.skip %d, 0xcc\n.section .note.GNU-stack,"",@progbits\n' $* \
 	  | $(CC) -c -x assembler -o $@ -
 $(BUILD)/ipctax-engine-shift%: $(BUILD)/obj/engine/engine.o $(SHIFT)/pad%.o $(SHIFT_KERNEL_OBJS) \
-  $(BUILD)/libengine.a $(BUILD)/libwire.a
+  $(BUILD)/libengine.a $(BUILD)/libwire.a $(BUILD)/libutil.a
 	$(CC) $(CFLAGS_ALL) -o $@ $^ $(LDLIBS)
 SHIFT_ENGINES := $(CODE_SHIFTS:%=$(BUILD)/ipctax-engine-shift%)
 
 all: $(BUILD)/ipctax-bench $(BUILD)/ipctax-summary $(BUILD)/ipctax-engine $(BUILD)/ipctax-kernel \
-     $(BUILD)/ipctax-record \
+     $(BUILD)/ipctax-record $(BUILD)/ipctax-datapackage \
      $(SHIFT_ENGINES)
 
 clean:
@@ -245,9 +302,29 @@ check-registration:
 	       "$(REGISTERED_AT)"; exit 1; }
 	@echo "check-registration: the registered claims are those of $(REGISTERED_AT)"
 
-# data/README.md describes every file of data/ and every column.
-check-data-readme:
-	$(PYTHON) tests/check_data_readme.py data
+# Every file includes, and every library needs, only the layers its unit may
+# use (USES_<layer>, LAYERS_<program>, TEST_LAYERS_<test> above); a header of
+# a higher layer included, or a symbol only a higher library defines, fails
+# with the file and line or the two libraries (tests/check_layers.py, nm).
+comma := ,
+empty :=
+space := $(empty) $(empty)
+layer_closure = $(subst $(space),$(comma),$(strip $(sort $(1) $(foreach U,$(1),$(USES_$(U))))))
+LAYER_UNITS = $(foreach L,$(LAYERS),$(L):$(subst $(space),$(comma),$(strip $(USES_$(L))))) \
+  code/tools/kernel.c:$(call layer_closure,$(LAYERS_ipctax-kernel)) \
+  code/tools/record.c:$(call layer_closure,$(LAYERS_ipctax-record)) code/tools/tangle.c:util \
+  code/tools/datapackage.c:$(call layer_closure,$(LAYERS_ipctax-datapackage)) \
+  $(foreach T,$(TESTS) drive_engine,tests/$(T).c:$(call layer_closure,$(TEST_LAYERS_$(T))))
+check-layers: $(foreach L,$(LAYERS),$(BUILD)/lib$(L).a)
+	$(PYTHON) tests/check_layers.py $(BUILD) $(LAYER_UNITS)
+
+# The schema of data/ as a Frictionless Data Package (paper/90-appendix-report.md),
+# and data/README.md against it: every file and column the schema names is
+# described there, and every file of data/ is one the schema names.
+$(BUILD)/datapackage.json: $(BUILD)/ipctax-datapackage
+	$(BUILD)/ipctax-datapackage > $@.tmp && mv $@.tmp $@
+check-data-readme: $(BUILD)/datapackage.json
+	$(PYTHON) tests/check_data_readme.py data $(BUILD)/datapackage.json
 
 # The engine under valgrind serves echo, sweeps, the stateful opcodes and
 # bad frames (tests/drive_engine.c), then stops on SIGTERM; any error, or any
@@ -261,7 +338,7 @@ check-valgrind: $(BUILD)/ipctax-engine $(BUILD)/tests/drive_engine
 # PYTHONDONTWRITEBYTECODE keep __pycache__ out of code/ and tests/. The last
 # line says how many tests ran and names any that were skipped, and why.
 PY_TEST_LOG := $(BUILD)/check-python.log
-check-python: $(BUILD)/ipctax-engine
+check-python: $(BUILD)/ipctax-engine $(BUILD)/datapackage.json
 	@mkdir -p $(BUILD)
 	@PYTHONDONTWRITEBYTECODE=1 IPCTAX_ROOT=$(CURDIR) IPCTAX_ENGINE=$(CURDIR)/$(BUILD)/ipctax-engine \
 	  $(PYTHON) -B -m unittest discover -s tests/python -v 2>&1 | tee $(PY_TEST_LOG); \
@@ -285,7 +362,7 @@ install-python:
 	install -D -m 0644 code/python/ipctax_client.py $(PY_SITE)/ipctax_client.py
 	@echo "install-python: $(PY_SITE)/ipctax_client.py (import ipctax_client)"
 
-test: deps-test check-tangle unit-tests check-sanitize check-valgrind check-cff check-python \
+test: deps-test check-tangle check-layers unit-tests check-sanitize check-valgrind check-cff check-python \
       check-browser check-bibtex check-data-readme check-registration check-weave-failure \
       check-provenance
 	@echo "test: every check passed"
@@ -498,7 +575,7 @@ LATEX_RUNS := 8
 PAPER_MAX_PAGES := 16
 PDFLATEX := pdflatex -interaction=nonstopmode -halt-on-error -output-directory=$(LATEX_DIR)
 LATEX_OPTIONS := --to latex --standalone -H paper/latex/preamble.tex \
-  -V geometry:a4paper,margin=2.2cm -V fontsize=10pt -V colorlinks=true -V linkcolor=blue
+  -V geometry:a4paper,margin=2cm -V fontsize=10pt -V colorlinks=true -V linkcolor=blue
 LATEX_OPTIONS_book := --toc --toc-depth 1
 LATEX_OPTIONS_paper :=
 
@@ -624,7 +701,7 @@ TEST_PAGE := $(BUILD)/test-site/index.html
 $(TEST_PAGE): FIGURES_READ = figures
 $(TEST_PAGE): all FORCE
 	@mkdir -p $(dir $(TEST_PAGE))
-	$(BUILD)/ipctax-summary data $(WOVEN) $(WOVEN) >/dev/null
+	$(BUILD)/ipctax-summary --reproductions reproductions data $(WOVEN) $(WOVEN) >/dev/null
 	$(PANDOC_HTML) -o $(TEST_PAGE)
 	cp $(WOVEN)/values.csv $(dir $(TEST_PAGE))values.csv
 
@@ -665,12 +742,12 @@ FUZZ_PROCESSES_request := 1
 FUZZ_PROCESSES_shm := 6
 FUZZ_PROCESSES_options := 1
 
-$(FUZZ)/fuzz_%: tests/fuzz/fuzz_%.c tests/fuzz/shm_ops.h $(addprefix $(FUZZ)/,$(ENGINE_LIBS))
+$(FUZZ)/fuzz_%: tests/fuzz/fuzz_%.c tests/fuzz/shm_ops.h $(call libs_for,$(FUZZ),engine)
 	clang $(CFLAGS_ALL) -O1 $(SANITIZE) -fsanitize=fuzzer -Icode -o $@ $< \
-	  $(addprefix $(FUZZ)/,$(ENGINE_LIBS)) $(LDLIBS)
+	  $(call libs_for,$(FUZZ),engine) $(LDLIBS)
 
-$(BUILD)/make-seeds: tests/fuzz/seeds.c tests/fuzz/shm_ops.h $(addprefix $(BUILD)/,$(ALL_LIBS))
-	$(CC) $(CFLAGS_ALL) -Icode -o $@ $< $(addprefix $(BUILD)/,$(ALL_LIBS)) $(LDLIBS)
+$(BUILD)/make-seeds: tests/fuzz/seeds.c tests/fuzz/shm_ops.h $(call libs_for,$(BUILD),wire)
+	$(CC) $(CFLAGS_ALL) -Icode -o $@ $< $(call libs_for,$(BUILD),wire) $(LDLIBS)
 
 fuzz: deps-fuzz
 	$(MAKE) --no-print-directory $(FUZZ_TARGETS:%=$(FUZZ)/fuzz_%) $(BUILD)/make-seeds \
@@ -697,6 +774,6 @@ fuzz: deps-fuzz
 	$(BUILD)/ipctax-record data/fuzz.csv < $(FUZZ)/runs/fuzz.rows
 	@echo "fuzz: no crash in $(FUZZ_SECONDS) s for each of $(FUZZ_TARGETS); data/fuzz.csv updated"
 
-$(BUILD)/tests/drive_engine: tests/drive_engine.c $(addprefix $(BUILD)/,$(ALL_LIBS))
+$(BUILD)/tests/drive_engine: tests/drive_engine.c $(call libs_for,$(BUILD),$(TEST_LAYERS_drive_engine))
 	@mkdir -p $(@D)
-	$(CC) $(CFLAGS_ALL) -Icode -o $@ $< $(addprefix $(BUILD)/,$(ALL_LIBS)) $(LDLIBS)
+	$(CC) $(CFLAGS_ALL) -Icode -o $@ $< $(call libs_for,$(BUILD),$(TEST_LAYERS_drive_engine)) $(LDLIBS)

@@ -29,7 +29,7 @@
 #include "kernel/kernel.h"
 #include "wire/netio.h"
 #include "kernel/series.h"
-#include "wire/timing.h"
+#include "util/timing.h"
 
 enum { BARS = 300, COMBOS = 3, STREAM_BARS = 30, TIMEOUT_MS = 60000 };
 

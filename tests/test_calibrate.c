@@ -10,7 +10,7 @@
 
 #include "report/calibrate.h"            /* before cmocka, whose fail() is a macro */
 #include "testutil.h"
-#include "harness/random.h"
+#include "util/random.h"
 
 /* The calibration's own floor: an interval that covers less than this on its
  * model fails the test (2,000 runs measure a 95% coverage to about +-1%). */

@@ -1,6 +1,6 @@
 /*
  * test_cli.c - the one command-line convention of every ipctax program
- * (paper/40-harness.md, wire/options): ipctax-engine, ipctax-bench,
+ * (paper/40-harness.md, util/options): ipctax-engine, ipctax-bench,
  * ipctax-summary, ipctax-record, ipctax-kernel and the tangler.
  *
  *   - -h and --help print the usage on stdout, exit 0, and the usage gives

@@ -8,7 +8,7 @@
 #include <stdlib.h>
 
 #include "testutil.h"
-#include "kernel/rng.h"
+#include "util/rng.h"
 #include "kernel/series.h"
 
 static void first_uniforms_match_numpy(void **state)

@@ -27,7 +27,7 @@ struct fixture_file {
 };
 
 /* Files that are not of a run: kept across runs, outside the manifest. */
-static const char *const NOT_OF_THE_RUN[] = {"original.csv", "fuzz.csv"};
+static const char *const KEPT_ACROSS_RUNS[] = {"original.csv", "fuzz.csv"};
 
 static const struct fixture_file FIXTURE[] = {
     {"run.csv", "key,value\nbars,300\ncombos,2\nseed,42\n"
@@ -150,8 +150,8 @@ static void sha256_of_file(const char *dir, const char *name, char hex[65])
 
 static int is_of_the_run(const char *name)
 {
-    for (size_t i = 0; i < sizeof NOT_OF_THE_RUN / sizeof NOT_OF_THE_RUN[0]; i++)
-        if (strcmp(name, NOT_OF_THE_RUN[i]) == 0)
+    for (size_t i = 0; i < sizeof KEPT_ACROSS_RUNS / sizeof KEPT_ACROSS_RUNS[0]; i++)
+        if (strcmp(name, KEPT_ACROSS_RUNS[i]) == 0)
             return 0;
     return 1;
 }
@@ -547,8 +547,8 @@ static void data_and_stage(const char **data, const char **stage, const char *na
     write_text(*data, "README.md", "# the data folder\n");
     *stage = fixture_in("stage", name, from, to);
     remove_file(*stage, "manifest.csv");
-    for (size_t i = 0; i < sizeof NOT_OF_THE_RUN / sizeof NOT_OF_THE_RUN[0]; i++)
-        remove_file(*stage, NOT_OF_THE_RUN[i]);
+    for (size_t i = 0; i < sizeof KEPT_ACROSS_RUNS / sizeof KEPT_ACROSS_RUNS[0]; i++)
+        remove_file(*stage, KEPT_ACROSS_RUNS[i]);
 }
 
 /* data is still the fixture's, whole: it loads, and its echo is the fixture's. */

@@ -14,7 +14,7 @@
 
 #include "testutil.h"
 #include "engine/service.h"
-#include "wire/error.h"
+#include "util/error.h"
 #include "wire/frame.h"
 
 /* ---- Little-endian helpers on known byte patterns --------------------- */

@@ -19,4 +19,5 @@
 #define REPLAY_INPUT_NAME fuzz_input_name
 #define REPLAY_SEEDS fuzz_seeds
 #define REPLAY_MIN_SEEDS 20
+#define REPLAY_MIN_REGRESSIONS 5
 #include "fuzz/replay.h"

@@ -14,4 +14,5 @@
 #define REPLAY_INPUT_NAME shm_input_name
 #define REPLAY_SEEDS fuzz_shm_seeds
 #define REPLAY_MIN_SEEDS 10
+#define REPLAY_MIN_REGRESSIONS 1
 #include "fuzz/replay.h"

@@ -11,16 +11,19 @@
 
 #include "harness/pairs.h"            /* before cmocka, whose fail() is a macro */
 #include "testutil.h"
-#include "harness/csvout.h"
+#include "util/csvout.h"
 #include "harness/gate.h"
-#include "harness/random.h"
-#include "harness/stats.h"
+#include "util/random.h"
+#include "util/stats.h"
+#include "kernel/kernels.h"
 #include "kernel/workspace.h"
+#include "schema/architectures.h"
 #include "report/claims.h"
 #include "report/csvread.h"
 #include "report/store.h"
-#include "wire/options.h"
-#include "wire/timing.h"
+#include "schema/data_out.h"
+#include "util/options.h"
+#include "util/timing.h"
 
 static void median_of_an_even_count_averages_the_middle_pair(void **state)
 {
@@ -100,6 +103,69 @@ static void csv_file_appears_only_when_complete(void **state)
     assert_int_equal(csv_out_close(&out), 0);
     assert_int_equal(access(path, F_OK), 0);
     unlink(path);
+}
+
+/* A file of data/ gets the schema's header, and a field given for the wrong
+ * column (or a row ended early) leaves no file at all. */
+static void data_file_keeps_the_schemas_columns(void **state)
+{
+    (void)state;
+    char err[512], line[256] = "";
+    struct data_out out;
+    const char *dir = "/tmp";
+    char path[256];
+    snprintf(path, sizeof path, "%s/gate.csv", dir);
+    unlink(path);
+    assert_int_equal(data_out_open(&out, dir, "gate.csv", err, sizeof err), 0);
+    data_text(&out, GATE_architecture, "in_process");
+    data_int(&out, GATE_combos, 2);
+    data_int(&out, GATE_identical, 2);
+    data_double(&out, GATE_max_abs_pnl_diff, 0);
+    data_text(&out, GATE_verdict, "pass");
+    data_text(&out, GATE_error, "");
+    data_end_row(&out);
+    assert_int_equal(data_out_close(&out), 0);
+    FILE *f = fopen(path, "r");
+    assert_non_null(f);
+    assert_non_null(fgets(line, sizeof line, f));
+    fclose(f);
+    assert_string_equal(line, "architecture,combos,identical,max_abs_pnl_diff,verdict,error\n");
+    unlink(path);
+
+    assert_int_equal(data_out_open(&out, dir, "gate.csv", err, sizeof err), 0);
+    data_text(&out, GATE_architecture, "in_process");
+    data_int(&out, GATE_identical, 2);                 /* combos skipped */
+    data_end_row(&out);
+    assert_int_equal(data_out_close(&out), -1);
+    assert_int_equal(access(path, F_OK), -1);
+
+    assert_int_equal(data_out_open(&out, dir, "gate.csv", err, sizeof err), 0);
+    data_text(&out, GATE_architecture, "in_process");
+    data_end_row(&out);                                /* a row ended early */
+    assert_int_equal(data_out_close(&out), -1);
+    assert_int_equal(access(path, F_OK), -1);
+    assert_int_equal(data_out_open(&out, dir, "nothing.csv", err, sizeof err), -1);
+}
+
+/* Every architecture names a kernel of the registry, and a row that runs
+ * its kernel in C (in the process or behind an engine) names one with a C
+ * sweep, which an engine row's engine must offer. */
+static void every_row_names_a_registered_kernel(void **state)
+{
+    (void)state;
+    for (size_t i = 0; i < N_ARCH_ROWS; i++) {
+        const struct arch_row *row = &ARCH_ROWS[i];
+        const struct kernel_entry *k = kernel_named(row->kernel);
+        if (k == NULL)
+            fail_msg("%s: no kernel named %s", row->name, row->kernel);
+        if (row->client != CLIENT_PYTHON || row->transport != TRANSPORT_NONE)
+            assert_non_null(k->sweep);
+        if (row->transport != TRANSPORT_NONE && !k->engine)
+            fail_msg("%s: the engine does not offer %s", row->name, row->kernel);
+    }
+    char err[256];
+    assert_null(kernel_for_engine("numba", err, sizeof err));
+    assert_non_null(strstr(err, "naive, tuned, tuned-PATH"));
 }
 
 /* An abandoned file leaves the previous one of that name untouched. */
@@ -527,6 +593,8 @@ int main(void)
         cmocka_unit_test(clock_is_monotonic),
         cmocka_unit_test(csv_round_trips_text_and_doubles),
         cmocka_unit_test(csv_file_appears_only_when_complete),
+        cmocka_unit_test(data_file_keeps_the_schemas_columns),
+        cmocka_unit_test(every_row_names_a_registered_kernel),
         cmocka_unit_test(csv_reader_rejects_ragged_rows),
         cmocka_unit_test(numbers_are_grouped_by_thousands),
         cmocka_unit_test(gate_passes_identical_results),

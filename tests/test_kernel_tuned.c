@@ -601,8 +601,20 @@ static void forcing_each_path(void **state)
     assert_int_equal(kernel_tuned_lines(close, N, params, hma, hma3, tuned_path_count()), -1);
 }
 
+/* The paths whose tests cannot run here, and why: a machine without AVX-512
+ * checks only that the avx512 path is refused, and says so. */
+static void say_what_does_not_run_here(void)
+{
+    for (int p = 0; p < tuned_path_count(); p++)
+        if (!runs_here(p))
+            print_message("test_kernel_tuned: the %s path is not tested on this machine, which "
+                          "cannot run it (%s); only its refusal is\n", tuned_path_name(p),
+                          tuned_path_lacks(p, cpu_simd_here()));
+}
+
 int main(void)
 {
+    say_what_does_not_run_here();
     const struct CMUnitTest small[] = {
         cmocka_unit_test(paths_are_a_table_widest_first),
         cmocka_unit_test(dispatcher_never_picks_what_the_machine_lacks),

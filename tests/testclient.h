@@ -30,9 +30,10 @@
 #include "kernel/kernel.h"
 #include "wire/client.h"
 #include "wire/frame.h"
+#include "wire/launch.h"
 #include "wire/netio.h"
 #include "wire/shm_ring.h"
-#include "wire/timing.h"
+#include "util/timing.h"
 
 enum { CLIENT_ERROR_SIZE = 512 };
 
@@ -170,50 +171,13 @@ static inline void engine_argv(char *argv[], size_t max, const char *path, char 
 }
 
 /* Starts argv with its stdout on a pipe and reads the engine's ready line
- * into line (without "listening "); the pid, or -1 with err set. */
+ * into line (without "listening "), through the wire layer's launcher, the
+ * harness's own; the pid, or -1 with err set. */
 static inline pid_t engine_spawn_ready(char *const argv[], char *line, size_t size,
                                        char err[CLIENT_ERROR_SIZE])
 {
-    int out[2];
-    pid_t pid;
-    if (pipe2(out, O_CLOEXEC) != 0) {
-        snprintf(err, CLIENT_ERROR_SIZE, "pipe: %s", strerror(errno));
-        return -1;
-    }
-    posix_spawn_file_actions_t fa;
-    posix_spawn_file_actions_init(&fa);
-    posix_spawn_file_actions_adddup2(&fa, out[1], STDOUT_FILENO);
-    int rc = posix_spawn(&pid, argv[0], &fa, NULL, argv, environ);
-    posix_spawn_file_actions_destroy(&fa);
-    close(out[1]);
-    if (rc != 0) {
-        close(out[0]);
-        snprintf(err, CLIENT_ERROR_SIZE, "cannot start %s: %s", argv[0], strerror(rc));
-        return -1;
-    }
-    char buf[512];
-    size_t n = 0;
-    uint64_t deadline = clock_ns() + 5000000000ull;
-    while (n + 1 < sizeof buf && clock_ns() < deadline) {
-        struct pollfd p = {out[0], POLLIN, 0};
-        if (poll(&p, 1, 50) <= 0)
-            continue;
-        if (read(out[0], &buf[n], 1) != 1)
-            break;
-        if (buf[n] == '\n')
-            break;
-        n++;
-    }
-    buf[n] = '\0';
-    close(out[0]);
-    if (strncmp(buf, "listening ", 10) != 0) {
-        kill(pid, SIGKILL);
-        waitpid(pid, NULL, 0);
-        snprintf(err, CLIENT_ERROR_SIZE, "%s did not say it was listening", argv[0]);
-        return -1;
-    }
-    snprintf(line, size, "%s", buf + 10);
-    return pid;
+    struct engine_launch l = {argv, 0, 5000, NULL, NULL};
+    return engine_launch(&l, line, size, err, CLIENT_ERROR_SIZE);
 }
 
 /* Starts `engine_path args...` on a Unix socket at socket_path, or on TCP

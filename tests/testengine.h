@@ -33,7 +33,7 @@
 #include "kernel/kernel.h"
 #include "wire/netio.h"
 #include "kernel/series.h"
-#include "wire/timing.h"
+#include "util/timing.h"
 
 extern char **environ;
 
@@ -573,39 +573,16 @@ static inline uint8_t *reference_request(enum opcode op, uint32_t n_bars, uint32
 
 /* ---- A program's first line -------------------------------------------------------- */
 
-/* Starts `argv` with its stdout on a pipe and reads its first line (without
- * the newline) within 3 s; the pid is tracked. 0, or -1 if no line came. */
+/* Starts `argv` through the launcher (wire/launch.h) and gives back its
+ * ready line whole ("listening ..."), within 3 s; the pid is tracked. 0, or
+ * -1 if no such line came (line then says why). */
 static inline int spawn_reading_first_line(char *const argv[], pid_t *pid, char *line, size_t size)
 {
-    int out[2];
-    posix_spawn_file_actions_t fa;
-    assert_int_equal(pipe2(out, O_CLOEXEC), 0);
-    posix_spawn_file_actions_init(&fa);
-    posix_spawn_file_actions_adddup2(&fa, out[1], STDOUT_FILENO);
-    int rc = posix_spawn(pid, argv[0], &fa, NULL, argv, environ);
-    posix_spawn_file_actions_destroy(&fa);
-    close(out[1]);
-    assert_int_equal(rc, 0);
-    track_child(*pid);
-    size_t n = 0;
-    uint64_t deadline = deadline_after_ms(3000);
-    line[0] = '\0';
-    while (clock_ns() < deadline && n + 1 < size) {
-        struct pollfd p = {out[0], POLLIN, 0};
-        if (poll(&p, 1, 50) <= 0)
-            continue;
-        ssize_t r = read(out[0], line + n, 1);
-        if (r <= 0)
-            break;
-        if (line[n] == '\n') {
-            line[n] = '\0';
-            close(out[0]);
-            return 0;
-        }
-        line[++n] = '\0';
-    }
-    close(out[0]);
-    return -1;
+    char address[512], err[512];
+    struct engine_launch l = {argv, 0, 3000, track_child, untrack_child};
+    *pid = engine_launch(&l, address, sizeof address, err, sizeof err);
+    snprintf(line, size, "%s%.200s", *pid > 0 ? "listening " : "", *pid > 0 ? address : err);
+    return *pid > 0 ? 0 : -1;
 }
 
 static inline void end_spawned(pid_t pid)
@@ -639,7 +616,7 @@ struct reply {
     uint8_t *body;
 };
 
-enum { SESSION_REQUESTS = 7, ECHO_N = 100 };
+enum { SESSION_REQUESTS = 7, ECHO_DOUBLES = 100 };
 
 /* The request of step k of a session that uses every opcode once, in the
  * order they make sense: sweep, echo, load, sweep loaded, open stream, one
@@ -647,7 +624,7 @@ enum { SESSION_REQUESTS = 7, ECHO_N = 100 };
 static inline uint8_t *session_request(int k, int timed, size_t *len)
 {
     static const struct { enum opcode op; uint32_t bars, combos; } steps[SESSION_REQUESTS] = {
-        {OP_SWEEP, REF_BARS, REF_COMBOS}, {OP_ECHO, ECHO_N, 1}, {OP_LOAD, REF_BARS, 0},
+        {OP_SWEEP, REF_BARS, REF_COMBOS}, {OP_ECHO, ECHO_DOUBLES, 1}, {OP_LOAD, REF_BARS, 0},
         {OP_SWEEP_LOADED, 0, REF_COMBOS}, {OP_OPEN_STREAM, 0, REF_COMBOS}, {OP_BAR, 1, 0},
         {OP_CLOSE_STREAM, 0, 0},
     };
@@ -684,8 +661,8 @@ static inline void assert_plain_replies(const struct reply r[])
 {
     struct combo_result stream_expected[REF_COMBOS];
     assert_sweep_reply(r[0].body, r[0].word, 0, REF_COMBOS);
-    assert_int_equal(r[1].word, ECHO_N * 8);
-    assert_memory_equal(r[1].body, ref.close, ECHO_N * 8);
+    assert_int_equal(r[1].word, ECHO_DOUBLES * 8);
+    assert_memory_equal(r[1].body, ref.close, ECHO_DOUBLES * 8);
     assert_int_equal(r[2].word, 0);
     assert_sweep_reply(r[3].body, r[3].word, 0, REF_COMBOS);
     assert_int_equal(r[4].word, 0);

@@ -12,9 +12,9 @@
 #include "engine/cli.h"
 #include "kernel/kernel.h"
 #include "kernel/kernel_tuned.h"
-#include "wire/error.h"
+#include "util/error.h"
+#include "util/options.h"
 #include "wire/frame.h"
-#include "wire/options.h"
 
 void engine_usage(FILE *to)
 {
@@ -74,43 +74,13 @@ void engine_usage(FILE *to)
     }
 }
 
-struct named_kernel {
-    const char *name;
-    sweep_fn sweep;
-};
-
-static int sweep_tuned_one_thread(struct sweep_workspace *ws, const double *close,
-                                  size_t n_bars, const struct combo_params *params,
-                                  size_t n_combos, struct combo_result *results)
-{
-    return sweep_tuned_in(ws, close, n_bars, params, n_combos, results, 1);
-}
-
-static const struct named_kernel KERNELS[] = {
-    {"naive", sweep_naive_in},
-    {"tuned", sweep_tuned_one_thread},
-};
-
 static int choose_kernel(const char *name, struct engine_options *o, char *err, size_t err_size)
 {
-    char names[128] = "";
-    for (size_t i = 0; i < sizeof KERNELS / sizeof KERNELS[0]; i++) {
-        if (strcmp(KERNELS[i].name, name) == 0) {
-            o->cfg.sweep = KERNELS[i].sweep;
-            return 0;
-        }
-        snprintf(names + strlen(names), sizeof names - strlen(names), "%s%s", i ? ", " : "",
-                 KERNELS[i].name);
-    }
-    if (strncmp(name, "tuned-", 6) == 0) {     /* a path of the tuned kernel, forced */
-        char why[256];
-        if (tuned_path_force(name + 6, why, sizeof why) != 0)
-            return set_error(err, err_size, "--kernel: %s", why);
-        o->cfg.sweep = sweep_tuned_one_thread;
-        return 0;
-    }
-    return set_error(err, err_size, "--kernel: '%s' is not a kernel (%s, tuned-PATH)", name,
-                     names);
+    const struct kernel_entry *k = kernel_for_engine(name, err, err_size);
+    if (k == NULL)
+        return -1;
+    o->cfg.sweep = k->sweep;
+    return 0;
 }
 
 static int parse_host_port(const char *text, struct engine_options *o, char *err,
@@ -148,12 +118,12 @@ long max_clients_allowed(void)
     return n > 1 ? n : 1;
 }
 
-static int set_transport(struct engine_options *o, enum transport t, char *err,
+static int set_listener(struct engine_options *o, enum listen_on t, char *err,
                          size_t err_size)
 {
-    if (o->transport != TRANSPORT_NONE)
+    if (o->listen_on != LISTEN_NONE)
         return set_error(err, err_size, "give one transport: --unix, --tcp, --stdin or --shm");
-    o->transport = t;
+    o->listen_on = t;
     return 0;
 }
 
@@ -174,12 +144,12 @@ static int take_option(int opt, const char *arg, struct engine_options *o, char 
     switch (opt) {
     case 'u':
         o->unix_path = arg;
-        return set_transport(o, TRANSPORT_UNIX, err, err_size);
+        return set_listener(o, LISTEN_UNIX, err, err_size);
     case 't':
-        if (set_transport(o, TRANSPORT_TCP, err, err_size) != 0)
+        if (set_listener(o, LISTEN_TCP, err, err_size) != 0)
             return -1;
         return parse_host_port(arg, o, err, err_size);
-    case 's': return set_transport(o, TRANSPORT_STDIN, err, err_size);
+    case 's': return set_listener(o, LISTEN_STDIN, err, err_size);
     case 'k': return choose_kernel(arg, o, err, err_size);
     case 'f':
         if (option_long("--max-frame", arg, REQUEST_HEADER_BYTES, FRAME_LENGTH_MASK, &v, err,
@@ -213,7 +183,7 @@ static int take_option(int opt, const char *arg, struct engine_options *o, char 
     case 'L': return option_layout("--layout", arg, &o->cfg.layout, err, err_size);
     case 'S':
         o->shm_name = arg;
-        return set_transport(o, TRANSPORT_SHM, err, err_size);
+        return set_listener(o, LISTEN_SHM, err, err_size);
     case 'W':
         if (shm_wait_parse(arg, &o->shm_wait) != 0)
             return set_error(err, err_size, "--shm-wait: '%s' is not futex or spin", arg);
@@ -253,7 +223,7 @@ int engine_parse_options(int argc, char **argv, struct engine_options *o,
         return wants;
     if (optind < argc)
         return set_error(err, err_size, "unexpected argument '%s'", argv[optind]);
-    if (o->transport == TRANSPORT_NONE)
+    if (o->listen_on == LISTEN_NONE)
         return set_error(err, err_size, "say --unix PATH, --tcp PORT, --stdin or --shm NAME");
     return CLI_RUN;
 }

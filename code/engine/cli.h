@@ -12,7 +12,9 @@
 #include "engine/service.h"
 #include "wire/shm_ring.h"
 
-enum transport { TRANSPORT_NONE, TRANSPORT_UNIX, TRANSPORT_TCP, TRANSPORT_STDIN, TRANSPORT_SHM };
+/* Where the engine listens for its clients (the harness's own transports are
+ * another thing: harness/session.h). */
+enum listen_on { LISTEN_NONE, LISTEN_UNIX, LISTEN_TCP, LISTEN_STDIN, LISTEN_SHM };
 
 enum {
     DEFAULT_MAX_CLIENTS = 32,
@@ -26,7 +28,7 @@ enum {
 #define MAX_MAX_WORK (1L << 62)
 
 struct engine_options {
-    enum transport transport;
+    enum listen_on listen_on;
     const char *unix_path;
     char tcp_host[256];
     char tcp_port[8];

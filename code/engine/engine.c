@@ -18,11 +18,11 @@
 
 #include "engine/cli.h"
 #include "engine/service.h"
+#include "util/options.h"
+#include "util/timing.h"
 #include "wire/frame.h"
 #include "wire/netio.h"
-#include "wire/options.h"
 #include "wire/shm_ring.h"
-#include "wire/timing.h"
 
 /* The commit the engine was built from; the Makefile passes it. */
 #ifndef IPCTAX_COMMIT
@@ -94,7 +94,8 @@ struct server {
     int active;                    /* slots in use */
 };
 
-struct client {
+/* What a connection's thread is handed: its server, its slot, its socket. */
+struct slot_claim {
     struct server *server;
     int slot, fd;
 };
@@ -110,7 +111,7 @@ static void release_slot(struct server *s, int slot)
 
 static void *connection_thread(void *arg)
 {
-    struct client *cl = arg;
+    struct slot_claim *cl = arg;
     const struct engine_options *o = cl->server->opts;
     if (o->raw) {
         serve_raw(cl->fd, cl->fd, &o->cfg);
@@ -221,9 +222,9 @@ static void start_client(struct server *s, int fd)
         refuse_busy(fd, s->opts->max_clients);
         return;
     }
-    struct client *cl = malloc(sizeof *cl);
+    struct slot_claim *cl = malloc(sizeof *cl);
     if (cl != NULL) {
-        *cl = (struct client){s, slot, fd};
+        *cl = (struct slot_claim){s, slot, fd};
         pthread_attr_init(&attr);
         pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
         int started = pthread_create(&thread, &attr, connection_thread, cl) == 0;
@@ -297,7 +298,7 @@ static int accept_loop(int listener, const struct engine_options *o)
             refuse_without_descriptors(listener);
         if (fd < 0)
             continue;                                  /* or the client gave up; go on */
-        if (o->transport == TRANSPORT_TCP)
+        if (o->listen_on == LISTEN_TCP)
             tcp_no_delay(fd);
         socket_wake_every(fd, WAKE_PERIOD_MS);
         start_client(&server, fd);
@@ -377,7 +378,7 @@ int main(int argc, char **argv)
     case CLI_BAD:
         return usage_error("ipctax-engine", "%s", err);
     }
-    if (install_signal_handlers(o.transport == TRANSPORT_STDIN) != 0) {
+    if (install_signal_handlers(o.listen_on == LISTEN_STDIN) != 0) {
         perror("ipctax-engine: signals");
         return 2;
     }
@@ -386,12 +387,12 @@ int main(int argc, char **argv)
                 "engine has gone already; stopping\n");
         return 0;
     }
-    if (o.transport == TRANSPORT_SHM)
+    if (o.listen_on == LISTEN_SHM)
         return serve_shm(&o);
-    if (o.transport == TRANSPORT_STDIN)
+    if (o.listen_on == LISTEN_STDIN)
         return serve_stdin(&o);
 
-    int listener = o.transport == TRANSPORT_UNIX
+    int listener = o.listen_on == LISTEN_UNIX
         ? unix_listen(o.unix_path, LISTEN_BACKLOG, err, sizeof err)
         : tcp_listen(o.tcp_host, o.tcp_port, LISTEN_BACKLOG, err, sizeof err);
     if (listener < 0) {
@@ -399,13 +400,13 @@ int main(int argc, char **argv)
         return 1;
     }
     char where[300];
-    if (o.transport == TRANSPORT_TCP && socket_local_address(listener, where, sizeof where) != 0)
+    if (o.listen_on == LISTEN_TCP && socket_local_address(listener, where, sizeof where) != 0)
         snprintf(where, sizeof where, "%s:%s", o.tcp_host, o.tcp_port);
-    announce(o.transport == TRANSPORT_UNIX ? "unix" : "tcp",
-             o.transport == TRANSPORT_UNIX ? o.unix_path : where);
+    announce(o.listen_on == LISTEN_UNIX ? "unix" : "tcp",
+             o.listen_on == LISTEN_UNIX ? o.unix_path : where);
     int status = accept_loop(listener, &o);
     close(listener);
-    if (o.transport == TRANSPORT_UNIX)
+    if (o.listen_on == LISTEN_UNIX)
         unlink(o.unix_path);
     return status == 0 ? 0 : 1;
 }

@@ -13,11 +13,11 @@
 
 #include "engine/service.h"
 #include "kernel/kernel_stream.h"
-#include "wire/error.h"
+#include "util/error.h"
+#include "util/timing.h"
 #include "wire/frame.h"
 #include "wire/json_codec.h"
 #include "wire/netio.h"
-#include "wire/timing.h"
 
 void connection_init(struct connection *c, const struct engine_config *cfg)
 {

@@ -10,14 +10,10 @@
 #include <stdint.h>
 #include "kernel/kernel.h"
 #include "kernel/kernel_stream.h"
+#include "kernel/kernels.h"
 #include "wire/buffer.h"
 #include "wire/frame.h"
 #include "wire/netio.h"
-
-/* The kernel behind the sweep opcode; it may use (and grow) the workspace. */
-typedef int (*sweep_fn)(struct sweep_workspace *ws, const double *close, size_t n_bars,
-                        const struct combo_params *params, size_t n_combos,
-                        struct combo_result *results);
 
 struct engine_config {
     uint32_t max_frame;        /* largest request body accepted, in bytes */

@@ -1,5 +1,5 @@
 /*
- * arch.c - the architecture table, and one routine that runs any row.
+ * arch.c - one routine that runs any row of the architecture table.
  *
  * Tangled from paper/41-architectures.md.
  */
@@ -11,81 +11,9 @@
 #include "harness/arch.h"
 #include "harness/placement.h"
 #include "harness/worker.h"
-#include "kernel/kernel_tuned.h"
-#include "wire/timing.h"
-
-#define C CLIENT_C
-#define PY CLIENT_PYTHON
-#define IN CLIENT_NONE
-#define DUET PAIRING_DUET
-#define TURN PAIRING_SEQUENTIAL
-#define WHOLE {1, 1}
-const struct arch_row ARCH_ROWS[] = {
-    {"in_process", IN, TRANSPORT_NONE, KERNEL_NAIVE, ENCODING_BINARY, GRAIN_SWEEP,
-     PAIRING_NONE, 1, WHOLE, "the kernel called directly, no boundary"},
-    {"in_process_control_1", IN, TRANSPORT_NONE, KERNEL_NAIVE, ENCODING_BINARY, GRAIN_SWEEP,
-     DUET, 1, WHOLE, "in_process again, in duets: the A/A control of the duet"},
-    {"in_process_control_2", IN, TRANSPORT_NONE, KERNEL_NAIVE, ENCODING_BINARY, GRAIN_SWEEP,
-     TURN, 1, WHOLE, "in_process again, in turn between two baseline runs: the A/A control "
-     "of sequential pairs (and, against another unit's baseline, of the earlier rounds)"},
-    {"in_process_tuned_1core", IN, TRANSPORT_NONE, KERNEL_TUNED_ONE_CORE, ENCODING_BINARY,
-     GRAIN_SWEEP, DUET, 0, WHOLE, "the tuned kernel on one thread, no boundary"},
-    {"in_process_tuned_1core_sequential", IN, TRANSPORT_NONE, KERNEL_TUNED_ONE_CORE,
-     ENCODING_BINARY, GRAIN_SWEEP, TURN, 0, WHOLE,
-     "in_process_tuned_1core again, in sequential pairs: does the duet bias a ratio?"},
-    {"in_process_tuned", IN, TRANSPORT_NONE, KERNEL_TUNED_ALL_CORES, ENCODING_BINARY,
-     GRAIN_SWEEP, TURN, 0, WHOLE, "the tuned kernel on every core, no boundary"},
-    {"batch_unix", C, TRANSPORT_UNIX, KERNEL_NAIVE, ENCODING_BINARY, GRAIN_SWEEP, DUET, 1,
-     WHOLE, "persistent engine on a Unix socket, one round trip per sweep"},
-    {"batch_tcp", C, TRANSPORT_TCP, KERNEL_NAIVE, ENCODING_BINARY, GRAIN_SWEEP, DUET, 0, WHOLE,
-     "persistent engine on TCP loopback (TCP_NODELAY), one round trip per sweep"},
-    {"batch_shm", C, TRANSPORT_SHM_FUTEX, KERNEL_NAIVE, ENCODING_BINARY, GRAIN_SWEEP, DUET, 0,
-     WHOLE, "persistent engine over shared memory (futex wait), one round trip per sweep"},
-    {"batch_unix_tuned", C, TRANSPORT_UNIX, KERNEL_TUNED_ONE_CORE, ENCODING_BINARY,
-     GRAIN_SWEEP, DUET, 0, WHOLE, "batch_unix with the tuned kernel (one thread) behind it"},
-    {"chatty_unix", C, TRANSPORT_UNIX, KERNEL_NAIVE, ENCODING_BINARY, GRAIN_COMBO, DUET, 1,
-     WHOLE, "one round trip per combination, the series re-sent each time"},
-    {"stateful_unix", C, TRANSPORT_UNIX, KERNEL_NAIVE, ENCODING_BINARY, GRAIN_LOADED, DUET, 1,
-     WHOLE, "the series loaded once per connection, one 48-byte call per combination"},
-    {"per_bar_unix", C, TRANSPORT_UNIX, KERNEL_NAIVE, ENCODING_BINARY, GRAIN_BAR, DUET, 0,
-     {5, 1}, "one round trip per bar: one close out, every position back (a fifth of the bars)"},
-    {"spawn_stdin", C, TRANSPORT_SPAWN, KERNEL_NAIVE, ENCODING_BINARY, GRAIN_SWEEP, DUET, 1,
-     WHOLE, "a fresh engine per sweep, request on stdin, reply on stdout"},
-    {"spawn_per_combo", C, TRANSPORT_SPAWN, KERNEL_NAIVE, ENCODING_BINARY, GRAIN_COMBO, DUET, 0,
-     WHOLE, "a fresh engine per combination"},
-    {"json_unix", C, TRANSPORT_UNIX, KERNEL_NAIVE, ENCODING_JSON, GRAIN_SWEEP, DUET, 0, WHOLE,
-     "JSON request and reply, one round trip per sweep"},
-    {"json_chatty_unix", C, TRANSPORT_UNIX, KERNEL_NAIVE, ENCODING_JSON, GRAIN_COMBO, DUET, 0,
-     {1, 8}, "JSON, one round trip per combination with the series (every eighth combination)"},
-    {"numba_in_process", PY, TRANSPORT_NONE, KERNEL_NUMBA, ENCODING_BINARY, GRAIN_SWEEP, DUET, 1,
-     WHOLE, "the original's baseline: the kernel in numba, called from Python"},
-    {"python_batch_unix", PY, TRANSPORT_UNIX, KERNEL_NAIVE, ENCODING_BINARY, GRAIN_SWEEP, DUET,
-     1, WHOLE, "the original's configuration: Python calls the engine once per sweep"},
-    {"python_batch_unix_tuned", PY, TRANSPORT_UNIX, KERNEL_TUNED_ONE_CORE, ENCODING_BINARY,
-     GRAIN_SWEEP, DUET, 0, WHOLE,
-     "Python calls the engine once per sweep, the tuned kernel behind it"},
-    {"python_chatty_unix", PY, TRANSPORT_UNIX, KERNEL_NAIVE, ENCODING_BINARY, GRAIN_COMBO, DUET,
-     0, WHOLE, "Python calls the engine once per combination, re-sending the series"},
-    {"python_stateful_unix", PY, TRANSPORT_UNIX, KERNEL_NAIVE, ENCODING_BINARY, GRAIN_LOADED,
-     DUET, 1, WHOLE, "Python loads the series once, then one call per combination"},
-    {"python_spawn_stdin", PY, TRANSPORT_SPAWN, KERNEL_NAIVE, ENCODING_BINARY, GRAIN_SWEEP,
-     DUET, 0, WHOLE, "Python spawns the engine per sweep, as the original's rust_spawn_stdin"},
-};
-#undef C
-#undef PY
-#undef IN
-#undef DUET
-#undef TURN
-#undef WHOLE
-const size_t N_ARCH_ROWS = sizeof ARCH_ROWS / sizeof ARCH_ROWS[0];
-
-int arch_row_named(const char *name)
-{
-    for (size_t i = 0; i < N_ARCH_ROWS; i++)
-        if (strcmp(ARCH_ROWS[i].name, name) == 0)
-            return (int)i;
-    return -1;
-}
+#include "kernel/kernels.h"
+#include "util/error.h"
+#include "util/timing.h"
 
 void call_sink_put(struct call_sink *sink, size_t call, const struct call_record *t)
 {
@@ -94,7 +22,7 @@ void call_sink_put(struct call_sink *sink, size_t call, const struct call_record
         sink->engine_cpu_known = 1;
     }
     if (t->has_usage) {
-        sink->spawned_faults += t->process_minor_faults;
+        sink->spawned_faults += (long)t->process_minor_faults;
         sink->spawned = 1;
     }
     if (!sink->keep)
@@ -112,33 +40,26 @@ void call_sink_put(struct call_sink *sink, size_t call, const struct call_record
     sink->calls[sink->n++] = (struct kept_call){call, *t};
 }
 
-/* A u64 field, or an empty one when `known` is false. */
-static void put_ns(struct csv_out *out, int known, uint64_t ns)
+void call_record_write(struct data_out *o, size_t call, const struct call_record *t)
 {
-    if (known)
-        csv_out_int(out, (int64_t)ns);
-    else
-        csv_out_empty(out);
-}
-
-void call_record_write(struct csv_out *o, size_t call, const struct call_record *t)
-{
-    csv_out_int(o, (int64_t)call);
-    csv_out_int(o, (int64_t)t->rtt_ns);
-    const uint64_t client[] = {t->encode_ns, t->send_ns, t->wait_ns, t->receive_ns,
-                               t->decode_ns};
-    for (size_t i = 0; i < sizeof client / sizeof client[0]; i++)
-        csv_out_int(o, (int64_t)client[i]);
-    const uint64_t engine[] = {t->engine_ns, t->engine_decode_ns, t->compute_ns,
-                               t->engine_encode_ns, t->engine_cpu_ns};
-    for (size_t i = 0; i < sizeof engine / sizeof engine[0]; i++)
-        put_ns(o, t->has_engine, engine[i]);
-    put_ns(o, t->has_process, t->process_ns);
-    put_ns(o, t->has_usage, t->process_cpu_ns);
-    put_ns(o, t->has_usage, (uint64_t)t->process_minor_faults);
-    csv_out_int(o, (int64_t)t->request_bytes);
-    csv_out_int(o, (int64_t)t->reply_bytes);
-    csv_out_end_row(o);
+    data_int(o, CALLS_call, (int64_t)call);
+    data_int(o, CALLS_rtt_ns, (int64_t)t->rtt_ns);
+    data_int(o, CALLS_encode_ns, (int64_t)t->encode_ns);
+    data_int(o, CALLS_send_ns, (int64_t)t->send_ns);
+    data_int(o, CALLS_wait_ns, (int64_t)t->wait_ns);
+    data_int(o, CALLS_receive_ns, (int64_t)t->receive_ns);
+    data_int(o, CALLS_decode_ns, (int64_t)t->decode_ns);
+    data_known(o, CALLS_engine_ns, t->has_engine, (int64_t)t->engine_ns);
+    data_known(o, CALLS_engine_decode_ns, t->has_engine, (int64_t)t->engine_decode_ns);
+    data_known(o, CALLS_compute_ns, t->has_engine, (int64_t)t->compute_ns);
+    data_known(o, CALLS_engine_encode_ns, t->has_engine, (int64_t)t->engine_encode_ns);
+    data_known(o, CALLS_engine_cpu_ns, t->has_engine, (int64_t)t->engine_cpu_ns);
+    data_known(o, CALLS_process_ns, t->has_process, (int64_t)t->process_ns);
+    data_known(o, CALLS_process_cpu_ns, t->has_usage, (int64_t)t->process_cpu_ns);
+    data_known(o, CALLS_process_minor_faults, t->has_usage, (int64_t)t->process_minor_faults);
+    data_int(o, CALLS_request_bytes, (int64_t)t->request_bytes);
+    data_int(o, CALLS_reply_bytes, (int64_t)t->reply_bytes);
+    data_end_row(o);
 }
 
 void call_sink_clear(struct call_sink *sink)
@@ -165,50 +86,46 @@ struct arch_state {
     struct worker *worker;             /* Python rows */
 };
 
-static const char *engine_kernel(enum arch_kernel k)
-{
-    return k == KERNEL_TUNED_ONE_CORE ? "tuned" : "naive";
-}
-
 static int open_python_row(struct arch_state *st, const struct harness_env *env,
-                           char err[ERR_SIZE])
+                           char *err, size_t err_size)
 {
     const struct arch_row *row = st->row;
     if (st->worker == NULL)
-        return fail(err, "%s needs the Python worker, which is not running", row->name);
+        return set_error(err, err_size, "%s needs the Python worker, which is not running",
+                         row->name);
     if (row->transport == TRANSPORT_SPAWN)
-        return worker_prepare(st->worker, row->name, "engine", env->engine, err);
+        return worker_prepare(st->worker, row->name, "engine", env->engine, err, err_size);
     if (row->transport == TRANSPORT_NONE)
-        return worker_prepare(st->worker, row->name, NULL, NULL, err);
-    struct session_options o = {row->transport, row->name, engine_kernel(row->kernel), NULL,
-                                0, 0, NULL, NULL};
-    if (session_open(&st->session, env, &o, err) != 0)
+        return worker_prepare(st->worker, row->name, NULL, NULL, err, err_size);
+    struct session_options o = {row->transport, row->name, row->kernel, NULL, 0, 0, NULL,
+                                NULL};
+    if (session_open(&st->session, env, &o, err, err_size) != 0)
         return -1;
     st->has_session = 1;
-    return worker_prepare(st->worker, row->name, "socket", st->session.socket_path, err);
+    return worker_prepare(st->worker, row->name, "socket", st->session.socket_path, err, err_size);
 }
 
 static int open_c_row(struct arch_state *st, const struct harness_env *env,
-                      const struct sweep_job *job, char err[ERR_SIZE])
+                      const struct sweep_job *job, char *err, size_t err_size)
 {
     const struct arch_row *row = st->row;
-    struct session_options o = {row->transport, row->name, engine_kernel(row->kernel), NULL,
-                                0, 1, NULL, NULL};
-    if (session_open(&st->session, env, &o, err) != 0)
+    struct session_options o = {row->transport, row->name, row->kernel, NULL, 0, 1, NULL,
+                                NULL};
+    if (session_open(&st->session, env, &o, err, err_size) != 0)
         return -1;
     st->has_session = 1;
     if (row->grain == GRAIN_LOADED)
-        return session_load(&st->session, job->close, job->n_bars, NULL, err);
+        return session_load(&st->session, job->close, job->n_bars, NULL, err, err_size);
     return 0;
 }
 
 struct arch_state *arch_open(const struct arch_row *row, const struct harness_env *env,
                              struct worker *worker, const struct sweep_job *job,
-                             char err[ERR_SIZE])
+                             char *err, size_t err_size)
 {
     struct arch_state *st = calloc(1, sizeof *st);
     if (st == NULL) {
-        fail(err, "out of memory");
+        set_error(err, err_size, "out of memory");
         return NULL;
     }
     st->row = row;
@@ -216,9 +133,9 @@ struct arch_state *arch_open(const struct arch_row *row, const struct harness_en
     sweep_workspace_init(&st->ws, NULL);
     int status = 0;
     if (row->client == CLIENT_PYTHON)
-        status = open_python_row(st, env, err);
+        status = open_python_row(st, env, err, err_size);
     else if (row->client == CLIENT_C)
-        status = open_c_row(st, env, job, err);
+        status = open_c_row(st, env, job, err, err_size);
     if (status != 0) {
         arch_close(st);
         return NULL;
@@ -237,54 +154,45 @@ void arch_close(struct arch_state *st)
 }
 
 static int run_in_process(struct arch_state *st, const struct sweep_job *job,
-                          struct combo_result *results, char err[ERR_SIZE])
+                          struct combo_result *results, char *err, size_t err_size)
 {
-    int status;
-    switch (st->row->kernel) {
-    case KERNEL_TUNED_ONE_CORE:
-        status = sweep_tuned_in(&st->ws, job->close, job->n_bars, job->params, job->n_combos,
-                                results, 1);
-        break;
-    case KERNEL_TUNED_ALL_CORES:
-        status = sweep_tuned_in(&st->ws, job->close, job->n_bars, job->params, job->n_combos,
-                                results, 0);
-        break;
-    default:
-        status = sweep_naive_in(&st->ws, job->close, job->n_bars, job->params, job->n_combos,
-                                results);
-        break;
-    }
-    return status == 0 ? 0 : fail(err, "out of memory for the kernel's workspace");
+    const struct kernel_entry *k = kernel_named(st->row->kernel);
+    if (k == NULL || k->sweep == NULL)
+        return set_error(err, err_size, "%s: no C kernel named %s", st->row->name,
+                         st->row->kernel);
+    int status = k->sweep(&st->ws, job->close, job->n_bars, job->params, job->n_combos, results);
+    return status == 0 ? 0 : set_error(err, err_size, "out of memory for the kernel's workspace");
 }
 
 static int sweep_call(struct arch_state *st, const struct sweep_job *job, size_t first,
                       size_t count, struct combo_result *results, struct call_record *t,
-                      char err[ERR_SIZE])
+                      char *err, size_t err_size)
 {
     if (st->row->encoding == ENCODING_JSON)
         return session_json_sweep(&st->session, job->close, job->n_bars, job->params + first,
-                                  count, results + first, t, err);
+                                  count, results + first, t, err, err_size);
     return session_sweep(&st->session, job->close, job->n_bars, job->params + first, count,
-                         results + first, t, err);
+                         results + first, t, err, err_size);
 }
 
 static int run_per_bar(struct arch_state *st, const struct sweep_job *job,
                        struct combo_result *results, struct call_sink *sink,
-                       char err[ERR_SIZE])
+                       char *err, size_t err_size)
 {
     struct session *s = &st->session;
     struct call_record t;
-    if (session_stream_open(s, job->params, job->n_combos, &t, err) != 0)
+    if (session_stream_open(s, job->params, job->n_combos, &t, err, err_size) != 0)
         return -1;
     call_sink_put(sink, 0, &t);
     for (size_t b = 0; b < job->n_bars; b++) {
         int timed = b % PER_BAR_SAMPLE == 0;
-        if (session_stream_bar(s, job->close[b], job->n_combos, timed ? &t : NULL, err) != 0)
+        if (session_stream_bar(s, job->close[b], job->n_combos, timed ? &t : NULL, err,
+                               err_size) != 0)
             return -1;
         if (timed)
             call_sink_put(sink, 1 + b, &t);
     }
-    if (session_stream_close(s, results, job->n_combos, &t, err) != 0)
+    if (session_stream_close(s, results, job->n_combos, &t, err, err_size) != 0)
         return -1;
     call_sink_put(sink, 1 + job->n_bars, &t);
     return 0;
@@ -292,18 +200,18 @@ static int run_per_bar(struct arch_state *st, const struct sweep_job *job,
 
 static int run_c_client(struct arch_state *st, const struct sweep_job *job,
                         struct combo_result *results, struct call_sink *sink,
-                        char err[ERR_SIZE])
+                        char *err, size_t err_size)
 {
     struct call_record t;
     switch (st->row->grain) {
     case GRAIN_SWEEP:
-        if (sweep_call(st, job, 0, job->n_combos, results, &t, err) != 0)
+        if (sweep_call(st, job, 0, job->n_combos, results, &t, err, err_size) != 0)
             return -1;
         call_sink_put(sink, 0, &t);
         return 0;
     case GRAIN_COMBO:
         for (size_t k = 0; k < job->n_combos; k++) {
-            if (sweep_call(st, job, k, 1, results, &t, err) != 0)
+            if (sweep_call(st, job, k, 1, results, &t, err, err_size) != 0)
                 return -1;
             call_sink_put(sink, k, &t);
         }
@@ -311,32 +219,34 @@ static int run_c_client(struct arch_state *st, const struct sweep_job *job,
     case GRAIN_LOADED:
         for (size_t k = 0; k < job->n_combos; k++) {
             if (session_sweep_loaded(&st->session, &job->params[k], 1, &results[k], &t,
-                                     err) != 0)
+                                     err, err_size) != 0)
                 return -1;
             call_sink_put(sink, k, &t);
         }
         return 0;
     case GRAIN_BAR:
-        return run_per_bar(st, job, results, sink, err);
+        return run_per_bar(st, job, results, sink, err, err_size);
     }
-    return fail(err, "%s: unknown grain", st->row->name);
+    return set_error(err, err_size, "%s: unknown grain", st->row->name);
 }
 
 static int run_in_client(struct arch_state *st, const struct sweep_job *job,
                          struct combo_result *results, struct run_measure *m,
-                         struct call_sink *sink, char err[ERR_SIZE])
+                         struct call_sink *sink, char *err, size_t err_size)
 {
     if (st->row->client == CLIENT_PYTHON)
-        return worker_run(st->worker, st->row->name, job->n_combos, results, m, sink, err);
+        return worker_run(st->worker, st->row->name, job->n_combos, results, m, sink, err,
+                          err_size);
     /* One thread drives the run, except the kernel on every core, which only
      * ever runs alone (@sec:pairs): count that one's whole process. */
-    uint64_t (*cpu_clock)(void) = st->row->kernel == KERNEL_TUNED_ALL_CORES ? cpu_ns
-                                                                             : thread_cpu_ns;
+    const struct kernel_entry *k = kernel_named(st->row->kernel);
+    uint64_t (*cpu_clock)(void) = k != NULL && k->threads == 0 ? cpu_ns : thread_cpu_ns;
     long faults = thread_minor_faults();
     m->cpu_start = current_cpu();
     uint64_t cpu0 = cpu_clock(), t0 = clock_ns();
-    int status = st->row->client == CLIENT_NONE ? run_in_process(st, job, results, err)
-                                                 : run_c_client(st, job, results, sink, err);
+    int status = st->row->client == CLIENT_NONE ? run_in_process(st, job, results, err, err_size)
+                                                 : run_c_client(st, job, results, sink, err,
+                                                                err_size);
     m->seconds = seconds_between(t0, clock_ns());
     m->client_cpu_s = (double)(cpu_clock() - cpu0) * 1e-9;
     m->cpu_end = current_cpu();
@@ -350,14 +260,14 @@ static pid_t engine_pid(const struct arch_state *st)
 }
 
 int arch_run(struct arch_state *st, const struct sweep_job *job, struct combo_result *results,
-             struct run_measure *m, struct call_sink *sink, char err[ERR_SIZE])
+             struct run_measure *m, struct call_sink *sink, char *err, size_t err_size)
 {
     struct proc_place before, after;
     pid_t engine = engine_pid(st);
     int looked = engine > 0 && proc_place(engine, &before) == 0;
     *m = (struct run_measure){NAN, NAN, NAN, -1, -1, -1, -1, -1};
     call_sink_clear(sink);
-    if (run_in_client(st, job, results, m, sink, err) != 0)
+    if (run_in_client(st, job, results, m, sink, err, err_size) != 0)
         return -1;
     m->engine_cpu_s = sink->engine_cpu_known ? sink->engine_cpu_ns * 1e-9 : NAN;
     if (looked && proc_place(engine, &after) == 0) {

@@ -1,6 +1,5 @@
 /*
- * arch.h - the architectures, as rows of one table, and the routine that
- * runs a row once.
+ * arch.h - the routine that runs a row of the architecture table once.
  *
  * Tangled from paper/41-architectures.md.
  */
@@ -9,10 +8,11 @@
 
 #include <stddef.h>
 
-#include "harness/csvout.h"
 #include "harness/env.h"
 #include "harness/session.h"
 #include "kernel/kernel.h"
+#include "schema/architectures.h"
+#include "schema/data_out.h"
 
 /* One sweep to perform: the series and the parameter sets. */
 struct sweep_job {
@@ -21,40 +21,6 @@ struct sweep_job {
     const struct combo_params *params;
     size_t n_combos;
 };
-
-enum arch_client { CLIENT_NONE, CLIENT_C, CLIENT_PYTHON };
-enum arch_kernel { KERNEL_NAIVE, KERNEL_TUNED_ONE_CORE, KERNEL_TUNED_ALL_CORES, KERNEL_NUMBA };
-enum arch_encoding { ENCODING_BINARY, ENCODING_JSON };
-enum arch_grain { GRAIN_SWEEP, GRAIN_COMBO, GRAIN_LOADED, GRAIN_BAR };
-/* How a row's run is paired with the baseline's (@sec:pairs). */
-enum arch_pairing { PAIRING_NONE, PAIRING_DUET, PAIRING_SEQUENTIAL };
-
-/* The part of the job one run does: every bar_divisor-th of the bars from the
- * start, and every combo_step-th combination. {1, 1} is the whole job. */
-struct job_part {
-    int bar_divisor, combo_step;
-};
-
-struct arch_row {
-    const char *name;          /* as in data/ and the paper */
-    enum arch_client client;
-    enum transport transport;
-    enum arch_kernel kernel;
-    enum arch_encoding encoding;
-    enum arch_grain grain;
-    enum arch_pairing pairing; /* PAIRING_NONE: the baseline itself */
-    int headline;              /* measured in every round, not only the minimum */
-    struct job_part part;
-    const char *description;
-};
-
-extern const struct arch_row ARCH_ROWS[];
-extern const size_t N_ARCH_ROWS;
-
-/* The row's index, or -1. */
-int arch_row_named(const char *name);
-
-enum { PER_BAR_SAMPLE = 1000 };
 
 struct run_measure {
     double seconds;            /* the sweep's wall time */
@@ -86,7 +52,7 @@ struct call_sink {
 
 void call_sink_put(struct call_sink *sink, size_t call, const struct call_record *t);
 /* Writes a call's index and its record's fields, the tail of a calls.csv row. */
-void call_record_write(struct csv_out *out, size_t call, const struct call_record *t);
+void call_record_write(struct data_out *out, size_t call, const struct call_record *t);
 /* Forgets the kept calls (the sink can be used again). */
 void call_sink_clear(struct call_sink *sink);
 void call_sink_free(struct call_sink *sink);
@@ -98,13 +64,13 @@ struct arch_state;
  * err set on failure. */
 struct arch_state *arch_open(const struct arch_row *row, const struct harness_env *env,
                              struct worker *worker, const struct sweep_job *job,
-                             char err[ERR_SIZE]);
+                             char *err, size_t err_size);
 /* Pins the processes that serve the row (its engine, the Python worker) to
  * cpu, or lets them run anywhere again (CPU_ANY, @sec:placement). 0 or -1. */
 int arch_pin(struct arch_state *st, int cpu);
 /* One sweep: results[0..n_combos), the run's measures, its calls into sink. */
 int arch_run(struct arch_state *st, const struct sweep_job *job, struct combo_result *results,
-             struct run_measure *m, struct call_sink *sink, char err[ERR_SIZE]);
+             struct run_measure *m, struct call_sink *sink, char *err, size_t err_size);
 void arch_close(struct arch_state *st);
 
 #endif

@@ -12,19 +12,19 @@
 #include <unistd.h>
 
 #include "harness/arch.h"
-#include "harness/csvout.h"
 #include "harness/env.h"
 #include "harness/machine.h"
 #include "harness/measure.h"
-#include "harness/names.h"
 #include "harness/schedule.h"
 #include "harness/worker.h"
 #include "kernel/grid.h"
 #include "kernel/kernel.h"
 #include "kernel/kernel_tuned.h"
 #include "kernel/series.h"
-#include "wire/error.h"
-#include "wire/options.h"
+#include "schema/data_out.h"
+#include "util/error.h"
+#include "util/names.h"
+#include "util/options.h"
 
 #ifndef IPCTAX_COMMIT
 #define IPCTAX_COMMIT "unknown"
@@ -61,8 +61,8 @@ static void usage(FILE *to)
         "  --combos N      parameter combinations, 1..%d (default %d)\n"
         "  --seed N        seed of the series and of the rounds' order (default %d)\n"
         "  --budget S      seconds of rounds at most, 1..86400 (default %.0f)\n"
-        "  --target PCT    stop once every headline interval is within +-PCT%%,\n"
-        "                  0..100 (default %.1f)\n"
+        "  --target PCT    stop once the duet A/A control's interval is within\n"
+        "                  +-PCT%% of one, 0..100 (default %.1f)\n"
         "  --min-rounds N  rounds at least, 1..10000 (default %d)\n"
         "  --max-rounds N  rounds at most, 1..10000 (default %d)\n"
         "  --rounds N      exactly N rounds (sets both)\n"
@@ -222,56 +222,53 @@ static int check_out_dir(const char *dir)
 static int write_sweep(const char *dir, const struct sweep_job *job,
                        const struct combo_result *reference)
 {
-    static const char *const header[] = {"combo", "L", "h_half", "h_len", "h_sqrt",
-                                         "t_third", "t_half", "t_len", "pnl", "trades"};
-    char path[4096];
-    struct csv_out out;
-    snprintf(path, sizeof path, "%s/sweep.csv", dir);
-    if (csv_out_open(&out, path, header, 10) != 0)
+    char err[ERR_SIZE];
+    struct data_out out;
+    if (data_out_open(&out, dir, "sweep.csv", err, sizeof err) != 0)
         return -1;
     for (size_t k = 0; k < job->n_combos; k++) {
         const struct combo_params *p = &job->params[k];
-        const int64_t fields[] = {(int64_t)k, p->h_len, p->h_half, p->h_len, p->h_sqrt,
-                                  p->t_third, p->t_half, p->t_len};
-        for (size_t f = 0; f < sizeof fields / sizeof fields[0]; f++)
-            csv_out_int(&out, fields[f]);
-        csv_out_double(&out, reference[k].pnl);
-        csv_out_int(&out, reference[k].trades);
-        csv_out_end_row(&out);
+        data_int(&out, SWEEP_combo, (int64_t)k);
+        data_int(&out, SWEEP_L, p->h_len);
+        data_int(&out, SWEEP_h_half, p->h_half);
+        data_int(&out, SWEEP_h_len, p->h_len);
+        data_int(&out, SWEEP_h_sqrt, p->h_sqrt);
+        data_int(&out, SWEEP_t_third, p->t_third);
+        data_int(&out, SWEEP_t_half, p->t_half);
+        data_int(&out, SWEEP_t_len, p->t_len);
+        data_double(&out, SWEEP_pnl, reference[k].pnl);
+        data_int(&out, SWEEP_trades, reference[k].trades);
+        data_end_row(&out);
     }
-    return csv_out_close(&out);
+    return data_out_close(&out);
 }
 
 static int write_machine(const char *dir)
 {
-    static const char *const header[] = {"key", "value"};
-    char path[4096];
-    struct csv_out out;
-    snprintf(path, sizeof path, "%s/machine.csv", dir);
-    if (csv_out_open(&out, path, header, 2) != 0)
+    char err[ERR_SIZE];
+    struct data_out out;
+    if (data_out_open(&out, dir, "machine.csv", err, sizeof err) != 0)
         return -1;
     machine_write_rows(&out);
-    return csv_out_close(&out);
+    return data_out_close(&out);
 }
 
-static void setting(struct csv_out *out, const char *key, const char *text, double number)
+static void setting(struct data_out *out, const char *key, const char *text, double number)
 {
-    csv_out_text(out, key);
+    data_text(out, KV_key, key);
     if (text != NULL)
-        csv_out_text(out, text);
+        data_text(out, KV_value, text);
     else
-        csv_out_double(out, number);
-    csv_out_end_row(out);
+        data_double(out, KV_value, number);
+    data_end_row(out);
 }
 
 static int write_run(const char *dir, const struct bench_config *cfg, const char *sha256,
                      const struct schedule_outcome *how)
 {
-    static const char *const header[] = {"key", "value"};
-    char path[4096];
-    struct csv_out out;
-    snprintf(path, sizeof path, "%s/run.csv", dir);
-    if (csv_out_open(&out, path, header, 2) != 0)
+    char err[ERR_SIZE];
+    struct data_out out;
+    if (data_out_open(&out, dir, "run.csv", err, sizeof err) != 0)
         return -1;
     setting(&out, "bars", NULL, (double)cfg->n_bars);
     setting(&out, "combos", NULL, (double)cfg->n_combos);
@@ -290,7 +287,7 @@ static int write_run(const char *dir, const struct bench_config *cfg, const char
         snprintf(cpus, sizeof cpus, "%d %d", how->duet_cpus[0], how->duet_cpus[1]);
     setting(&out, "duet_cpus", cpus, 0);
     setting(&out, "aa_reach", NULL, how->reach);
-    return csv_out_close(&out);
+    return data_out_close(&out);
 }
 
 int main(int argc, char **argv)
@@ -307,7 +304,7 @@ int main(int argc, char **argv)
         return answered;
     if (check_out_dir(cfg.out_dir) != 0)
         return 2;
-    if (env_open(&env, cfg.engine, cfg.python, err) != 0) {
+    if (env_open(&env, cfg.engine, cfg.python, err, sizeof err) != 0) {
         fprintf(stderr, "ipctax-bench: %s\n", err);
         return 2;
     }
@@ -338,7 +335,7 @@ int main(int argc, char **argv)
     struct schedule_outcome how = {0};
     int gate_failed = 0, failed = 0;
     if (schedule_run(&env, &job, reference, cfg.rows, cfg.seed, &cfg.limits, cfg.out_dir, &how,
-                     err) != 0) {
+                     err, sizeof err) != 0) {
         fprintf(stderr, "ipctax-bench: architectures: %s\n", err);
         failed = 1;
     }

@@ -15,6 +15,7 @@
 #include "harness/measure.h"
 #include "harness/session.h"
 #include "kernel/grid.h"
+#include "util/error.h"
 
 enum { COUNT_BARS = 20000, COUNT_COMBOS = 4 };
 
@@ -66,21 +67,21 @@ static int read_strace_total(const char *path, double *calls)
     return found ? 0 : -1;
 }
 
-static void write_count(struct csv_out *out, const char *side, const char *what, int requests,
+static void write_count(struct data_out *out, const char *side, const char *what, int requests,
                         double value)
 {
-    csv_out_text(out, side);
-    csv_out_text(out, what);
-    csv_out_int(out, requests);
-    csv_out_double(out, value);
-    csv_out_end_row(out);
+    data_text(out, COUNTS_side, side);
+    data_text(out, COUNTS_what, what);
+    data_int(out, COUNTS_requests, requests);
+    data_double(out, COUNTS_value, value);
+    data_end_row(out);
 }
 
 /* Runs argv to its end, its output discarded; 0 if it exited 0. */
-static int run_to_end(char *const argv[], char err[ERR_SIZE])
+static int run_to_end(char *const argv[], char *err, size_t err_size)
 {
     int status, null = open("/dev/null", O_WRONLY | O_CLOEXEC);
-    pid_t pid = env_spawn(argv, -1, null, err);
+    pid_t pid = env_spawn(argv, -1, null, err, err_size);
     if (null >= 0)
         close(null);
     if (pid < 0)
@@ -88,12 +89,12 @@ static int run_to_end(char *const argv[], char err[ERR_SIZE])
     pid_t got = waitpid(pid, &status, 0);
     env_untrack_child(pid);
     if (got != pid || !WIFEXITED(status) || WEXITSTATUS(status) != 0)
-        return fail(err, "%s %s failed (status %d)", argv[0], argv[1], status);
+        return set_error(err, err_size, "%s %s failed (status %d)", argv[0], argv[1], status);
     return 0;
 }
 
 static int count_in_process(const struct measure_context *ctx, const struct count_job *cj,
-                            double *instructions, char err[ERR_SIZE])
+                            double *instructions, char *err, size_t err_size)
 {
     char tool[PATH_MAX + 32], dir[PATH_MAX], file[PATH_MAX + 16], out_arg[PATH_MAX + 64];
     char bars[32], combos[32];
@@ -105,31 +106,33 @@ static int count_in_process(const struct measure_context *ctx, const struct coun
     snprintf(combos, sizeof combos, "%d", COUNT_COMBOS);
     char *argv[] = {"/usr/bin/valgrind", "--tool=callgrind", "-q", out_arg,
                     "--toggle-collect=sweep_naive_in", tool, bars, combos, NULL};
-    int status = run_to_end(argv, err);
+    int status = run_to_end(argv, err, err_size);
     if (status == 0 && read_callgrind_total(file, instructions) != 0)
-        status = fail(err, "no callgrind totals in %s", file);
+        status = set_error(err, err_size, "no callgrind totals in %s", file);
     remove(file);
     return status;
 }
 
 /* Runs `requests` sweeps through an engine wrapped in `wrapper`. */
 static int serve_under(const struct measure_context *ctx, struct count_job *cj,
-                       char *const wrapper[], const char *name, int requests, char err[ERR_SIZE])
+                       char *const wrapper[], const char *name, int requests, char *err,
+                       size_t err_size)
 {
     struct session s;
     struct session_options o = {TRANSPORT_UNIX, name, "naive", NULL, 0, 1, NULL, wrapper};
-    if (session_open(&s, ctx->env, &o, err) != 0)
+    if (session_open(&s, ctx->env, &o, err, err_size) != 0)
         return -1;
     int status = 0;
     for (int r = 0; status == 0 && r < requests; r++)
         status = session_sweep(&s, ctx->job->close, cj->n_bars, cj->params, COUNT_COMBOS,
-                               cj->results, NULL, err);
+                               cj->results, NULL, err, err_size);
     session_close(&s);
     return status;
 }
 
 static int callgrind_engine(const struct measure_context *ctx, struct count_job *cj,
-                            int kernel_only, int requests, double *total, char err[ERR_SIZE])
+                            int kernel_only, int requests, double *total, char *err,
+                            size_t err_size)
 {
     char file[PATH_MAX + 16], out_arg[PATH_MAX + 64], name[64];
     snprintf(name, sizeof name, "count-%s-%d", kernel_only ? "kernel" : "all", requests);
@@ -137,43 +140,43 @@ static int callgrind_engine(const struct measure_context *ctx, struct count_job 
     snprintf(out_arg, sizeof out_arg, "--callgrind-out-file=%s.out", file);
     char *wrapper[] = {"/usr/bin/valgrind", "--tool=callgrind", "-q", out_arg,
                        kernel_only ? "--toggle-collect=sweep_naive_in" : NULL, NULL};
-    if (serve_under(ctx, cj, wrapper, name, requests, err) != 0)
+    if (serve_under(ctx, cj, wrapper, name, requests, err, err_size) != 0)
         return -1;
     snprintf(file + strlen(file), sizeof file - strlen(file), ".out");
     int status = read_callgrind_total(file, total);
     remove(file);
-    return status == 0 ? 0 : fail(err, "no callgrind totals in %s", file);
+    return status == 0 ? 0 : set_error(err, err_size, "no callgrind totals in %s", file);
 }
 
 static int strace_engine(const struct measure_context *ctx, struct count_job *cj, int requests,
-                         double *calls, char err[ERR_SIZE])
+                         double *calls, char *err, size_t err_size)
 {
     char file[PATH_MAX + 16], name[64];
     snprintf(name, sizeof name, "count-strace-%d", requests);
     env_scratch_path(ctx->env, name, file, sizeof file);
     char *wrapper[] = {"/usr/bin/strace", "-f", "-qq", "-c", "-o", file, NULL};
-    if (serve_under(ctx, cj, wrapper, name, requests, err) != 0)
+    if (serve_under(ctx, cj, wrapper, name, requests, err, err_size) != 0)
         return -1;
     int status = read_strace_total(file, calls);
     remove(file);
-    return status == 0 ? 0 : fail(err, "no strace summary in %s (is strace installed?)", file);
+    return status == 0 ? 0 : set_error(err, err_size,
+                                       "no strace summary in %s (is strace installed?)", file);
 }
 
-int measure_counts(const struct measure_context *ctx, char err[ERR_SIZE])
+int measure_counts(const struct measure_context *ctx, char *err, size_t err_size)
 {
-    static const char *const header[] = {"side", "what", "requests", "value"};
     struct count_job cj;
-    struct csv_out out;
+    struct data_out out;
     double in_kernel = 0, kernel2 = 0, total1 = 0, total3 = 0, calls1 = 0, calls3 = 0;
     make_count_job(ctx->job, &cj);
-    if (count_in_process(ctx, &cj, &in_kernel, err) != 0 ||
-        callgrind_engine(ctx, &cj, 1, 2, &kernel2, err) != 0 ||
-        callgrind_engine(ctx, &cj, 0, 1, &total1, err) != 0 ||
-        callgrind_engine(ctx, &cj, 0, 3, &total3, err) != 0 ||
-        strace_engine(ctx, &cj, 1, &calls1, err) != 0 ||
-        strace_engine(ctx, &cj, 3, &calls3, err) != 0)
+    if (count_in_process(ctx, &cj, &in_kernel, err, err_size) != 0 ||
+        callgrind_engine(ctx, &cj, 1, 2, &kernel2, err, err_size) != 0 ||
+        callgrind_engine(ctx, &cj, 0, 1, &total1, err, err_size) != 0 ||
+        callgrind_engine(ctx, &cj, 0, 3, &total3, err, err_size) != 0 ||
+        strace_engine(ctx, &cj, 1, &calls1, err, err_size) != 0 ||
+        strace_engine(ctx, &cj, 3, &calls3, err, err_size) != 0)
         return -1;
-    if (measure_open(ctx, "counts.csv", &out, header, 4, err) != 0)
+    if (measure_open(ctx, "counts.csv", &out, err, err_size) != 0)
         return -1;
     write_count(&out, "in_process", "kernel_instructions", 1, in_kernel);
     write_count(&out, "engine", "kernel_instructions", 2, kernel2);
@@ -183,5 +186,5 @@ int measure_counts(const struct measure_context *ctx, char err[ERR_SIZE])
     write_count(&out, "engine", "syscalls", 3, calls3);
     write_count(&out, "job", "bars", 0, (double)cj.n_bars);
     write_count(&out, "job", "combos", 0, COUNT_COMBOS);
-    return csv_out_close(&out) == 0 ? 0 : fail(err, "cannot write counts.csv");
+    return data_out_close(&out) == 0 ? 0 : set_error(err, err_size, "cannot write counts.csv");
 }

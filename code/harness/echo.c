@@ -10,11 +10,12 @@
 
 #include "harness/measure.h"
 #include "harness/placement.h"
-#include "harness/random.h"
 #include "harness/session.h"
 #include "harness/worker.h"
 #include "kernel/series.h"
-#include "wire/timing.h"
+#include "util/error.h"
+#include "util/random.h"
+#include "util/timing.h"
 
 static const int ECHO_SIZES[] = {
     1, 2, 5, 10, 20, 50, 100, 200, 500, 1000, 2000, 5000,
@@ -68,7 +69,7 @@ struct echo_run {
     int has_worker;
     double *payload, *back;
     uint8_t *out_bytes, *in_bytes;
-    struct csv_out out;
+    struct data_out out;
     int cpus[2];                       /* the two CPUs the placements use */
     int placement;                     /* the block's */
     int client_cpu, engine_pin;        /* where the block put its two ends */
@@ -80,7 +81,7 @@ static int is_shm(enum transport t)
     return t == TRANSPORT_SHM_FUTEX || t == TRANSPORT_SHM_SPIN;
 }
 
-static int open_lanes(struct echo_run *er, char err[ERR_SIZE])
+static int open_lanes(struct echo_run *er, char *err, size_t err_size)
 {
     for (int l = 0; l < PYTHON_LANE; l++) {
         const struct echo_lane *lane = &LANES[l];
@@ -89,7 +90,7 @@ static int open_lanes(struct echo_run *er, char err[ERR_SIZE])
         struct session_options o = {lane->transport, name, NULL, NULL, 0,
                                     !is_shm(lane->transport), NULL, NULL};
         if (lane->modes[MODE_PROTOCOL]) {
-            if (session_open(&er->protocol[l], er->ctx->env, &o, err) != 0)
+            if (session_open(&er->protocol[l], er->ctx->env, &o, err, err_size) != 0)
                 return -1;
             er->has_protocol[l] = 1;
         }
@@ -97,12 +98,12 @@ static int open_lanes(struct echo_run *er, char err[ERR_SIZE])
         o.raw = 1;
         o.connect = 0;
         if (lane->modes[MODE_RAW]) {
-            if (session_open(&er->raw[l], er->ctx->env, &o, err) != 0)
+            if (session_open(&er->raw[l], er->ctx->env, &o, err, err_size) != 0)
                 return -1;
             er->has_raw[l] = 1;
         }
     }
-    if (worker_start(&er->worker, er->ctx->env, er->ctx->job, err) != 0)
+    if (worker_start(&er->worker, er->ctx->env, er->ctx->job, err, err_size) != 0)
         return -1;
     er->has_worker = 1;
     placement_init();
@@ -124,26 +125,28 @@ static void close_lanes(struct echo_run *er)
         worker_stop(&er->worker);
 }
 
-static int pin_engine(pid_t pid, int cpu, char err[ERR_SIZE])
+static int pin_engine(pid_t pid, int cpu, char *err, size_t err_size)
 {
     return pid <= 0 || pin_process(pid, cpu) == 0 ? 0
-                                                  : fail(err, "cannot pin engine %d", (int)pid);
+                                                  : set_error(err, err_size,
+                                                              "cannot pin engine %d", (int)pid);
 }
 
 static int place_block(struct echo_run *er, int lane, int placement, int pass,
-                       char err[ERR_SIZE])
+                       char *err, size_t err_size)
 {
     er->placement = placement;
     er->client_cpu = er->cpus[pass % 2];
     er->engine_pin = placement == PLACE_SAME ? er->client_cpu : er->cpus[(pass + 1) % 2];
     if (pin_this_thread(er->client_cpu) != 0)
-        return fail(err, "cannot pin the echo's client to CPU %d", er->client_cpu);
+        return set_error(err, err_size, "cannot pin the echo's client to CPU %d", er->client_cpu);
     if (lane == PYTHON_LANE)
-        return pin_engine(er->worker.pid, er->client_cpu, err) != 0
-                   ? -1 : pin_engine(er->protocol[0].pid, er->engine_pin, err);
-    if (er->has_protocol[lane] && pin_engine(er->protocol[lane].pid, er->engine_pin, err) != 0)
+        return pin_engine(er->worker.pid, er->client_cpu, err, err_size) != 0
+                   ? -1 : pin_engine(er->protocol[0].pid, er->engine_pin, err, err_size);
+    if (er->has_protocol[lane] && pin_engine(er->protocol[lane].pid, er->engine_pin, err,
+                                             err_size) != 0)
         return -1;
-    return er->has_raw[lane] ? pin_engine(er->raw[lane].pid, er->engine_pin, err) : 0;
+    return er->has_raw[lane] ? pin_engine(er->raw[lane].pid, er->engine_pin, err, err_size) : 0;
 }
 
 /* The CPU a mode's engine last ran on (-1 if it cannot be seen). */
@@ -159,39 +162,37 @@ static void write_sample(struct echo_run *er, int lane, int mode, int floats, in
                          int block, int rep, uint64_t rtt, int has_engine, uint64_t engine,
                          int client_cpu, int engine_cpu)
 {
-    struct csv_out *o = &er->out;
-    csv_out_text(o, LANES[lane].client);
-    csv_out_text(o, transport_name(LANES[lane].transport));
-    csv_out_text(o, PLACEMENT_NAMES[er->placement]);
-    csv_out_int(o, client_cpu);
-    csv_out_int(o, engine_cpu);
-    csv_out_text(o, MODE_NAMES[mode]);
-    csv_out_int(o, floats);
-    csv_out_int(o, (int64_t)floats * 8);
-    csv_out_int(o, pass);
-    csv_out_int(o, block);
-    csv_out_int(o, rep);
-    csv_out_int(o, (int64_t)rtt);
-    if (has_engine)
-        csv_out_int(o, (int64_t)engine);
-    else
-        csv_out_empty(o);
-    csv_out_end_row(o);
+    struct data_out *o = &er->out;
+    data_text(o, ECHO_client, LANES[lane].client);
+    data_text(o, ECHO_transport, transport_name(LANES[lane].transport));
+    data_text(o, ECHO_placement, PLACEMENT_NAMES[er->placement]);
+    data_int(o, ECHO_client_cpu, client_cpu);
+    data_int(o, ECHO_engine_cpu, engine_cpu);
+    data_text(o, ECHO_mode, MODE_NAMES[mode]);
+    data_int(o, ECHO_floats, floats);
+    data_int(o, ECHO_bytes, (int64_t)floats * 8);
+    data_int(o, ECHO_pass, pass);
+    data_int(o, ECHO_block, block);
+    data_int(o, ECHO_rep, rep);
+    data_int(o, ECHO_rtt_ns, (int64_t)rtt);
+    data_known(o, ECHO_engine_ns, has_engine, (int64_t)engine);
+    data_end_row(o);
 }
 
 /* One round trip in one mode: its time, and the engine's when it said. */
 static int round_trip(struct echo_run *er, int lane, int mode, size_t n, uint64_t *rtt,
-                      struct call_record *t, char err[ERR_SIZE])
+                      struct call_record *t, char *err, size_t err_size)
 {
     uint64_t t0 = clock_ns();
     int status;
     if (mode == MODE_RAW) {
         memcpy(er->out_bytes, er->payload, n * 8);
-        status = session_raw_round_trip(&er->raw[lane], er->out_bytes, er->in_bytes, n * 8, err);
+        status = session_raw_round_trip(&er->raw[lane], er->out_bytes, er->in_bytes, n * 8, err,
+                                        err_size);
         memcpy(er->back, er->in_bytes, n * 8);
     } else {
         status = session_echo(&er->protocol[lane], er->payload, n, er->back,
-                              mode == MODE_PROTOCOL_TIMED ? t : NULL, err);
+                              mode == MODE_PROTOCOL_TIMED ? t : NULL, err, err_size);
     }
     *rtt = clock_ns() - t0;
     if (mode == MODE_PROTOCOL_TIMED && status == 0)
@@ -200,16 +201,16 @@ static int round_trip(struct echo_run *er, int lane, int mode, size_t n, uint64_
 }
 
 static int python_block(struct echo_run *er, int floats, int pass, int block, int reps,
-                        char err[ERR_SIZE])
+                        char *err, size_t err_size)
 {
     json_t *answer = worker_command(
         &er->worker, json_pack("{s:s,s:s,s:i,s:i,s:i,s:b}", "cmd", "echo", "socket",
                                er->protocol[0].socket_path, "floats", floats, "reps", reps,
-                               "warmup", ECHO_WARMUP, "timing", 0), err);
+                               "warmup", ECHO_WARMUP, "timing", 0), err, err_size);
     if (answer == NULL)
         return -1;
     const json_t *rtts = json_object_get(answer, "rtt_ns");
-    const json_t *cpu = json_object_get(answer, "cpu");
+    const json_t *cpu = json_object_get(answer, "client_cpu");
     int client_cpu = json_is_integer(cpu) ? (int)json_integer_value(cpu) : -1;
     int engine_cpu = er->engine_pin;   /* its connection's thread has ended: see above */
     for (size_t r = 0; r < json_array_size(rtts); r++)
@@ -222,15 +223,16 @@ static int python_block(struct echo_run *er, int floats, int pass, int block, in
 
 /* Attaches the modes in `which` (a bit per mode) of a lane to their engines. */
 static int attach_modes(struct echo_run *er, int lane, unsigned which, size_t n,
-                        char err[ERR_SIZE])
+                        char *err, size_t err_size)
 {
     const struct echo_lane *ln = &LANES[lane];
     if ((which & (1u << MODE_PROTOCOL | 1u << MODE_PROTOCOL_TIMED)) && is_shm(ln->transport) &&
-        session_connect(&er->protocol[lane], err) != 0)
+        session_connect(&er->protocol[lane], err, err_size) != 0)
         return -1;
-    if ((which & 1u << MODE_RAW) && session_raw_begin(&er->raw[lane], n * 8, err) != 0)
+    if ((which & 1u << MODE_RAW) && session_raw_begin(&er->raw[lane], n * 8, err, err_size) != 0)
         return -1;
-    return (which & 1u << MODE_RAW) ? pin_engine(er->raw[lane].raw_child, er->engine_pin, err)
+    return (which & 1u << MODE_RAW) ? pin_engine(er->raw[lane].raw_child, er->engine_pin, err,
+                                                 err_size)
                                     : 0;
 }
 
@@ -246,22 +248,22 @@ static void detach_modes(struct echo_run *er, int lane, unsigned which)
 /* The modes in `which`, attached together: warm-up and a check of each, then
  * `reps` timed round trips of each, the modes taking turns. */
 static int measure_modes(struct echo_run *er, int lane, unsigned which, int floats, int pass,
-                         int block, int reps, char err[ERR_SIZE])
+                         int block, int reps, char *err, size_t err_size)
 {
     size_t n = (size_t)floats;
     struct call_record t;
     uint64_t rtt;
-    if (attach_modes(er, lane, which, n, err) != 0)
+    if (attach_modes(er, lane, which, n, err, err_size) != 0)
         return -1;
     int status = 0;
     for (int m = 0; status == 0 && m < N_MODES; m++) {
         if (!(which & 1u << m))
             continue;
         for (int w = 0; status == 0 && w < ECHO_WARMUP; w++)
-            status = round_trip(er, lane, m, n, &rtt, &t, err);
+            status = round_trip(er, lane, m, n, &rtt, &t, err, err_size);
         if (status == 0 && memcmp(er->payload, er->back, n * 8) != 0)
-            status = fail(err, "%s %s: an echo of %d doubles came back different",
-                          transport_name(LANES[lane].transport), MODE_NAMES[m], floats);
+            status = set_error(err, err_size, "%s %s: an echo of %d doubles came back different",
+                               transport_name(LANES[lane].transport), MODE_NAMES[m], floats);
         er->engine_cpu[m] = engine_seen(er, lane, m);
     }
     for (int r = 0; status == 0 && r < reps; r++)
@@ -269,7 +271,7 @@ static int measure_modes(struct echo_run *er, int lane, unsigned which, int floa
             int m = (r + k) % N_MODES;         /* the modes take turns leading */
             if (!(which & 1u << m))
                 continue;
-            status = round_trip(er, lane, m, n, &rtt, &t, err);
+            status = round_trip(er, lane, m, n, &rtt, &t, err, err_size);
             if (status == 0)
                 write_sample(er, lane, m, floats, pass, block, r + 1, rtt,
                              m == MODE_PROTOCOL_TIMED, t.engine_ns, current_cpu(),
@@ -280,22 +282,22 @@ static int measure_modes(struct echo_run *er, int lane, unsigned which, int floa
 }
 
 static int c_block(struct echo_run *er, int lane, int floats, int pass, int block, int reps,
-                   char err[ERR_SIZE])
+                   char *err, size_t err_size)
 {
     const struct echo_lane *ln = &LANES[lane];
     unsigned all = 0;
     for (int m = 0; m < N_MODES; m++)
         all |= ln->modes[m] ? 1u << m : 0;
     if (!is_shm(ln->transport))
-        return measure_modes(er, lane, all, floats, pass, block, reps, err);
+        return measure_modes(er, lane, all, floats, pass, block, reps, err, err_size);
     for (int m = 0; m < N_MODES; m++)                 /* one engine attached at a time */
         if ((all & 1u << m) &&
-            measure_modes(er, lane, 1u << m, floats, pass, block, reps, err) != 0)
+            measure_modes(er, lane, 1u << m, floats, pass, block, reps, err, err_size) != 0)
             return -1;
     return 0;
 }
 
-static int run_passes(struct echo_run *er, char err[ERR_SIZE])
+static int run_passes(struct echo_run *er, char *err, size_t err_size)
 {
     enum { PER_LANE = N_PLACEMENTS * N_ECHO_SIZES, N_BLOCKS = N_LANES * PER_LANE };
     size_t order[N_BLOCKS];
@@ -312,10 +314,12 @@ static int run_passes(struct echo_run *er, char err[ERR_SIZE])
             if (!(LANES[lane].placements & 1u << placement))
                 continue;
             block++;
-            if (place_block(er, lane, placement, pass, err) != 0)
+            if (place_block(er, lane, placement, pass, err, err_size) != 0)
                 return -1;
-            status = lane == PYTHON_LANE ? python_block(er, floats, pass, block, reps, err)
-                                         : c_block(er, lane, floats, pass, block, reps, err);
+            status = lane == PYTHON_LANE ? python_block(er, floats, pass, block, reps, err,
+                                                        err_size)
+                                         : c_block(er, lane, floats, pass, block, reps, err,
+                                                   err_size);
             if (status != 0)
                 return -1;
         }
@@ -324,30 +328,24 @@ static int run_passes(struct echo_run *er, char err[ERR_SIZE])
     return 0;
 }
 
-static int write_settings(const struct measure_context *ctx, char err[ERR_SIZE])
+static int write_settings(const struct measure_context *ctx, char *err, size_t err_size)
 {
-    static const char *const header[] = {"key", "value"};
-    struct csv_out out;
-    if (measure_open(ctx, "echo_settings.csv", &out, header, 2, err) != 0)
+    struct data_out out;
+    if (measure_open(ctx, "echo_settings.csv", &out, err, err_size) != 0)
         return -1;
     const struct { const char *key; int value; } rows[] = {
         {"warmup", ECHO_WARMUP}, {"passes", scaled(ctx, ECHO_PASSES, 2)},
         {"reps_small", block_reps(ctx, 1)}, {"reps_large", block_reps(ctx, ECHO_LARGE + 1)},
         {"large_from", ECHO_LARGE + 1}, {"sizes", N_ECHO_SIZES},
     };
-    for (size_t i = 0; i < sizeof rows / sizeof rows[0]; i++) {
-        csv_out_text(&out, rows[i].key);
-        csv_out_int(&out, rows[i].value);
-        csv_out_end_row(&out);
-    }
-    return csv_out_close(&out) == 0 ? 0 : fail(err, "cannot write echo_settings.csv");
+    for (size_t i = 0; i < sizeof rows / sizeof rows[0]; i++)
+        data_key_int(&out, rows[i].key, rows[i].value);
+    return data_out_close(&out) == 0 ? 0 : set_error(err, err_size,
+                                                    "cannot write echo_settings.csv");
 }
 
-int measure_echo(const struct measure_context *ctx, char err[ERR_SIZE])
+int measure_echo(const struct measure_context *ctx, char *err, size_t err_size)
 {
-    static const char *const header[] = {"client", "transport", "placement", "client_cpu",
-                                         "engine_cpu", "mode", "floats", "bytes", "pass",
-                                         "block", "rep", "rtt_ns", "engine_ns"};
     const size_t largest = (size_t)ECHO_SIZES[N_ECHO_SIZES - 1];
     struct echo_run er = {.ctx = ctx};
     er.payload = malloc(largest * sizeof(double));
@@ -356,20 +354,19 @@ int measure_echo(const struct measure_context *ctx, char err[ERR_SIZE])
     er.in_bytes = malloc(largest * sizeof(double));
     int status = -1;
     if (er.payload == NULL || er.back == NULL || er.out_bytes == NULL || er.in_bytes == NULL)
-        fail(err, "out of memory for the echo payloads");
-    else if (measure_open(ctx, "echo.csv", &er.out, header,
-                          (int)(sizeof header / sizeof header[0]), err) == 0) {
+        set_error(err, err_size, "out of memory for the echo payloads");
+    else if (measure_open(ctx, "echo.csv", &er.out, err, err_size) == 0) {
         gbm_series(er.payload, largest, DEFAULT_SEED);
-        status = open_lanes(&er, err) == 0 ? run_passes(&er, err) : -1;
-        if (status == 0 && csv_out_close(&er.out) != 0)
-            status = fail(err, "cannot write echo.csv");
+        status = open_lanes(&er, err, err_size) == 0 ? run_passes(&er, err, err_size) : -1;
+        if (status == 0 && data_out_close(&er.out) != 0)
+            status = set_error(err, err_size, "cannot write echo.csv");
         else if (status != 0)
-            csv_out_abandon(&er.out);
+            data_out_abandon(&er.out);
     }
     close_lanes(&er);
     free(er.payload);
     free(er.back);
     free(er.out_bytes);
     free(er.in_bytes);
-    return status == 0 ? write_settings(ctx, err) : -1;
+    return status == 0 ? write_settings(ctx, err, err_size) : -1;
 }

@@ -18,15 +18,7 @@
 #include <unistd.h>
 
 #include "harness/env.h"
-
-int fail(char err[ERR_SIZE], const char *fmt, ...)
-{
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(err, ERR_SIZE, fmt, ap);
-    va_end(ap);
-    return -1;
-}
+#include "util/error.h"
 
 enum { MAX_CHILDREN = 256 };
 static volatile pid_t children[MAX_CHILDREN];
@@ -76,7 +68,7 @@ static void stop_children(void)
 
 extern char **environ;
 
-pid_t env_spawn(char *const argv[], int in_fd, int out_fd, char err[ERR_SIZE])
+pid_t env_spawn(char *const argv[], int in_fd, int out_fd, char *err, size_t err_size)
 {
     posix_spawn_file_actions_t actions;
     posix_spawnattr_t attributes;
@@ -93,7 +85,7 @@ pid_t env_spawn(char *const argv[], int in_fd, int out_fd, char err[ERR_SIZE])
     posix_spawn_file_actions_destroy(&actions);
     posix_spawnattr_destroy(&attributes);
     if (rc != 0) {
-        fail(err, "cannot start %s: %s", argv[0], strerror(rc));
+        set_error(err, err_size, "cannot start %s: %s", argv[0], strerror(rc));
         return -1;
     }
     env_track_child(pid);
@@ -162,7 +154,7 @@ static void remove_stale_scratch(const char *parent)
 }
 
 /* Makes the run's scratch folder in env->work_dir; 0, or -1 with err set. */
-static int make_scratch_folder(struct harness_env *env, char err[ERR_SIZE])
+static int make_scratch_folder(struct harness_env *env, char *err, size_t err_size)
 {
     const char *tmp = getenv("TMPDIR");
     tmp = tmp != NULL && *tmp != '\0' ? tmp : "/tmp";
@@ -181,17 +173,18 @@ static int make_scratch_folder(struct harness_env *env, char err[ERR_SIZE])
         }
     }
     scratch_parent[0] = '\0';
-    return fail(err, "cannot create a scratch folder in %s: %s", tmp, strerror(errno));
+    return set_error(err, err_size, "cannot create a scratch folder in %s: %s", tmp,
+                     strerror(errno));
 }
 
 int env_open(struct harness_env *env, const char *engine_override, const char *python_override,
-             char err[ERR_SIZE])
+             char *err, size_t err_size)
 {
     char self[PATH_MAX], dir[PATH_MAX];
     memset(env, 0, sizeof *env);
     ssize_t n = readlink("/proc/self/exe", self, sizeof self - 1);
     if (n <= 0)
-        return fail(err, "cannot find the harness's own path: %s", strerror(errno));
+        return set_error(err, err_size, "cannot find the harness's own path: %s", strerror(errno));
     self[n] = '\0';
     snprintf(dir, sizeof dir, "%s", dirname(self));              /* .../build */
     snprintf(env->engine, sizeof env->engine, "%.4000s/ipctax-engine", dir);
@@ -204,9 +197,10 @@ int env_open(struct harness_env *env, const char *engine_override, const char *p
     if (python_override != NULL)
         snprintf(env->python, sizeof env->python, "%s", python_override);
     if (access(env->engine, X_OK) != 0)
-        return fail(err, "no engine at %s (build it with make, or say --engine PATH)",
-                    env->engine);
-    if (make_scratch_folder(env, err) != 0)
+        return set_error(err, err_size,
+                         "no engine at %s (build it with make, or say --engine PATH)",
+                         env->engine);
+    if (make_scratch_folder(env, err, err_size) != 0)
         return -1;
     install_handlers();
     return 0;

@@ -10,11 +10,6 @@
 #include <limits.h>
 #include <sys/types.h>
 
-enum { ERR_SIZE = 512 };
-
-/* Formats a message into err and returns -1. */
-int fail(char err[ERR_SIZE], const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-
 struct harness_env {
     char root[PATH_MAX];       /* the checkout the harness was built in */
     char engine[PATH_MAX];     /* ipctax-engine */
@@ -26,7 +21,7 @@ struct harness_env {
 /* Fills env from the harness's own path; an override may be NULL. Creates
  * the scratch folder. Returns 0, or -1 with err set. */
 int env_open(struct harness_env *env, const char *engine_override, const char *python_override,
-             char err[ERR_SIZE]);
+             char *err, size_t err_size);
 /* Stops every registered child and removes the scratch folder. */
 void env_close(struct harness_env *env);
 
@@ -35,7 +30,7 @@ void env_scratch_path(const struct harness_env *env, const char *name, char *pat
 
 /* Starts argv[0] with stdin from in_fd and stdout to out_fd (-1: inherited)
  * and registers it; returns its pid, or -1 with err set. */
-pid_t env_spawn(char *const argv[], int in_fd, int out_fd, char err[ERR_SIZE]);
+pid_t env_spawn(char *const argv[], int in_fd, int out_fd, char *err, size_t err_size);
 
 /* Children the harness must stop if it ends early. */
 void env_track_child(pid_t pid);

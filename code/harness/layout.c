@@ -10,11 +10,12 @@
 #include <string.h>
 
 #include "harness/measure.h"
-#include "harness/random.h"
 #include "harness/session.h"
 #include "kernel/kernel_tuned.h"
-#include "wire/options.h"
-#include "wire/timing.h"
+#include "util/error.h"
+#include "util/options.h"
+#include "util/random.h"
+#include "util/timing.h"
 
 enum layout_side {
     SIDE_IN_PROCESS,           /* the naive kernel in the harness */
@@ -70,16 +71,16 @@ struct layout_run {
     size_t n_combos;
 };
 
-static int open_config(struct layout_run *lr, int i, char err[ERR_SIZE])
+static int open_config(struct layout_run *lr, int i, char *err, size_t err_size)
 {
     const struct layout_config *c = &lr->config[i];
     struct sweep_layout layout;
-    if (option_layout("layout", c->layout, &layout, err, ERR_SIZE) != 0)
+    if (option_layout("layout", c->layout, &layout, err, err_size) != 0)
         return -1;
     sweep_workspace_init(&lr->ws[i], &layout);
     if (c->side != SIDE_ENGINE && c->side != SIDE_ENGINE_TUNED)
         return sweep_workspace_load(&lr->ws[i], lr->ctx->job->close, lr->ctx->job->n_bars) == 0
-                   ? 0 : fail(err, "out of memory for a workspace");
+                   ? 0 : set_error(err, err_size, "out of memory for a workspace");
     char name[64], engine[PATH_MAX + 32], dir[PATH_MAX];
     snprintf(name, sizeof name, "layout-%d", i);
     struct session_options o = {TRANSPORT_UNIX, name,
@@ -90,13 +91,13 @@ static int open_config(struct layout_run *lr, int i, char err[ERR_SIZE])
         snprintf(engine, sizeof engine, "%s/ipctax-engine-shift%d", dirname(dir), c->code_shift);
         o.engine = engine;
     }
-    if (session_open(&lr->session[i], lr->ctx->env, &o, err) != 0)
+    if (session_open(&lr->session[i], lr->ctx->env, &o, err, err_size) != 0)
         return -1;
     lr->has_session[i] = 1;
     return 0;
 }
 
-static int sample(struct layout_run *lr, int i, double *seconds, char err[ERR_SIZE])
+static int sample(struct layout_run *lr, int i, double *seconds, char *err, size_t err_size)
 {
     const struct sweep_job *job = lr->ctx->job;
     const struct layout_config *c = &lr->config[i];
@@ -118,40 +119,41 @@ static int sample(struct layout_run *lr, int i, double *seconds, char err[ERR_SI
     case SIDE_ENGINE:
     case SIDE_ENGINE_TUNED:
         if (session_sweep(&lr->session[i], job->close, job->n_bars, lr->params, lr->n_combos,
-                          lr->results, &t, err) != 0)
+                          lr->results, &t, err, err_size) != 0)
             return -1;
         *seconds = (double)t.compute_ns * 1e-9;
         return 0;
     }
     *seconds = seconds_between(t0, clock_ns());
-    return status == 0 ? 0 : fail(err, "out of memory in the kernel");
+    return status == 0 ? 0 : set_error(err, err_size, "out of memory in the kernel");
 }
 
-static void write_sample(struct csv_out *out, const struct layout_config *c, int pass,
+static void write_sample(struct data_out *out, const struct layout_config *c, int pass,
                          double seconds)
 {
     struct sweep_layout l = {0, 0, 0};
     char err[ERR_SIZE];
     option_layout("layout", c->layout, &l, err, sizeof err);   /* checked by open_config */
-    csv_out_text(out, SIDE_NAMES[c->side]);
+    data_text(out, LAYOUT_side, SIDE_NAMES[c->side]);
     if (c->code_shift >= 0)
-        csv_out_int(out, c->code_shift);
+        data_int(out, LAYOUT_code_shift, c->code_shift);
     else
-        csv_out_empty(out);
-    csv_out_int(out, l.series_offset);
-    csv_out_int(out, l.array_offset);
-    csv_out_int(out, l.array_stagger);
-    csv_out_int(out, pass);
-    csv_out_fixed(out, seconds, 9);
-    csv_out_end_row(out);
+        data_empty(out, LAYOUT_code_shift);
+    data_int(out, LAYOUT_series_offset, l.series_offset);
+    data_int(out, LAYOUT_array_offset, l.array_offset);
+    data_int(out, LAYOUT_array_stagger, l.array_stagger);
+    data_int(out, LAYOUT_pass, pass);
+    data_fixed(out, LAYOUT_seconds, seconds, 9);
+    data_end_row(out);
 }
 
-static int run_layout(struct layout_run *lr, struct csv_out *out, char err[ERR_SIZE])
+static int run_layout(struct layout_run *lr, struct data_out *out, char *err, size_t err_size)
 {
     size_t order[N_CONFIGS];
     double seconds;
     for (int i = 0; i < N_CONFIGS; i++)
-        if (open_config(lr, i, err) != 0 || sample(lr, i, &seconds, err) != 0)  /* warm-up */
+        if (open_config(lr, i, err, err_size) != 0 || sample(lr, i, &seconds, err,
+                                                             err_size) != 0)  /* warm-up */
             return -1;
     int passes = scaled(lr->ctx, LAYOUT_PASSES, 2);
     for (int pass = 1; pass <= passes; pass++) {
@@ -159,7 +161,7 @@ static int run_layout(struct layout_run *lr, struct csv_out *out, char err[ERR_S
         mt19937_seed(&mt, round_seed(lr->ctx->seed ^ 0x6c61796fu, pass));   /* "layo" */
         random_order(&mt, order, N_CONFIGS);
         for (size_t k = 0; k < N_CONFIGS; k++) {
-            if (sample(lr, (int)order[k], &seconds, err) != 0)
+            if (sample(lr, (int)order[k], &seconds, err, err_size) != 0)
                 return -1;
             write_sample(out, &lr->config[order[k]], pass, seconds);
         }
@@ -167,30 +169,29 @@ static int run_layout(struct layout_run *lr, struct csv_out *out, char err[ERR_S
     return 0;
 }
 
-int measure_layout(const struct measure_context *ctx, char err[ERR_SIZE])
+int measure_layout(const struct measure_context *ctx, char *err, size_t err_size)
 {
-    static const char *const header[] = {"side", "code_shift", "series_offset", "array_offset",
-                                         "array_stagger", "pass", "seconds"};
     struct layout_run lr = {.ctx = ctx};
-    struct csv_out out = {0};
+    struct data_out out = {0};
     const struct sweep_job *job = ctx->job;
     lr.params = malloc(job->n_combos * sizeof *lr.params);
     lr.results = malloc(job->n_combos * sizeof *lr.results);
     make_configs(lr.config);
-    int status = lr.params != NULL && lr.results != NULL ? 0 : fail(err, "out of memory");
+    int status = lr.params != NULL && lr.results != NULL ? 0 : set_error(err, err_size,
+                                                                         "out of memory");
     for (size_t k = LAYOUT_COMBO_STEP / 2; status == 0 && k < job->n_combos;
          k += LAYOUT_COMBO_STEP)
         lr.params[lr.n_combos++] = job->params[k];
     if (status == 0 && lr.n_combos == 0)
         lr.params[lr.n_combos++] = job->params[0];
     if (status == 0)
-        status = measure_open(ctx, "layout.csv", &out, header, 7, err);
+        status = measure_open(ctx, "layout.csv", &out, err, err_size);
     if (status == 0)
-        status = run_layout(&lr, &out, err);
-    if (status == 0 && csv_out_close(&out) != 0)
-        status = fail(err, "cannot write layout.csv");
+        status = run_layout(&lr, &out, err, err_size);
+    if (status == 0 && data_out_close(&out) != 0)
+        status = set_error(err, err_size, "cannot write layout.csv");
     else if (status != 0)
-        csv_out_abandon(&out);
+        data_out_abandon(&out);
     for (int i = 0; i < N_CONFIGS; i++) {
         if (lr.has_session[i])
             session_close(&lr.session[i]);

@@ -24,18 +24,14 @@
 #define IPCTAX_COMMIT "unknown"
 #endif
 
-static void row(struct csv_out *out, const char *key, const char *value)
+static void row(struct data_out *out, const char *key, const char *value)
 {
-    csv_out_text(out, key);
-    csv_out_text(out, value);
-    csv_out_end_row(out);
+    data_key_text(out, key, value);
 }
 
-static void row_int(struct csv_out *out, const char *key, int64_t value)
+static void row_int(struct data_out *out, const char *key, int64_t value)
 {
-    csv_out_text(out, key);
-    csv_out_int(out, value);
-    csv_out_end_row(out);
+    data_key_int(out, key, value);
 }
 
 /* The value after "key<spaces>:" on the first line of /proc/cpuinfo that has it. */
@@ -112,7 +108,7 @@ static void simd_enabled(char *value, size_t size)
              (lo & 0xe6) == 0xe6 ? " avx512" : "");
 }
 
-static void cache_rows(struct csv_out *out)
+static void cache_rows(struct data_out *out)
 {
     unsigned a, b, c, d, l1d = 0, l2 = 0, l3 = 0;
     if (__get_cpuid(0x80000006, &a, &b, &c, &d) && (c >> 16) != 0) {   /* AMD */
@@ -146,11 +142,11 @@ static void hypervisor_name(char *value, size_t size)
 }
 #else
 static void simd_enabled(char *value, size_t size) { snprintf(value, size, NOT_VISIBLE); }
-static void cache_rows(struct csv_out *out) { (void)out; }
+static void cache_rows(struct data_out *out) { (void)out; }
 static void hypervisor_name(char *value, size_t size) { snprintf(value, size, NOT_VISIBLE); }
 #endif
 
-static void processor_rows(struct csv_out *out)
+static void processor_rows(struct data_out *out)
 {
     static const char *const fields[][2] = {
         {"vendor_id", "cpu_vendor"}, {"cpu family", "cpu_family"}, {"model\t", "cpu_model"},
@@ -174,7 +170,7 @@ static const char *const PACKAGES[] = {
     "texlive-base", "python3", "python3-numpy", "python3-numba", "valgrind",
 };
 
-static void package_rows(struct csv_out *out)
+static void package_rows(struct data_out *out)
 {
     char command[1024] = "dpkg-query -W -f='${Package} ${Version}\\n'", line[512];
     for (size_t i = 0; i < sizeof PACKAGES / sizeof PACKAGES[0]; i++)
@@ -197,7 +193,7 @@ static void package_rows(struct csv_out *out)
     }
 }
 
-void machine_write_rows(struct csv_out *out)
+void machine_write_rows(struct data_out *out)
 {
     char value[512];
     struct utsname u;

@@ -6,12 +6,12 @@
 #ifndef IPCTAX_MACHINE_H
 #define IPCTAX_MACHINE_H
 
-#include "harness/csvout.h"
+#include "schema/data_out.h"
 
 /* What a system does not show is written as this. */
 #define NOT_VISIBLE "not visible"
 
 /* Writes one "key,value" row per fact about the machine and the build. */
-void machine_write_rows(struct csv_out *out);
+void machine_write_rows(struct data_out *out);
 
 #endif

@@ -7,7 +7,8 @@
 #include <string.h>
 
 #include "harness/measure.h"
-#include "harness/names.h"
+#include "util/error.h"
+#include "util/names.h"
 
 const struct measurement MEASUREMENTS[] = {
     {"echo", "round trips per payload size, protocol and raw, C and Python clients", measure_echo},
@@ -42,7 +43,7 @@ int measurements_run(const struct measure_context *ctx, const char *list)
         if (!names_include(list, MEASUREMENTS[i].name))
             continue;
         fprintf(stderr, "ipctax-bench: measuring %s\n", MEASUREMENTS[i].name);
-        if (MEASUREMENTS[i].run(ctx, err) != 0) {
+        if (MEASUREMENTS[i].run(ctx, err, sizeof err) != 0) {
             fprintf(stderr, "ipctax-bench: %s failed: %s\n", MEASUREMENTS[i].name, err);
             failed = 1;
         }
@@ -56,12 +57,8 @@ int scaled(const struct measure_context *ctx, int count, int floor)
     return n < floor ? floor : (int)n;
 }
 
-int measure_open(const struct measure_context *ctx, const char *name, struct csv_out *out,
-                 const char *const *header, int n_columns, char err[ERR_SIZE])
+int measure_open(const struct measure_context *ctx, const char *name, struct data_out *out,
+                 char *err, size_t err_size)
 {
-    char path[4096];
-    snprintf(path, sizeof path, "%s/%s", ctx->out_dir, name);
-    if (csv_out_open(out, path, header, n_columns) != 0)
-        return fail(err, "cannot write %s", path);
-    return 0;
+    return data_out_open(out, ctx->out_dir, name, err, err_size);
 }

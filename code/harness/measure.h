@@ -24,7 +24,7 @@ struct measurement {
     const char *name;
     const char *description;
     /* Runs, writes its CSV files; 0, or -1 with err set (and no file written). */
-    int (*run)(const struct measure_context *ctx, char err[ERR_SIZE]);
+    int (*run)(const struct measure_context *ctx, char *err, size_t err_size);
 };
 
 extern const struct measurement MEASUREMENTS[];
@@ -37,16 +37,17 @@ int measurements_run(const struct measure_context *ctx, const char *list);
 /* Repetitions: `count` scaled, never below `floor`. */
 int scaled(const struct measure_context *ctx, int count, int floor);
 
-/* Opens OUT_DIR/name with its header; 0, or -1 with err set. */
-int measure_open(const struct measure_context *ctx, const char *name, struct csv_out *out,
-                 const char *const *header, int n_columns, char err[ERR_SIZE]);
+/* Opens OUT_DIR/name, a file of the schema (@sec:data-model), with its header;
+ * 0, or -1 with err set. */
+int measure_open(const struct measure_context *ctx, const char *name, struct data_out *out,
+                 char *err, size_t err_size);
 
-int measure_echo(const struct measure_context *ctx, char err[ERR_SIZE]);
-int measure_cold(const struct measure_context *ctx, char err[ERR_SIZE]);
-int measure_serialization(const struct measure_context *ctx, char err[ERR_SIZE]);
-int measure_spawn(const struct measure_context *ctx, char err[ERR_SIZE]);
-int measure_layout(const struct measure_context *ctx, char err[ERR_SIZE]);
-int measure_roofline(const struct measure_context *ctx, char err[ERR_SIZE]);
-int measure_counts(const struct measure_context *ctx, char err[ERR_SIZE]);
+int measure_echo(const struct measure_context *ctx, char *err, size_t err_size);
+int measure_cold(const struct measure_context *ctx, char *err, size_t err_size);
+int measure_serialization(const struct measure_context *ctx, char *err, size_t err_size);
+int measure_spawn(const struct measure_context *ctx, char *err, size_t err_size);
+int measure_layout(const struct measure_context *ctx, char *err, size_t err_size);
+int measure_roofline(const struct measure_context *ctx, char *err, size_t err_size);
+int measure_counts(const struct measure_context *ctx, char *err, size_t err_size);
 
 #endif

@@ -10,17 +10,8 @@
 #include <stdio.h>
 
 #include "harness/pairs.h"
-#include "wire/timing.h"
-
-double couple_ratio(double x1, double b1, double x2, double b2)
-{
-    return exp((log(x1 / b1) + log(x2 / b2)) / 2.0);
-}
-
-double turn_ratio(double b1, double x, double b2)
-{
-    return x / sqrt(b1 * b2);
-}
+#include "util/error.h"
+#include "util/timing.h"
 
 /* Both sides of a duet start from here. */
 struct starting_line {
@@ -43,11 +34,11 @@ static void run_side(struct side *s, struct starting_line *line)
         wait_at(line, pinned && s->cpu != CPU_ANY);
     s->failed = !pinned;
     if (!pinned) {
-        fail(s->err, "cannot pin the run to CPU %d", s->cpu);
+        set_error(s->err, sizeof s->err, "cannot pin the run to CPU %d", s->cpu);
         return;
     }
     s->start_ns = clock_ns();
-    s->failed = arch_run(s->state, s->job, s->results, &s->m, s->sink, s->err) != 0;
+    s->failed = arch_run(s->state, s->job, s->results, &s->m, s->sink, s->err, sizeof s->err) != 0;
 }
 
 void side_run_alone(struct side *s)
@@ -67,14 +58,14 @@ static void *side_thread(void *arg)
     return NULL;
 }
 
-int side_run_duet(struct side *a, struct side *b, char err[ERR_SIZE])
+int side_run_duet(struct side *a, struct side *b, char *err, size_t err_size)
 {
     struct starting_line line;
     pthread_t thread;
     atomic_init(&line.arrived, 0);
     struct duet_side first = {a, &line};
     if (pthread_create(&thread, NULL, side_thread, &first) != 0)
-        return fail(err, "cannot start the duet's second thread");
+        return set_error(err, err_size, "cannot start the duet's second thread");
     run_side(b, &line);
     pthread_join(thread, NULL);
     pin_this_thread(CPU_ANY);

@@ -10,6 +10,7 @@
 
 #include "harness/arch.h"
 #include "harness/placement.h"
+#include "util/error.h"
 
 struct side {
     struct arch_state *state;          /* the row that runs */
@@ -25,16 +26,11 @@ struct side {
     char err[ERR_SIZE];
 };
 
-/* A couple's ratio: the geometric mean of its two duets' ratios, x over b. */
-double couple_ratio(double x1, double b1, double x2, double b2);
-/* A triple's ratio: x over the geometric mean of the baseline runs around it. */
-double turn_ratio(double b1, double x, double b2);
-
 /* Runs s in the calling thread (pinned to s->cpu, or anywhere). */
 void side_run_alone(struct side *s);
 /* Runs a in a new thread and b in the calling thread, each pinned to its
  * CPU, starting together. 0, or -1 with err set when the thread could not
  * start (nothing ran). */
-int side_run_duet(struct side *a, struct side *b, char err[ERR_SIZE]);
+int side_run_duet(struct side *a, struct side *b, char *err, size_t err_size);
 
 #endif

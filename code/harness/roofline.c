@@ -10,9 +10,10 @@
 #include <unistd.h>
 
 #include "harness/measure.h"
-#include "harness/random.h"
 #include "kernel/kernel_tuned.h"
-#include "wire/timing.h"
+#include "util/error.h"
+#include "util/random.h"
+#include "util/timing.h"
 
 enum {
     PEAK_CHAINS = 12,
@@ -124,35 +125,25 @@ static double run_peak(const struct peak_kind *k, const double *x, int n)
     return seconds_between(t0, clock_ns());
 }
 
-static int write_roof_settings(const struct measure_context *ctx, char err[ERR_SIZE])
+static int write_roof_settings(const struct measure_context *ctx, char *err, size_t err_size)
 {
-    static const char *const header[] = {"key", "value"};
-    struct csv_out out;
-    if (measure_open(ctx, "roofline_settings.csv", &out, header, 2, err) != 0)
+    struct data_out out;
+    if (measure_open(ctx, "roofline_settings.csv", &out, err, err_size) != 0)
         return -1;
-    csv_out_text(&out, "chains");
-    csv_out_int(&out, PEAK_CHAINS);
-    csv_out_end_row(&out);
-    csv_out_text(&out, "passes");
-    csv_out_int(&out, scaled(ctx, PEAK_PASSES, 2));
-    csv_out_end_row(&out);
-    csv_out_text(&out, "tuned_path");
-    csv_out_text(&out, tuned_path_name(tuned_path_in_use()));
-    csv_out_end_row(&out);
-    csv_out_text(&out, "tuned_bytes");
-    csv_out_int(&out, tuned_path_bytes(tuned_path_in_use()));
-    csv_out_end_row(&out);
-    return csv_out_close(&out) == 0 ? 0 : fail(err, "cannot write roofline_settings.csv");
+    data_key_int(&out, "chains", PEAK_CHAINS);
+    data_key_int(&out, "passes", scaled(ctx, PEAK_PASSES, 2));
+    data_key_text(&out, "tuned_path", tuned_path_name(tuned_path_in_use()));
+    data_key_int(&out, "tuned_bytes", tuned_path_bytes(tuned_path_in_use()));
+    return data_out_close(&out) == 0 ? 0 : set_error(err, err_size,
+                                                    "cannot write roofline_settings.csv");
 }
 
-int measure_roofline(const struct measure_context *ctx, char err[ERR_SIZE])
+int measure_roofline(const struct measure_context *ctx, char *err, size_t err_size)
 {
-    static const char *const header[] = {"kind", "lanes", "threads", "pass", "flops",
-                                         "seconds"};
     static double x[PEAK_SPAN];
     int widest = tuned_path_bytes(tuned_path_best(cpu_simd_here()));
     int cores = (int)sysconf(_SC_NPROCESSORS_ONLN);
-    struct csv_out out;
+    struct data_out out;
     struct { int kind, threads; } configs[2 * N_KINDS];
     size_t n = 0, order[2 * N_KINDS];
     for (int i = 0; i < PEAK_SPAN; i++)
@@ -163,7 +154,7 @@ int measure_roofline(const struct measure_context *ctx, char err[ERR_SIZE])
             if (cores > 1)
                 configs[n].kind = k, configs[n++].threads = cores;
         }
-    if (measure_open(ctx, "roofline.csv", &out, header, 6, err) != 0)
+    if (measure_open(ctx, "roofline.csv", &out, err, err_size) != 0)
         return -1;
     for (size_t i = 0; i < n; i++)
         run_peak(&KINDS[configs[i].kind], x, configs[i].threads);          /* warm-up */
@@ -176,16 +167,16 @@ int measure_roofline(const struct measure_context *ctx, char err[ERR_SIZE])
             const struct peak_kind *k = &KINDS[configs[order[i]].kind];
             int threads = configs[order[i]].threads;
             double seconds = run_peak(k, x, threads);
-            csv_out_text(&out, k->name);
-            csv_out_int(&out, k->bytes / 8);
-            csv_out_int(&out, threads);
-            csv_out_int(&out, pass);
-            csv_out_double(&out, peak_flops(k, PEAK_ITERATIONS) * threads);
-            csv_out_fixed(&out, seconds, 9);
-            csv_out_end_row(&out);
+            data_text(&out, ROOF_kind, k->name);
+            data_int(&out, ROOF_lanes, k->bytes / 8);
+            data_int(&out, ROOF_threads, threads);
+            data_int(&out, ROOF_pass, pass);
+            data_double(&out, ROOF_flops, peak_flops(k, PEAK_ITERATIONS) * threads);
+            data_fixed(&out, ROOF_seconds, seconds, 9);
+            data_end_row(&out);
         }
     }
-    if (csv_out_close(&out) != 0)
-        return fail(err, "cannot write roofline.csv");
-    return write_roof_settings(ctx, err);
+    if (data_out_close(&out) != 0)
+        return set_error(err, err_size, "cannot write roofline.csv");
+    return write_roof_settings(ctx, err, err_size);
 }

@@ -9,13 +9,14 @@
 #include <string.h>
 
 #include "harness/gate.h"
-#include "harness/names.h"
 #include "harness/pairs.h"
-#include "harness/random.h"
 #include "harness/schedule.h"
-#include "harness/stats.h"
 #include "harness/worker.h"
-#include "wire/timing.h"
+#include "util/error.h"
+#include "util/names.h"
+#include "util/random.h"
+#include "util/stats.h"
+#include "util/timing.h"
 
 struct row_record {
     const struct arch_row *row;
@@ -45,55 +46,33 @@ struct schedule {
     struct combo_result *results[2];   /* one per side */
     struct call_sink sinks[2];
     struct mt19937 mt;                 /* the round's order, then its CPUs */
-    struct csv_out runs, calls;
+    struct data_out runs, calls;
     uint64_t started_ns;
     long next_unit, next_run;
 };
 
-static const char *const RUN_HEADER[] = {
-    "architecture", "pairing", "round", "position", "unit", "slot", "run", "partner",
-    "bars", "combos", "status", "start_s", "seconds", "client_cpu_s", "engine_cpu_s",
-    "cpus_allowed", "cpu_start", "cpu_end", "engine_cpu", "client_minor_faults",
-    "engine_minor_faults"};
-enum { RUN_COLUMNS = sizeof RUN_HEADER / sizeof RUN_HEADER[0] };
-static const char *const CALL_HEADER[] = {
-    "architecture", "round", "run", "call", "rtt_ns", "encode_ns", "send_ns", "wait_ns",
-    "receive_ns", "decode_ns", "engine_ns", "engine_decode_ns", "compute_ns",
-    "engine_encode_ns", "engine_cpu_ns", "process_ns", "process_cpu_ns",
-    "process_minor_faults", "request_bytes", "reply_bytes"};
-enum { CALL_COLUMNS = sizeof CALL_HEADER / sizeof CALL_HEADER[0] };
-
-static int open_file(struct csv_out *out, const char *dir, const char *name,
-                     const char *const *header, int n, char err[ERR_SIZE])
-{
-    char path[4096];
-    snprintf(path, sizeof path, "%s/%s", dir, name);
-    return csv_out_open(out, path, header, n) == 0 ? 0 : fail(err, "cannot write %s", path);
-}
-
 static int write_gate(const struct schedule *sc, const char *dir)
 {
-    static const char *const header[] = {"architecture", "combos", "identical",
-                                         "max_abs_pnl_diff", "verdict", "error"};
     char err[ERR_SIZE];
-    struct csv_out out;
-    if (open_file(&out, dir, "gate.csv", header, 6, err) != 0)
+    struct data_out out;
+    if (data_out_open(&out, dir, "gate.csv", err, sizeof err) != 0)
         return -1;
     for (size_t i = 0; i < sc->n; i++) {
         const struct row_record *r = &sc->rec[i];
-        csv_out_text(&out, r->row->name);
-        csv_out_int(&out, (int64_t)r->verdict.combos);
-        csv_out_int(&out, (int64_t)r->verdict.identical);
-        csv_out_double(&out, r->verdict.max_abs_pnl_diff);
-        csv_out_text(&out, r->verdict.combos == 0 ? "not run" : r->verdict.passed ? "pass"
-                                                                                  : "FAIL");
-        csv_out_text(&out, r->error);
-        csv_out_end_row(&out);
+        data_text(&out, GATE_architecture, r->row->name);
+        data_int(&out, GATE_combos, (int64_t)r->verdict.combos);
+        data_int(&out, GATE_identical, (int64_t)r->verdict.identical);
+        data_double(&out, GATE_max_abs_pnl_diff, r->verdict.max_abs_pnl_diff);
+        data_text(&out, GATE_verdict, r->verdict.combos == 0 ? "not run"
+                                      : r->verdict.passed    ? "pass"
+                                                             : "FAIL");
+        data_text(&out, GATE_error, r->error);
+        data_end_row(&out);
     }
-    return csv_out_close(&out);
+    return data_out_close(&out);
 }
 
-static int make_part(struct schedule *sc, struct row_record *r, char err[ERR_SIZE])
+static int make_part(struct schedule *sc, struct row_record *r, char *err, size_t err_size)
 {
     const struct job_part *p = &r->row->part;
     const struct sweep_job *whole = sc->job;
@@ -101,11 +80,11 @@ static int make_part(struct schedule *sc, struct row_record *r, char err[ERR_SIZ
     size_t bars = whole->n_bars / (size_t)(p->bar_divisor > 0 ? p->bar_divisor : 1);
     size_t combos = (whole->n_combos + step - 1) / step;
     if (r->row->client == CLIENT_PYTHON && (bars != whole->n_bars || step != 1))
-        return fail(err, "%s: a Python row runs the whole job", r->row->name);
+        return set_error(err, err_size, "%s: a Python row runs the whole job", r->row->name);
     r->params = malloc(combos * sizeof *r->params);
     r->reference = malloc(combos * sizeof *r->reference);
     if (r->params == NULL || r->reference == NULL)
-        return fail(err, "out of memory for %s's part of the job", r->row->name);
+        return set_error(err, err_size, "out of memory for %s's part of the job", r->row->name);
     for (size_t k = 0; k < combos; k++) {
         r->params[k] = whole->params[k * step];
         r->reference[k] = sc->reference[k * step];
@@ -113,7 +92,7 @@ static int make_part(struct schedule *sc, struct row_record *r, char err[ERR_SIZ
     r->job = (struct sweep_job){whole->close, bars > 0 ? bars : 1, r->params, combos};
     if (r->job.n_bars < whole->n_bars &&
         sweep_naive(whole->close, r->job.n_bars, r->params, combos, r->reference) != 0)
-        return fail(err, "out of memory for %s's reference results", r->row->name);
+        return set_error(err, err_size, "out of memory for %s's reference results", r->row->name);
     return 0;
 }
 
@@ -129,19 +108,20 @@ static void stop_row(struct row_record *r, const char *why)
  * gate.csv says why. */
 static void record_failure(struct schedule *sc, const struct row_record *r)
 {
-    csv_out_text(&sc->runs, r->row->name);
-    csv_out_text(&sc->runs, "none");
-    for (int i = 2; i < 10; i++) {
-        if (i == 7)
-            csv_out_empty(&sc->runs);              /* no partner */
+    struct data_out *o = &sc->runs;
+    data_text(o, RUNS_architecture, r->row->name);
+    data_text(o, RUNS_pairing, "none");
+    for (int c = RUNS_round; c <= RUNS_combos; c++) {
+        if (c == RUNS_partner)
+            data_empty(o, c);                      /* no partner */
         else
-            csv_out_int(&sc->runs, 0);
+            data_int(o, c, 0);
     }
-    csv_out_text(&sc->runs, r->verdict.combos > 0 && !r->verdict.passed ? "gate_failed"
-                                                                          : "setup_failed");
-    for (int i = 11; i < RUN_COLUMNS; i++)
-        csv_out_empty(&sc->runs);
-    csv_out_end_row(&sc->runs);
+    data_text(o, RUNS_status, r->verdict.combos > 0 && !r->verdict.passed ? "gate_failed"
+                                                                            : "setup_failed");
+    for (int c = RUNS_status + 1; c < RUNS_N; c++)
+        data_empty(o, c);
+    data_end_row(o);
 }
 
 /* The gate's verdict on results of part's job; a row keeps its first failing
@@ -175,7 +155,7 @@ static void set_up(struct schedule *sc)
         struct row_record *r = &sc->rec[i];
         fprintf(stderr, "ipctax-bench: starting %s\n", r->row->name);
         r->state = arch_open(r->row, sc->env, sc->has_worker ? &sc->worker : NULL, &r->job,
-                             err);
+                             err, sizeof err);
         if (r->state == NULL) {
             stop_row(r, err);
             record_failure(sc, r);
@@ -196,22 +176,15 @@ struct run_place {
     int slot;
 };
 
-static void put_known(struct csv_out *out, long value)
-{
-    if (value >= 0)
-        csv_out_int(out, value);
-    else
-        csv_out_empty(out);
-}
 
 static void write_calls(struct schedule *sc, const char *arch, int round, long run,
                         const struct call_sink *sink)
 {
     for (size_t i = 0; i < sink->n; i++) {
-        struct csv_out *o = &sc->calls;
-        csv_out_text(o, arch);
-        csv_out_int(o, round);
-        csv_out_int(o, run);
+        struct data_out *o = &sc->calls;
+        data_text(o, CALLS_architecture, arch);
+        data_int(o, CALLS_round, round);
+        data_int(o, CALLS_run, run);
         call_record_write(o, sink->calls[i].call, &sink->calls[i].t);
     }
 }
@@ -219,30 +192,30 @@ static void write_calls(struct schedule *sc, const char *arch, int round, long r
 static void write_run(struct schedule *sc, const struct row_record *r, const struct side *s,
                       const struct run_place *at, long run, long partner, const char *status)
 {
-    struct csv_out *o = &sc->runs;
+    struct data_out *o = &sc->runs;
     const struct run_measure *m = &s->m;
-    csv_out_text(o, r->row->name);
-    csv_out_text(o, at->pairing);
-    csv_out_int(o, at->round);
-    csv_out_int(o, at->position);
-    csv_out_int(o, at->unit);
-    csv_out_int(o, at->slot);
-    csv_out_int(o, run);
-    put_known(o, partner > 0 ? partner : -1);
-    csv_out_int(o, (int64_t)s->job->n_bars);
-    csv_out_int(o, (int64_t)s->job->n_combos);
-    csv_out_text(o, status);
-    csv_out_fixed(o, seconds_between(sc->started_ns, s->start_ns), 6);
-    csv_out_fixed(o, m->seconds, 9);
-    csv_out_fixed(o, m->client_cpu_s, 6);
-    csv_out_fixed(o, m->engine_cpu_s, 6);
-    csv_out_text(o, s->allowed);
-    put_known(o, m->cpu_start);
-    put_known(o, m->cpu_end);
-    put_known(o, m->engine_cpu);
-    put_known(o, m->client_minor_faults);
-    put_known(o, m->engine_minor_faults);
-    csv_out_end_row(o);
+    data_text(o, RUNS_architecture, r->row->name);
+    data_text(o, RUNS_pairing, at->pairing);
+    data_int(o, RUNS_round, at->round);
+    data_int(o, RUNS_position, at->position);
+    data_int(o, RUNS_unit, at->unit);
+    data_int(o, RUNS_slot, at->slot);
+    data_int(o, RUNS_run, run);
+    data_known(o, RUNS_partner, partner > 0, partner);
+    data_int(o, RUNS_bars, (int64_t)s->job->n_bars);
+    data_int(o, RUNS_combos, (int64_t)s->job->n_combos);
+    data_text(o, RUNS_status, status);
+    data_fixed(o, RUNS_start_s, seconds_between(sc->started_ns, s->start_ns), 6);
+    data_fixed(o, RUNS_seconds, m->seconds, 9);
+    data_fixed(o, RUNS_client_cpu_s, m->client_cpu_s, 6);
+    data_fixed(o, RUNS_engine_cpu_s, m->engine_cpu_s, 6);
+    data_text(o, RUNS_cpus_allowed, s->allowed);
+    data_known(o, RUNS_cpu_start, m->cpu_start >= 0, m->cpu_start);
+    data_known(o, RUNS_cpu_end, m->cpu_end >= 0, m->cpu_end);
+    data_known(o, RUNS_engine_cpu, m->engine_cpu >= 0, m->engine_cpu);
+    data_known(o, RUNS_client_minor_faults, m->client_minor_faults >= 0, m->client_minor_faults);
+    data_known(o, RUNS_engine_minor_faults, m->engine_minor_faults >= 0, m->engine_minor_faults);
+    data_end_row(o);
 }
 
 /* Gates a side's run of part's job, writes it, and says whether it counts. */
@@ -282,7 +255,7 @@ static double run_couple(struct schedule *sc, struct row_record *r, int round, i
         int cpu = sc->duet_cpus[(first + at.slot - 1) % 2];
         int other = sc->duet_cpus[(first + at.slot) % 2];
         struct side x = side_of(sc, r, r, 0, cpu), b = side_of(sc, base, r, 1, other);
-        if (side_run_duet(&x, &b, err) != 0) {
+        if (side_run_duet(&x, &b, err, sizeof err) != 0) {
             stop_row(r, err);
             return NAN;
         }
@@ -378,13 +351,13 @@ static double next_round_s(const struct schedule *sc)
 }
 
 static int prepare(struct schedule *sc, const char *rows, const char *out_dir,
-                   char err[ERR_SIZE])
+                   char *err, size_t err_size)
 {
     sc->rec = calloc(N_ARCH_ROWS, sizeof *sc->rec);
     for (int s = 0; s < 2; s++)
         sc->results[s] = calloc(sc->job->n_combos, sizeof *sc->results[s]);
     if (sc->rec == NULL || sc->results[0] == NULL || sc->results[1] == NULL)
-        return fail(err, "out of memory");
+        return set_error(err, err_size, "out of memory");
     sc->baseline = -1;
     int python = 0;
     for (size_t i = 0; i < N_ARCH_ROWS; i++) {
@@ -392,7 +365,7 @@ static int prepare(struct schedule *sc, const char *rows, const char *out_dir,
             continue;                          /* the baseline always runs */
         struct row_record *r = &sc->rec[sc->n++];
         r->row = &ARCH_ROWS[i];
-        if (make_part(sc, r, err) != 0)
+        if (make_part(sc, r, err, err_size) != 0)
             return -1;
         if (r->row->pairing == PAIRING_NONE)
             sc->baseline = (int)(sc->n - 1);
@@ -400,12 +373,12 @@ static int prepare(struct schedule *sc, const char *rows, const char *out_dir,
     }
     placement_init();
     sc->can_duet = placement_duet_cpus(sc->duet_cpus) == 0;
-    if (python && worker_start(&sc->worker, sc->env, sc->job, err) != 0)
+    if (python && worker_start(&sc->worker, sc->env, sc->job, err, err_size) != 0)
         return -1;
     sc->has_worker = python;
-    if (open_file(&sc->runs, out_dir, "architectures.csv", RUN_HEADER, RUN_COLUMNS, err) != 0)
+    if (data_out_open(&sc->runs, out_dir, "architectures.csv", err, err_size) != 0)
         return -1;
-    return open_file(&sc->calls, out_dir, "calls.csv", CALL_HEADER, CALL_COLUMNS, err);
+    return data_out_open(&sc->calls, out_dir, "calls.csv", err, err_size);
 }
 
 static void finish(struct schedule *sc)
@@ -457,11 +430,11 @@ static void run_rounds(struct schedule *sc, const struct schedule_limits *lim, u
 int schedule_run(const struct harness_env *env, const struct sweep_job *job,
                  const struct combo_result *reference, const char *rows, uint32_t seed,
                  const struct schedule_limits *limits, const char *out_dir,
-                 struct schedule_outcome *how, char err[ERR_SIZE])
+                 struct schedule_outcome *how, char *err, size_t err_size)
 {
     struct schedule sc = {.env = env, .job = job, .reference = reference};
     memset(how, 0, sizeof *how);
-    int status = prepare(&sc, rows, out_dir, err);
+    int status = prepare(&sc, rows, out_dir, err, err_size);
     if (status == 0) {
         set_up(&sc);
         run_rounds(&sc, limits, seed, how);
@@ -471,12 +444,13 @@ int schedule_run(const struct harness_env *env, const struct sweep_job *job,
         }
         how->duet_cpus[0] = sc.can_duet ? sc.duet_cpus[0] : -1;
         how->duet_cpus[1] = sc.can_duet ? sc.duet_cpus[1] : -1;
-        if (csv_out_close(&sc.runs) != 0 || csv_out_close(&sc.calls) != 0 ||
+        if (data_out_close(&sc.runs) != 0 || data_out_close(&sc.calls) != 0 ||
             write_gate(&sc, out_dir) != 0)
-            status = fail(err, "cannot write the architectures' files in %s", out_dir);
+            status = set_error(err, err_size, "cannot write the architectures' files in %s",
+                               out_dir);
     } else {
-        csv_out_abandon(&sc.runs);
-        csv_out_abandon(&sc.calls);
+        data_out_abandon(&sc.runs);
+        data_out_abandon(&sc.calls);
     }
     finish(&sc);
     return status;

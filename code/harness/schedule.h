@@ -35,6 +35,6 @@ struct schedule_outcome {
 int schedule_run(const struct harness_env *env, const struct sweep_job *job,
                  const struct combo_result *reference, const char *rows, uint32_t seed,
                  const struct schedule_limits *limits, const char *out_dir,
-                 struct schedule_outcome *how, char err[ERR_SIZE]);
+                 struct schedule_outcome *how, char *err, size_t err_size);
 
 #endif

@@ -10,10 +10,11 @@
 #include <string.h>
 
 #include "harness/measure.h"
-#include "harness/random.h"
 #include "harness/worker.h"
+#include "util/error.h"
+#include "util/random.h"
+#include "util/timing.h"
 #include "wire/serialize.h"
-#include "wire/timing.h"
 
 struct serial_bench {
     const double *series;      /* the job's close series; never written */
@@ -120,20 +121,20 @@ static const struct serial_op PAIRS[][2] = {
 };
 enum { N_PAIRS = sizeof PAIRS / sizeof PAIRS[0], SERIAL_REPS = 30 };
 
-static void write_row(struct csv_out *out, const char *language, const char *format,
+static void write_row(struct data_out *out, const char *language, const char *format,
                       const char *operation, int rep, uint64_t ns, long bytes)
 {
-    csv_out_text(out, language);
-    csv_out_text(out, format);
-    csv_out_text(out, operation);
-    csv_out_int(out, rep);
-    csv_out_int(out, (int64_t)ns);
-    csv_out_int(out, bytes);
-    csv_out_end_row(out);
+    data_text(out, SERIAL_language, language);
+    data_text(out, SERIAL_format, format);
+    data_text(out, SERIAL_operation, operation);
+    data_int(out, SERIAL_rep, rep);
+    data_int(out, SERIAL_ns, (int64_t)ns);
+    data_int(out, SERIAL_bytes, bytes);
+    data_end_row(out);
 }
 
-static int time_op(const struct serial_op *op, struct serial_bench *b, struct csv_out *out,
-                   int rep, char err[ERR_SIZE])
+static int time_op(const struct serial_op *op, struct serial_bench *b, struct data_out *out,
+                   int rep, char *err, size_t err_size)
 {
     if (op->prepare != NULL)
         op->prepare(b);
@@ -141,32 +142,34 @@ static int time_op(const struct serial_op *op, struct serial_bench *b, struct cs
     long moved = op->run(b);
     uint64_t ns = clock_ns() - t0;
     if (moved < 0)
-        return fail(err, "%s %s failed on the series", op->format, op->operation);
+        return set_error(err, err_size, "%s %s failed on the series", op->format, op->operation);
     if (op->finish != NULL && op->finish(b) != 0)
-        return fail(err, "%s %s did not give back the series bit for bit", op->format,
-                    op->operation);
+        return set_error(err, err_size, "%s %s did not give back the series bit for bit",
+                         op->format,
+                         op->operation);
     if (rep > 0)
         write_row(out, "c", op->format, op->operation, rep, ns, moved);
     return 0;
 }
 
-static int c_repetition(struct serial_bench *b, struct mt19937 *mt, struct csv_out *out,
-                        int rep, char err[ERR_SIZE])
+static int c_repetition(struct serial_bench *b, struct mt19937 *mt, struct data_out *out,
+                        int rep, char *err, size_t err_size)
 {
     size_t order[N_PAIRS];
     random_order(mt, order, N_PAIRS);
     for (size_t i = 0; i < N_PAIRS; i++)
         for (int k = 0; k < 2 && PAIRS[order[i]][k].run != NULL; k++)
-            if (time_op(&PAIRS[order[i]][k], b, out, rep, err) != 0)
+            if (time_op(&PAIRS[order[i]][k], b, out, rep, err, err_size) != 0)
                 return -1;
     return 0;
 }
 
 /* One repetition of the worker's three encodings; rep 0 is its warm-up. */
-static int python_repetition(struct worker *w, struct csv_out *out, int rep, char err[ERR_SIZE])
+static int python_repetition(struct worker *w, struct data_out *out, int rep, char *err,
+                             size_t err_size)
 {
     json_t *answer = worker_command(w, json_pack("{s:s,s:i,s:i}", "cmd", "serialize", "reps",
-                                                 1, "seed", rep), err);
+                                                 1, "seed", rep), err, err_size);
     if (answer == NULL)
         return -1;
     const json_t *names = json_object_get(answer, "encodings");
@@ -187,32 +190,30 @@ static int python_repetition(struct worker *w, struct csv_out *out, int rep, cha
     return 0;
 }
 
-int measure_serialization(const struct measure_context *ctx, char err[ERR_SIZE])
+int measure_serialization(const struct measure_context *ctx, char *err, size_t err_size)
 {
-    static const char *const header[] = {"language", "format", "operation", "rep", "ns",
-                                         "bytes"};
     struct serial_bench b;
     struct worker w;
-    struct csv_out out;
+    struct data_out out;
     if (bench_init(&b, ctx->job->close, ctx->job->n_bars) != 0) {
         bench_free(&b);
-        return fail(err, "out of memory for the serialization buffers");
+        return set_error(err, err_size, "out of memory for the serialization buffers");
     }
-    if (worker_start(&w, ctx->env, ctx->job, err) != 0) {
+    if (worker_start(&w, ctx->env, ctx->job, err, err_size) != 0) {
         bench_free(&b);
         return -1;
     }
-    int status = measure_open(ctx, "serialization.csv", &out, header, 6, err);
+    int status = measure_open(ctx, "serialization.csv", &out, err, err_size);
     struct mt19937 mt;
     mt19937_seed(&mt, round_seed(ctx->seed ^ 0x73657269u, 0));          /* "seri" */
     int reps = scaled(ctx, SERIAL_REPS, 5);
     for (int rep = 0; status == 0 && rep <= reps; rep++)
-        status = c_repetition(&b, &mt, &out, rep, err) == 0 &&
-                         python_repetition(&w, &out, rep, err) == 0 ? 0 : -1;
-    if (status == 0 && csv_out_close(&out) != 0)
-        status = fail(err, "cannot write serialization.csv");
+        status = c_repetition(&b, &mt, &out, rep, err, err_size) == 0 &&
+                         python_repetition(&w, &out, rep, err, err_size) == 0 ? 0 : -1;
+    if (status == 0 && data_out_close(&out) != 0)
+        status = set_error(err, err_size, "cannot write serialization.csv");
     else if (status != 0)
-        csv_out_abandon(&out);
+        data_out_abandon(&out);
     worker_stop(&w);
     bench_free(&b);
     return status;

@@ -16,9 +16,11 @@
 #include <unistd.h>
 
 #include "harness/session.h"
+#include "util/error.h"
+#include "util/timing.h"
 #include "wire/frame.h"
 #include "wire/json_codec.h"
-#include "wire/timing.h"
+#include "wire/launch.h"
 
 enum {
     READY_TIMEOUT_MS = 10000,          /* an engine that says nothing for this long failed */
@@ -33,12 +35,6 @@ static uint64_t call_deadline(void)
     return clock_ns() + (uint64_t)CALL_DEADLINE_S * 1000000000u;
 }
 
-const char *transport_name(enum transport t)
-{
-    static const char *const names[] = {"none", "unix", "tcp", "shm_futex", "shm_spin",
-                                        "pipe", "spawn"};
-    return (size_t)t < sizeof names / sizeof names[0] ? names[t] : "unknown";
-}
 
 /* The engine's command line: path, the harness's options, then `extra`. */
 static void engine_argv(const struct session *s, char *argv[], size_t max,
@@ -67,59 +63,26 @@ static void engine_argv(const struct session *s, char *argv[], size_t max,
 }
 
 
-/* Reads one line from fd within timeout_ms into line; 0, or -1. */
-static int read_line(int fd, char *line, size_t size, int timeout_ms)
+static int start_engine(struct session *s, char *const transport_args[], char *err,
+                        size_t err_size)
 {
-    size_t n = 0;
-    uint64_t deadline = clock_ns() + (uint64_t)timeout_ms * 1000000u;
-    while (n + 1 < size) {
-        int left = (int)((deadline - clock_ns()) / 1000000u);
-        struct pollfd p = {fd, POLLIN, 0};
-        if (clock_ns() >= deadline || poll(&p, 1, left > 0 ? left : 1) <= 0)
-            return -1;
-        if (read(fd, &line[n], 1) != 1)
-            return -1;
-        if (line[n] == '\n')
-            break;
-        n++;
-    }
-    line[n] = '\0';
-    return 0;
-}
-
-static int start_engine(struct session *s, char *const transport_args[], char err[ERR_SIZE])
-{
-    char *argv[32], line[512];
-    int out[2];
-    if (pipe2(out, O_CLOEXEC) != 0)
-        return fail(err, "pipe: %s", strerror(errno));
+    char *argv[32];
     engine_argv(s, argv, 32, transport_args);
-    s->pid = env_spawn(argv, -1, out[1], err);
-    close(out[1]);
+    struct engine_launch l = {argv, 1, READY_TIMEOUT_MS, env_track_child, env_untrack_child};
+    s->pid = engine_launch(&l, s->address, sizeof s->address, err, err_size);
     if (s->pid < 0) {
         s->pid = 0;
-        close(out[0]);
         return -1;
     }
-    int ok = read_line(out[0], line, sizeof line, READY_TIMEOUT_MS) == 0 &&
-             strncmp(line, "listening ", 10) == 0;
-    close(out[0]);
-    if (!ok) {
-        env_stop_child(s->pid);
-        s->pid = 0;
-        return fail(err, "%s did not say it was listening within %d ms", argv[0],
-                    READY_TIMEOUT_MS);
-    }
-    snprintf(s->address, sizeof s->address, "%s", line + 10);
     return 0;
 }
 
-static int connect_socket(struct session *s, char err[ERR_SIZE])
+static int connect_socket(struct session *s, char *err, size_t err_size)
 {
     s->fd = s->opt.transport == TRANSPORT_TCP ? tcp_connect("127.0.0.1", s->tcp_port)
                                               : unix_connect(s->socket_path);
     if (s->fd < 0)
-        return fail(err, "connecting to %s: %s", s->address, strerror(errno));
+        return set_error(err, err_size, "connecting to %s: %s", s->address, strerror(errno));
     if (s->opt.transport == TRANSPORT_TCP)
         tcp_no_delay(s->fd);
     client_set_fds(&s->client, s->fd, s->fd);
@@ -132,10 +95,10 @@ static enum shm_wait shm_wait_of(const struct session *s)
     return s->opt.transport == TRANSPORT_SHM_SPIN ? SHM_WAIT_SPIN : SHM_WAIT_FUTEX;
 }
 
-static int connect_shm(struct session *s, char err[ERR_SIZE])
+static int connect_shm(struct session *s, char *err, size_t err_size)
 {
     if (shm_channel_attach(&s->shm, s->shm_name, shm_wait_of(s), READY_TIMEOUT_MS, err,
-                           ERR_SIZE) != 0)
+                           err_size) != 0)
         return -1;
     s->attached = 1;
     client_set_link(&s->client, shm_link(&s->shm));
@@ -143,11 +106,11 @@ static int connect_shm(struct session *s, char err[ERR_SIZE])
     return 0;
 }
 
-int session_connect(struct session *s, char err[ERR_SIZE])
+int session_connect(struct session *s, char *err, size_t err_size)
 {
     if (s->opt.transport == TRANSPORT_SHM_FUTEX || s->opt.transport == TRANSPORT_SHM_SPIN)
-        return connect_shm(s, err);
-    return connect_socket(s, err);
+        return connect_shm(s, err, err_size);
+    return connect_socket(s, err, err_size);
 }
 
 void session_disconnect(struct session *s)
@@ -162,7 +125,7 @@ void session_disconnect(struct session *s)
 }
 
 int session_open(struct session *s, const struct harness_env *env,
-                 const struct session_options *o, char err[ERR_SIZE])
+                 const struct session_options *o, char *err, size_t err_size)
 {
     char *args[6] = {NULL};
     memset(s, 0, sizeof *s);
@@ -172,7 +135,7 @@ int session_open(struct session *s, const struct harness_env *env,
     client_init(&s->client);
     switch (o->transport) {
     case TRANSPORT_NONE:
-        return fail(err, "an in-process architecture has no session");
+        return set_error(err, err_size, "an in-process architecture has no session");
     case TRANSPORT_SPAWN:
     case TRANSPORT_PIPE:
         return 0;                      /* each call, or each raw size, starts an engine */
@@ -193,13 +156,13 @@ int session_open(struct session *s, const struct harness_env *env,
         args[3] = o->transport == TRANSPORT_SHM_SPIN ? "spin" : "futex";
         break;
     }
-    if (start_engine(s, args, err) != 0)
+    if (start_engine(s, args, err, err_size) != 0)
         return -1;
     if (o->transport == TRANSPORT_TCP) {
         const char *colon = strrchr(s->address, ':');
         snprintf(s->tcp_port, sizeof s->tcp_port, "%s", colon != NULL ? colon + 1 : "");
     }
-    if (o->connect && !o->raw && session_connect(s, err) != 0) {
+    if (o->connect && !o->raw && session_connect(s, err, err_size) != 0) {
         session_close(s);
         return -1;
     }
@@ -229,11 +192,11 @@ static void take_engine_timing(struct call_record *t, const struct call_timing *
 /* Sends the request (len bytes) over the client's link; with `trailer`
  * set, a timed binary reply's trailer is taken off the reply. */
 static int exchange_on(struct session *s, size_t len, struct call_record *t, int trailer,
-                       char err[ERR_SIZE])
+                       char *err, size_t err_size)
 {
     struct round_trip_times times;
     uint64_t start = clock_ns();
-    if (client_round_trip(&s->client, len, call_deadline(), &times, err, ERR_SIZE) != 0)
+    if (client_round_trip(&s->client, len, call_deadline(), &times, err, err_size) != 0)
         return -1;
     if (t == NULL)
         return 0;
@@ -246,27 +209,28 @@ static int exchange_on(struct session *s, size_t len, struct call_record *t, int
         return 0;
     struct call_timing e;
     if (timing_trailer_decode(s->client.reply.data, s->client.reply_len, &e) != 0)
-        return fail(err, "a timed reply of %zu bytes has no timing", s->client.reply_len);
+        return set_error(err, err_size, "a timed reply of %zu bytes has no timing",
+                         s->client.reply_len);
     take_engine_timing(t, &e);
     s->client.reply_len -= TIMING_TRAILER_BYTES;
     return 0;
 }
 
 /* Starts `engine --stdin` on two new pipes: *to and *from are the harness's ends. */
-static pid_t spawn_on_pipes(struct session *s, int *to, int *from, char err[ERR_SIZE])
+static pid_t spawn_on_pipes(struct session *s, int *to, int *from, char *err, size_t err_size)
 {
     int to_child[2], from_child[2];
     char *argv[32];
     static char *const stdin_args[] = {"--stdin", NULL};
     if (pipe2(to_child, O_CLOEXEC) != 0)
-        return fail(err, "pipe: %s", strerror(errno));
+        return set_error(err, err_size, "pipe: %s", strerror(errno));
     if (pipe2(from_child, O_CLOEXEC) != 0) {
         close(to_child[0]);
         close(to_child[1]);
-        return fail(err, "pipe: %s", strerror(errno));
+        return set_error(err, err_size, "pipe: %s", strerror(errno));
     }
     engine_argv(s, argv, 32, stdin_args);
-    pid_t pid = env_spawn(argv, to_child[0], from_child[1], err);
+    pid_t pid = env_spawn(argv, to_child[0], from_child[1], err, err_size);
     close(to_child[0]);
     close(from_child[1]);
     if (pid < 0) {
@@ -280,15 +244,15 @@ static pid_t spawn_on_pipes(struct session *s, int *to, int *from, char err[ERR_
 }
 
 static int exchange_spawned(struct session *s, size_t len, struct call_record *t, int trailer,
-                            char err[ERR_SIZE])
+                            char *err, size_t err_size)
 {
     int to, from;
     uint64_t started = clock_ns();
-    pid_t pid = spawn_on_pipes(s, &to, &from, err);
+    pid_t pid = spawn_on_pipes(s, &to, &from, err, err_size);
     if (pid < 0)
         return -1;
     client_set_fds(&s->client, from, to);
-    int status = exchange_on(s, len, t, trailer, err);
+    int status = exchange_on(s, len, t, trailer, err, err_size);
     close(to);
     close(from);
     struct rusage usage;
@@ -314,18 +278,18 @@ struct request {
 };
 
 static int exchange(struct session *s, size_t len, struct call_record *t, int trailer,
-                    char err[ERR_SIZE])
+                    char *err, size_t err_size)
 {
     if (s->opt.transport == TRANSPORT_SPAWN)
-        return exchange_spawned(s, len, t, trailer, err);
+        return exchange_spawned(s, len, t, trailer, err, err_size);
     if (!s->connected)
-        return fail(err, "the session is not connected");
-    return exchange_on(s, len, t, trailer, err);
+        return set_error(err, err_size, "the session is not connected");
+    return exchange_on(s, len, t, trailer, err, err_size);
 }
 
 /* Encodes and exchanges one request; *started is when the call began. */
 static int call_binary(struct session *s, const struct request *rq, struct call_record *t,
-                       uint64_t *started, char err[ERR_SIZE])
+                       uint64_t *started, char *err, size_t err_size)
 {
     *started = clock_ns();
     if (t != NULL)
@@ -333,13 +297,14 @@ static int call_binary(struct session *s, const struct request *rq, struct call_
     uint64_t size = request_body_size(rq->n_bars, rq->n_combos);
     uint8_t *body = client_request_buffer(&s->client, (size_t)size);
     if (body == NULL)
-        return fail(err, "out of memory for a %llu-byte request", (unsigned long long)size);
+        return set_error(err, err_size, "out of memory for a %llu-byte request",
+                         (unsigned long long)size);
     request_encode(body, rq->op, rq->close, rq->n_bars, rq->params, rq->n_combos);
     if (t != NULL) {
         body[0] |= OP_TIMED;
         t->encode_ns = clock_ns() - *started;
     }
-    return exchange(s, (size_t)size, t, t != NULL, err);
+    return exchange(s, (size_t)size, t, t != NULL, err, err_size);
 }
 
 /* Closes the call's clock after the caller decoded its reply at `decoded`. */
@@ -354,24 +319,25 @@ static void finish_call(struct call_record *t, uint64_t started, uint64_t decode
 
 /* Decodes a sweep reply for n combinations into results. */
 static int decode_results(const struct session *s, struct combo_result *results,
-                          size_t n_combos, char err[ERR_SIZE])
+                          size_t n_combos, char *err, size_t err_size)
 {
     if (sweep_reply_decode(s->client.reply.data, s->client.reply_len, results,
                            (uint32_t)n_combos) != 0)
-        return fail(err, "a reply of %zu bytes is not the results of %zu combinations",
-                    s->client.reply_len, n_combos);
+        return set_error(err, err_size,
+                         "a reply of %zu bytes is not the results of %zu combinations",
+                         s->client.reply_len, n_combos);
     return 0;
 }
 
 static int call_for_results(struct session *s, const struct request *rq,
                             struct combo_result *results, size_t n_combos,
-                            struct call_record *t, char err[ERR_SIZE])
+                            struct call_record *t, char *err, size_t err_size)
 {
     uint64_t started;
-    if (call_binary(s, rq, t, &started, err) != 0)
+    if (call_binary(s, rq, t, &started, err, err_size) != 0)
         return -1;
     uint64_t decoding = clock_ns();
-    if (decode_results(s, results, n_combos, err) != 0)
+    if (decode_results(s, results, n_combos, err, err_size) != 0)
         return -1;
     finish_call(t, started, decoding);
     return 0;
@@ -379,35 +345,35 @@ static int call_for_results(struct session *s, const struct request *rq,
 
 /* A call whose reply must be exactly `expect` bytes (nothing to decode). */
 static int call_for_bytes(struct session *s, const struct request *rq, size_t expect,
-                          struct call_record *t, char err[ERR_SIZE])
+                          struct call_record *t, char *err, size_t err_size)
 {
     uint64_t started;
-    if (call_binary(s, rq, t, &started, err) != 0)
+    if (call_binary(s, rq, t, &started, err, err_size) != 0)
         return -1;
     if (s->client.reply_len != expect)
-        return fail(err, "opcode %d: a reply of %zu bytes, not %zu", (int)rq->op,
-                    s->client.reply_len, expect);
+        return set_error(err, err_size, "opcode %d: a reply of %zu bytes, not %zu", (int)rq->op,
+                         s->client.reply_len, expect);
     finish_call(t, started, clock_ns());
     return 0;
 }
 
 int session_sweep(struct session *s, const double *close, size_t n_bars,
                   const struct combo_params *params, size_t n_combos,
-                  struct combo_result *results, struct call_record *t, char err[ERR_SIZE])
+                  struct combo_result *results, struct call_record *t, char *err, size_t err_size)
 {
     struct request rq = {OP_SWEEP, close, (uint32_t)n_bars, params, (uint32_t)n_combos};
-    return call_for_results(s, &rq, results, n_combos, t, err);
+    return call_for_results(s, &rq, results, n_combos, t, err, err_size);
 }
 
 int session_echo(struct session *s, const double *values, size_t n, double *back,
-                 struct call_record *t, char err[ERR_SIZE])
+                 struct call_record *t, char *err, size_t err_size)
 {
     struct request rq = {OP_ECHO, values, (uint32_t)n, NULL, 0};
     uint64_t started;
-    if (call_binary(s, &rq, t, &started, err) != 0)
+    if (call_binary(s, &rq, t, &started, err, err_size) != 0)
         return -1;
     if (s->client.reply_len != n * sizeof(double))
-        return fail(err, "an echo of %zu values came back as %zu bytes", n,
+        return set_error(err, err_size, "an echo of %zu values came back as %zu bytes", n,
                     s->client.reply_len);
     uint64_t decoding = clock_ns();
     le_get_f64s(back, s->client.reply.data, n);
@@ -416,45 +382,45 @@ int session_echo(struct session *s, const double *values, size_t n, double *back
 }
 
 int session_load(struct session *s, const double *close, size_t n_bars,
-                 struct call_record *t, char err[ERR_SIZE])
+                 struct call_record *t, char *err, size_t err_size)
 {
     struct request rq = {OP_LOAD, close, (uint32_t)n_bars, NULL, 0};
-    return call_for_bytes(s, &rq, 0, t, err);
+    return call_for_bytes(s, &rq, 0, t, err, err_size);
 }
 
 int session_sweep_loaded(struct session *s, const struct combo_params *params,
                          size_t n_combos, struct combo_result *results,
-                         struct call_record *t, char err[ERR_SIZE])
+                         struct call_record *t, char *err, size_t err_size)
 {
     struct request rq = {OP_SWEEP_LOADED, NULL, 0, params, (uint32_t)n_combos};
-    return call_for_results(s, &rq, results, n_combos, t, err);
+    return call_for_results(s, &rq, results, n_combos, t, err, err_size);
 }
 
 int session_stream_open(struct session *s, const struct combo_params *params,
-                        size_t n_combos, struct call_record *t, char err[ERR_SIZE])
+                        size_t n_combos, struct call_record *t, char *err, size_t err_size)
 {
     struct request rq = {OP_OPEN_STREAM, NULL, 0, params, (uint32_t)n_combos};
-    return call_for_bytes(s, &rq, 0, t, err);
+    return call_for_bytes(s, &rq, 0, t, err, err_size);
 }
 
 int session_stream_bar(struct session *s, double close, size_t n_combos,
-                       struct call_record *t, char err[ERR_SIZE])
+                       struct call_record *t, char *err, size_t err_size)
 {
     struct request rq = {OP_BAR, &close, 1, NULL, 0};
-    return call_for_bytes(s, &rq, n_combos, t, err);
+    return call_for_bytes(s, &rq, n_combos, t, err, err_size);
 }
 
 int session_stream_close(struct session *s, struct combo_result *results, size_t n_combos,
-                         struct call_record *t, char err[ERR_SIZE])
+                         struct call_record *t, char *err, size_t err_size)
 {
     struct request rq = {OP_CLOSE_STREAM, NULL, 0, NULL, 0};
-    return call_for_results(s, &rq, results, n_combos, t, err);
+    return call_for_results(s, &rq, results, n_combos, t, err, err_size);
 }
 
 int session_json_sweep(struct session *s, const double *close, size_t n_bars,
                        const struct combo_params *params, size_t n_combos,
                        struct combo_result *results, struct call_record *t,
-                       char err[ERR_SIZE])
+                       char *err, size_t err_size)
 {
     uint64_t started = clock_ns();
     size_t len;
@@ -464,22 +430,22 @@ int session_json_sweep(struct session *s, const double *close, size_t n_bars,
     uint8_t *body = text != NULL ? client_request_buffer(&s->client, len) : NULL;
     if (body == NULL) {
         free(text);
-        return fail(err, "out of memory for a JSON request");
+        return set_error(err, err_size, "out of memory for a JSON request");
     }
     memcpy(body, text, len);
     free(text);
     if (t != NULL)
         t->encode_ns = clock_ns() - started;
     /* A JSON reply carries its timing as a member, not a trailer. */
-    if (exchange(s, len, t, 0, err) != 0)
+    if (exchange(s, len, t, 0, err, err_size) != 0)
         return -1;
     uint64_t decoding = clock_ns();
     const char *reply = s->client.reply.data;
-    if (json_reply_decode(reply, s->client.reply_len, results, n_combos, err, ERR_SIZE) != 0)
+    if (json_reply_decode(reply, s->client.reply_len, results, n_combos, err, err_size) != 0)
         return -1;
     if (t != NULL) {
         struct call_timing e;
-        if (json_reply_timing(reply, s->client.reply_len, &e, err, ERR_SIZE) != 0)
+        if (json_reply_timing(reply, s->client.reply_len, &e, err, err_size) != 0)
             return -1;
         take_engine_timing(t, &e);
     }
@@ -487,38 +453,39 @@ int session_json_sweep(struct session *s, const double *close, size_t n_bars,
     return 0;
 }
 
-int session_raw_begin(struct session *s, size_t bytes, char err[ERR_SIZE])
+int session_raw_begin(struct session *s, size_t bytes, char *err, size_t err_size)
 {
     uint8_t word[4];
     le_put_u32(word, (uint32_t)bytes);
     if (s->opt.transport == TRANSPORT_PIPE) {
         int to, from;
-        s->raw_child = spawn_on_pipes(s, &to, &from, err);
+        s->raw_child = spawn_on_pipes(s, &to, &from, err, err_size);
         if (s->raw_child < 0) {
             s->raw_child = 0;
             return -1;
         }
         client_set_fds(&s->client, from, to);
         s->connected = 1;
-    } else if (session_connect(s, err) != 0) {
+    } else if (session_connect(s, err, err_size) != 0) {
         return -1;
     }
     struct iovec iov = {word, sizeof word};
     if (s->client.link.write_all(s->client.link.ctx, &iov, 1, call_deadline()) != 0)
-        return fail(err, "sending the raw size: %s", strerror(errno));
+        return set_error(err, err_size, "sending the raw size: %s", strerror(errno));
     return 0;
 }
 
 int session_raw_round_trip(struct session *s, const void *out, void *in, size_t bytes,
-                           char err[ERR_SIZE])
+                           char *err, size_t err_size)
 {
     const struct byte_link *link = &s->client.link;
     uint64_t deadline = call_deadline();
     struct iovec iov = {(void *)out, bytes};
     if (link->write_all(link->ctx, &iov, 1, deadline) != 0 ||
         link->read_exact(link->ctx, in, bytes, deadline) != 0)
-        return fail(err, "raw round trip over %s: %s", transport_name(s->opt.transport),
-                    strerror(errno));
+        return set_error(err, err_size, "raw round trip over %s: %s",
+                         transport_name(s->opt.transport),
+                         strerror(errno));
     return 0;
 }
 

@@ -13,42 +13,20 @@
 
 #include "harness/env.h"
 #include "kernel/kernel.h"
+#include "schema/architectures.h"
+#include "schema/columns.h"
 #include "wire/client.h"
 #include "wire/netio.h"
 #include "wire/shm_ring.h"
 
-enum transport {
-    TRANSPORT_NONE,            /* no boundary: the in-process architectures */
-    TRANSPORT_UNIX,            /* a persistent engine on a Unix socket */
-    TRANSPORT_TCP,             /* ... on TCP loopback, TCP_NODELAY */
-    TRANSPORT_SHM_FUTEX,       /* ... over shared memory, both sides sleep in futex */
-    TRANSPORT_SHM_SPIN,        /* ... over shared memory, both sides spin */
-    TRANSPORT_PIPE,            /* an engine on two pipes for one raw ping-pong */
-    TRANSPORT_SPAWN,           /* a fresh engine per call, over stdin and stdout */
-};
-
-const char *transport_name(enum transport t);
-
+#define CALL_RECORD_MEMBER(row, name, ...) uint64_t name;
 struct call_record {
-    uint64_t rtt_ns;           /* the whole call, as its caller sees it */
-    uint64_t encode_ns;        /* writing the request into the buffer */
-    uint64_t send_ns;          /* handing it to the transport */
-    uint64_t wait_ns;          /* until the reply's length word arrived */
-    uint64_t receive_ns;       /* reading the rest of the reply */
-    uint64_t decode_ns;        /* turning it into results */
-    int has_engine;            /* the reply carried the engine's own timing: */
-    uint64_t engine_ns;        /*   request read .. reply about to be written */
-    uint64_t engine_decode_ns; /*   decoding and checking the request */
-    uint64_t compute_ns;       /*   the kernel */
-    uint64_t engine_encode_ns; /*   encoding the reply */
-    uint64_t engine_cpu_ns;    /*   the engine's processor time meanwhile */
-    int has_process;           /* a process was spawned for the call: */
-    uint64_t process_ns;       /*   from its spawn to its end */
-    int has_usage;             /*   and its usage is known: */
-    uint64_t process_cpu_ns;   /*   its processor time */
-    long process_minor_faults; /*   pages it touched for the first time */
-    uint64_t request_bytes, reply_bytes;
+    CALL_RECORD_COLUMNS(CALL_RECORD_MEMBER, unused)
+    int has_engine;            /* the reply carried the engine's own timing */
+    int has_process;           /* a process was spawned for the call */
+    int has_usage;             /* ... and its usage is known */
 };
+#undef CALL_RECORD_MEMBER
 
 struct session_options {
     enum transport transport;
@@ -80,14 +58,14 @@ struct session {
 /* Starts the engine (none for TRANSPORT_SPAWN: each call starts one), waits
  * until it listens, and connects if asked. Returns 0, or -1 with err set. */
 int session_open(struct session *s, const struct harness_env *env,
-                 const struct session_options *o, char err[ERR_SIZE]);
+                 const struct session_options *o, char *err, size_t err_size);
 /* Disconnects and stops the engine, which removes its socket or segment. */
 void session_close(struct session *s);
 
 /* Leaves the engine running but drops the connection, and makes a new one:
  * an engine over shared memory serves one client at a time. */
 void session_disconnect(struct session *s);
-int session_connect(struct session *s, char err[ERR_SIZE]);
+int session_connect(struct session *s, char *err, size_t err_size);
 
 /* The protocol's calls. With t != NULL the call is timed and asks the
  * engine for its timing; with NULL it is sent exactly as a client that
@@ -95,30 +73,30 @@ int session_connect(struct session *s, char err[ERR_SIZE]);
  * error frame included, with its message). */
 int session_sweep(struct session *s, const double *close, size_t n_bars,
                   const struct combo_params *params, size_t n_combos,
-                  struct combo_result *results, struct call_record *t, char err[ERR_SIZE]);
+                  struct combo_result *results, struct call_record *t, char *err, size_t err_size);
 int session_echo(struct session *s, const double *values, size_t n, double *back,
-                 struct call_record *t, char err[ERR_SIZE]);
+                 struct call_record *t, char *err, size_t err_size);
 int session_load(struct session *s, const double *close, size_t n_bars,
-                 struct call_record *t, char err[ERR_SIZE]);
+                 struct call_record *t, char *err, size_t err_size);
 int session_sweep_loaded(struct session *s, const struct combo_params *params,
                          size_t n_combos, struct combo_result *results,
-                         struct call_record *t, char err[ERR_SIZE]);
+                         struct call_record *t, char *err, size_t err_size);
 int session_stream_open(struct session *s, const struct combo_params *params,
-                        size_t n_combos, struct call_record *t, char err[ERR_SIZE]);
+                        size_t n_combos, struct call_record *t, char *err, size_t err_size);
 int session_stream_bar(struct session *s, double close, size_t n_combos,
-                       struct call_record *t, char err[ERR_SIZE]);
+                       struct call_record *t, char *err, size_t err_size);
 int session_stream_close(struct session *s, struct combo_result *results, size_t n_combos,
-                         struct call_record *t, char err[ERR_SIZE]);
+                         struct call_record *t, char *err, size_t err_size);
 int session_json_sweep(struct session *s, const double *close, size_t n_bars,
                        const struct combo_params *params, size_t n_combos,
                        struct combo_result *results, struct call_record *t,
-                       char err[ERR_SIZE]);
+                       char *err, size_t err_size);
 
 /* The raw ping-pong of an engine opened with raw = 1: `bytes` out and the
  * same bytes back per round trip, until session_raw_end. */
-int session_raw_begin(struct session *s, size_t bytes, char err[ERR_SIZE]);
+int session_raw_begin(struct session *s, size_t bytes, char *err, size_t err_size);
 int session_raw_round_trip(struct session *s, const void *out, void *in, size_t bytes,
-                           char err[ERR_SIZE]);
+                           char *err, size_t err_size);
 void session_raw_end(struct session *s);
 
 #endif

@@ -21,16 +21,16 @@ struct worker {
 
 /* Starts the worker and sends it the job; 0, or -1 with err set. */
 int worker_start(struct worker *w, const struct harness_env *env, const struct sweep_job *job,
-                 char err[ERR_SIZE]);
+                 char *err, size_t err_size);
 /* Sends a command (it takes the reference) and returns the answer, which
  * had "ok": true; NULL with err set otherwise. json_decref the answer. */
-json_t *worker_command(struct worker *w, json_t *command, char err[ERR_SIZE]);
+json_t *worker_command(struct worker *w, json_t *command, char *err, size_t err_size);
 /* Sets a row up; key/value (may be NULL) say where its engine is. */
 int worker_prepare(struct worker *w, const char *row, const char *key, const char *value,
-                   char err[ERR_SIZE]);
+                   char *err, size_t err_size);
 /* Runs a row once: its results, its measures and its calls. */
 int worker_run(struct worker *w, const char *row, size_t n_combos, struct combo_result *results,
-               struct run_measure *m, struct call_sink *sink, char err[ERR_SIZE]);
+               struct run_measure *m, struct call_sink *sink, char *err, size_t err_size);
 /* Asks the worker to quit, and waits for it. */
 void worker_stop(struct worker *w);
 

@@ -8,8 +8,8 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "kernel/rng.h"
 #include "kernel/series.h"
+#include "util/rng.h"
 
 static const double SIGMA = 0.001;        /* volatility per bar */
 static const double START_PRICE = 100.0;  /* P0 */

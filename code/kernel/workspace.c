@@ -8,8 +8,23 @@
 #include <string.h>
 
 #include "kernel/workspace.h"
+#include "util/error.h"
+#include "util/options.h"
 
 const struct sweep_layout SWEEP_LAYOUT_DEFAULT = {0, 576, 576};
+
+int option_layout(const char *name, const char *text, struct sweep_layout *layout,
+                  char *err, size_t err_size)
+{
+    long v[3];
+    if (option_longs(name, text, 3, 0, WORKSPACE_PAGE - 1, v, err, err_size) != 0)
+        return -1;
+    if (v[0] % 8 != 0 || v[1] % 8 != 0 || v[2] % 8 != 0)
+        return set_error(err, err_size, "%s: '%s': every offset must be a multiple of 8 bytes",
+                         name, text);
+    *layout = (struct sweep_layout){(uint32_t)v[0], (uint32_t)v[1], (uint32_t)v[2]};
+    return 0;
+}
 
 enum { REGIONS = 1 + WORKSPACE_ARRAYS };
 

@@ -26,6 +26,12 @@ enum {
 /* 0, 576, 576: the seven regions nine cache lines apart within a page. */
 extern const struct sweep_layout SWEEP_LAYOUT_DEFAULT;
 
+/* A layout as an option's value, "SERIES,ARRAY,STAGGER": byte offsets within
+ * a page, each a multiple of 8 (the command-line convention of
+ * @sec:harness). 0, or -1 with a message in err naming the option. */
+int option_layout(const char *name, const char *text, struct sweep_layout *layout,
+                  char *err, size_t err_size);
+
 struct sweep_workspace {
     struct sweep_layout layout;
     void *block;                           /* one page-aligned allocation */

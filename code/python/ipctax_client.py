@@ -125,15 +125,15 @@ class Call:
     send_ns: int         # sendall (a spawned engine: starting it and writing its stdin)
     wait_ns: int         # until the whole reply frame is read
     decode_ns: int       # frombuffer and the trailer: the reply as arrays
-    spawn_ns: Optional[int] = None           # spawned engines: process start to exit
+    process_ns: Optional[int] = None           # spawned engines: process start to exit
     engine: Optional[EngineTiming] = None    # when the call asked for timing
 
     def as_dict(self):
         """The record with the field names of the worker's replies."""
         d = {"rtt_ns": self.rtt_ns, "encode_ns": self.encode_ns, "send_ns": self.send_ns,
              "wait_ns": self.wait_ns, "decode_ns": self.decode_ns}
-        if self.spawn_ns is not None:
-            d["spawn_ns"] = self.spawn_ns
+        if self.process_ns is not None:
+            d["process_ns"] = self.process_ns
         if self.engine is not None:
             d.update(engine_ns=self.engine.engine_ns, engine_decode_ns=self.engine.decode_ns,
                      compute_ns=self.engine.compute_ns, engine_encode_ns=self.engine.encode_ns,
@@ -573,7 +573,7 @@ class SpawnedEngine:
 
     The same echo, sweep, request and round_trip as Engine, with the same checks
     (a process that exits after one request keeps no state, so there is no
-    load); last_call adds spawn_ns.
+    load); last_call adds process_ns.
     """
 
     def __init__(self, engine_path, args=(), max_frame=DEFAULT_MAX_FRAME):
@@ -609,7 +609,7 @@ class SpawnedEngine:
         result, engine = decode_reply(opcode, body, len(close), len(params), timing)
         t4 = time.perf_counter_ns()
         self.last_call = Call(t4 - t0, t1 - t0, t2 - t1, t3 - t2, t4 - t3,
-                              spawn_ns=t3 - t1, engine=engine)
+                              process_ns=t3 - t1, engine=engine)
         return result
 
     def _run(self, frame, size):

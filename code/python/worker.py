@@ -186,7 +186,7 @@ def echo(job, message):
             engine.echo(values, timing)
             rtts.append(engine.last_call.rtt_ns)
             calls.append(engine.last_call)
-    reply = {"ok": True, "rtt_ns": rtts, "cpu": current_cpu()}
+    reply = {"ok": True, "rtt_ns": rtts, "client_cpu": current_cpu()}
     if timing:
         reply["calls"] = [c.as_dict() for c in calls]
     return reply
@@ -295,8 +295,8 @@ class Worker:
         t1 = time.perf_counter_ns()
         c1 = time.process_time_ns()
         cpu_end, faults = current_cpu(), minor_faults() - faults
-        return {"ok": True, "ns": t1 - t0, "cpu_ns": c1 - c0,
-                "cpu_start": cpu_start, "cpu_end": cpu_end, "minor_faults": faults,
+        return {"ok": True, "seconds": (t1 - t0) * 1e-9, "client_cpu_s": (c1 - c0) * 1e-9,
+                "cpu_start": cpu_start, "cpu_end": cpu_end, "client_minor_faults": faults,
                 "pnl": [float.hex(float(x)) for x in pnl],
                 "trades": [int(x) for x in trades],
                 "calls": [c.as_dict() for c in calls]}

@@ -7,8 +7,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "harness/random.h"
 #include "report/calibrate.h"
+#include "util/random.h"
 
 static int by_value(const void *a, const void *b)
 {

@@ -9,7 +9,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "harness/stats.h"
+#include "util/stats.h"
 
 enum {
     CALIBRATION_RUNS = 2000,           /* synthetic runs per coverage */

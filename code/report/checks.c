@@ -10,6 +10,7 @@
 
 #include "kernel/grid.h"
 #include "report/checks.h"
+#include "util/error.h"
 
 enum rule_kind { SEQUENCE, DISTINCT, REFERS, AGREES, CUSTOM };
 
@@ -121,9 +122,9 @@ static int view_add(struct view *v, const char *names, char *err, size_t err_siz
         char name[64];
         snprintf(name, sizeof name, "%.*s", (int)len, at);
         if (v->n == MAX_VIEW_COLUMNS)
-            return data_error(err, err_size, "%s: a check names too many columns", v->f->path);
+            return set_error(err, err_size, "%s: a check names too many columns", v->f->path);
         if ((v->col[v->n] = csv_table_column(&v->f->table, name)) < 0)
-            return data_error(err, err_size, "%s has no column %s", v->f->path, name);
+            return set_error(err, err_size, "%s has no column %s", v->f->path, name);
         v->numeric[v->n++] = column_is_numeric(v->f->file, name);
         at += len + (at[len] == ',');
     }
@@ -150,7 +151,7 @@ static int view_open(struct view *v, const struct loaded_file *f, const char *na
     v->order = malloc((rows + 1) * sizeof *v->order);
     if (v->num == NULL || v->order == NULL) {
         view_free(v);
-        return data_error(err, err_size, "out of memory checking %s", f->path);
+        return set_error(err, err_size, "out of memory checking %s", f->path);
     }
     for (size_t r = 0; r < rows; r++) {
         v->order[r] = r;
@@ -214,7 +215,7 @@ static int fact_find(const char *ref, const struct loaded_file *files, size_t n_
     snprintf(file, sizeof file, "%.*s", colon ? (int)(colon - ref) : 0, ref);
     const struct loaded_file *f = loaded(files, n_files, file);
     if (f == NULL || !(f->file->flags & KEY_VALUE))
-        return data_error(err, err_size, "a check names %s, not a key of a key-value file", ref);
+        return set_error(err, err_size, "a check names %s, not a key of a key-value file", ref);
     int k = csv_table_column(&f->table, "key"), v = csv_table_column(&f->table, "value");
     for (size_t r = 0; r < f->table.n_rows; r++)
         if (strcmp(csv_table_cell(&f->table, r, k), colon + 1) == 0) {
@@ -224,7 +225,7 @@ static int fact_find(const char *ref, const struct loaded_file *files, size_t n_
             fact->line = csv_table_line(&f->table, r);
             return 0;
         }
-    return data_error(err, err_size, "%s has no key %s", f->path, colon + 1);
+    return set_error(err, err_size, "%s has no key %s", f->path, colon + 1);
 }
 
 static int check_key(const struct loaded_file *f, char *err, size_t err_size)
@@ -237,9 +238,9 @@ static int check_key(const struct loaded_file *f, char *err, size_t err_size)
     for (size_t s = 1; status == 0 && s < f->table.n_rows; s++) {
         size_t i = v.order[s - 1], j = v.order[s];
         if (compare_rows(&v, i, &v, j, v.n) == 0)
-            status = data_error(err, err_size, "%s line %zu: %s again, as on line %zu",
-                                f->path, line_of(&v, j), describe(&v, j, v.n, what, sizeof what),
-                                line_of(&v, i));
+            status = set_error(err, err_size, "%s line %zu: %s again, as on line %zu",
+                               f->path, line_of(&v, j), describe(&v, j, v.n, what, sizeof what),
+                               line_of(&v, i));
     }
     view_free(&v);
     return status;
@@ -261,17 +262,17 @@ static int sequence_step(const struct rule *r, const struct view *v, size_t s, s
     describe(v, i, w, group, sizeof group);
     snprintf(place, sizeof place, "%s line %zu, column %s", v->f->path, line_of(v, i), r->column);
     if (first && x != r->from)
-        return data_error(err, err_size, "%s: %s begins at %s, not at %g", place, group,
-                          cell_of(v, i, w), r->from);
+        return set_error(err, err_size, "%s: %s begins at %s, not at %g", place, group,
+                         cell_of(v, i, w), r->from);
     if (x == before)
-        return data_error(err, err_size, "%s: %s has %s twice (also line %zu)", place, group,
-                          cell_of(v, i, w), line_of(v, v->order[s - 1]));
+        return set_error(err, err_size, "%s: %s has %s twice (also line %zu)", place, group,
+                         cell_of(v, i, w), line_of(v, v->order[s - 1]));
     if (x != before + 1)
-        return data_error(err, err_size, "%s: %s goes from %g to %s, without %g", place, group,
-                          before, cell_of(v, i, w), before + 1);
-    return data_error(err, err_size, "%s: %s ends at %s, but %s says %s %s (%g to %g)", place,
-                      group, cell_of(v, i, w), fact->file, fact->key, fact->value, r->from,
-                      r->from + strtod(fact->value, NULL) - 1);
+        return set_error(err, err_size, "%s: %s goes from %g to %s, without %g", place, group,
+                         before, cell_of(v, i, w), before + 1);
+    return set_error(err, err_size, "%s: %s ends at %s, but %s says %s %s (%g to %g)", place,
+                     group, cell_of(v, i, w), fact->file, fact->key, fact->value, r->from,
+                     r->from + strtod(fact->value, NULL) - 1);
 }
 
 static int check_sequence(const struct rule *r, const struct loaded_file *f,
@@ -303,11 +304,11 @@ static int check_distinct(const struct rule *r, const struct loaded_file *f,
         int last = s + 1 == rows || compare_rows(&v, i, &v, v.order[s + 1], w) != 0;
         distinct = first ? 1 : distinct + (compare_rows(&v, v.order[s - 1], &v, i, v.n) != 0);
         if (last && (double)distinct != strtod(fact->value, NULL))
-            status = data_error(err, err_size,
-                                "%s line %zu, column %s: %s has %zu different values, but %s "
-                                "says %s %s", f->path, line_of(&v, i), r->column,
-                                describe(&v, i, w, group, sizeof group), distinct, fact->file,
-                                fact->key, fact->value);
+            status = set_error(err, err_size,
+                               "%s line %zu, column %s: %s has %zu different values, but %s "
+                               "says %s %s", f->path, line_of(&v, i), r->column,
+                               describe(&v, i, w, group, sizeof group), distinct, fact->file,
+                               fact->key, fact->value);
     }
     view_free(&v);
     return status;
@@ -343,9 +344,9 @@ static int check_reference(const struct rule *r, const struct loaded_file *f,
     }
     for (size_t i = 0; status == 0 && i < f->table.n_rows; i++)
         if (!found_in(&src, i, &dst))
-            status = data_error(err, err_size, "%s line %zu: %s is not in %s", f->path,
-                                line_of(&src, i), describe(&src, i, src.n, what, sizeof what),
-                                target->file->name);
+            status = set_error(err, err_size, "%s line %zu: %s is not in %s", f->path,
+                               line_of(&src, i), describe(&src, i, src.n, what, sizeof what),
+                               target->file->name);
     view_free(&src);
     view_free(&dst);
     return status;
@@ -367,15 +368,15 @@ static int check_agreement(const struct rule *r, const struct loaded_file *f,
     int kv = (f->file->flags & KEY_VALUE) != 0;
     int col = csv_table_column(t, kv ? "value" : r->column), key = csv_table_column(t, "key");
     if (col < 0)
-        return data_error(err, err_size, "%s has no column %s", f->path, r->column);
+        return set_error(err, err_size, "%s has no column %s", f->path, r->column);
     for (size_t i = 0; i < t->n_rows; i++) {
         if (kv && strcmp(csv_table_cell(t, i, key), r->column) != 0)
             continue;
         const char *value = csv_table_cell(t, i, col);
         if (!same_value(value, fact->value))
-            return data_error(err, err_size, "%s line %zu, %s %s: %s, but %s line %zu says %s",
-                              f->path, csv_table_line(t, i), kv ? "key" : "column", r->column,
-                              value, fact->file, fact->line, fact->value);
+            return set_error(err, err_size, "%s line %zu, %s %s: %s, but %s line %zu says %s",
+                             f->path, csv_table_line(t, i), kv ? "key" : "column", r->column,
+                             value, fact->file, fact->line, fact->value);
     }
     return 0;
 }
@@ -386,7 +387,7 @@ static int sweep_is_the_grid(const struct run_data *d, const struct loaded_file 
     struct combo_params *grid = malloc((d->n_sweep + 1) * sizeof *grid);
     int status = 0;
     if (grid == NULL)
-        return data_error(err, err_size, "out of memory checking %s", sweep->path);
+        return set_error(err, err_size, "out of memory checking %s", sweep->path);
     grid_fill(grid, d->n_sweep);
     for (size_t i = 0; status == 0 && i < d->n_sweep; i++) {
         const struct sweep_row *row = &d->sweep[i];
@@ -401,11 +402,11 @@ static int sweep_is_the_grid(const struct run_data *d, const struct loaded_file 
                        {"t_len", row->t_len, p->t_len}};
         for (size_t k = 0; status == 0 && k < sizeof windows / sizeof windows[0]; k++)
             if (windows[k].have != windows[k].want)
-                status = data_error(err, err_size,
-                                    "%s line %zu, column %s: %ld, but combination %ld of the "
-                                    "grid has %lld", sweep->path,
-                                    csv_table_line(&sweep->table, i), windows[k].name,
-                                    windows[k].have, row->combo, (long long)windows[k].want);
+                status = set_error(err, err_size,
+                                   "%s line %zu, column %s: %ld, but combination %ld of the "
+                                   "grid has %lld", sweep->path,
+                                   csv_table_line(&sweep->table, i), windows[k].name,
+                                   windows[k].have, row->combo, (long long)windows[k].want);
     }
     free(grid);
     return status;
@@ -434,10 +435,10 @@ static int gate_matches_the_runs(const struct run_data *d, const struct loaded_f
             if (strcmp(d->runs[i].architecture, d->gates[g].architecture) == 0 &&
                 strcmp(d->runs[i].architecture, "in_process") != 0) {
                 if (d->gates[g].combos != d->runs[i].combos)
-                    return data_error(err, err_size, "%s line %zu, column combos: %ld, but its "
-                                      "runs in architectures.csv made %ld", gate->path,
-                                      csv_table_line(&gate->table, g), d->gates[g].combos,
-                                      d->runs[i].combos);
+                    return set_error(err, err_size, "%s line %zu, column combos: %ld, but its "
+                                     "runs in architectures.csv made %ld", gate->path,
+                                     csv_table_line(&gate->table, g), d->gates[g].combos,
+                                     d->runs[i].combos);
                 break;
             }
     return 0;
@@ -471,12 +472,12 @@ static int units_are_whole(const struct run_data *d, const struct loaded_file *r
                  (r->round != d->runs[i - 1].round || r->position != d->runs[i - 1].position))
             why = "a unit's runs are not in one round at one place";
         if (why != NULL)
-            return data_error(err, err_size, "%s line %zu (run %ld, unit %ld): %s", runs->path,
-                              csv_table_line(&runs->table, i), r->run, r->unit, why);
+            return set_error(err, err_size, "%s line %zu (run %ld, unit %ld): %s", runs->path,
+                             csv_table_line(&runs->table, i), r->run, r->unit, why);
     }
     if (d->n_runs > 0 && d->runs[d->n_runs - 1].round != rounds)
-        return data_error(err, err_size, "%s: its last round is %ld, but run.csv says %ld rounds",
-                          runs->path, d->runs[d->n_runs - 1].round, rounds);
+        return set_error(err, err_size, "%s: its last round is %ld, but run.csv says %ld rounds",
+                         runs->path, d->runs[d->n_runs - 1].round, rounds);
     return 0;
 }
 
@@ -488,10 +489,10 @@ static int check_rule(const struct rule *r, const struct run_data *d,
     const struct loaded_file *target = r->target ? loaded(files, n_files, r->target) : NULL;
     struct fact fact;
     if (f == NULL || (r->target != NULL && target == NULL))
-        return data_error(err, err_size, "a check names %s, not a file of a run",
-                          f == NULL ? r->file : r->target);
+        return set_error(err, err_size, "a check names %s, not a file of a run",
+                         f == NULL ? r->file : r->target);
     if ((r->kind == DISTINCT || r->kind == AGREES) && r->fact == NULL)
-        return data_error(err, err_size, "a check of %s names no fact", r->file);
+        return set_error(err, err_size, "a check of %s names no fact", r->file);
     if (r->fact != NULL && fact_find(r->fact, files, n_files, &fact, err, err_size) != 0)
         return -1;
     switch (r->kind) {

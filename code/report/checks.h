@@ -7,7 +7,6 @@
 #define IPCTAX_CHECKS_H
 
 #include "report/model.h"
-#include "report/schema.h"
 
 /* Every file's key is unique and every rule holds; 0, or -1 with the first
  * problem, and its file, line and column, in err. */

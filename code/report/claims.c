@@ -212,17 +212,18 @@ static void judge_claim(struct store *s, const struct claim *c, const char *regi
     format_fixed(est, e.value, c->decimals);
     put_text(s, keyf(key, "claim.%s.verdict", c->id), verdict_name(v));
     put_text(s, keyf(key, "claim.%s.threshold", c->id), threshold);
-    snprintf(reason, sizeof reason, "%s [%s]", est, interval);
+    snprintf(reason, sizeof reason, "%s [%s, %s]", est, lo, hi);
     put_text(s, keyf(key, "claim.%s.estimate", c->id), reason);
-    if (expand(s, c->reason, reason, sizeof reason) != 0)
-        s->errors++;
     format_fixed(cover, e.coverage * 100.0, 1);
-    const char *cells[] = {c->statement, est, interval, units, cover, threshold, verdict_name(v),
-                           registered};
+    char claim[CLAIM_TEXT + 64];
+    snprintf(claim, sizeof claim, "%s: %s", c->id, c->statement);
+    const char *cells[] = {c->id, reason, units, cover, threshold, verdict_name(v), registered};
     for (size_t i = 0; i < sizeof cells / sizeof cells[0]; i++)
         csv_out_text(t, cells[i]);
     csv_out_end_row(t);
-    const char *reasons[] = {c->id, threshold, reason, c->overturn};
+    if (expand(s, c->reason, reason, sizeof reason) != 0)
+        s->errors++;
+    const char *reasons[] = {claim, reason, c->overturn};
     for (size_t i = 0; i < sizeof reasons / sizeof reasons[0]; i++)
         csv_out_text(why, reasons[i]);
     csv_out_end_row(why);
@@ -261,20 +262,20 @@ static void check_preconditions(struct store *s, FILE *text)
     struct csv_out t;
     char key[KEY_SIZE];
     int passed = 0;
-    if (table_open(s, "preconditions", &t, header, 4) != 0)
+    if (table_open(s, "preconditions", &t, header, CSV_COLUMNS(header)) != 0)
         return;
     for (size_t i = 0; i < N_PRECONDITIONS; i++) {
         const struct precondition *p = &PRECONDITIONS[i];
         const struct value *v = store_get(s, p->key);
         int ok = v != NULL && strcmp(v->text, p->must_be) == 0;
         passed += ok;
-        put_text(s, keyf(key, "precondition.%s", p->id), ok ? "passed" : "FAILED");
         csv_out_text(&t, p->statement);
         csv_out_text(&t, v != NULL ? v->text : "not measured");
         csv_out_text(&t, p->must_be);
         csv_out_text(&t, ok ? "passed" : "FAILED");
         csv_out_end_row(&t);
         fprintf(text, "%-10s precondition %s\n", ok ? "passed" : "FAILED", p->id);
+        put_text(s, keyf(key, "precondition.%s", p->id), ok ? "passed" : "FAILED");  /* v moves */
     }
     table_close(s, &t);
     put_count(s, "preconditions.count", N_PRECONDITIONS);
@@ -286,7 +287,7 @@ static int copy_deviations(struct store *s, const struct csv_table *d)
     static const char *const header[] = {"Claim", "Change", "Reason", "Commit"};
     static const char *const columns[] = {"claim", "change", "reason", "commit"};
     struct csv_out t;
-    if (table_open(s, "deviations", &t, header, 4) != 0)
+    if (table_open(s, "deviations", &t, header, CSV_COLUMNS(header)) != 0)
         return -1;
     for (size_t r = 0; r < d->n_rows; r++) {
         for (size_t c = 0; c < 4; c++) {
@@ -312,21 +313,21 @@ static void put_registration(struct store *s, const struct csv_table *reg)
 static void judge_all(struct store *s, const struct registry *now, const struct registry *then,
                       const char *registered, FILE *text)
 {
-    static const char *const header[] = {"Claim", "Estimate", "95% interval", "Units",
+    static const char *const header[] = {"Claim", "Estimate [95% interval]", "Units",
                                          "Coverage (%)", "Threshold", "Verdict", "Registered"};
-    static const char *const why_header[] = {"Claim", "Threshold", "Where it comes from",
+    static const char *const why_header[] = {"Claim", "Where its threshold comes from",
                                              "What would overturn it"};
     struct csv_out t, why;
     int counts[3] = {0, 0, 0};
-    if (table_open(s, "claims", &t, header, 8) != 0)
+    if (table_open(s, "claims", &t, header, CSV_COLUMNS(header)) != 0)
         return;
-    if (table_open(s, "claim_reasons", &why, why_header, 4) != 0) {
+    if (table_open(s, "claim_reasons", &why, why_header, CSV_COLUMNS(why_header)) != 0) {
         csv_out_abandon(&t);
         return;
     }
     for (size_t i = 0; i < now->n; i++) {
         const struct claim *c = &now->claims[i];
-        const char *when = deviates(c, claim_named(then, c->id)) ? "changed since (deviations)"
+        const char *when = deviates(c, claim_named(then, c->id)) ? "changed since"
                                                                   : registered;
         judge_claim(s, c, when, &t, &why, text, counts);
     }
@@ -363,9 +364,11 @@ void summarize_claims(const struct run_data *d, struct store *s)
     } else {
         put_registration(s, &registration);
         const struct value *commit = store_get(s, "registration.commit");
+        char registered[TEXT_SIZE];            /* a copy: judging puts values, which move */
+        snprintf(registered, sizeof registered, "%s", commit != NULL ? commit->text : "unknown");
         s->errors += unlisted_deviations(&now, &then, &deviations);
         copy_deviations(s, &deviations);
-        judge_all(s, &now, &then, commit != NULL ? commit->text : "unknown", text);
+        judge_all(s, &now, &then, registered, text);
         check_preconditions(s, text);
         if (fclose(text) != 0)
             s->errors++;

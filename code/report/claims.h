@@ -6,7 +6,7 @@
 #ifndef IPCTAX_CLAIMS_H
 #define IPCTAX_CLAIMS_H
 
-#include "harness/stats.h"
+#include "util/stats.h"
 
 enum claim_test { BELOW, ABOVE, WITHIN };
 enum verdict { HOLDS, FAILS, UNDECIDED };

@@ -144,13 +144,14 @@ void compare_with_published(struct store *s, const char *published_dir)
     write_csv_table(s, "compare", &t);
     int same = strcmp(mine(s, "machine.date"), published_value(&pub, "machine.date")) == 0 &&
                strcmp(mine(s, "machine.commit"), published_value(&pub, "machine.commit")) == 0;
-    put_text(s, "compare.same_run", same ? "yes" : "no");
     snprintf(path, sizeof path, "%s/compare.txt", s->out_dir);
     FILE *text = fopen(path, "w");
+    if (text != NULL)
+        write_text_table(text, &t);            /* t points at values, which a put may move */
+    put_text(s, "compare.same_run", same ? "yes" : "no");
     if (text == NULL) {
         s->errors++;
     } else {
-        write_text_table(text, &t);
         compare_claims(s, &pub, text);
         if (fclose(text) != 0)
             s->errors++;

@@ -10,9 +10,11 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "harness/csvout.h"
 #include "report/manifest.h"
 #include "report/model.h"
+#include "schema/data_out.h"
+#include "util/csvout.h"
+#include "util/error.h"
 
 static int is_of_the_run(const struct data_file *file)
 {
@@ -28,8 +30,8 @@ static int listed_at(const struct csv_table *m, int name_col, const char *name,
         if (strcmp(csv_table_cell(m, r, name_col), name) != 0)
             continue;
         if (at >= 0) {
-            data_error(err, err_size, "%s line %zu: %s is listed twice", path,
-                       csv_table_line(m, r), name);
+            set_error(err, err_size, "%s line %zu: %s is listed twice", path,
+                      csv_table_line(m, r), name);
             return -2;
         }
         at = (int)r;
@@ -43,8 +45,8 @@ static int check_listed_files(const struct csv_table *m, const char *path, char 
     int name_col = csv_table_column(m, "file");
     for (size_t r = 0; r < m->n_rows; r++)
         if (!is_of_the_run(data_file_named(csv_table_cell(m, r, name_col))))
-            return data_error(err, err_size, "%s line %zu: %s is not a file of a run", path,
-                              csv_table_line(m, r), csv_table_cell(m, r, name_col));
+            return set_error(err, err_size, "%s line %zu: %s is not a file of a run", path,
+                             csv_table_line(m, r), csv_table_cell(m, r, name_col));
     return 0;
 }
 
@@ -55,13 +57,13 @@ int manifest_verify(const char *dir, const struct loaded_file *files, size_t n_f
     struct csv_table m;
     snprintf(path, sizeof path, "%s/manifest.csv", dir);
     if (access(path, F_OK) != 0)
-        return data_error(err, err_size, "%s has no manifest.csv: not a run that `make "
-                          "measure` completed (see data/README.md)", dir);
+        return set_error(err, err_size, "%s has no manifest.csv: not a run that `make "
+                         "measure` completed (see data/README.md)", dir);
     if (csv_table_load(path, &m, err, err_size) != 0)
         return -1;
     int name_col = csv_table_column(&m, "file"), sha_col = csv_table_column(&m, "sha256");
     int status = name_col < 0 || sha_col < 0
-                     ? data_error(err, err_size, "%s has no column file or sha256", path)
+                     ? set_error(err, err_size, "%s has no column file or sha256", path)
                      : check_listed_files(&m, path, err, err_size);
     for (size_t i = 0; status == 0 && i < n_files; i++) {
         const struct loaded_file *f = &files[i];
@@ -69,15 +71,15 @@ int manifest_verify(const char *dir, const struct loaded_file *files, size_t n_f
             continue;
         int r = listed_at(&m, name_col, f->file->name, path, err, err_size);
         if (r == -1)
-            status = data_error(err, err_size, "%s does not list %s: the folder is not one "
-                                "run", path, f->file->name);
+            status = set_error(err, err_size, "%s does not list %s: the folder is not one "
+                               "run", path, f->file->name);
         else if (r < -1)
             status = -1;
         else if (strcmp(csv_table_cell(&m, (size_t)r, sha_col), f->table.sha256) != 0)
-            status = data_error(err, err_size, "%s: its SHA-256 is %.16s..., %s line %zu says "
-                                "%.16s...: a file of another run, or changed since",
-                                f->path, f->table.sha256, path, csv_table_line(&m, (size_t)r),
-                                csv_table_cell(&m, (size_t)r, sha_col));
+            status = set_error(err, err_size, "%s: its SHA-256 is %.16s..., %s line %zu says "
+                               "%.16s...: a file of another run, or changed since",
+                               f->path, f->table.sha256, path, csv_table_line(&m, (size_t)r),
+                               csv_table_cell(&m, (size_t)r, sha_col));
     }
     csv_table_free(&m);
     return status;
@@ -95,11 +97,11 @@ static int refuse_strangers(const char *dir, char *err, size_t err_size)
     struct dirent *e;
     int status = 0;
     if (d == NULL)
-        return data_error(err, err_size, "%s: %s", dir, strerror(errno));
+        return set_error(err, err_size, "%s: %s", dir, strerror(errno));
     while (status == 0 && (e = readdir(d)) != NULL)
         if (strcmp(e->d_name, ".") != 0 && strcmp(e->d_name, "..") != 0 &&
             !is_allowed_in_a_run(e->d_name))
-            status = data_error(err, err_size, "%s/%s is not a file of a run (data/README.md "
+            status = set_error(err, err_size, "%s/%s is not a file of a run (data/README.md "
                                 "lists them)", dir, e->d_name);
     closedir(d);
     return status;
@@ -107,14 +109,13 @@ static int refuse_strangers(const char *dir, char *err, size_t err_size)
 
 int manifest_write(const char *dir, char *err, size_t err_size)
 {
-    static const char *const header[] = {"file", "sha256"};
     char path[4096];
-    struct csv_out out;
+    struct data_out out;
     if (refuse_strangers(dir, err, err_size) != 0)
         return -1;
-    snprintf(path, sizeof path, "%s/manifest.csv", dir);
-    if (csv_out_open(&out, path, header, 2) != 0)
-        return data_error(err, err_size, "%s: %s", path, strerror(errno));
+    snprintf(path, sizeof path, "%s/%s", dir, MANIFEST_FILE.name);
+    if (data_out_open(&out, dir, MANIFEST_FILE.name, err, err_size) != 0)
+        return -1;
     for (size_t i = 0; i < N_DATA_FILES; i++) {
         struct csv_table t;
         char file[4096];
@@ -122,16 +123,16 @@ int manifest_write(const char *dir, char *err, size_t err_size)
             continue;
         snprintf(file, sizeof file, "%s/%s", dir, DATA_FILES[i].name);
         if (csv_table_load(file, &t, err, err_size) != 0) {
-            csv_out_abandon(&out);
+            data_out_abandon(&out);
             return -1;
         }
-        csv_out_text(&out, DATA_FILES[i].name);
-        csv_out_text(&out, t.sha256);
-        csv_out_end_row(&out);
+        data_text(&out, MANIFEST_file, DATA_FILES[i].name);
+        data_text(&out, MANIFEST_sha256, t.sha256);
+        data_end_row(&out);
         csv_table_free(&t);
     }
-    if (csv_out_close(&out) != 0)
-        return data_error(err, err_size, "%s: cannot write it: %s", path, strerror(errno));
+    if (data_out_close(&out) != 0)
+        return set_error(err, err_size, "%s: cannot write it: %s", path, strerror(errno));
     return 0;
 }
 
@@ -149,8 +150,8 @@ int copy_file(const char *from, const char *to, char *err, size_t err_size)
         status = -1;
     if (in != NULL)
         fclose(in);
-    return status == 0 ? 0 : data_error(err, err_size, "cannot copy %s to %s: %s", from, to,
-                                        strerror(errno));
+    return status == 0 ? 0 : set_error(err, err_size, "cannot copy %s to %s: %s", from, to,
+                                       strerror(errno));
 }
 
 /* The files kept across runs, and README.md, from data into stage unless it has them. */
@@ -178,14 +179,14 @@ static int exchange(const char *stage, const char *data, char *err, size_t err_s
     int why = errno;
     if (why == ENOENT && access(data, F_OK) != 0)      /* the first run: no data folder yet */
         return rename(stage, data) == 0 ? 0
-                                        : data_error(err, err_size, "cannot rename %s to %s: %s",
-                                                     stage, data, strerror(errno));
+                                        : set_error(err, err_size, "cannot rename %s to %s: %s",
+                                                    stage, data, strerror(errno));
     if (why != EINVAL && why != ENOSYS)
-        return data_error(err, err_size, "cannot exchange %s and %s: %s", stage, data,
-                          strerror(why));
+        return set_error(err, err_size, "cannot exchange %s and %s: %s", stage, data,
+                         strerror(why));
     snprintf(aside, sizeof aside, "%s.previous", stage);
     if (rename(data, aside) != 0 || rename(stage, data) != 0 || rename(aside, stage) != 0)
-        return data_error(err, err_size, "cannot move %s into %s's place (the previous one is "
+        return set_error(err, err_size, "cannot move %s into %s's place (the previous one is "
                           "in %s if it is not there): %s", stage, data, aside, strerror(errno));
     return 0;
 }

@@ -8,7 +8,7 @@
 
 #include <stddef.h>
 
-#include "report/schema.h"
+#include "report/model.h"
 
 /* dir/manifest.csv lists exactly the files of the run among `files`, with
  * the SHA-256 they were read with; 0, or -1 naming the file in err. */

@@ -14,6 +14,7 @@
 #include "report/manifest.h"
 #include "report/reproduce.h"
 #include "report/summarize.h"
+#include "util/error.h"
 
 static const char *kv_or(const struct kv_file *f, const char *key, const char *otherwise)
 {
@@ -42,7 +43,7 @@ static int write_readme(const char *dir, const char *id, const struct run_data *
     snprintf(path, sizeof path, "%s/README.md", dir);
     FILE *f = fopen(path, "w");
     if (f == NULL)
-        return data_error(err, err_size, "cannot write %s: %s", path, strerror(errno));
+        return set_error(err, err_size, "cannot write %s: %s", path, strerror(errno));
     fprintf(f, "# Reproduction %s\n\n", id);
     fprintf(f, "- machine: %s (%s, family %s, model %s, stepping %s), %s cores\n",
             kv_or(&d->machine, "cpu", "?"), kv_or(&d->machine, "cpu_vendor", "?"),
@@ -60,7 +61,7 @@ static int write_readme(const char *dir, const char *id, const struct run_data *
                "repository. The files are those of `data/` for that run, each listed\n"
                "with its SHA-256 in `manifest.csv`; the weave refuses the folder if\n"
                "one of them was changed.\n");
-    return fclose(f) == 0 ? 0 : data_error(err, err_size, "cannot write %s", path);
+    return fclose(f) == 0 ? 0 : set_error(err, err_size, "cannot write %s", path);
 }
 
 int reproduction_add(const char *data, const char *root, const char *id, const char *by,
@@ -81,12 +82,12 @@ int reproduction_add(const char *data, const char *root, const char *id, const c
     int status = 0;
     struct stat st;
     if (strchr(made, '/') != NULL || made[0] == '.')
-        status = data_error(err, err_size, "%s is not a name for a reproduction", made);
+        status = set_error(err, err_size, "%s is not a name for a reproduction", made);
     else if (stat(dir, &st) == 0)
-        status = data_error(err, err_size, "%s exists already: give another ID= (a "
+        status = set_error(err, err_size, "%s exists already: give another ID= (a "
                             "reproduction is never overwritten)", dir);
     else if (mkdir(part, 0777) != 0)
-        status = data_error(err, err_size, "cannot make %s: %s", part, strerror(errno));
+        status = set_error(err, err_size, "cannot make %s: %s", part, strerror(errno));
     for (size_t i = 0; status == 0 && i <= N_DATA_FILES; i++) {
         const char *name = i < N_DATA_FILES ? DATA_FILES[i].name : "manifest.csv";
         snprintf(from, sizeof from, "%s/%s", data, name);
@@ -96,8 +97,8 @@ int reproduction_add(const char *data, const char *root, const char *id, const c
     if (status == 0)
         status = write_readme(part, made, &d, by, conditions, err, err_size);
     if (status == 0 && rename(part, dir) != 0)
-        status = data_error(err, err_size, "cannot rename %s to %s: %s", part, dir,
-                            strerror(errno));
+        status = set_error(err, err_size, "cannot rename %s to %s: %s", part, dir,
+                           strerror(errno));
     run_data_free(&d);
     return status;
 }
@@ -251,7 +252,7 @@ static void machines_table(struct store *s, struct reproduction *r, size_t n)
     static const char *const header[] = {"Reproduction", "Processor", "Vectors enabled",
                                          "Kernel", "Date", "Conditions"};
     struct csv_out t;
-    if (table_open(s, "machines", &t, header, 6) != 0)
+    if (table_open(s, "machines", &t, header, CSV_COLUMNS(header)) != 0)
         return;
     for (size_t i = 0; i < n; i++) {
         const char *cells[] = {r[i].id, r[i].machine, r[i].simd, r[i].kernel, r[i].date,
@@ -276,7 +277,7 @@ void summarize_reproductions(struct store *s, const char *root)
         free(names[i]);
     }
     put_count(s, "across.count", (double)kept);
-    if (r != NULL && kept > 0) {
+    if (r != NULL) {                   /* with none kept, the tables are their headers */
         claims_table(s, r, kept);
         machines_table(s, r, kept);
     }

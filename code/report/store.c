@@ -168,7 +168,7 @@ int store_write(struct store *s)
     char path[4096];
     struct csv_out out;
     snprintf(path, sizeof path, "%s/values.csv", s->out_dir);
-    if (csv_out_open(&out, path, header, 2) != 0)
+    if (csv_out_open(&out, path, header, CSV_COLUMNS(header)) != 0)
         return -1;
     for (size_t i = 0; i < s->n; i++) {
         csv_out_text(&out, s->values[i].key);

@@ -8,8 +8,8 @@
 
 #include <stdint.h>
 
-#include "harness/csvout.h"
-#include "harness/stats.h"
+#include "util/csvout.h"
+#include "util/stats.h"
 
 enum { KEY_SIZE = 128, TEXT_SIZE = 512 };
 
@@ -43,7 +43,8 @@ void put_count(struct store *s, const char *key, double n);                  /* 
 void put_estimate(struct store *s, const char *key, struct estimate e, int decimals,
                   const char *unit);
 
-/* The value put under key, or NULL; its number, or NAN. */
+/* The value put under key, or NULL (good until the next put, which may move
+ * every value); its number, or NAN. */
 const struct value *store_get(const struct store *s, const char *key);
 double store_number(const struct store *s, const char *key);
 /* An estimate put under key (n = 0 if none). */

@@ -53,7 +53,7 @@ static const struct original_row *original(const struct run_data *d, const char 
 static void table_row(const struct run_data *d, struct store *s, struct csv_out *t,
                       struct csv_out *fig, const struct gate_row *g)
 {
-    char key[KEY_SIZE], buf[200], okey[KEY_SIZE], part[64];
+    char key[KEY_SIZE], buf[200], okey[KEY_SIZE], part[64], units[64];
     const char *a = g->architecture;
     int baseline = strcmp(a, "in_process") == 0;
     struct sample_stats st = run_stats(d, a);
@@ -63,7 +63,6 @@ static void table_row(const struct run_data *d, struct store *s, struct csv_out 
         put_number(s, keyf(key, "arch.%s.median_s", a), st.p50, 3);
         put_estimate(s, keyf(key, "arch.%s.ratio", a), ratio, 3, unit_name(d, a));
     }
-    const struct original_row *os = original(d, keyf(okey, "arch.%s.seconds", a));
     const struct original_row *orr = original(d, keyf(okey, "arch.%s.ratio", a));
     const struct original_row *on = original(d, keyf(okey, "arch.%s.name", a));
     csv_out_text(t, a);
@@ -74,11 +73,11 @@ static void table_row(const struct run_data *d, struct store *s, struct csv_out 
         csv_out_text(t, "");
         csv_out_text(t, g->error[0] != '\0' ? g->error : "did not run");
     }
-    cell_number(t, baseline ? (double)st.n : (double)ratio.n, 0);
-    csv_out_text(t, baseline ? "reference" : st.n > 0 ? unit_name(d, a) : "");
+    snprintf(units, sizeof units, "%zu %s", baseline ? st.n : ratio.n,
+             baseline ? "runs" : unit_name(d, a));
+    csv_out_text(t, st.n > 0 ? units : "");
     csv_out_text(t, part_text(d, a, part, sizeof part));
     csv_out_text(t, on != NULL ? on->value : "");
-    csv_out_text(t, os != NULL ? os->value : "");
     csv_out_text(t, orr != NULL ? orr->value : "");
     csv_out_text(t, g->verdict);
     csv_out_end_row(t);
@@ -100,14 +99,13 @@ static void headline_table(const struct run_data *d, struct store *s)
 {
     static const char *const header[] = {
         "Architecture", "Median (s)", "Ratio to in_process [95% interval]", "Units",
-        "Paired as", "Part of the job", "The original's", "Its median (s)", "Its ratio",
-        "Gate"};
+        "Part of the job", "The original's", "Its ratio", "Gate"};
     static const char *const figure[] = {"architecture", "ratio", "low", "high", "median_s",
                                          "original_ratio"};
     struct csv_out t, fig;
-    if (table_open(s, "architectures", &t, header, 10) != 0)
+    if (table_open(s, "architectures", &t, header, CSV_COLUMNS(header)) != 0)
         return;
-    if (figure_data_open(s, "architectures.csv", &fig, figure, 6) != 0) {
+    if (figure_data_open(s, "architectures.csv", &fig, figure, CSV_COLUMNS(figure)) != 0) {
         csv_out_abandon(&t);
         return;
     }

@@ -8,7 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "harness/arch.h"
+#include "schema/architectures.h"
 #include "report/summarize.h"
 #include "report/units.h"
 
@@ -106,9 +106,9 @@ void summarize_calls(const struct run_data *d, struct store *s)
     static const char *const figure_header[] = {"architecture", "share_pct", "low", "high",
                                                 "boundary_us", "compute_us"};
     struct csv_out table, figure;
-    if (table_open(s, "calls", &table, header, 6) != 0)
+    if (table_open(s, "calls", &table, header, CSV_COLUMNS(header)) != 0)
         return;
-    if (figure_data_open(s, "calls.csv", &figure, figure_header, 6) != 0) {
+    if (figure_data_open(s, "calls.csv", &figure, figure_header, CSV_COLUMNS(figure_header)) != 0) {
         csv_out_abandon(&table);
         return;
     }

@@ -153,7 +153,7 @@ static void write_break_even(const struct run_data *d, struct store *s)
     struct estimate floor = estimate_median(passes, n);
     double floor_us = floor.value;
     put_estimate(s, "cross.floor_us", floor, 1, "passes");
-    if (figure_data_open(s, "breakeven.csv", &out, header, 5) != 0)
+    if (figure_data_open(s, "breakeven.csv", &out, header, CSV_COLUMNS(header)) != 0)
         return;
     for (size_t i = 0; i < sizeof patterns / sizeof patterns[0]; i++) {
         double compute_us = store_number(s, keyf(key, "call.%s.compute_us", patterns[i]));
@@ -182,7 +182,7 @@ void summarize_derived(const struct run_data *d, struct store *s)
     char buf[200], text[TEXT_SIZE + 64];
     put_crossings(d, s);
     write_break_even(d, s);
-    if (table_open(s, "derived", &t, header, 3) != 0)
+    if (table_open(s, "derived", &t, header, CSV_COLUMNS(header)) != 0)
         return;
     for (size_t i = 0; i < sizeof DERIVATIONS / sizeof DERIVATIONS[0]; i++) {
         const struct derivation *x = &DERIVATIONS[i];

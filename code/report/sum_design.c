@@ -173,7 +173,7 @@ void summarize_design(const struct run_data *d, struct store *s)
     paired_units(d, "in_process_control_1", &duet);
     paired_units(d, "in_process_control_2", &turn);
     apart_units(d, "in_process_control_2", &apart);
-    if (table_open(s, "designs", &t, header, 7) != 0)
+    if (table_open(s, "designs", &t, header, CSV_COLUMNS(header)) != 0)
         return;
     design_row(s, &t, "duet", "duets, CPUs swapped (couples)", &duet, "couples");
     design_row(s, &t, "sequential", "in turn (triples)", &turn, "triples");
@@ -198,7 +198,7 @@ void summarize_design(const struct run_data *d, struct store *s)
         put_estimate(s, "design.duet_bias", bias, 3, "rounds");
         put_text(s, "design.unbiased", bias.low <= 1.0 && 1.0 <= bias.high ? "yes" : "no");
     }
-    if (table_open(s, "calibration", &cal, cal_header, 5) != 0)
+    if (table_open(s, "calibration", &cal, cal_header, CSV_COLUMNS(cal_header)) != 0)
         return;
     calibration_row(s, &cal, "duet", "duets (couples)", duet.ratio, duet.n);
     calibration_row(s, &cal, "sequential", "in turn (triples)", turn.ratio, turn.n);

@@ -296,7 +296,7 @@ static void put_points_and_fits(struct echo_view *v, struct store *s)
     static const char *const fit_header[] = {"client", "transport", "placement", "mode",
                                              "floor_us", "bandwidth_gbps", "points", "excluded"};
     struct csv_out fits;
-    int have_fits = figure_data_open(s, "echo_fits.csv", &fits, fit_header, 8) == 0;
+    int have_fits = figure_data_open(s, "echo_fits.csv", &fits, fit_header, CSV_COLUMNS(fit_header)) == 0;
     for (size_t l = 0; l < sizeof LANES / sizeof LANES[0]; l++)
         for (size_t p = 0; p < 2; p++)
             for (size_t m = 0; m < 2; m++)
@@ -314,7 +314,7 @@ static void write_points(const struct echo_view *v, struct store *s)
                                          "min_us", "p99_us", "model_us", "residual_pct",
                                          "in_fit"};
     struct csv_out out;
-    if (figure_data_open(s, "echo_points.csv", &out, header, 16) != 0)
+    if (figure_data_open(s, "echo_points.csv", &out, header, CSV_COLUMNS(header)) != 0)
         return;
     for (size_t i = 0; i < v->n_points; i++) {
         const struct echo_point *p = &v->points[i];
@@ -344,7 +344,7 @@ static void write_original(const struct run_data *d, struct store *s)
 {
     static const char *const header[] = {"floats", "bytes", "p50_us"};
     struct csv_out out;
-    if (figure_data_open(s, "echo_original.csv", &out, header, 3) != 0)
+    if (figure_data_open(s, "echo_original.csv", &out, header, CSV_COLUMNS(header)) != 0)
         return;
     for (size_t i = 0; i < d->n_original; i++) {
         long floats;
@@ -376,7 +376,7 @@ static void write_table(const struct echo_view *v, const struct run_data *d, str
                                          "Passes", "The original's median (µs)"};
     struct csv_out out;
     char buf[200];
-    if (table_open(s, "echo", &out, header, 9) != 0)
+    if (table_open(s, "echo", &out, header, CSV_COLUMNS(header)) != 0)
         return;
     for (size_t i = 0; i < v->n_points; i++) {
         const struct echo_point *p = &v->points[i];

@@ -8,8 +8,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "harness/random.h"
 #include "report/summarize.h"
+#include "util/random.h"
 
 static int same_cell(const struct layout_row *a, const struct layout_row *b)
 {
@@ -82,9 +82,9 @@ static void layout_table(const struct run_data *d, struct store *s)
                                          "array_stagger", "seconds", "low", "high"};
     struct csv_out t, fig;
     char buf[200];
-    if (table_open(s, "layout", &t, header, 5) != 0)
+    if (table_open(s, "layout", &t, header, CSV_COLUMNS(header)) != 0)
         return;
-    if (figure_data_open(s, "layout.csv", &fig, figure, 8) != 0) {
+    if (figure_data_open(s, "layout.csv", &fig, figure, CSV_COLUMNS(figure)) != 0) {
         csv_out_abandon(&t);
         return;
     }

@@ -42,7 +42,7 @@ static void load_table(const struct run_data *d, struct store *s)
     };
     static const char *const header[] = {"Request", "Sent", "What the engine must do"};
     struct csv_out t;
-    if (d->load.n == 0 || table_open(s, "load", &t, header, 3) != 0)
+    if (d->load.n == 0 || table_open(s, "load", &t, header, CSV_COLUMNS(header)) != 0)
         return;
     for (size_t i = 0; i < sizeof KINDS / sizeof KINDS[0]; i++) {
         csv_out_text(&t, KINDS[i].what);

@@ -152,13 +152,13 @@ void summarize_roofline(const struct run_data *d, struct store *s)
                                                 "threads"};
     static const char *const peaks_header[] = {"kind", "threads", "gflops", "low", "high"};
     struct csv_out t, fig, peaks;
-    if (table_open(s, "roofline", &t, header, 4) != 0)
+    if (table_open(s, "roofline", &t, header, CSV_COLUMNS(header)) != 0)
         return;
-    if (figure_data_open(s, "roofline.csv", &fig, figure_header, 6) != 0) {
+    if (figure_data_open(s, "roofline.csv", &fig, figure_header, CSV_COLUMNS(figure_header)) != 0) {
         csv_out_abandon(&t);
         return;
     }
-    if (figure_data_open(s, "roofline_peaks.csv", &peaks, peaks_header, 5) != 0) {
+    if (figure_data_open(s, "roofline_peaks.csv", &peaks, peaks_header, CSV_COLUMNS(peaks_header)) != 0) {
         csv_out_abandon(&t);
         csv_out_abandon(&fig);
         return;

@@ -122,9 +122,9 @@ void summarize_serialization(const struct run_data *d, struct store *s)
                                          "encode_low", "encode_high", "decode_low",
                                          "decode_high"};
     struct csv_out t, fig;
-    if (table_open(s, "serialization", &t, header, 7) != 0)
+    if (table_open(s, "serialization", &t, header, CSV_COLUMNS(header)) != 0)
         return;
-    if (figure_data_open(s, "serialization.csv", &fig, figure, 8) != 0) {
+    if (figure_data_open(s, "serialization.csv", &fig, figure, CSV_COLUMNS(figure)) != 0) {
         csv_out_abandon(&t);
         return;
     }

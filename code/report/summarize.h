@@ -8,9 +8,9 @@
 
 #include <stddef.h>
 
-#include "harness/stats.h"
 #include "report/model.h"
 #include "report/store.h"
+#include "util/stats.h"
 
 typedef void summarizer(const struct run_data *d, struct store *s);
 

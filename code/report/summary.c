@@ -12,7 +12,7 @@
 #include "report/manifest.h"
 #include "report/reproduce.h"
 #include "report/summarize.h"
-#include "wire/options.h"
+#include "util/options.h"
 
 #ifndef IPCTAX_COMMIT
 #define IPCTAX_COMMIT "unknown"

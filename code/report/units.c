@@ -7,9 +7,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "harness/pairs.h"
-#include "harness/stats.h"
 #include "report/units.h"
+#include "util/stats.h"
 
 static const struct run_row *run_numbered(const struct run_data *d, long run)
 {

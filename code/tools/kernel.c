@@ -11,7 +11,7 @@
 #include "kernel/grid.h"
 #include "kernel/kernel.h"
 #include "kernel/series.h"
-#include "wire/options.h"
+#include "util/options.h"
 
 #ifndef IPCTAX_COMMIT
 #define IPCTAX_COMMIT "unknown"

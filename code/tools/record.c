@@ -7,8 +7,9 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "harness/csvout.h"
-#include "wire/options.h"
+#include "schema/data_out.h"
+#include "util/error.h"
+#include "util/options.h"
 
 #ifndef IPCTAX_COMMIT
 #define IPCTAX_COMMIT "unknown"
@@ -41,21 +42,37 @@ static int is_key(const char *s, size_t n)
     return 1;
 }
 
+/* Opens FILE, which must be a key-value file of the schema, by its folder and name. */
+static int open_record(struct data_out *out, const char *file)
+{
+    char dir[4096], err[ERR_SIZE];
+    const char *slash = strrchr(file, '/');
+    snprintf(dir, sizeof dir, "%.*s", slash != NULL ? (int)(slash - file) : 1,
+             slash != NULL ? file : ".");
+    const struct data_file *f = data_file_named(slash != NULL ? slash + 1 : file);
+    if (f == NULL || !(f->flags & KEY_VALUE)) {
+        fprintf(stderr, "ipctax-record: %s is not a key-value file of data/\n", file);
+        return -1;
+    }
+    if (data_out_open(out, dir, f->name, err, sizeof err) != 0) {
+        fprintf(stderr, "ipctax-record: %s\n", err);
+        return -1;
+    }
+    return 0;
+}
+
 int main(int argc, char **argv)
 {
-    static const char *const header[] = {"key", "value"};
     char line[4096];
-    struct csv_out out;
+    struct data_out out;
     long rows = 0, lineno = 0;
     int status;
     if (options_of_operands(argc, argv, "ipctax-record", IPCTAX_COMMIT, usage, &status))
         return status;
     if (argc != 2)
         return usage_error("ipctax-record", "expected one FILE, got %d", argc - 1);
-    if (csv_out_open(&out, argv[1], header, 2) != 0) {
-        perror(argv[1]);
+    if (open_record(&out, argv[1]) != 0)
         return 1;
-    }
     while (fgets(line, sizeof line, stdin) != NULL) {
         lineno++;
         line[strcspn(line, "\r\n")] = '\0';
@@ -65,19 +82,17 @@ int main(int argc, char **argv)
         if (comma == NULL || !is_key(line, (size_t)(comma - line))) {
             fprintf(stderr, "ipctax-record: %s: line %ld is not key,value: '%s'\n", argv[1],
                     lineno, line);
-            csv_out_abandon(&out);
+            data_out_abandon(&out);
             return 1;
         }
         *comma = '\0';
-        csv_out_text(&out, line);
-        csv_out_text(&out, comma + 1);
-        csv_out_end_row(&out);
+        data_key_text(&out, line, comma + 1);
         rows++;
     }
     if (rows == 0) {
         fprintf(stderr, "ipctax-record: %s: no rows\n", argv[1]);
-        csv_out_abandon(&out);
+        data_out_abandon(&out);
         return 1;
     }
-    return csv_out_close(&out) == 0 ? 0 : 1;
+    return data_out_close(&out) == 0 ? 0 : 1;
 }

@@ -15,7 +15,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
-#include "wire/options.h"
+#include "util/options.h"
 
 /* Deepest nesting of references. This book nests a few levels; 64 leaves
  * room for any book and keeps the recursive expansion's C stack small.

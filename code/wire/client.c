@@ -6,9 +6,9 @@
 #include <errno.h>
 #include <string.h>
 
+#include "util/error.h"
+#include "util/timing.h"
 #include "wire/client.h"
-#include "wire/error.h"
-#include "wire/timing.h"
 
 void client_init(struct client *c)
 {

@@ -7,7 +7,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "wire/error.h"
+#include "util/error.h"
 #include "wire/frame.h"
 
 void le_put_u32(uint8_t *p, uint32_t v)

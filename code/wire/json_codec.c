@@ -10,7 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "wire/error.h"
+#include "util/error.h"
 #include "wire/json_codec.h"
 #include "wire/serialize.h"
 

@@ -15,9 +15,9 @@
 #include <sys/un.h>
 #include <unistd.h>
 
-#include "wire/error.h"
+#include "util/error.h"
+#include "util/timing.h"
 #include "wire/netio.h"
-#include "wire/timing.h"
 
 /* After EAGAIN/EINTR: 1 to retry, 0 to give up (errno = ETIMEDOUT). */
 static int may_retry(uint64_t deadline_ns)

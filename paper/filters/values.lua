@@ -482,8 +482,10 @@ end
 
 local function len(text) return utf8.len(text) or #text end
 
--- How wide a text is set in the tables' type (Latin Modern, \small, 9pt),
--- in points, near enough to share a line out: each character by its kind.
+-- How wide a text is set in the tables' type (Latin Modern, \footnotesize,
+-- 8pt), in points, near enough to share a line out: each character by its
+-- kind, as measured at 9pt and scaled.
+local TABLE_TYPE = 8 / 9
 local function points(text)
   local w = 0
   for _, c in utf8.codes(text) do
@@ -497,7 +499,7 @@ local function points(text)
     elseif ch == "" then w = w + 5.0
     else w = w + 4.6 end
   end
-  return w
+  return w * TABLE_TYPE
 end
 
 -- The widest piece of a cell that cannot wrap: a word, or in the PDF an
@@ -517,10 +519,10 @@ end
 -- goes to the columns in proportion to how much more their widest cell
 -- wants (a header counts by its widest word, as it may wrap), never more
 -- than it wants: a column whose cells all fit takes no more room.
--- TEXT_WIDTH is the PDF's text width (A4, margins of 2.2 cm), SEP the
+-- TEXT_WIDTH is the PDF's text width (A4, margins of 2 cm), SEP the
 -- space between two columns (2\tabcolsep, paper/latex/preamble.tex);
 -- pandoc's p{} columns are fractions of the text width less those spaces.
-local TEXT_WIDTH, SEP, SLACK = 472, 8, 6
+local TEXT_WIDTH, SEP, SLACK = 482, 8, 6
 
 local function column_widths(rows, numeric)
   local ncol = #rows[1]
@@ -584,10 +586,10 @@ local function table_lines(rows, widths, caption_text)
   return lines
 end
 
--- A table up to this many lines (most of a page) is never broken across
+-- A table up to this many lines (a third of a page) is never broken across
 -- pages in the PDF: if it does not fit in what is left of the page it
 -- starts on the next.
-local UNBROKEN_LINES = 55
+local UNBROKEN_LINES = 18
 
 -- Builds a pandoc Table from tables/NAME.csv, numeric columns right-aligned.
 local function data_table(div)

@@ -72,25 +72,25 @@ static void check_accepted(const struct engine_options *o)
 {
     long port;
     char *end;
-    switch (o->transport) {
-    case TRANSPORT_UNIX:
+    switch (o->listen_on) {
+    case LISTEN_UNIX:
         if (o->unix_path == NULL)
             options_fail("--unix accepted without a path");
         break;
-    case TRANSPORT_TCP:
+    case LISTEN_TCP:
         port = strtol(o->tcp_port, &end, 10);
         if (*o->tcp_port == '\0' || *end != '\0' || port < 0 || port > 65535 ||
             o->tcp_host[0] == '\0')
             options_fail("--tcp accepted as host '%s', port '%s'", o->tcp_host, o->tcp_port);
         break;
-    case TRANSPORT_SHM:
+    case LISTEN_SHM:
         if (o->shm_name == NULL)
             options_fail("--shm accepted without a name");
         break;
-    case TRANSPORT_STDIN:
+    case LISTEN_STDIN:
         break;
     default:
-        options_fail("accepted with no transport (%d)", (int)o->transport);
+        options_fail("accepted with no transport (%d)", (int)o->listen_on);
     }
     const struct engine_config *c = &o->cfg;
     if (c->max_frame < REQUEST_HEADER_BYTES || c->max_frame > FRAME_LENGTH_MASK ||
@@ -135,7 +135,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     switch (result[0]) {
     case CLI_RUN:
         check_accepted(&o[0]);
-        if (o[0].transport != o[1].transport || memcmp(&o[0].cfg, &o[1].cfg, sizeof o[0].cfg))
+        if (o[0].listen_on != o[1].listen_on || memcmp(&o[0].cfg, &o[1].cfg, sizeof o[0].cfg))
             options_fail("the same arguments gave two configurations");
         break;
     case CLI_BAD:

@@ -41,7 +41,7 @@
 #include "kernel/kernel.h"
 #include "wire/frame.h"
 #include "wire/shm_ring.h"
-#include "wire/timing.h"
+#include "util/timing.h"
 
 #include "shm_ops.h"
 

@@ -1,6 +1,7 @@
 """The Python client of paper/58-python-client.md: framing, a fake engine that
 times its calls, fake engines whose replies do not fit, and the real engine on
 a temporary socket, started by the client, and spawned."""
+import json
 import os
 import shutil
 import socket
@@ -12,6 +13,7 @@ import threading
 import time
 import tracemalloc
 import unittest
+from pathlib import Path
 
 import numpy as np
 
@@ -21,6 +23,26 @@ from support import ipc
 CLIENT_FIELDS = {"rtt_ns", "encode_ns", "send_ns", "wait_ns", "decode_ns"}
 ENGINE_FIELDS = {"engine_ns", "engine_decode_ns", "compute_ns", "engine_encode_ns",
                  "engine_cpu_ns"}
+
+
+def calls_csv_columns():
+    """The columns of data/calls.csv, from the schema (build/datapackage.json)."""
+    path = Path(os.environ.get("IPCTAX_ROOT", ".")) / "build" / "datapackage.json"
+    package = json.loads(path.read_text(encoding="utf-8"))
+    calls = next(r for r in package["resources"] if r["path"] == "calls.csv")
+    return {f["name"] for f in calls["schema"]["fields"]}
+
+
+class FieldNames(unittest.TestCase):
+    """A call's fields are named as data/calls.csv names its columns: nothing is
+    renamed between the client and the file."""
+
+    def test_every_field_is_a_column_of_calls_csv(self):
+        columns = calls_csv_columns()
+        call = ipc.Call(1, 2, 3, 4, 5, process_ns=6,
+                        engine=ipc.EngineTiming(*support.FAKE_TRAILER))
+        self.assertLessEqual(set(call.as_dict()), columns)
+        self.assertLessEqual(CLIENT_FIELDS | ENGINE_FIELDS | {"process_ns"}, columns)
 
 
 class Framing(unittest.TestCase):
@@ -320,9 +342,9 @@ class ThroughASpawnedEngine(unittest.TestCase):
         self.assertTrue(support.same_bits(s_pnl, pnl))
         self.assertEqual(s_trades.tolist(), trades.tolist())
         call = self.spawned.last_call
-        self.assertGreater(call.spawn_ns, 0)
-        self.assertLessEqual(call.spawn_ns, call.rtt_ns)
-        self.assertEqual(set(call.as_dict()), CLIENT_FIELDS | {"spawn_ns"})
+        self.assertGreater(call.process_ns, 0)
+        self.assertLessEqual(call.process_ns, call.rtt_ns)
+        self.assertEqual(set(call.as_dict()), CLIENT_FIELDS | {"process_ns"})
 
     def test_a_spawned_echo_is_verbatim(self):
         values = support.random_walk(150000, 8)

@@ -11,8 +11,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "wire/error.h"
-#include "wire/options.h"
+#include "util/error.h"
+#include "util/options.h"
 
 /* Digits, after at most one leading '-': what a whole number may be written as. */
 static int looks_whole(const char *text)
@@ -71,19 +71,6 @@ int option_longs(const char *name, const char *text, int count, long min, long m
     }
     return set_error(err, err_size, "%s: '%s' is not %d whole numbers in %ld..%ld, separated "
                      "by commas", name, text, count, min, max);
-}
-
-int option_layout(const char *name, const char *text, struct sweep_layout *layout,
-                  char *err, size_t err_size)
-{
-    long v[3];
-    if (option_longs(name, text, 3, 0, WORKSPACE_PAGE - 1, v, err, err_size) != 0)
-        return -1;
-    if (v[0] % 8 != 0 || v[1] % 8 != 0 || v[2] % 8 != 0)
-        return set_error(err, err_size, "%s: '%s': every offset must be a multiple of 8 bytes",
-                         name, text);
-    *layout = (struct sweep_layout){(uint32_t)v[0], (uint32_t)v[1], (uint32_t)v[2]};
-    return 0;
 }
 
 /* Decimal digits, at most one point, and an exponent: no space, no '+'

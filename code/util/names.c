@@ -6,8 +6,8 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "harness/names.h"
-#include "wire/error.h"
+#include "util/error.h"
+#include "util/names.h"
 
 int names_include(const char *list, const char *name)
 {

@@ -8,8 +8,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "harness/random.h"
-#include "harness/stats.h"
+#include "util/random.h"
+#include "util/stats.h"
 
 double quantile_sorted(const double *sorted, size_t n, double q)
 {
@@ -199,4 +199,14 @@ double estimate_half_width(struct estimate e)
     if (e.n == 0 || e.value == 0.0)
         return NAN;
     return (e.high - e.low) / 2.0 / fabs(e.value);
+}
+
+double couple_ratio(double x1, double b1, double x2, double b2)
+{
+    return exp((log(x1 / b1) + log(x2 / b2)) / 2.0);
+}
+
+double turn_ratio(double b1, double x, double b2)
+{
+    return x / sqrt(b1 * b2);
 }

@@ -9,7 +9,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "kernel/rng.h"
+#include "util/rng.h"
 
 /* A uniform integer in [0, n), for 1 <= n; never biased. */
 uint32_t random_below(struct mt19937 *mt, uint32_t n);

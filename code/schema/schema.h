@@ -1,5 +1,6 @@
 /*
- * schema.h - what the files of data/ hold: their columns, types and ranges.
+ * schema.h - what the files of data/ hold: their columns, types, ranges,
+ * units and descriptions, from the lists of columns.h.
  *
  * Tangled from paper/90-appendix-report.md.
  */
@@ -8,7 +9,7 @@
 
 #include <stddef.h>
 
-#include "report/csvread.h"
+#include "schema/columns.h"
 
 enum column_type {
     COLUMN_TEXT,
@@ -20,8 +21,9 @@ enum column_type {
 struct data_column {
     const char *name;          /* the column's, or a key-value file's key */
     enum column_type type;
-    double min, max;           /* a number's range; a text's least length in min */
-    size_t offset, size;       /* where in the row, and the size of a text member */
+    double min, max;           /* a number's range; a text's least and most bytes */
+    const char *unit;          /* "ns", "s", "bytes", ...; "" for none */
+    const char *description;
 };
 
 enum data_file_flags {
@@ -34,28 +36,21 @@ struct data_file {
     const char *key;           /* the columns that identify a row, comma-separated */
     const struct data_column *columns;
     size_t n_columns;
-    size_t row_size;           /* of the row type it loads into */
-    size_t rows_at, count_at;  /* where the rows and their count go in struct run_data */
     unsigned flags;
+    const char *description;
 };
 
 /* Every file of a run, in the order they are loaded and checked. */
 extern const struct data_file DATA_FILES[];
 extern const size_t N_DATA_FILES;
+/* The run's list of its files, written when the run is complete. */
+extern const struct data_file MANIFEST_FILE;
+/* The two columns of every key-value file. */
+extern const struct data_column KEY_VALUE_COLUMNS[KV_N];
 
-/* One file as read: its description and its table. */
-struct loaded_file {
-    const struct data_file *file;
-    struct csv_table table;
-    char path[4096];
-};
-
-/* The file of that name among DATA_FILES, or NULL. */
+/* The file of that name among DATA_FILES and MANIFEST_FILE, or NULL. */
 const struct data_file *data_file_named(const char *name);
-
-/* Formats a message into err (printf-style) and returns -1: the report
- * layer's one way of saying what was wrong. */
-int data_error(char *err, size_t err_size, const char *fmt, ...)
-    __attribute__((format(printf, 3, 4)));
+/* The columns a file's rows have: its own, or a key-value file's two. */
+const struct data_column *data_file_header(const struct data_file *f, size_t *n_columns);
 
 #endif

@@ -1,5 +1,5 @@
 /*
- * error.h - the one way the wire and engine layers report a failure.
+ * error.h - the one way every layer reports a failure.
  *
  * Tangled from paper/50-protocol.md.
  */
@@ -8,6 +8,9 @@
 
 #include <stdarg.h>
 #include <stddef.h>
+
+/* A message buffer on a caller's stack: one line, with room for a path. */
+enum { ERR_SIZE = 512 };
 
 /* Formats a message into err[0..err_size) (nothing when err_size is 0),
  * reduced to printable ASCII, and returns -1; errno is left unchanged. */

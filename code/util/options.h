@@ -10,8 +10,6 @@
 #include <stddef.h>
 #include <stdio.h>
 
-#include "kernel/workspace.h"
-
 /* The exit status of a refused command line. */
 enum { EXIT_USAGE = 2 };
 
@@ -30,10 +28,6 @@ int option_double(const char *name, const char *text, double min, double max,
 /* Exactly `count` whole numbers in [min, max], separated by single commas. */
 int option_longs(const char *name, const char *text, int count, long min, long max,
                  long *values, char *err, size_t err_size);
-/* A workspace layout, "SERIES,ARRAY,STAGGER" (paper/30-kernel.md): byte
- * offsets within a page, each a multiple of 8. */
-int option_layout(const char *name, const char *text, struct sweep_layout *layout,
-                  char *err, size_t err_size);
 
 /* The message for what getopt_long returned instead of an option ('?' for
  * an unknown one, ':' for a missing value): "unknown option '--x'". */

@@ -11,7 +11,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "harness/csvout.h"
+#include "util/csvout.h"
 
 /* A file with no name in the folder of `path`, or NULL where the file
  * system cannot make one. */
@@ -47,7 +47,8 @@ int csv_out_open(struct csv_out *out, const char *path, const char *const *heade
         return -1;
     for (int i = 0; i < n_columns; i++)
         csv_out_text(out, header[i]);
-    csv_out_end_row(out);
+    if (n_columns > 0)
+        csv_out_end_row(out);
     return 0;
 }
 

@@ -5,7 +5,7 @@
  */
 #include <time.h>
 
-#include "wire/timing.h"
+#include "util/timing.h"
 
 static uint64_t read_clock(clockid_t id)
 {

@@ -18,9 +18,12 @@ struct csv_out {
     int failed;
 };
 
-/* Opens path's temporary and writes the header; 0, or -1 with errno. */
+/* Opens path's temporary and writes the header, unless n_columns is 0 (the
+ * caller writes it); 0, or -1 with errno. */
 int csv_out_open(struct csv_out *out, const char *path, const char *const *header,
                  int n_columns);
+/* The columns of a header written as an array: no caller counts them. */
+#define CSV_COLUMNS(header) ((int)(sizeof(header) / sizeof((header)[0])))
 void csv_out_text(struct csv_out *out, const char *text);
 void csv_out_int(struct csv_out *out, int64_t value);
 void csv_out_double(struct csv_out *out, double value);         /* %.17g, round-trips */

@@ -59,4 +59,9 @@ int composite_draws(size_t k, const double *const groups[], const size_t n[],
 /* Half the interval's width, as a fraction of the estimate (NAN if 0 or unknown). */
 double estimate_half_width(struct estimate e);
 
+/* A couple's ratio: the geometric mean of its two duets' ratios, x over b. */
+double couple_ratio(double x1, double b1, double x2, double b2);
+/* A triple's ratio: x over the geometric mean of the baseline runs around it. */
+double turn_ratio(double b1, double x, double b2);
+
 #endif

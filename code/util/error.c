@@ -7,7 +7,7 @@
 #include <stdarg.h>
 #include <stdio.h>
 
-#include "wire/error.h"
+#include "util/error.h"
 
 int set_error_v(char *err, size_t err_size, const char *fmt, va_list ap)
 {

@@ -5,7 +5,7 @@
  */
 #include <math.h>
 
-#include "kernel/rng.h"
+#include "util/rng.h"
 
 void mt19937_seed(struct mt19937 *mt, uint32_t seed)
 {

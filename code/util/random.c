@@ -3,7 +3,7 @@
  *
  * Tangled from paper/40-harness.md.
  */
-#include "harness/random.h"
+#include "util/random.h"
 
 uint32_t random_below(struct mt19937 *mt, uint32_t n)
 {

@@ -1,0 +1,88 @@
+/*
+ * architectures.c - the architecture table, and the transports' names.
+ *
+ * Tangled from paper/41-architectures.md and paper/57-client.md.
+ */
+#include <string.h>
+
+#include "schema/architectures.h"
+
+#define C CLIENT_C
+#define PY CLIENT_PYTHON
+#define IN CLIENT_NONE
+#define DUET PAIRING_DUET
+#define TURN PAIRING_SEQUENTIAL
+#define WHOLE {1, 1}
+const struct arch_row ARCH_ROWS[] = {
+    {"in_process", IN, TRANSPORT_NONE, "naive", ENCODING_BINARY, GRAIN_SWEEP,
+     PAIRING_NONE, 1, WHOLE, "the kernel called directly, no boundary"},
+    {"in_process_control_1", IN, TRANSPORT_NONE, "naive", ENCODING_BINARY, GRAIN_SWEEP,
+     DUET, 1, WHOLE, "in_process again, in duets: the A/A control of the duet"},
+    {"in_process_control_2", IN, TRANSPORT_NONE, "naive", ENCODING_BINARY, GRAIN_SWEEP,
+     TURN, 1, WHOLE, "in_process again, in turn between two baseline runs: the A/A control "
+     "of sequential pairs (and, against another unit's baseline, of the earlier rounds)"},
+    {"in_process_tuned_1core", IN, TRANSPORT_NONE, "tuned", ENCODING_BINARY,
+     GRAIN_SWEEP, DUET, 0, WHOLE, "the tuned kernel on one thread, no boundary"},
+    {"in_process_tuned_1core_sequential", IN, TRANSPORT_NONE, "tuned",
+     ENCODING_BINARY, GRAIN_SWEEP, TURN, 0, WHOLE,
+     "in_process_tuned_1core again, in sequential pairs: does the duet bias a ratio?"},
+    {"in_process_tuned", IN, TRANSPORT_NONE, "tuned_all_cores", ENCODING_BINARY,
+     GRAIN_SWEEP, TURN, 0, WHOLE, "the tuned kernel on every core, no boundary"},
+    {"batch_unix", C, TRANSPORT_UNIX, "naive", ENCODING_BINARY, GRAIN_SWEEP, DUET, 1,
+     WHOLE, "persistent engine on a Unix socket, one round trip per sweep"},
+    {"batch_tcp", C, TRANSPORT_TCP, "naive", ENCODING_BINARY, GRAIN_SWEEP, DUET, 0, WHOLE,
+     "persistent engine on TCP loopback (TCP_NODELAY), one round trip per sweep"},
+    {"batch_shm", C, TRANSPORT_SHM_FUTEX, "naive", ENCODING_BINARY, GRAIN_SWEEP, DUET, 0,
+     WHOLE, "persistent engine over shared memory (futex wait), one round trip per sweep"},
+    {"batch_unix_tuned", C, TRANSPORT_UNIX, "tuned", ENCODING_BINARY,
+     GRAIN_SWEEP, DUET, 0, WHOLE, "batch_unix with the tuned kernel (one thread) behind it"},
+    {"chatty_unix", C, TRANSPORT_UNIX, "naive", ENCODING_BINARY, GRAIN_COMBO, DUET, 1,
+     WHOLE, "one round trip per combination, the series re-sent each time"},
+    {"stateful_unix", C, TRANSPORT_UNIX, "naive", ENCODING_BINARY, GRAIN_LOADED, DUET, 1,
+     WHOLE, "the series loaded once per connection, one 48-byte call per combination"},
+    {"per_bar_unix", C, TRANSPORT_UNIX, "naive", ENCODING_BINARY, GRAIN_BAR, DUET, 0,
+     {5, 1}, "one round trip per bar: one close out, every position back (a fifth of the bars)"},
+    {"spawn_stdin", C, TRANSPORT_SPAWN, "naive", ENCODING_BINARY, GRAIN_SWEEP, DUET, 1,
+     WHOLE, "a fresh engine per sweep, request on stdin, reply on stdout"},
+    {"spawn_per_combo", C, TRANSPORT_SPAWN, "naive", ENCODING_BINARY, GRAIN_COMBO, DUET, 0,
+     WHOLE, "a fresh engine per combination"},
+    {"json_unix", C, TRANSPORT_UNIX, "naive", ENCODING_JSON, GRAIN_SWEEP, DUET, 0, WHOLE,
+     "JSON request and reply, one round trip per sweep"},
+    {"json_chatty_unix", C, TRANSPORT_UNIX, "naive", ENCODING_JSON, GRAIN_COMBO, DUET, 0,
+     {1, 8}, "JSON, one round trip per combination with the series (every eighth combination)"},
+    {"numba_in_process", PY, TRANSPORT_NONE, "numba", ENCODING_BINARY, GRAIN_SWEEP, DUET, 1,
+     WHOLE, "the original's baseline: the kernel in numba, called from Python"},
+    {"python_batch_unix", PY, TRANSPORT_UNIX, "naive", ENCODING_BINARY, GRAIN_SWEEP, DUET,
+     1, WHOLE, "the original's configuration: Python calls the engine once per sweep"},
+    {"python_batch_unix_tuned", PY, TRANSPORT_UNIX, "tuned", ENCODING_BINARY,
+     GRAIN_SWEEP, DUET, 0, WHOLE,
+     "Python calls the engine once per sweep, the tuned kernel behind it"},
+    {"python_chatty_unix", PY, TRANSPORT_UNIX, "naive", ENCODING_BINARY, GRAIN_COMBO, DUET,
+     0, WHOLE, "Python calls the engine once per combination, re-sending the series"},
+    {"python_stateful_unix", PY, TRANSPORT_UNIX, "naive", ENCODING_BINARY, GRAIN_LOADED,
+     DUET, 1, WHOLE, "Python loads the series once, then one call per combination"},
+    {"python_spawn_stdin", PY, TRANSPORT_SPAWN, "naive", ENCODING_BINARY, GRAIN_SWEEP,
+     DUET, 0, WHOLE, "Python spawns the engine per sweep, as the original's rust_spawn_stdin"},
+};
+#undef C
+#undef PY
+#undef IN
+#undef DUET
+#undef TURN
+#undef WHOLE
+const size_t N_ARCH_ROWS = sizeof ARCH_ROWS / sizeof ARCH_ROWS[0];
+
+int arch_row_named(const char *name)
+{
+    for (size_t i = 0; i < N_ARCH_ROWS; i++)
+        if (strcmp(ARCH_ROWS[i].name, name) == 0)
+            return (int)i;
+    return -1;
+}
+
+const char *transport_name(enum transport t)
+{
+    static const char *const names[] = {"none", "unix", "tcp", "shm_futex", "shm_spin",
+                                        "pipe", "spawn"};
+    return (size_t)t < sizeof names / sizeof names[0] ? names[t] : "unknown";
+}

@@ -1,0 +1,60 @@
+/*
+ * architectures.h - the architectures as rows of one table: what each runs,
+ * and its name in data/.
+ *
+ * Tangled from paper/41-architectures.md.
+ */
+#ifndef IPCTAX_ARCHITECTURES_H
+#define IPCTAX_ARCHITECTURES_H
+
+#include <stddef.h>
+
+enum transport {
+    TRANSPORT_NONE,            /* no boundary: the in-process architectures */
+    TRANSPORT_UNIX,            /* a persistent engine on a Unix socket */
+    TRANSPORT_TCP,             /* ... on TCP loopback, TCP_NODELAY */
+    TRANSPORT_SHM_FUTEX,       /* ... over shared memory, both sides sleep in futex */
+    TRANSPORT_SHM_SPIN,        /* ... over shared memory, both sides spin */
+    TRANSPORT_PIPE,            /* an engine on two pipes for one raw ping-pong */
+    TRANSPORT_SPAWN,           /* a fresh engine per call, over stdin and stdout */
+};
+
+/* The transport's name in data/ (echo.csv's transport): "unix", "shm_futex", ... */
+const char *transport_name(enum transport t);
+
+enum arch_client { CLIENT_NONE, CLIENT_C, CLIENT_PYTHON };
+enum arch_encoding { ENCODING_BINARY, ENCODING_JSON };
+enum arch_grain { GRAIN_SWEEP, GRAIN_COMBO, GRAIN_LOADED, GRAIN_BAR };
+/* How a row's run is paired with the baseline's (@sec:pairs). */
+enum arch_pairing { PAIRING_NONE, PAIRING_DUET, PAIRING_SEQUENTIAL };
+
+/* The part of the job one run does: every bar_divisor-th of the bars from the
+ * start, and every combo_step-th combination. {1, 1} is the whole job. */
+struct job_part {
+    int bar_divisor, combo_step;
+};
+
+struct arch_row {
+    const char *name;          /* as in data/ and the paper */
+    enum arch_client client;
+    enum transport transport;
+    const char *kernel;        /* a name of the kernel registry (@sec:kernel-registry) */
+    enum arch_encoding encoding;
+    enum arch_grain grain;
+    enum arch_pairing pairing; /* PAIRING_NONE: the baseline itself */
+    int headline;              /* measured in every round, not only the minimum */
+    struct job_part part;
+    const char *description;
+};
+
+extern const struct arch_row ARCH_ROWS[];
+extern const size_t N_ARCH_ROWS;
+
+/* A bar-grain row records every PER_BAR_SAMPLE-th call (and its first and
+ * last) in calls.csv: the report needs to know it too. */
+enum { PER_BAR_SAMPLE = 1000 };
+
+/* The row's index, or -1. */
+int arch_row_named(const char *name);
+
+#endif

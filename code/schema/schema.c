@@ -1,0 +1,117 @@
+/*
+ * schema.c - the descriptions of the files of data/.
+ *
+ * Tangled from paper/90-appendix-report.md.
+ */
+#include <string.h>
+
+#include "schema/domains.h"
+#include "schema/schema.h"
+
+#define DESCRIBE(row, name, type, range, unit, description) \
+    {#name, COLUMN_##type, range, unit, description},
+#define COLUMNS(list) {list(DESCRIBE, unused)}
+static const struct data_column RUNS[] = COLUMNS(RUNS_COLUMNS);
+static const struct data_column CALLS[] = COLUMNS(CALLS_COLUMNS);
+static const struct data_column GATE[] = COLUMNS(GATE_COLUMNS);
+static const struct data_column SWEEP[] = COLUMNS(SWEEP_COLUMNS);
+static const struct data_column ECHO[] = COLUMNS(ECHO_COLUMNS);
+static const struct data_column COLD[] = COLUMNS(COLD_COLUMNS);
+static const struct data_column SERIAL[] = COLUMNS(SERIAL_COLUMNS);
+static const struct data_column SPAWN[] = COLUMNS(SPAWN_COLUMNS);
+static const struct data_column LAYOUT[] = COLUMNS(LAYOUT_COLUMNS);
+static const struct data_column ROOF[] = COLUMNS(ROOF_COLUMNS);
+static const struct data_column COUNTS[] = COLUMNS(COUNTS_COLUMNS);
+static const struct data_column ORIGINAL[] = COLUMNS(ORIGINAL_COLUMNS);
+static const struct data_column MANIFEST[] = COLUMNS(MANIFEST_COLUMNS);
+const struct data_column KEY_VALUE_COLUMNS[KV_N] = COLUMNS(KV_COLUMNS);
+#define KEY(name, type, range, unit, description) {name, COLUMN_##type, range, unit, description}
+
+static const struct data_column RUN_KEYS[] = {
+    KEY("bars", INT, RANGE(1, MAX_BARS), "bars", "bars in the series"),
+    KEY("combos", INT, RANGE(1, MAX_COMBOS), "", "parameter combinations"),
+    KEY("seed", INT, RANGE(0, 4294967295.0), "", "the seed of the series and of every order"),
+    KEY("series_sha256", TEXT, NAME_OF(511), "", "SHA-256 of the series as little-endian doubles"),
+    KEY("scale", NUM, RANGE(0.01, 100), "", "the repetition multiplier (1 = the paper's)"),
+    KEY("budget_s", NUM, RANGE(1, 86400), "s", "the rounds' time budget"),
+    KEY("target", NUM, RANGE(0, 1), "", "the A/A control's target half-width, a fraction"),
+    KEY("min_rounds", INT, ROUND, "", "rounds at least"),
+    KEY("max_rounds", INT, ROUND, "", "rounds at most"),
+    KEY("rounds", INT, ROUND, "", "rounds made"),
+    KEY("stop_reason", TEXT, NAME_OF(511), "", "resolved, budget or max_rounds"),
+    KEY("rounds_seconds", NUM, SECONDS, "s", "time spent in rounds"),
+};
+static const struct data_column MACHINE_KEYS[] = {
+    KEY("commit", TEXT, NAME_OF(511), "", "the commit the harness was built from"),
+    KEY("date_epoch", INT, RANGE(0, MAX_EPOCH), "s", "when it was measured, since 1970"),
+};
+static const struct data_column ORACLE_KEYS[] = {
+    KEY("bars", INT, RANGE(1, MAX_BARS), "bars", "bars the oracle swept"),
+    KEY("combos", INT, RANGE(1, MAX_COMBOS), "", "combinations it compared"),
+    KEY("identical", INT, RANGE(0, MAX_COMBOS), "", "of them identical to sweep.csv"),
+    KEY("numpy", TEXT, NAME_OF(511), "", "numpy's version"),
+};
+static const struct data_column ECHO_SETTING_KEYS[] = {
+    KEY("warmup", INT, COUNT, "", "untimed round trips per mode per block"),
+    KEY("passes", INT, ORDINAL, "", "passes over the blocks"),
+    KEY("reps_small", INT, ORDINAL, "", "timed round trips per block, small payloads"),
+    KEY("reps_large", INT, ORDINAL, "", "timed round trips per block, large payloads"),
+    KEY("large_from", INT, COUNT, "doubles", "where a payload is large"),
+    KEY("sizes", INT, ORDINAL, "", "payload sizes"),
+};
+static const struct data_column ROOF_SETTING_KEYS[] = {
+    KEY("chains", INT, ORDINAL, "", "independent chains of the peak loop"),
+    KEY("passes", INT, ORDINAL, "", "passes over the kinds"),
+};
+#define N(columns) (sizeof columns / sizeof columns[0])
+
+#define ROWS_FILE(name, key, columns, flags, description) \
+    {name, key, columns, N(columns), flags, description}
+#define KV_FILE(name, keys, flags, description) \
+    {name, "key", keys, N(keys), KEY_VALUE | (flags), description}
+#define KV_ANY(name, flags, description) {name, "key", NULL, 0, KEY_VALUE | (flags), description}
+
+const struct data_file DATA_FILES[] = {
+    KV_FILE("machine.csv", MACHINE_KEYS, 0, "the machine, its system and the build"),
+    KV_FILE("run.csv", RUN_KEYS, 0, "the run's settings and how it ended"),
+    KV_FILE("oracle.csv", ORACLE_KEYS, 0, "the numpy oracle against sweep.csv"),
+    KV_ANY("load.csv", 0, "the load test's figures"),
+    KV_ANY("valgrind.csv", 0, "valgrind's memcheck of the engine"),
+    KV_ANY("fuzz.csv", NOT_OF_THE_RUN, "the fuzzers' last run"),
+    KV_FILE("echo_settings.csv", ECHO_SETTING_KEYS, 0, "the echo curve's repetitions"),
+    KV_FILE("roofline_settings.csv", ROOF_SETTING_KEYS, 0, "the peak loops' settings"),
+    ROWS_FILE("architectures.csv", "architecture,run", RUNS, 0, "one row per timed run"),
+    ROWS_FILE("calls.csv", "run,call", CALLS, 0, "one row per boundary call of a timed run"),
+    ROWS_FILE("gate.csv", "architecture", GATE, 0, "one row per architecture: its verdict"),
+    ROWS_FILE("sweep.csv", "combo", SWEEP, 0, "the in-process reference, per combination"),
+    ROWS_FILE("echo.csv", "client,transport,placement,mode,floats,pass,rep", ECHO, 0,
+              "one row per echo round trip"),
+    ROWS_FILE("cold.csv", "client,rep,warmth", COLD, 0, "a fresh engine's first call and second"),
+    ROWS_FILE("serialization.csv", "language,format,operation,rep", SERIAL, 0,
+              "one row per timed encode or decode of the series"),
+    ROWS_FILE("spawn.csv", "kind,rep", SPAWN, 0, "one row per spawned call"),
+    ROWS_FILE("layout.csv", "side,code_shift,series_offset,array_offset,array_stagger,pass",
+              LAYOUT, 0, "one row per reduced sweep"),
+    ROWS_FILE("roofline.csv", "kind,threads,pass", ROOF, 0, "one row per timed peak loop"),
+    ROWS_FILE("counts.csv", "side,what,requests", COUNTS, 0,
+              "instruction and system-call counts"),
+    ROWS_FILE("original.csv", "key", ORIGINAL, NOT_OF_THE_RUN,
+              "the figures of the original study that the paper quotes"),
+};
+const size_t N_DATA_FILES = N(DATA_FILES);
+const struct data_file MANIFEST_FILE =
+    ROWS_FILE("manifest.csv", "file", MANIFEST, 0, "the run's own list of its files");
+
+const struct data_file *data_file_named(const char *name)
+{
+    for (size_t i = 0; i < N_DATA_FILES; i++)
+        if (strcmp(DATA_FILES[i].name, name) == 0)
+            return &DATA_FILES[i];
+    return NULL;
+}
+
+const struct data_column *data_file_header(const struct data_file *f, size_t *n_columns)
+{
+    *n_columns = f->flags & KEY_VALUE ? KV_N : f->n_columns;
+    return f->flags & KEY_VALUE ? KEY_VALUE_COLUMNS : f->columns;
+}
