@@ -410,8 +410,12 @@ static void run_rounds(struct schedule *sc, const struct schedule_limits *lim, u
         how->rounds = round;
         how->seconds = seconds_between(sc->started_ns, clock_ns());
         how->reach = control_reach(sc);
-        fprintf(stderr, "  round %3d  %7.1f s  A/A control within +-%.2f%%\n", round,
-                how->seconds, how->reach * 100.0);
+        if (isinf(how->reach))
+            fprintf(stderr, "  round %3d  %7.1f s  A/A control: too few units for a 95%% interval\n",
+                    round, how->seconds);
+        else
+            fprintf(stderr, "  round %3d  %7.1f s  A/A control within +-%.2f%%\n", round,
+                    how->seconds, how->reach * 100.0);
         if (round < lim->min_rounds)
             continue;
         if (how->reach <= lim->target) {
