@@ -103,10 +103,12 @@ static void compare_claims(struct store *s, const struct csv_table *pub, FILE *t
         snprintf(id, KEY_SIZE, "%.*s", (int)(len - 14), k + 6);
         const char *now = s->values[i].text;
         const char *then = published_value(pub, k);
-        int differs = strcmp(now, then) != 0;
+        /* A claim the published run did not judge is new, not changed. */
+        int absent = strcmp(then, "n/a") == 0;
+        int differs = !absent && strcmp(now, then) != 0;
         const char *row[] = {id, mine(s, keyf(key, "claim.%s.estimate", id)), now,
                              published_value(pub, keyf(key, "claim.%s.estimate", id)), then,
-                             differs ? "CHANGED" : ""};
+                             absent ? "new" : differs ? "CHANGED" : ""};
         for (size_t c = 0; c < 6; c++)
             t.cells[t.rows][c] = row[c];
         t.rows++;
