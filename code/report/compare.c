@@ -86,14 +86,16 @@ static void write_csv_table(struct store *s, const char *name, const struct text
 
 static void compare_claims(struct store *s, const struct csv_table *pub, FILE *text)
 {
-    static struct text_table t;
+    static struct text_table t, changed_rows;
     static char ids[128][KEY_SIZE];
     char key[KEY_SIZE], changed_list[TEXT_SIZE] = "";
-    int changed = 0;
-    t = (struct text_table){.rows = 1, .columns = 6};
+    int changed = 0, new_claims = 0;
     const char *header[] = {"Claim", "This run", "Verdict", "The published run", "Its verdict",
                             "Changed"};
+    t = (struct text_table){.rows = 1, .columns = 6};
+    changed_rows = (struct text_table){.rows = 1, .columns = 5};
     memcpy(t.cells[0], header, sizeof header);
+    memcpy(changed_rows.cells[0], header, 5 * sizeof *header);
     for (size_t i = 0; i < s->n && t.rows < 128; i++) {
         const char *k = s->values[i].key;
         size_t len = strlen(k);
@@ -103,27 +105,27 @@ static void compare_claims(struct store *s, const struct csv_table *pub, FILE *t
         snprintf(id, KEY_SIZE, "%.*s", (int)(len - 14), k + 6);
         const char *now = s->values[i].text;
         const char *then = published_value(pub, k);
-        /* A claim the published run did not judge is new, not changed. */
         int absent = strcmp(then, "n/a") == 0;
         int differs = !absent && strcmp(now, then) != 0;
         const char *row[] = {id, mine(s, keyf(key, "claim.%s.estimate", id)), now,
                              published_value(pub, keyf(key, "claim.%s.estimate", id)), then,
                              absent ? "new" : differs ? "CHANGED" : ""};
-        for (size_t c = 0; c < 6; c++)
-            t.cells[t.rows][c] = row[c];
-        t.rows++;
+        memcpy(t.cells[t.rows++], row, sizeof row);
+        new_claims += absent;
         if (differs) {
+            memcpy(changed_rows.cells[changed_rows.rows++], row, 5 * sizeof *row);
             changed++;
             snprintf(changed_list + strlen(changed_list), TEXT_SIZE - strlen(changed_list),
                      "%s%s", changed_list[0] != '\0' ? ", " : "", id);
         }
     }
-    write_csv_table(s, "compare_claims", &t);
+    write_csv_table(s, "compare_claims", &changed_rows);
     fprintf(text, "\nClaim by claim:\n");
     write_text_table(text, &t);
     fprintf(text, "%d of %zu verdicts changed%s%s\n", changed, t.rows - 1,
             changed ? ": " : "", changed_list);
     put_count(s, "compare.changed", changed);
+    put_count(s, "compare.new", new_claims);
     put_text(s, "compare.changed_list", changed ? changed_list : "none");
 }
 
