@@ -617,6 +617,18 @@ static void a_claim_the_published_run_lacks_is_new_not_changed(void **state)
     run_data_free(&d);
     if (strcmp(count, "0") != 0)
         fail_msg("against a run without verdicts, %s verdicts changed", count);
+    char path[512];
+    struct csv_table t;
+    snprintf(path, sizeof path, "%s/tables/claims_compared.csv", out);
+    if (csv_table_load(path, &t, err, sizeof err) != 0)
+        fail_msg("no claims table beside the published verdicts: %s", err);
+    size_t last = t.n_cols - 1, news = 0;
+    for (size_t r = 0; r < t.n_rows; r++)
+        news += strcmp(csv_table_cell(&t, r, last), "new") == 0;
+    int ok = t.n_rows > 0 && strcmp(t.cells[last], "Published") == 0 && news == t.n_rows;
+    csv_table_free(&t);
+    if (!ok)
+        fail_msg("the claims table's last column does not call every claim new");
 }
 
 /* ---- run_data_load refuses a run it cannot read ---------------------------- */
