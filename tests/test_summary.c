@@ -592,6 +592,45 @@ static void a_run_compared_with_itself_changes_no_verdict(void **state)
         fail_msg("the run compared with itself: %s", why);
 }
 
+/* A published run in an older layout has no verdicts: every claim of this
+ * run is new there, and none is counted as changed. */
+static void a_claim_the_published_run_lacks_is_new_not_changed(void **state)
+{
+    (void)state;
+    char run[256], registry[256], out[256], err[512];
+    struct run_data d;
+    struct store s;
+    summarize_golden_run();
+    scratch_path(run, sizeof run, "golden");
+    scratch_path(registry, sizeof registry, "registry");
+    assert_int_equal(mkdir(scratch_path(out, sizeof out, "compared-old"), 0777), 0);
+    if (run_data_load(&d, run, err, sizeof err) != 0)
+        fail_msg("the hand-made run was refused: %s", err);
+    store_init(&s, out);
+    s.registry = registry;
+    summarize_all(&d, &s);
+    compare_with_published(&s, out);            /* a folder with no values.csv */
+    const struct value *changed = store_get(&s, "compare.changed");
+    char count[TEXT_SIZE];
+    snprintf(count, sizeof count, "%s", changed != NULL ? changed->text : "not put");
+    store_free(&s);
+    run_data_free(&d);
+    if (strcmp(count, "0") != 0)
+        fail_msg("against a run without verdicts, %s verdicts changed", count);
+    char path[512];
+    struct csv_table t;
+    snprintf(path, sizeof path, "%s/tables/claims_compared.csv", out);
+    if (csv_table_load(path, &t, err, sizeof err) != 0)
+        fail_msg("no claims table beside the published verdicts: %s", err);
+    size_t last = t.n_cols - 1, news = 0;
+    for (size_t r = 0; r < t.n_rows; r++)
+        news += strcmp(csv_table_cell(&t, r, last), "new") == 0;
+    int ok = t.n_rows > 0 && strcmp(t.cells[last], "Published") == 0 && news == t.n_rows;
+    csv_table_free(&t);
+    if (!ok)
+        fail_msg("the claims table's last column does not call every claim new");
+}
+
 /* ---- run_data_load refuses a run it cannot read ---------------------------- */
 
 /* A fresh copy of the run in test_dir/name, `from` replaced by `to` (the
@@ -686,6 +725,7 @@ int main(void)
         T(a_cold_call_is_measured_over_its_own_warm_one),
         T(a_claims_verdict_follows_its_interval),
         T(a_run_compared_with_itself_changes_no_verdict),
+        T(a_claim_the_published_run_lacks_is_new_not_changed),
         T(a_missing_file_is_refused_by_name),
         T(a_missing_column_is_refused_by_name),
         T(a_bad_number_is_refused_with_its_place),

@@ -90,7 +90,7 @@ static void compare_claims(struct store *s, const struct csv_table *pub, FILE *t
     static struct text_table t;
     static char ids[128][KEY_SIZE];
     char key[KEY_SIZE], changed_list[TEXT_SIZE] = "";
-    int changed = 0;
+    int changed = 0, new_claims = 0;
     t = (struct text_table){.rows = 1, .columns = 6};
     const char *header[] = {"Claim", "This run", "Verdict", "The published run", "Its verdict",
                             "Changed"};
@@ -104,26 +104,63 @@ static void compare_claims(struct store *s, const struct csv_table *pub, FILE *t
         snprintf(id, KEY_SIZE, "%.*s", (int)(len - 14), k + 6);
         const char *now = s->values[i].text;
         const char *then = published_value(pub, k);
-        int differs = strcmp(now, then) != 0;
+        int absent = strcmp(then, "n/a") == 0;
+        int differs = !absent && strcmp(now, then) != 0;
         const char *row[] = {id, mine(s, keyf(key, "claim.%s.estimate", id)), now,
                              published_value(pub, keyf(key, "claim.%s.estimate", id)), then,
-                             differs ? "CHANGED" : ""};
-        for (size_t c = 0; c < 6; c++)
-            t.cells[t.rows][c] = row[c];
-        t.rows++;
+                             absent ? "new" : differs ? "CHANGED" : ""};
+        memcpy(t.cells[t.rows++], row, sizeof row);
+        new_claims += absent;
         if (differs) {
             changed++;
             snprintf(changed_list + strlen(changed_list), TEXT_SIZE - strlen(changed_list),
                      "%s%s", changed_list[0] != '\0' ? ", " : "", id);
         }
     }
-    write_csv_table(s, "compare_claims", &t);
     fprintf(text, "\nClaim by claim:\n");
     write_text_table(text, &t);
     fprintf(text, "%d of %zu verdicts changed%s%s\n", changed, t.rows - 1,
             changed ? ": " : "", changed_list);
     put_count(s, "compare.changed", changed);
+    put_count(s, "compare.new", new_claims);
     put_text(s, "compare.changed_list", changed ? changed_list : "none");
+}
+
+static void claims_beside_published(struct store *s, const struct csv_table *pub)
+{
+    char path[4096], err[512], key[KEY_SIZE], cell[KEY_SIZE + 16];
+    struct csv_table claims;
+    struct csv_out out;
+    snprintf(path, sizeof path, "%s/tables/claims.csv", s->out_dir);
+    if (csv_table_load(path, &claims, err, sizeof err) != 0) {
+        fprintf(stderr, "ipctax-summary: %s\n", err);
+        s->errors++;
+        return;
+    }
+    if (claims.n_cols + 1 > MAX_COLUMNS) {       /* the table of claims.c has 7 */
+        fprintf(stderr, "ipctax-summary: %s has too many columns to compare\n", path);
+        s->errors++;
+        csv_table_free(&claims);
+        return;
+    }
+    const char *header[MAX_COLUMNS];
+    for (size_t c = 0; c < claims.n_cols; c++)
+        header[c] = claims.cells[c];
+    header[claims.n_cols] = "Published";
+    if (table_open(s, "claims_compared", &out, header, (int)claims.n_cols + 1) == 0) {
+        for (size_t r = 0; r < claims.n_rows; r++) {
+            const char *now = mine(s, keyf(key, "claim.%s.verdict", csv_table_cell(&claims, r, 0)));
+            const char *then = published_value(pub, key);
+            snprintf(cell, sizeof cell, "%s%s", strcmp(then, "n/a") == 0 ? "new" : then,
+                     strcmp(then, "n/a") != 0 && strcmp(now, then) != 0 ? " (changed)" : "");
+            for (size_t c = 0; c < claims.n_cols; c++)
+                csv_out_text(&out, csv_table_cell(&claims, r, c));
+            csv_out_text(&out, cell);
+            csv_out_end_row(&out);
+        }
+        table_close(s, &out);
+    }
+    csv_table_free(&claims);
 }
 
 void compare_with_published(struct store *s, const char *published_dir)
@@ -153,6 +190,7 @@ void compare_with_published(struct store *s, const char *published_dir)
         s->errors++;
     } else {
         compare_claims(s, &pub, text);
+        claims_beside_published(s, &pub);
         if (fclose(text) != 0)
             s->errors++;
     }
