@@ -126,6 +126,7 @@ static void *connection_thread(void *arg)
     free(cl);
     return NULL;
 }
+
 /* With the lock held: whether some connection's client has hung up. */
 static int a_client_has_hung_up(struct server *s)
 {

@@ -238,6 +238,7 @@ struct precondition {
     const char *must_be;       /* the value's exact text */
 };
 
+/* The statements are the table's words (a table's words are the summary's: see table_open). */
 static const struct precondition PRECONDITIONS[] = {
     {"gate", "every architecture returns the in-process results bit for bit", "gate.failed",
      "0"},

@@ -11,6 +11,7 @@
 #include "report/compare.h"
 #include "report/csvread.h"
 
+/* The labels are the table's words (a table's words are the summary's: see table_open). */
 static const struct {
     const char *label, *key;
 } COMPARED[] = {

@@ -59,7 +59,9 @@ const char *format_fixed(char *buf, double x, int decimals);
 const char *format_estimate(char *buf, struct estimate e, int decimals);
 
 /* Opens OUT/tables/name.csv (a table the paper shows), or OUT/name (a file
- * a figure plots), with its header; counts a failure. 0 or -1. */
+ * a figure plots), with its header; counts a failure. 0 or -1. A table's
+ * header and the words of its cells are written by the summarizer that
+ * fills it, in English, because the weave prints the file as it is. */
 int table_open(struct store *s, const char *name, struct csv_out *out,
                const char *const *header, int n_columns);
 int figure_data_open(struct store *s, const char *name, struct csv_out *out,

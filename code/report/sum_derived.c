@@ -115,6 +115,7 @@ struct derivation {
     double scale;              /* measured value times this is in the original's unit */
 };
 
+/* The table's rows, in the paper's words (a table's words are the summary's: see table_open). */
 static const struct derivation DERIVATIONS[] = {
     {"stateful server, one 48-byte call", "orig.stateful.per_call_us", "µs",
      "call.stateful_unix.per_call_us", 1},

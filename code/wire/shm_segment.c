@@ -83,7 +83,6 @@ static void start_empty(struct shm_channel *ch)
     ch->tail_seen = atomic_load(&ch->out->tail);
 }
 
-
 static int mapping_damaged(const struct shm_channel *ch);   /* below: a shrunk segment */
 static int segment_damaged(const struct shm_channel *ch);
 
@@ -338,6 +337,7 @@ static void unmap_segment(struct shm_channel *ch)
     ch->seg = NULL;
     ch->fd = ch->guard = -1;
 }
+
 int shm_channel_create(struct shm_channel *ch, const char *name, size_t ring_bytes,
                        enum shm_wait wait, char *err, size_t err_size)
 {
@@ -374,6 +374,7 @@ int shm_channel_create(struct shm_channel *ch, const char *name, size_t ring_byt
         shm_unlink(ch->name);                  /* its engine is gone: the segment is stale */
     return map_new_segment(ch, err, err_size);
 }
+
 /* Engine: gives the segment up (marked closed for a client still in it) and
  * maps a new one under the same name, noting `why` for the log (NULL: the
  * first segment). 0, or -1 with errno and a message. */
@@ -391,6 +392,7 @@ static int renew_segment(struct shm_channel *ch, const char *why, char *err, siz
     ch->head_seen = ch->tail_seen = 0;
     return map_new_segment(ch, err, err_size);
 }
+
 /* Whether a mapped segment can be attached: 0 when it is ours (the client
  * word is then this process's), or the errno value that says why not. */
 static int claim_segment(struct shm_segment *seg, size_t size, const char *name,
