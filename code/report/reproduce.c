@@ -202,6 +202,20 @@ static int agreeing(struct reproduction *r, size_t n, const char *claim, const c
     return best;
 }
 
+static void describe_difference(char *list, struct reproduction *r, size_t n,
+                                const char *claim, const char *most, int agree)
+{
+    size_t used = strlen(list);
+    used += snprintf(list + used, TEXT_SIZE - used, "%s`%s` (%s in %d of %zu", used ? "; " : "",
+                     claim, most, agree, n);
+    for (size_t i = 0; i < n && used < TEXT_SIZE; i++)
+        if (strcmp(verdict_of(&r[i].s, claim), most) != 0)
+            used += snprintf(list + used, TEXT_SIZE - used, ", %s in %s",
+                             verdict_of(&r[i].s, claim), r[i].id);
+    if (used < TEXT_SIZE)
+        snprintf(list + used, TEXT_SIZE - used, ")");
+}
+
 static void claims_table(struct store *s, struct reproduction *r, size_t n)
 {
     const char *header[MAX_REPRODUCTIONS + 2] = {"Claim"};
@@ -235,10 +249,11 @@ static void claims_table(struct store *s, struct reproduction *r, size_t n)
         unanimous += all;
         put_text(s, keyf(key, "across.%s.unanimous", claim), all ? "yes" : "no");
         put_text(s, keyf(key, "across.%s.commonest", claim), most);
-        char *list = all && strcmp(most, "holds") == 0 ? everywhere : all ? NULL : differ;
-        if (list != NULL)
-            snprintf(list + strlen(list), TEXT_SIZE - strlen(list), "%s`%s`",
-                     list[0] != '\0' ? ", " : "", claim);
+        if (!all)
+            describe_difference(differ, r, n, claim, most, agree);
+        else if (strcmp(most, "holds") == 0)
+            snprintf(everywhere + strlen(everywhere), TEXT_SIZE - strlen(everywhere), "%s`%s`",
+                     everywhere[0] != '\0' ? ", " : "", claim);
     }
     free(claims);
     table_close(s, &t);

@@ -12,12 +12,27 @@
 #include "report/summarize.h"
 #include "report/units.h"
 
+static void largest_part(const struct run_data *d, const char *arch, long *bars, long *combos)
+{
+    *bars = *combos = 0;
+    for (size_t i = 0; i < d->n_runs; i++)
+        if (strcmp(d->runs[i].architecture, arch) == 0 && d->runs[i].round >= 1) {
+            *bars = d->runs[i].bars > *bars ? d->runs[i].bars : *bars;
+            *combos = d->runs[i].combos > *combos ? d->runs[i].combos : *combos;
+        }
+}
+
 static struct sample_stats run_stats(const struct run_data *d, const char *arch)
 {
     struct doubles x = {0};
-    for (size_t i = 0; i < d->n_runs; i++)
-        if (strcmp(d->runs[i].architecture, arch) == 0 && strcmp(d->runs[i].status, "ok") == 0)
-            doubles_push(&x, d->runs[i].seconds);
+    long bars, combos;
+    largest_part(d, arch, &bars, &combos);
+    for (size_t i = 0; i < d->n_runs; i++) {
+        const struct run_row *r = &d->runs[i];
+        if (strcmp(r->architecture, arch) == 0 && strcmp(r->status, "ok") == 0 &&
+            r->bars == bars && r->combos == combos)
+            doubles_push(&x, r->seconds);
+    }
     struct sample_stats st = sample_stats(x.v, x.n);
     doubles_free(&x);
     return st;
@@ -26,19 +41,14 @@ static struct sample_stats run_stats(const struct run_data *d, const char *arch)
 /* The part of the job arch ran, as the table prints it. */
 static const char *part_text(const struct run_data *d, const char *arch, char *buf, size_t size)
 {
-    double bars = kv_number(&d->run, "bars"), combos = kv_number(&d->run, "combos");
     char n[64];
+    long bars, combos;
+    largest_part(d, arch, &bars, &combos);
     snprintf(buf, size, "whole");
-    for (size_t i = 0; i < d->n_runs; i++) {
-        const struct run_row *r = &d->runs[i];
-        if (strcmp(r->architecture, arch) != 0 || r->round < 1)
-            continue;
-        if (r->bars < bars)
-            snprintf(buf, size, "%s bars", format_fixed(n, (double)r->bars, 0));
-        else if (r->combos < combos)
-            snprintf(buf, size, "%s combinations", format_fixed(n, (double)r->combos, 0));
-        break;
-    }
+    if (bars > 0 && bars < kv_number(&d->run, "bars"))
+        snprintf(buf, size, "%s bars", format_fixed(n, (double)bars, 0));
+    else if (combos > 0 && combos < kv_number(&d->run, "combos"))
+        snprintf(buf, size, "%s combinations", format_fixed(n, (double)combos, 0));
     return buf;
 }
 

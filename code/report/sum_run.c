@@ -15,7 +15,7 @@
 
 static const char *const MACHINE_TEXTS[] = {
     "cpu", "cpu_vendor", "cpu_family", "cpu_model", "cpu_stepping", "cpu_microcode", "simd",
-    "simd_enabled", "tuned_path", "hypervisor_name", "kernel", "hypervisor", "cpu_mhz", "governor",
+    "simd_enabled", "tuned_path", "kernel", "hypervisor", "cpu_mhz", "governor",
     "clock_source", "tcp_congestion", "compiler",
     "cflags", "libc", "date", "commit", "version.libcsv-dev", "version.libjansson-dev",
     "version.nettle-dev", "version.pandoc", "version.gnuplot-nox", "version.texlive-base",
@@ -36,6 +36,19 @@ static void put_original(struct store *s, const struct original_row *o)
     put_number(s, key, x, dot != NULL ? (int)strlen(dot + 1) : 0);
 }
 
+/* The hypervisor's signature, "name name" said as "name". */
+static void put_hypervisor_name(struct store *s, const char *v)
+{
+    char once[TEXT_SIZE];
+    const char *space = v != NULL ? strchr(v, ' ') : NULL;
+    size_t word = space != NULL ? (size_t)(space - v) : 0;
+    if (space != NULL && word > 0 && strncmp(v, space + 1, word) == 0 && space[1 + word] == '\0')
+        snprintf(once, sizeof once, "%.*s", (int)word, v);
+    else
+        snprintf(once, sizeof once, "%s", v != NULL ? v : "not recorded");
+    put_text(s, "machine.hypervisor_name", once);
+}
+
 void summarize_run(const struct run_data *d, struct store *s)
 {
     char key[KEY_SIZE];
@@ -43,6 +56,7 @@ void summarize_run(const struct run_data *d, struct store *s)
         const char *v = kv_get(&d->machine, MACHINE_TEXTS[i]);
         put_text(s, keyf(key, "machine.%s", MACHINE_TEXTS[i]), v != NULL ? v : "not recorded");
     }
+    put_hypervisor_name(s, kv_get(&d->machine, "hypervisor_name"));
     put_count(s, "machine.cores", kv_number(&d->machine, "cores"));
     char text[TEXT_SIZE];
     snprintf(text, sizeof text, "family %s, model %s",

@@ -330,7 +330,8 @@ end
 -- significant figures, or as its interval needs for one significant figure of
 -- its half-width, whichever is more, so that a ratio near one keeps the digits
 -- its interval resolves and a time of 195,883 µs is not read to a tenth
--- (tables and data/ keep every digit). A plain value marked .sig gets three
+-- (tables and data/ keep every digit); one decimal more where a bound that
+-- differs from the value would print as it. A plain value marked .sig gets three
 -- significant figures. Values that are not numbers are printed as they are.
 local function number_of(text)
   local plain = text:gsub(",", "")
@@ -365,6 +366,9 @@ local function rounded(v, lo, hi)
   local x, a, b = number_of(v), lo and number_of(lo), hi and number_of(hi)
   if not x or (lo and not (a and b)) then return nil end
   local d = prose_decimals(x, a, b)
+  -- A bound that differs from the value is not printed as the value.
+  local function merged(y) return y and y ~= x and grouped(y, d) == grouped(x, d) end
+  while d < 6 and (merged(a) or merged(b)) do d = d + 1 end
   return grouped(x, d), a and grouped(a, d), b and grouped(b, d)
 end
 
