@@ -28,6 +28,7 @@
 #include "report/csvread.h"
 #include "report/manifest.h"
 #include "report/model.h"
+#include "report/reproduce.h"
 #include "report/store.h"
 #include "report/summarize.h"
 
@@ -631,6 +632,161 @@ static void a_claim_the_published_run_lacks_is_new_not_changed(void **state)
         fail_msg("the claims table's last column does not call every claim new");
 }
 
+/* ---- Reproductions: kept runs, their verdicts side by side ----------------- */
+
+/* The text of a small file, for comparing a folder before and after. */
+static void read_all(const char *path, char *text, size_t size)
+{
+    FILE *f = fopen(path, "r");
+    assert_non_null(f);
+    size_t n = fread(text, 1, size - 1, f);
+    fclose(f);
+    text[n] = '\0';
+}
+
+/* Three copies of the hand-made run kept as reproductions: every claim's
+ * row holds the verdict the claims test knows for it, three times, and all
+ * three agree. */
+static void three_reproductions_give_the_known_verdicts(void **state)
+{
+    (void)state;
+    char run[256], registry[256], root[256], out[256], made[256], err[512], path[600];
+    char text[4096];
+    summarize_golden_run();
+    scratch_path(run, sizeof run, "golden");
+    scratch_path(registry, sizeof registry, "registry");
+    assert_int_equal(mkdir(scratch_path(root, sizeof root, "kept"), 0777), 0);
+    const char *ids[] = {"a-machine", "b-machine", "c-machine"};
+    for (size_t i = 0; i < 3; i++)
+        if (reproduction_add(run, root, ids[i], "a test", "none", made, sizeof made, err,
+                             sizeof err) != 0)
+            fail_msg("keeping %s: %s", ids[i], err);
+    assert_int_equal(mkdir(scratch_path(out, sizeof out, "across"), 0777), 0);
+    struct run_data d;
+    struct store s;
+    if (run_data_load(&d, run, err, sizeof err) != 0)
+        fail_msg("the hand-made run was refused: %s", err);
+    store_init(&s, out);
+    s.registry = registry;
+    summarize_all(&d, &s);                 /* the claims the reproductions are judged on */
+    run_data_free(&d);
+    summarize_reproductions(&s, root);
+    const struct value *count = store_get(&s, "across.count");
+    const struct value *unanimous = store_get(&s, "across.unanimous");
+    int ok = s.errors == 0 && count != NULL && strcmp(count->text, "3") == 0 &&
+             unanimous != NULL && strcmp(unanimous->text, "10") == 0;
+    char why[3 * TEXT_SIZE];
+    snprintf(why, sizeof why, "%d errors, %s kept, %s unanimous", s.errors,
+             count != NULL ? count->text : "none", unanimous != NULL ? unanimous->text : "none");
+    store_free(&s);
+    if (!ok)
+        fail_msg("three copies of one run: not 3 reproductions agreeing on 10 claims (%s)", why);
+    snprintf(path, sizeof path, "%s/tables/reproductions.csv", out);
+    read_all(path, text, sizeof text);
+    static const char *const rows[] = {
+        "below_holds,holds,holds,holds,3 of 3\n", "below_fails,fails,fails,fails,3 of 3\n",
+        "within_across,undecided,undecided,undecided,3 of 3\n",
+        "short_promise,undecided,undecided,undecided,3 of 3\n"};
+    for (size_t i = 0; i < sizeof rows / sizeof rows[0]; i++)
+        if (strstr(text, rows[i]) == NULL)
+            fail_msg("the verdicts' table lacks the row %s", rows[i]);
+}
+
+/* Keeping a run copies it and changes nothing of it; an id kept before is
+ * refused, not written over. */
+static void keeping_a_run_changes_nothing_of_it(void **state)
+{
+    (void)state;
+    char run[256], root[256], made[256], err[512], path[600];
+    static char before[16384], after[16384];
+    summarize_golden_run();
+    scratch_path(run, sizeof run, "golden");
+    assert_int_equal(mkdir(scratch_path(root, sizeof root, "kept-once"), 0777), 0);
+    snprintf(path, sizeof path, "%s/manifest.csv", run);
+    read_all(path, before, sizeof before);
+    if (reproduction_add(run, root, "once", "a test", "none", made, sizeof made, err,
+                         sizeof err) != 0)
+        fail_msg("keeping the run: %s", err);
+    read_all(path, after, sizeof after);
+    struct run_data d;
+    if (strcmp(before, after) != 0 || run_data_load(&d, run, err, sizeof err) != 0)
+        fail_msg("keeping the run changed it");            /* the load checks the manifest */
+    run_data_free(&d);
+    err[0] = '\0';
+    if (reproduction_add(run, root, "once", "a test", "none", made, sizeof made, err,
+                         sizeof err) == 0)
+        fail_msg("an id kept before was written over");
+    if (strstr(err, "once") == NULL)
+        fail_msg("the refusal \"%s\" does not name the id", err);
+}
+
+/* A kept folder with a file missing is refused: the summary counts it as an
+ * error, and the weave stops rather than print a table with a hole. */
+static void a_reproduction_with_a_file_missing_is_refused(void **state)
+{
+    (void)state;
+    char run[256], registry[256], root[256], out[256], made[256], err[512], path[600];
+    summarize_golden_run();
+    scratch_path(run, sizeof run, "golden");
+    scratch_path(registry, sizeof registry, "registry");
+    assert_int_equal(mkdir(scratch_path(root, sizeof root, "kept-broken"), 0777), 0);
+    if (reproduction_add(run, root, "broken", "a test", "none", made, sizeof made, err,
+                         sizeof err) != 0)
+        fail_msg("keeping the run: %s", err);
+    snprintf(path, sizeof path, "%s/broken/echo.csv", root);
+    assert_int_equal(unlink(path), 0);
+    assert_int_equal(mkdir(scratch_path(out, sizeof out, "across-broken"), 0777), 0);
+    struct store s;
+    store_init(&s, out);
+    s.registry = registry;
+    summarize_reproductions(&s, root);
+    int errors = s.errors;
+    store_free(&s);
+    if (errors == 0)
+        fail_msg("a reproduction without its echo.csv was summarized");
+}
+
+/* The published run's values with one verdict changed: the comparison
+ * counts one change and names that claim. */
+static void a_changed_verdict_is_named(void **state)
+{
+    (void)state;
+    char run[256], registry[256], published[256], out[256], err[512], path[600];
+    static char text[1 << 20];
+    struct run_data d;
+    struct store s;
+    summarize_golden_run();
+    scratch_path(run, sizeof run, "golden");
+    scratch_path(registry, sizeof registry, "registry");
+    scratch_path(published, sizeof published, "out");
+    snprintf(path, sizeof path, "%s/values.csv", published);
+    read_all(path, text, sizeof text);
+    char *at = strstr(text, "claim.below_holds.verdict,holds");
+    if (at == NULL)
+        fail_msg("the hand-made run's values have no holding below_holds");
+    assert_int_equal(mkdir(scratch_path(published, sizeof published, "published-changed"), 0777),
+                     0);
+    FILE *f = create_in(published, "values.csv");
+    fprintf(f, "%.*sclaim.below_holds.verdict,fails%s", (int)(at - text), text,
+            at + strlen("claim.below_holds.verdict,holds"));
+    finish(f);
+    assert_int_equal(mkdir(scratch_path(out, sizeof out, "compared-changed"), 0777), 0);
+    if (run_data_load(&d, run, err, sizeof err) != 0)
+        fail_msg("the hand-made run was refused: %s", err);
+    store_init(&s, out);
+    s.registry = registry;
+    summarize_all(&d, &s);
+    compare_with_published(&s, published);
+    const struct value *changed = store_get(&s, "compare.changed");
+    const struct value *list = store_get(&s, "compare.changed_list");
+    int ok = changed != NULL && strcmp(changed->text, "1") == 0 && list != NULL &&
+             strcmp(list->text, "below_holds") == 0;
+    store_free(&s);
+    run_data_free(&d);
+    if (!ok)
+        fail_msg("one changed verdict was not counted and named as below_holds");
+}
+
 /* ---- run_data_load refuses a run it cannot read ---------------------------- */
 
 /* A fresh copy of the run in test_dir/name, `from` replaced by `to` (the
@@ -726,6 +882,10 @@ int main(void)
         T(a_claims_verdict_follows_its_interval),
         T(a_run_compared_with_itself_changes_no_verdict),
         T(a_claim_the_published_run_lacks_is_new_not_changed),
+        T(a_changed_verdict_is_named),
+        T(three_reproductions_give_the_known_verdicts),
+        T(keeping_a_run_changes_nothing_of_it),
+        T(a_reproduction_with_a_file_missing_is_refused),
         T(a_missing_file_is_refused_by_name),
         T(a_missing_column_is_refused_by_name),
         T(a_bad_number_is_refused_with_its_place),

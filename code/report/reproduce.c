@@ -106,7 +106,7 @@ int reproduction_add(const char *data, const char *root, const char *id, const c
 enum { MAX_REPRODUCTIONS = 64 };
 
 struct reproduction {
-    char id[256];
+    char id[256], label[16];           /* label: R1, R2, ... in the folders' order */
     struct store s;
     char machine[512], simd[256], kernel[256], date[64], conditions[256];
 };
@@ -206,12 +206,12 @@ static void describe_difference(char *list, struct reproduction *r, size_t n,
                                 const char *claim, const char *most, int agree)
 {
     size_t used = strlen(list);
-    used += snprintf(list + used, TEXT_SIZE - used, "%s`%s` (%s in %d of %zu", used ? "; " : "",
+    used += snprintf(list + used, TEXT_SIZE - used, "%s%s (%s in %d of %zu", used ? "; " : "",
                      claim, most, agree, n);
     for (size_t i = 0; i < n && used < TEXT_SIZE; i++)
         if (strcmp(verdict_of(&r[i].s, claim), most) != 0)
             used += snprintf(list + used, TEXT_SIZE - used, ", %s in %s",
-                             verdict_of(&r[i].s, claim), r[i].id);
+                             verdict_of(&r[i].s, claim), r[i].label);
     if (used < TEXT_SIZE)
         snprintf(list + used, TEXT_SIZE - used, ")");
 }
@@ -222,7 +222,7 @@ static void claims_table(struct store *s, struct reproduction *r, size_t n)
     char key[KEY_SIZE], cell[64], everywhere[TEXT_SIZE] = "", differ[TEXT_SIZE] = "";
     struct csv_out t;
     for (size_t i = 0; i < n; i++)
-        header[i + 1] = r[i].id;
+        header[i + 1] = r[i].label;
     header[n + 1] = "Agree";
     if (table_open(s, "reproductions", &t, header, (int)n + 2) != 0)
         return;
@@ -252,7 +252,7 @@ static void claims_table(struct store *s, struct reproduction *r, size_t n)
         if (!all)
             describe_difference(differ, r, n, claim, most, agree);
         else if (strcmp(most, "holds") == 0)
-            snprintf(everywhere + strlen(everywhere), TEXT_SIZE - strlen(everywhere), "%s`%s`",
+            snprintf(everywhere + strlen(everywhere), TEXT_SIZE - strlen(everywhere), "%s%s",
                      everywhere[0] != '\0' ? ", " : "", claim);
     }
     free(claims);
@@ -264,13 +264,13 @@ static void claims_table(struct store *s, struct reproduction *r, size_t n)
 
 static void machines_table(struct store *s, struct reproduction *r, size_t n)
 {
-    static const char *const header[] = {"Reproduction", "Processor", "Vectors enabled",
-                                         "Kernel", "Date", "Conditions"};
+    static const char *const header[] = {"", "Reproduction (its folder)", "Processor",
+                                         "Vectors enabled", "Kernel", "Conditions"};
     struct csv_out t;
     if (table_open(s, "machines", &t, header, CSV_COLUMNS(header)) != 0)
         return;
     for (size_t i = 0; i < n; i++) {
-        const char *cells[] = {r[i].id, r[i].machine, r[i].simd, r[i].kernel, r[i].date,
+        const char *cells[] = {r[i].label, r[i].id, r[i].machine, r[i].simd, r[i].kernel,
                                r[i].conditions};
         for (size_t c = 0; c < sizeof cells / sizeof cells[0]; c++)
             csv_out_text(&t, cells[c]);
@@ -285,8 +285,10 @@ void summarize_reproductions(struct store *s, const char *root)
     size_t n = folders(root, names), kept = 0;
     struct reproduction *r = calloc(n ? n : 1, sizeof *r);
     for (size_t i = 0; r != NULL && i < n; i++) {
-        if (summarize_one(s, root, names[i], &r[kept]) == 0)
+        if (summarize_one(s, root, names[i], &r[kept]) == 0) {
+            snprintf(r[kept].label, sizeof r[kept].label, "R%zu", kept + 1);
             kept++;
+        }
         else
             s->errors++;
         free(names[i]);
