@@ -554,6 +554,25 @@ static void a_claims_verdict_follows_its_interval(void **state)
     expect("claims.undecided", "4");
 }
 
+/* The hand-made run summarized into s, as ipctax-summary does, with out (of
+ * out_size) a new folder of the test directory named name. */
+static void summarize_golden_into(struct store *s, const char *name, char *out, size_t out_size)
+{
+    static char registry[256];
+    char run[256], err[512];
+    struct run_data d;
+    summarize_golden_run();
+    scratch_path(run, sizeof run, "golden");
+    scratch_path(registry, sizeof registry, "registry");
+    assert_int_equal(mkdir(scratch_path(out, out_size, name), 0777), 0);
+    if (run_data_load(&d, run, err, sizeof err) != 0)
+        fail_msg("the hand-made run was refused: %s", err);
+    store_init(s, out);
+    s->registry = registry;
+    summarize_all(&d, s);
+    run_data_free(&d);
+}
+
 /* The run compared with itself, as `make compare` compares a build's run with
  * the published one: the same run, no verdict changed. The store is made
  * full first, so that the comparison's first put moves every value (under
@@ -561,19 +580,10 @@ static void a_claims_verdict_follows_its_interval(void **state)
 static void a_run_compared_with_itself_changes_no_verdict(void **state)
 {
     (void)state;
-    char run[256], registry[256], published[256], out[256], err[512];
-    struct run_data d;
+    char published[256], out[256];
     struct store s;
-    summarize_golden_run();
-    scratch_path(run, sizeof run, "golden");
-    scratch_path(registry, sizeof registry, "registry");
+    summarize_golden_into(&s, "compared", out, sizeof out);
     scratch_path(published, sizeof published, "out");
-    assert_int_equal(mkdir(scratch_path(out, sizeof out, "compared"), 0777), 0);
-    if (run_data_load(&d, run, err, sizeof err) != 0)
-        fail_msg("the hand-made run was refused: %s", err);
-    store_init(&s, out);
-    s.registry = registry;
-    summarize_all(&d, &s);
     struct value *full = realloc(s.values, s.n * sizeof *s.values);
     assert_non_null(full);
     s.values = full;
@@ -588,7 +598,6 @@ static void a_run_compared_with_itself_changes_no_verdict(void **state)
              same != NULL ? same->text : "not put",
              changed != NULL ? changed->text : "no count of");
     store_free(&s);
-    run_data_free(&d);
     if (!ok)
         fail_msg("the run compared with itself: %s", why);
 }
@@ -598,24 +607,14 @@ static void a_run_compared_with_itself_changes_no_verdict(void **state)
 static void a_claim_the_published_run_lacks_is_new_not_changed(void **state)
 {
     (void)state;
-    char run[256], registry[256], out[256], err[512];
-    struct run_data d;
+    char out[256], err[512];
     struct store s;
-    summarize_golden_run();
-    scratch_path(run, sizeof run, "golden");
-    scratch_path(registry, sizeof registry, "registry");
-    assert_int_equal(mkdir(scratch_path(out, sizeof out, "compared-old"), 0777), 0);
-    if (run_data_load(&d, run, err, sizeof err) != 0)
-        fail_msg("the hand-made run was refused: %s", err);
-    store_init(&s, out);
-    s.registry = registry;
-    summarize_all(&d, &s);
+    summarize_golden_into(&s, "compared-old", out, sizeof out);
     compare_with_published(&s, out);            /* a folder with no values.csv */
     const struct value *changed = store_get(&s, "compare.changed");
     char count[TEXT_SIZE];
     snprintf(count, sizeof count, "%s", changed != NULL ? changed->text : "not put");
     store_free(&s);
-    run_data_free(&d);
     if (strcmp(count, "0") != 0)
         fail_msg("against a run without verdicts, %s verdicts changed", count);
     char path[512];
@@ -650,26 +649,18 @@ static void read_all(const char *path, char *text, size_t size)
 static void three_reproductions_give_the_known_verdicts(void **state)
 {
     (void)state;
-    char run[256], registry[256], root[256], out[256], made[256], err[512], path[600];
+    char run[256], root[256], out[256], made[256], err[512], path[600];
     char text[4096];
     summarize_golden_run();
     scratch_path(run, sizeof run, "golden");
-    scratch_path(registry, sizeof registry, "registry");
     assert_int_equal(mkdir(scratch_path(root, sizeof root, "kept"), 0777), 0);
     const char *ids[] = {"a-machine", "b-machine", "c-machine"};
     for (size_t i = 0; i < 3; i++)
         if (reproduction_add(run, root, ids[i], "a test", "none", made, sizeof made, err,
                              sizeof err) != 0)
             fail_msg("keeping %s: %s", ids[i], err);
-    assert_int_equal(mkdir(scratch_path(out, sizeof out, "across"), 0777), 0);
-    struct run_data d;
     struct store s;
-    if (run_data_load(&d, run, err, sizeof err) != 0)
-        fail_msg("the hand-made run was refused: %s", err);
-    store_init(&s, out);
-    s.registry = registry;
-    summarize_all(&d, &s);                 /* the claims the reproductions are judged on */
-    run_data_free(&d);
+    summarize_golden_into(&s, "across", out, sizeof out);   /* the claims they are judged on */
     summarize_reproductions(&s, root);
     const struct value *count = store_get(&s, "across.count");
     const struct value *unanimous = store_get(&s, "across.unanimous");
@@ -751,13 +742,10 @@ static void a_reproduction_with_a_file_missing_is_refused(void **state)
 static void a_changed_verdict_is_named(void **state)
 {
     (void)state;
-    char run[256], registry[256], published[256], out[256], err[512], path[600];
+    char published[256], out[256], path[600];
     static char text[1 << 20];
-    struct run_data d;
     struct store s;
     summarize_golden_run();
-    scratch_path(run, sizeof run, "golden");
-    scratch_path(registry, sizeof registry, "registry");
     scratch_path(published, sizeof published, "out");
     snprintf(path, sizeof path, "%s/values.csv", published);
     read_all(path, text, sizeof text);
@@ -770,19 +758,13 @@ static void a_changed_verdict_is_named(void **state)
     fprintf(f, "%.*sclaim.below_holds.verdict,fails%s", (int)(at - text), text,
             at + strlen("claim.below_holds.verdict,holds"));
     finish(f);
-    assert_int_equal(mkdir(scratch_path(out, sizeof out, "compared-changed"), 0777), 0);
-    if (run_data_load(&d, run, err, sizeof err) != 0)
-        fail_msg("the hand-made run was refused: %s", err);
-    store_init(&s, out);
-    s.registry = registry;
-    summarize_all(&d, &s);
+    summarize_golden_into(&s, "compared-changed", out, sizeof out);
     compare_with_published(&s, published);
     const struct value *changed = store_get(&s, "compare.changed");
     const struct value *list = store_get(&s, "compare.changed_list");
     int ok = changed != NULL && strcmp(changed->text, "1") == 0 && list != NULL &&
              strcmp(list->text, "below_holds") == 0;
     store_free(&s);
-    run_data_free(&d);
     if (!ok)
         fail_msg("one changed verdict was not counted and named as below_holds");
 }
