@@ -127,9 +127,12 @@ def scroll_to(driver, el):
 
 
 def center(driver, el):
-    """The viewport coordinates of an element's centre (SVG included)."""
+    """The viewport coordinates of an element's centre (SVG included); of an
+    inline element broken over lines, the centre of its first line, since the
+    centre of its whole box may lie on another element's text."""
     return driver.execute_script("""
-        var r = arguments[0].getBoundingClientRect();
+        var rects = arguments[0].getClientRects();
+        var r = rects.length > 0 ? rects[0] : arguments[0].getBoundingClientRect();
         return [Math.round(r.left + r.width / 2), Math.round(r.top + r.height / 2)];""", el)
 
 
