@@ -13,7 +13,12 @@ The check collects what `make paper` runs, from the recipes themselves:
     absolute path (/usr/bin/valgrind, ...) or a popen()ed command;
   - every Python module imported by the Python programs those commands run
     (tests/reference/spec_numpy.py, and code/python/*.py, which the harness
-    starts), other than the standard library's and the project's own.
+    starts), other than the standard library's and the project's own;
+  - every system header the C sources of code/ include, with the headers
+    those include (as `cc -M` finds them), and every library the build's
+    commands link (-lNAME, as `cc -print-file-name=libNAME.so` finds it):
+    a library's -dev package is an install step a program alone would not
+    show.
 
 Each program is found on the PATH and each module imported by Debian's
 /usr/bin/python3, and the file is mapped to the Debian package that owns
@@ -181,6 +186,38 @@ def python_imports(paths):
     return sorted(m for m in modules if m not in stdlib and m not in local)
 
 
+def owners(paths):
+    """owner() of many paths at once (one dpkg -S for all); missing ones are None."""
+    found = {}
+    r = run(["dpkg", "-S"] + list(paths))
+    for line in r.stdout.splitlines():
+        package, _, path = line.partition(": ")
+        found[path.strip()] = package.split(",")[0].strip().split(":")[0]
+    return {p: found.get(p) or owner(p) for p in paths}
+
+
+def headers_and_libraries(dry_run):
+    """The files the build compiles against and links: (name, path) pairs."""
+    names = set()
+    for root, _, files in os.walk("code"):
+        for f in files:
+            if f.endswith((".c", ".h")):
+                with open(os.path.join(root, f)) as src:
+                    names |= set(re.findall(r'^\s*#\s*include\s*<([^>]+)>', src.read(), re.M))
+    source = "".join(f"#include <{n}>\n" for n in sorted(names))
+    r = run(["cc", "-std=c11", "-D_GNU_SOURCE", "-pthread", "-M", "-xc", "-", "-o", "-"],
+            input=source)
+    found = [("#include", os.path.normpath(p))
+             for p in r.stdout.replace("\\\n", " ").split()[2:] if p.startswith("/")]
+    if r.returncode != 0:
+        found.append(("cc -M of the included headers", "(failed: " + r.stderr.strip() + ")"))
+    for lib in sorted(set(re.findall(r"(?<![\w-])-l([A-Za-z0-9_+]+)", dry_run))):
+        path = run(["cc", f"-print-file-name=lib{lib}.so"]).stdout.strip()
+        found.append((f"-l{lib}", os.path.normpath(path) if path.startswith("/")
+                       else f"(lib{lib}.so not found)"))
+    return found
+
+
 def main():
     installed_by_paper = sys.argv[1:]
     if not installed_by_paper:
@@ -232,6 +269,20 @@ def main():
         elif package not in allowed:
             problems.append(f"{name} ({path}) comes from {package}, which make paper does not "
                             "install")
+    built_with = headers_and_libraries(dry.stdout)
+    package_of = owners([path for _, path in built_with if path.startswith("/")])
+    headers = {}
+    for name, path in built_with:
+        package = package_of.get(path)
+        if name.startswith("#include") and package is not None:
+            headers.setdefault(package, []).append(path)
+        else:
+            rows.append((name, path, package))
+        if package is None:
+            problems.append(f"{name} ({path}): no Debian package owns it")
+        elif package not in allowed:
+            problems.append(f"{name} ({path}) comes from {package}, which make paper does not "
+                            "install")
     for module in python_imports(python):
         r = run(["/usr/bin/python3", "-c", f"import {module}; print({module}.__file__)"])
         if r.returncode != 0:
@@ -244,13 +295,16 @@ def main():
                             "does not install")
     for name, path, package in rows:
         print(f"  {name:28} {package or '?':28} {path}")
+    for package, paths in sorted(headers.items()):
+        print(f"  {'%d headers' % len(paths):28} {package:28} {os.path.dirname(paths[0])}/...")
     if problems:
         print("check-packages: FAILED:")
         for p in problems:
             print("  " + p)
         return 1
-    print(f"check-packages: all {len(rows)} programs and modules make paper runs come from "
-          f"packages it installs")
+    print(f"check-packages: all {len(rows)} programs, modules and libraries and "
+          f"{sum(len(p) for p in headers.values())} headers make paper runs and builds with "
+          f"come from packages it installs")
     return 0
 
 
