@@ -55,7 +55,7 @@ help:
 # Each list is what one kind of target runs; tests/check_packages.py proves
 # that every program and Python module `make paper` runs comes from one of
 # the packages it installs (or from an essential package).
-BUILD_DEBS := build-essential git libcsv-dev nettle-dev libjansson-dev
+BUILD_DEBS := build-essential git libcsv-dev nettle-dev libjansson-dev zlib1g-dev
 MEASURE_DEBS := python3-numpy python3-numba valgrind strace libcmocka-dev
 WEAVE_DEBS := pandoc gnuplot-nox fonts-dejavu-core texlive-latex-recommended \
               texlive-latex-extra texlive-fonts-recommended lmodern
@@ -135,23 +135,27 @@ LINK_ORDER := report harness engine wire schema kernel util
 libs_for = $(foreach L,$(LINK_ORDER),$(if $(filter $(L),$(2) $(foreach U,$(2),$(USES_$(U)))),$(1)/lib$(L).a))
 
 MAINS := code/engine/engine.c code/harness/bench.c code/report/summary.c code/tools/kernel.c \
-         code/tools/record.c code/tools/datapackage.c
+         code/tools/record.c code/tools/datapackage.c code/tools/pack.c
 layer_src = $(filter-out $(MAINS),$(wildcard code/$(1)/*.c))
 # Each program: its main object and the layers it is built on.
 PROGRAMS := ipctax-engine ipctax-bench ipctax-summary ipctax-kernel ipctax-record \
-            ipctax-datapackage
+            ipctax-datapackage ipctax-pack
 MAIN_ipctax-engine := engine/engine
 MAIN_ipctax-bench := harness/bench
 MAIN_ipctax-summary := report/summary
 MAIN_ipctax-kernel := tools/kernel
 MAIN_ipctax-record := tools/record
 MAIN_ipctax-datapackage := tools/datapackage
+MAIN_ipctax-pack := tools/pack
 LAYERS_ipctax-engine := engine
 LAYERS_ipctax-bench := harness
 LAYERS_ipctax-summary := report
 LAYERS_ipctax-kernel := kernel
 LAYERS_ipctax-record := schema
 LAYERS_ipctax-datapackage := schema
+LAYERS_ipctax-pack := util
+# Libraries one program alone needs: the page's packer compresses with zlib.
+LDLIBS_ipctax-pack := -lz
 # Each test program (tests/*.c with a main): the layers it tests, or that
 # its shared headers use (testengine.h judges results with the harness's gate).
 TEST_LAYERS_test_bench := report harness
@@ -190,7 +194,7 @@ endef
 # $(1) the variant's directory, $(2) its compiler, $(3) its extra flags, $(4) a program.
 define PROGRAM
 $(1)/$(4): $(1)/obj/$(MAIN_$(4)).o $(call libs_for,$(1),$(LAYERS_$(4)))
-	$(2) $(CFLAGS_ALL) $(3) -o $$@ $$^ $(LDLIBS)
+	$(2) $(CFLAGS_ALL) $(3) -o $$@ $$^ $(LDLIBS) $(LDLIBS_$(4))
 endef
 
 # $(1) the variant's directory, $(2) its compiler, $(3) its extra flags, $(4) a test.
@@ -222,7 +226,7 @@ $(foreach o,$(KERNEL_OBJS),$(eval DEFS_$(o) = -falign-functions=64))
 DEFS_harness/machine = -DIPCTAX_CFLAGS='"$(CFLAGS_ALL)"' -DIPCTAX_COMMIT='"$(shell cat $(BUILD)/commit.txt)"'
 # Every program's --version names the commit: only its main object rebuilds.
 VERSIONED_MAINS := harness/bench engine/engine report/summary tools/kernel tools/record \
-                   tools/datapackage
+                   tools/datapackage tools/pack
 $(foreach m,$(VERSIONED_MAINS),$(eval DEFS_$(m) = -DIPCTAX_COMMIT='"$$(shell cat $(BUILD)/commit.txt)"'))
 $(VERSIONED_MAINS:%=$(BUILD)/obj/%.o): $(BUILD)/commit.txt
 
@@ -252,7 +256,7 @@ $(BUILD)/ipctax-engine-shift%: $(BUILD)/obj/engine/engine.o $(SHIFT)/pad%.o $(SH
 SHIFT_ENGINES := $(CODE_SHIFTS:%=$(BUILD)/ipctax-engine-shift%)
 
 all: $(BUILD)/ipctax-bench $(BUILD)/ipctax-summary $(BUILD)/ipctax-engine $(BUILD)/ipctax-kernel \
-     $(BUILD)/ipctax-record $(BUILD)/ipctax-datapackage \
+     $(BUILD)/ipctax-record $(BUILD)/ipctax-datapackage $(BUILD)/ipctax-pack \
      $(SHIFT_ENGINES)
 
 clean:
@@ -314,6 +318,7 @@ LAYER_UNITS = $(foreach L,$(LAYERS),$(L):$(subst $(space),$(comma),$(strip $(USE
   code/tools/kernel.c:$(call layer_closure,$(LAYERS_ipctax-kernel)) \
   code/tools/record.c:$(call layer_closure,$(LAYERS_ipctax-record)) code/tools/tangle.c:util \
   code/tools/datapackage.c:$(call layer_closure,$(LAYERS_ipctax-datapackage)) \
+  code/tools/pack.c:$(call layer_closure,$(LAYERS_ipctax-pack)) \
   $(foreach T,$(TESTS) drive_engine,tests/$(T).c:$(call layer_closure,$(TEST_LAYERS_$(T))))
 check-layers: $(foreach L,$(LAYERS),$(BUILD)/lib$(L).a)
 	$(PYTHON) tests/check_layers.py $(BUILD) $(LAYER_UNITS)
@@ -548,9 +553,14 @@ PANDOC = IPCTAX_WOVEN=$(WOVEN) IPCTAX_WEAVE_COMMIT=$(WEAVE_COMMIT) \
 # whole page again and writes every quote in the code as an entity.
 PANDOC_HTML = $(PANDOC) --to html5 --standalone --toc --toc-depth 2 --mathml
 
-$(STAGED_SITE)/index.html: $(WEAVE_INPUTS) $(WOVEN)/values.csv $(STAGED_FIGURE_FILES)
-	@mkdir -p $(@D)
-	$(PANDOC_HTML) -o $@
+# pandoc writes the page whole; ipctax-pack then packs Parts II and III
+# into it, gzipped (paper/97-appendix-page.md), so that the one offline
+# file stays under its size cap.
+$(STAGED_SITE)/index.html: $(WEAVE_INPUTS) $(WOVEN)/values.csv $(STAGED_FIGURE_FILES) \
+                           $(BUILD)/ipctax-pack
+	@mkdir -p $(@D) $(WOVEN)
+	$(PANDOC_HTML) -o $(WOVEN)/index.whole.html
+	$(BUILD)/ipctax-pack $(WOVEN)/index.whole.html $@
 
 # The values the page's numbers are read from, published beside it: a
 # number's panel names its key in this file.
@@ -702,7 +712,8 @@ $(TEST_PAGE): FIGURES_READ = figures
 $(TEST_PAGE): all FORCE
 	@mkdir -p $(dir $(TEST_PAGE))
 	$(BUILD)/ipctax-summary --reproductions reproductions data $(WOVEN) $(WOVEN) >/dev/null
-	$(PANDOC_HTML) -o $(TEST_PAGE)
+	$(PANDOC_HTML) -o $(TEST_PAGE:.html=.whole.html)
+	$(BUILD)/ipctax-pack $(TEST_PAGE:.html=.whole.html) $(TEST_PAGE)
 	cp $(WOVEN)/values.csv $(dir $(TEST_PAGE))values.csv
 
 check-browser: $(TEST_PAGE)

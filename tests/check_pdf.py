@@ -24,6 +24,7 @@ import sys
 import zlib
 
 from checks import Checks
+from packed_page import whole
 
 MAX_PAPER_PAGES = 16
 
@@ -112,7 +113,7 @@ def main(argv):
             % len(into_book), ", ".join(missing[:5]))
     if len(argv) == 4:
         with open(argv[3], encoding="utf-8") as f:
-            page = set(re.findall(r'<details class="chunk[^"]*" id="([^"]+)"', f.read()))
+            page = set(re.findall(r'<details class="chunk[^"]*" id="([^"]+)"', whole(f.read())))
         absent = sorted(page - book_dests)
         c.check(page and not absent, "every chunk of the page (%d) is a destination of book.pdf"
                 % len(page), ", ".join(absent[:5]))

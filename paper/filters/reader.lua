@@ -40,6 +40,10 @@
 --    the page's own scripts and style sheet (paper/web/, inline, so the
 --    page stays self-contained; their comments and indentation are left in
 --    paper/web/, not carried in the page).
+--  * HTML only, too: the two markers around Parts II and III (before the
+--    second part's heading, and after the last block) that ipctax-pack
+--    finds and replaces with their gzip (paper/97-appendix-page.md);
+--    paper/web/pack.js, the first script, unpacks them in the browser.
 --  * LaTeX only: the table of contents after the reader's box
 --    (\IpctaxContents, paper/latex/preamble.tex), when pandoc has --toc;
 --    the paper alone ($IPCTAX_EDITION=paper, edition.lua) points to the
@@ -56,8 +60,8 @@ local WOVEN = os.getenv("IPCTAX_WOVEN") or "build/woven"
 local WEAVE_COMMIT = os.getenv("IPCTAX_WEAVE_COMMIT") or "unknown"
 local DATA_STATE = os.getenv("IPCTAX_DATA_STATE") or "not committed"
 local PAPER_ONLY = os.getenv("IPCTAX_EDITION") == "paper"
-local SCRIPTS = {"paper/web/figures.js", "paper/web/chunks.js", "paper/web/cite.js",
-                 "paper/web/nav.js", "paper/web/numbers.js"}
+local SCRIPTS = {"paper/web/pack.js", "paper/web/figures.js", "paper/web/chunks.js",
+                 "paper/web/cite.js", "paper/web/nav.js", "paper/web/numbers.js"}
 local STYLE = "paper/web/style.css"
 local MONTHS = {"jan", "feb", "mar", "apr", "may", "jun", "jul", "aug", "sep", "oct", "nov", "dec"}
 
@@ -553,6 +557,24 @@ local function script_blocks()
   return out
 end
 
+-- The markers of what ipctax-pack packs: from the heading of the second
+-- part (Part II) to the end. A book without a second part has nothing to
+-- pack, which ipctax-pack refuses, so it is an error here already.
+local function mark_packed(blocks)
+  local parts = 0
+  for i, b in ipairs(blocks) do
+    if b.t == "Header" and b.classes:includes("part") then
+      parts = parts + 1
+      if parts == 2 then
+        blocks:insert(i, pandoc.RawBlock("html", "<!--ipctax:pack-->"))
+        blocks:insert(pandoc.RawBlock("html", "<!--ipctax:pack-end-->"))
+        return
+      end
+    end
+  end
+  error("reader.lua: the book has no second part to pack")
+end
+
 function Pandoc(doc)
   local top, pc, refs = load_cff()
   if doc.meta["site-url"] then
@@ -580,6 +602,7 @@ function Pandoc(doc)
     doc.meta["header-includes"] = pandoc.MetaList(head)
     doc.meta["include-after"] = pandoc.MetaList(script_blocks())
     if not doc.meta["toc-title"] then doc.meta["toc-title"] = pandoc.MetaInlines({pandoc.Str("Contents")}) end
+    mark_packed(doc.blocks)
     doc.blocks:insert(1, html_boxes(top, pc, refs))
   elseif is_latex then
     doc.blocks:insert(1, latex_boxes(top, pc, site))

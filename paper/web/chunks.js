@@ -128,6 +128,5 @@
     revealHash();
   }
 
-  if (document.readyState === "loading") document.addEventListener("DOMContentLoaded", init);
-  else init();
+  window.ipctaxWhole(init);   /* pack.js: once Parts II and III are unpacked */
 })();

@@ -40,6 +40,5 @@
     addCopy("citation-bibtex", "BibTeX");
   }
 
-  if (document.readyState === "loading") document.addEventListener("DOMContentLoaded", init);
-  else init();
+  window.ipctaxWhole(init);   /* pack.js: once Parts II and III are unpacked */
 })();

@@ -317,6 +317,5 @@
     });
   }
 
-  if (document.readyState === "loading") document.addEventListener("DOMContentLoaded", init);
-  else init();
+  window.ipctaxWhole(init);   /* pack.js: once Parts II and III are unpacked */
 })();

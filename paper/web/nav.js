@@ -19,7 +19,8 @@
  *    folds them again.
  *
  * The style sheet (style.css) styles what this script adds; nothing here
- * depends on the other scripts.
+ * depends on the other scripts, but it starts through pack.js's
+ * window.ipctaxWhole, once the packed Parts II and III are in the page.
  */
 (function () {
   "use strict";
@@ -325,6 +326,5 @@
     followReader();
   }
 
-  if (document.readyState === "loading") document.addEventListener("DOMContentLoaded", init);
-  else init();
+  window.ipctaxWhole(init);   /* pack.js: once Parts II and III are unpacked */
 })();

@@ -190,6 +190,5 @@
     window.addEventListener("resize", function () { if (panel) place(panel, owner); });
   }
 
-  if (document.readyState === "loading") document.addEventListener("DOMContentLoaded", init);
-  else init();
+  window.ipctaxWhole(init);   /* pack.js: once Parts II and III are unpacked */
 })();
