@@ -160,6 +160,7 @@ LDLIBS_ipctax-pack := -lz
 # its shared headers use (testengine.h judges results with the harness's gate).
 TEST_LAYERS_test_bench := report harness
 TEST_LAYERS_test_calibrate := report
+TEST_LAYERS_test_client := wire
 TEST_LAYERS_test_cli := harness
 TEST_LAYERS_test_data := kernel
 TEST_LAYERS_test_data_checks := report harness

@@ -798,6 +798,58 @@ static void a_frame_of_exactly_max_frame_is_served(void **state)
     assert_engine_alive(&bad_engine);
 }
 
+/*
+ * A client may send its next requests before the replies to the last: the
+ * engine reads what has arrived in one go, so the bytes of later frames
+ * that came with a frame must start the next ones. Three echoes leave in
+ * two writes, the second frame's length word cut after two bytes; each
+ * comes back whole and in order, on one connection.
+ */
+static void frames_sent_together_are_answered_in_order(void **state)
+{
+    (void)state;
+    static const size_t n[3] = {1, 1000, 3};
+    struct engine_process e;
+    char path[108];
+    close(start_engine(&e, "together.sock", NULL, path));
+    double *values[3];
+    uint8_t *frames = NULL;
+    size_t total = 0, cut = 0;
+    for (int k = 0; k < 3; k++) {
+        values[k] = bit_patterns(n[k], 11 + (uint64_t)k);
+        size_t len = (size_t)request_body_size((uint32_t)n[k], 0);
+        frames = realloc(frames, total + FRAME_HEADER_BYTES + len);
+        assert_non_null(frames);
+        le_put_u32(frames + total, (uint32_t)len);
+        request_encode(frames + total + FRAME_HEADER_BYTES, OP_ECHO, values[k], (uint32_t)n[k],
+                       NULL, 0);
+        total += FRAME_HEADER_BYTES + len;
+        if (k == 0)
+            cut = total + 2;                   /* inside the second frame's length word */
+    }
+    int fd = connect_unix(path);
+    assert_true(fd >= 0);
+    assert_int_equal(send_bytes(fd, frames, cut), 0);
+    sleep_ms(20);                              /* the engine reads the first part alone */
+    assert_int_equal(send_bytes(fd, frames + cut, total - cut), 0);
+    for (int k = 0; k < 3; k++) {
+        uint32_t word;
+        uint8_t *body;
+        assert_int_equal(read_frame(fd, &word, &body, TEST_IO_TIMEOUT_MS), 0);
+        assert_int_equal(word, n[k] * 8);
+        double *back = malloc(n[k] * sizeof *back);
+        assert_non_null(back);
+        le_get_f64s(back, body, n[k]);
+        assert_memory_equal(back, values[k], n[k] * sizeof *back);
+        free(back);
+        free(body);
+        free(values[k]);
+    }
+    close(fd);
+    free(frames);
+    stop_engine_checked(&e, SIGTERM);
+}
+
 /* ---- Clients that stall, idle, vanish, or crowd in ----------------------- */
 
 static void client_vanishing_mid_reply_does_not_take_the_engine_down(void **state)
@@ -2263,6 +2315,7 @@ int main(void)
         T(non_finite_closes_are_refused_naming_the_first),
         T(json_is_known_by_its_content_and_duplicate_keys_are_refused),
         T(four_clients_interleave),
+        T(frames_sent_together_are_answered_in_order),
         T(client_vanishing_mid_reply_does_not_take_the_engine_down),
         T(client_not_reading_its_reply_is_dropped),
         T(stalled_client_is_dropped_after_the_frame_timeout),

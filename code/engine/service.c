@@ -547,18 +547,55 @@ static void describe_read_failure(char *err, size_t size, const char *part, int 
         set_error(err, size, "reading the frame's %s: %s", part, strerror(errno));
 }
 
+enum { BODY_AHEAD = 64 * 1024 };
+
+/* Moves the next frame's bytes that came with the last one to the front:
+ * the header's into header, the body's to the start of the body buffer.
+ * Returns how many there were. */
+static size_t take_ahead(struct connection *c, uint8_t *header)
+{
+    uint8_t *from = (uint8_t *)c->body.data + c->ahead_at;
+    size_t n = c->ahead, in_header = n < FRAME_HEADER_BYTES ? n : FRAME_HEADER_BYTES;
+    memcpy(header, from, in_header);
+    memmove(c->body.data, from + in_header, n - in_header);
+    c->ahead = c->ahead_at = 0;
+    return n;
+}
+
+/* Reads at least `least` more bytes of the frame (have read so far) into
+ * the header and the body buffer, as many as have arrived. */
+static ssize_t read_frame_bytes(struct connection *c, const struct byte_link *link,
+                                uint8_t *header, size_t have, size_t least, uint64_t deadline)
+{
+    size_t in_header = have < FRAME_HEADER_BYTES ? have : FRAME_HEADER_BYTES;
+    size_t in_body = have - in_header;
+    struct iovec iov[2] = {{header + in_header, FRAME_HEADER_BYTES - in_header},
+                           {(uint8_t *)c->body.data + in_body, c->body.cap - in_body}};
+    return in_header < FRAME_HEADER_BYTES ? link->read_some(link->ctx, iov, 2, least, deadline)
+                                          : link->read_some(link->ctx, iov + 1, 1, least, deadline);
+}
+
 static int serve_frames(struct connection *c, const struct byte_link *link, int max_requests)
 {
     char err[512];
     const struct engine_config *cfg = c->cfg;
     for (int served = 0; max_requests == 0 || served < max_requests; served++) {
         uint8_t header[FRAME_HEADER_BYTES];
-        int r = link->read_exact(link->ctx, header, 1, deadline_in(cfg->idle_timeout_ms));
-        if (r == 1)
+        size_t have = 0;                       /* bytes of this frame read, header first */
+        if (c->ahead > 0)
+            have = take_ahead(c, header);
+        if (buffer_reserve(&c->body, BODY_AHEAD) == NULL) {
+            send_error(c, link, "engine out of memory for the request body");
+            return -1;
+        }
+        ssize_t got = have > 0 ? 0
+                               : read_frame_bytes(c, link, header, 0, 1,
+                                                  deadline_in(cfg->idle_timeout_ms));
+        if (got == 0 && have == 0)
             return 0;                                  /* the client is done */
-        if (r != 0 && errno == EINTR)
+        if (got < 0 && errno == EINTR)
             return -1;              /* the engine is stopping; between frames nothing is owed */
-        if (r != 0) {
+        if (got < 0) {
             if (errno == ETIMEDOUT)
                 set_error(err, sizeof err, "no request within the idle timeout of %d ms",
                           cfg->idle_timeout_ms);
@@ -568,14 +605,17 @@ static int serve_frames(struct connection *c, const struct byte_link *link, int 
             return -1;
         }
         uint64_t frame_deadline = deadline_in(cfg->frame_timeout_ms);
-        r = link->read_exact(link->ctx, header + 1, sizeof header - 1, frame_deadline);
-        if (r != 0) {
-            if (r == 1)
+        have += (size_t)got;
+        got = have >= sizeof header ? 0 : read_frame_bytes(c, link, header, have, sizeof header - have,
+                                                            frame_deadline);
+        if (got <= 0 && have < sizeof header) {
+            if (got == 0)
                 errno = ECONNRESET;                    /* ended after the first byte */
             describe_read_failure(err, sizeof err, "header", cfg->frame_timeout_ms);
             send_error(c, link, err);
             return -1;
         }
+        have += (size_t)got;
         uint32_t len = le_get_u32(header);
         if (len > cfg->max_frame) {
             set_error(err, sizeof err, "frame of %u bytes exceeds the engine's maximum of %u",
@@ -588,7 +628,13 @@ static int serve_frames(struct connection *c, const struct byte_link *link, int 
             send_error(c, link, "engine out of memory for the request body");
             return -1;
         }
-        r = link->read_exact(link->ctx, body, len, frame_deadline);
+        size_t in_body = have - sizeof header;
+        if (in_body > len) {
+            c->ahead = in_body - len;                  /* the next frame's first bytes */
+            c->ahead_at = len;
+        }
+        int r = in_body >= len ? 0 : link->read_exact(link->ctx, body + in_body, len - in_body,
+                                                       frame_deadline);
         if (r != 0) {
             if (r == 1)
                 errno = ECONNRESET;

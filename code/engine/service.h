@@ -35,6 +35,8 @@ struct connection {
     const struct engine_config *cfg;
     const struct byte_link *link;          /* while serve_link runs; else NULL */
     struct buffer body, params, results, out;
+    size_t ahead, ahead_at;                /* bytes of the next frame read with the last
+                                              one, at body.data + ahead_at */
     struct sweep_workspace workspace;      /* the kernel's, kept between requests */
     struct sweep_workspace loaded;         /* opcode 2's series, in a workspace of its own */
     uint32_t loaded_bars;                  /* 0 until a series is loaded */

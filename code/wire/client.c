@@ -39,14 +39,20 @@ uint8_t *client_request_buffer(struct client *c, size_t size)
     return buffer_reserve(&c->request, size);
 }
 
-static int read_error_frame(const struct client *c, uint32_t len, uint64_t deadline,
+enum { REPLY_AHEAD = 64 * 1024 };     /* bytes the first read may take beyond the word */
+
+/* An error frame's message: what came with its length word (`have` bytes
+ * in the reply buffer) and the rest of a screenful. */
+static int read_error_frame(const struct client *c, uint32_t len, size_t have, uint64_t deadline,
                             char *err, size_t err_size)
 {
     char message[512];
     size_t keep = len < sizeof message - 1 ? len : sizeof message - 1;
-    if (c->link.read_exact(c->link.ctx, message, keep, deadline) != 0)
-        keep = 0;
-    message[keep] = '\0';
+    size_t kept = have < keep ? have : keep;
+    memcpy(message, c->reply.data, kept);
+    if (keep > kept && c->link.read_exact(c->link.ctx, message + kept, keep - kept, deadline) == 0)
+        kept = keep;
+    message[kept] = '\0';
     set_error(err, err_size, "engine error: %s", message);
     return -2;
 }
@@ -65,16 +71,24 @@ int client_round_trip(struct client *c, size_t len, uint64_t deadline_ns,
     if (c->link.write_all(c->link.ctx, iov, 2, deadline_ns) != 0)
         return set_error(err, err_size, "sending a %zu-byte request: %s", len, strerror(errno));
     uint64_t sent = clock_ns();
-    int r = c->link.read_exact(c->link.ctx, header, sizeof header, deadline_ns);
-    if (r != 0)
-        return set_error(err, err_size, "reading a reply: %s", read_failure(r));
+    if (buffer_reserve(&c->reply, REPLY_AHEAD) == NULL)
+        return set_error(err, err_size, "out of memory for a reply");
+    struct iovec in[2] = {{header, sizeof header}, {c->reply.data, c->reply.cap}};
+    ssize_t got = c->link.read_some(c->link.ctx, in, 2, sizeof header, deadline_ns);
+    if (got <= 0)
+        return set_error(err, err_size, "reading a reply: %s", read_failure(got == 0));
     uint64_t arrived = clock_ns();
     uint32_t word = le_get_u32(header);
+    size_t have = (size_t)got - sizeof header;             /* of the body, read already */
     if (word & ERROR_FRAME_FLAG)
-        return read_error_frame(c, word & FRAME_LENGTH_MASK, deadline_ns, err, err_size);
+        return read_error_frame(c, word & FRAME_LENGTH_MASK, have, deadline_ns, err, err_size);
+    if (have > word)
+        return set_error(err, err_size, "the engine sent %zu bytes beyond its %u-byte reply",
+                         have - word, word);
     if (buffer_reserve(&c->reply, word) == NULL)
         return set_error(err, err_size, "out of memory for a %u-byte reply", word);
-    r = c->link.read_exact(c->link.ctx, c->reply.data, word, deadline_ns);
+    int r = c->link.read_exact(c->link.ctx, (uint8_t *)c->reply.data + have, word - have,
+                               deadline_ns);
     if (r != 0)
         return set_error(err, err_size, "reading a %u-byte reply: %s", word, read_failure(r));
     c->reply_len = word;

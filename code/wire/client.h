@@ -21,7 +21,9 @@ struct client {
     size_t reply_len;          /* bytes of the last reply body */
 };
 
-/* When the parts of a round trip ended (clock_ns values). */
+/* When the parts of a round trip ended (clock_ns values): the request sent,
+ * the first read of the reply (its length word, with what of the body came
+ * along), the whole reply read. */
 struct round_trip_times {
     uint64_t sent, arrived, received;
 };

@@ -33,28 +33,51 @@ static int may_retry(uint64_t deadline_ns)
     return 1;
 }
 
-int read_exact(int fd, void *buf, size_t n, uint64_t deadline_ns)
+/* Drops the first n bytes of the iovecs (read or written already). */
+static void skip_bytes(struct iovec **iov, int *iovcnt, size_t n)
 {
-    uint8_t *p = buf;
+    while (*iovcnt > 0 && n >= (*iov)->iov_len) {
+        n -= (*iov)->iov_len;
+        (*iov)++;
+        (*iovcnt)--;
+    }
+    if (*iovcnt > 0) {
+        (*iov)->iov_base = (uint8_t *)(*iov)->iov_base + n;
+        (*iov)->iov_len -= n;
+    }
+}
+
+ssize_t read_some(int fd, struct iovec *iov, int iovcnt, size_t least, uint64_t deadline_ns)
+{
     size_t got = 0;
-    while (got < n) {
-        ssize_t r = read(fd, p + got, n - got);
+    while (got < least) {
+        ssize_t r = readv(fd, iov, iovcnt);
         if (r > 0) {
             got += (size_t)r;
-            if (got < n && deadline_ns != NO_DEADLINE && clock_ns() >= deadline_ns) {
+            skip_bytes(&iov, &iovcnt, (size_t)r);
+            if (got < least && deadline_ns != NO_DEADLINE && clock_ns() >= deadline_ns) {
                 errno = ETIMEDOUT;
                 return -1;
             }
         } else if (r == 0) {
             if (got == 0)
-                return 1;
+                return 0;
             errno = ECONNRESET;
             return -1;
         } else if (!may_retry(deadline_ns)) {
             return -1;
         }
     }
-    return 0;
+    return (ssize_t)got;
+}
+
+int read_exact(int fd, void *buf, size_t n, uint64_t deadline_ns)
+{
+    struct iovec iov = {buf, n};
+    if (n == 0)
+        return 0;
+    ssize_t r = read_some(fd, &iov, 1, n, deadline_ns);
+    return r > 0 ? 0 : r == 0 ? 1 : -1;
 }
 
 /* One non-blocking attempt to send what is left. */
@@ -99,15 +122,7 @@ int write_all(int fd, struct iovec *iov, int iovcnt, uint64_t deadline_ns)
             }
             continue;
         }
-        while (iovcnt > 0 && (size_t)w >= iov->iov_len) {
-            w -= (ssize_t)iov->iov_len;
-            iov++;
-            iovcnt--;
-        }
-        if (iovcnt > 0) {
-            iov->iov_base = (uint8_t *)iov->iov_base + w;
-            iov->iov_len -= (size_t)w;
-        }
+        skip_bytes(&iov, &iovcnt, (size_t)w);
     }
     return 0;
 }
@@ -132,9 +147,15 @@ static int fd_peer_gone(void *ctx)
     return poll(&p, 1, 0) > 0 && (p.revents & (POLLRDHUP | POLLHUP | POLLERR | POLLNVAL));
 }
 
+static ssize_t fd_read_some(void *ctx, struct iovec *iov, int iovcnt, size_t least,
+                            uint64_t deadline_ns)
+{
+    return read_some(((const struct fd_pair *)ctx)->in, iov, iovcnt, least, deadline_ns);
+}
+
 struct byte_link fd_link(struct fd_pair *fds)
 {
-    return (struct byte_link){fd_read_exact, fd_write_all, fd_peer_gone, fds};
+    return (struct byte_link){fd_read_exact, fd_read_some, fd_write_all, fd_peer_gone, fds};
 }
 
 static int unix_address(const char *path, struct sockaddr_un *addr)

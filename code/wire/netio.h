@@ -8,6 +8,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <sys/types.h>
 #include <sys/uio.h>
 
 /* Deadlines are clock_ns() values; NO_DEADLINE waits as long as it takes. */
@@ -18,6 +19,11 @@
  * a passed deadline (ETIMEDOUT). */
 int read_exact(int fd, void *buf, size_t n, uint64_t deadline_ns);
 
+/* Reads at least `least` bytes (1 or more) into the iovecs, which it may
+ * modify, and at most their total: whatever has arrived by then. Returns
+ * the count; 0 when the peer closed before the first byte; -1 as above. */
+ssize_t read_some(int fd, struct iovec *iov, int iovcnt, size_t least, uint64_t deadline_ns);
+
 /* Writes every byte of the iovecs (which it may modify). 0 or -1 as above. */
 int write_all(int fd, struct iovec *iov, int iovcnt, uint64_t deadline_ns);
 
@@ -27,6 +33,11 @@ int write_all(int fd, struct iovec *iov, int iovcnt, uint64_t deadline_ns);
  * errno ETIMEDOUT, ECONNRESET, EPIPE or what the system said. */
 struct byte_link {
     int (*read_exact)(void *ctx, void *buf, size_t n, uint64_t deadline_ns);
+    /* read_some's contract: at least `least` bytes into the iovecs, at most
+     * their total; the count, 0 for a clean end, or -1. A transport that
+     * cannot tell what has arrived reads exactly `least`. */
+    ssize_t (*read_some)(void *ctx, struct iovec *iov, int iovcnt, size_t least,
+                         uint64_t deadline_ns);
     int (*write_all)(void *ctx, struct iovec *iov, int iovcnt, uint64_t deadline_ns);
     /* 1 when the peer has certainly gone (hung up, died); 0 otherwise.
      * Never waits: a long computation asks it between pieces of work. */

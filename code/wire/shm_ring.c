@@ -237,6 +237,22 @@ static int shm_link_read(void *ctx, void *buf, size_t n, uint64_t deadline_ns)
     return shm_read_exact(ctx, buf, n, deadline_ns);
 }
 
+static ssize_t shm_link_read_some(void *ctx, struct iovec *iov, int iovcnt, size_t least,
+                                 uint64_t deadline_ns)
+{
+    size_t got = 0;
+    for (int i = 0; i < iovcnt && got < least; i++) {
+        size_t take = least - got < iov[i].iov_len ? least - got : iov[i].iov_len;
+        int r = shm_read_exact(ctx, iov[i].iov_base, take, deadline_ns);
+        if (r == 1 && got > 0)
+            errno = ECONNRESET;                /* the peer left inside the frame */
+        if (r != 0)
+            return r == 1 && got == 0 ? 0 : -1;
+        got += take;
+    }
+    return (ssize_t)got;
+}
+
 static int shm_link_write(void *ctx, struct iovec *iov, int iovcnt, uint64_t deadline_ns)
 {
     return shm_write_all(ctx, iov, iovcnt, deadline_ns);
@@ -251,7 +267,8 @@ static int shm_link_peer_gone(void *ctx)
 
 struct byte_link shm_link(struct shm_channel *ch)
 {
-    return (struct byte_link){shm_link_read, shm_link_write, shm_link_peer_gone, ch};
+    return (struct byte_link){shm_link_read, shm_link_read_some, shm_link_write,
+                              shm_link_peer_gone, ch};
 }
 
 int shm_wait_parse(const char *text, enum shm_wait *mode)
