@@ -81,6 +81,12 @@ static int is_shm(enum transport t)
     return t == TRANSPORT_SHM_FUTEX || t == TRANSPORT_SHM_SPIN;
 }
 
+/* Whether a lane's protocol client connects for each block (all but the pipe's). */
+static int connects_per_block(enum transport t)
+{
+    return t != TRANSPORT_PIPE;
+}
+
 static int open_lanes(struct echo_run *er, char *err, size_t err_size)
 {
     for (int l = 0; l < PYTHON_LANE; l++) {
@@ -88,7 +94,7 @@ static int open_lanes(struct echo_run *er, char *err, size_t err_size)
         char name[64];
         snprintf(name, sizeof name, "echo-%s", transport_name(lane->transport));
         struct session_options o = {lane->transport, name, NULL, NULL, 0,
-                                    !is_shm(lane->transport), NULL, NULL};
+                                    !connects_per_block(lane->transport), NULL, NULL};
         if (lane->modes[MODE_PROTOCOL]) {
             if (session_open(&er->protocol[l], er->ctx->env, &o, err, err_size) != 0)
                 return -1;
@@ -226,8 +232,8 @@ static int attach_modes(struct echo_run *er, int lane, unsigned which, size_t n,
                         char *err, size_t err_size)
 {
     const struct echo_lane *ln = &LANES[lane];
-    if ((which & (1u << MODE_PROTOCOL | 1u << MODE_PROTOCOL_TIMED)) && is_shm(ln->transport) &&
-        session_connect(&er->protocol[lane], err, err_size) != 0)
+    if ((which & (1u << MODE_PROTOCOL | 1u << MODE_PROTOCOL_TIMED)) &&
+        connects_per_block(ln->transport) && session_connect(&er->protocol[lane], err, err_size) != 0)
         return -1;
     if ((which & 1u << MODE_RAW) && session_raw_begin(&er->raw[lane], n * 8, err, err_size) != 0)
         return -1;
@@ -241,7 +247,8 @@ static void detach_modes(struct echo_run *er, int lane, unsigned which)
     const struct echo_lane *ln = &LANES[lane];
     if (which & 1u << MODE_RAW)
         session_raw_end(&er->raw[lane]);
-    if ((which & (1u << MODE_PROTOCOL | 1u << MODE_PROTOCOL_TIMED)) && is_shm(ln->transport))
+    if ((which & (1u << MODE_PROTOCOL | 1u << MODE_PROTOCOL_TIMED)) &&
+        connects_per_block(ln->transport))
         session_disconnect(&er->protocol[lane]);
 }
 
