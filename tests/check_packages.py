@@ -186,6 +186,15 @@ def python_imports(paths):
     return sorted(m for m in modules if m not in stdlib and m not in local)
 
 
+def judged(name, path, package, allowed):
+    """The problem with a file make paper uses, if its package is not installed by it."""
+    if package is None:
+        return [f"{name} ({path}): no Debian package owns it"]
+    if package not in allowed:
+        return [f"{name} ({path}) comes from {package}, which make paper does not install"]
+    return []
+
+
 def owners(paths):
     """owner() of many paths at once (one dpkg -S for all); missing ones are None."""
     found = {}
@@ -264,11 +273,7 @@ def main():
             continue
         package = owner(path)
         rows.append((name, path, package))
-        if package is None:
-            problems.append(f"{name} ({path}): no Debian package owns it")
-        elif package not in allowed:
-            problems.append(f"{name} ({path}) comes from {package}, which make paper does not "
-                            "install")
+        problems += judged(name, path, package, allowed)
     built_with = headers_and_libraries(dry.stdout)
     package_of = owners([path for _, path in built_with if path.startswith("/")])
     headers = {}
@@ -278,11 +283,7 @@ def main():
             headers.setdefault(package, []).append(path)
         else:
             rows.append((name, path, package))
-        if package is None:
-            problems.append(f"{name} ({path}): no Debian package owns it")
-        elif package not in allowed:
-            problems.append(f"{name} ({path}) comes from {package}, which make paper does not "
-                            "install")
+        problems += judged(name, path, package, allowed)
     for module in python_imports(python):
         r = run(["/usr/bin/python3", "-c", f"import {module}; print({module}.__file__)"])
         if r.returncode != 0:

@@ -240,6 +240,30 @@ static const struct echo_pair PAIRS[] = {
 #undef SAME
 #undef CROSS
 
+enum { TCP_WORST_FROM = 10000 };
+
+/* TCP's protocol over its raw floor at its worst size from TCP_WORST_FROM up. */
+static void put_tcp_worst(const struct echo_view *v, struct store *s, const char *placement)
+{
+    char key[KEY_SIZE];
+    struct estimate worst = {0};
+    long at = 0;
+    for (size_t i = 0; i < v->n_points; i++) {
+        const struct echo_point *a = &v->points[i];
+        if (a->floats < TCP_WORST_FROM || !same_point(a, "c", "tcp", placement, "protocol",
+                                                      a->floats))
+            continue;
+        const struct echo_point *b = find_point(v, "c", "tcp", placement, "raw", a->floats);
+        struct estimate e = b != NULL ? pair_passes(a, b, RATIO) : worst;
+        if (b != NULL && isfinite(e.value) && (at == 0 || e.value > worst.value))
+            worst = e, at = a->floats;
+    }
+    if (at == 0)
+        return;
+    put_estimate(s, keyf(key, "echo.tcp_over_raw.worst.%s", placement), worst, 2, "passes");
+    put_count(s, keyf(key, "echo.tcp_over_raw.worst.%s.floats", placement), (double)at);
+}
+
 static const long QUOTED_SIZES[] = {1, 1000, 150000};
 static const char *const LANES[][2] = {{"c", "unix"}, {"c", "tcp"}, {"c", "pipe"},
                                        {"c", "shm_futex"}, {"c", "shm_spin"}, {"python", "unix"}};
@@ -305,6 +329,8 @@ static void put_points_and_fits(struct echo_view *v, struct store *s)
         table_close(s, &fits);
     for (size_t i = 0; i < sizeof PAIRS / sizeof PAIRS[0]; i++)
         put_pair(v, s, &PAIRS[i]);
+    for (size_t p = 0; p < 2; p++)
+        put_tcp_worst(v, s, PLACEMENTS[p]);
 }
 
 static void write_points(const struct echo_view *v, struct store *s)
