@@ -539,11 +539,21 @@ DATA_STATE := $(shell c=$$(git log -1 --format=%H -- data 2>/dev/null | cut -c1-
 # figures are read from, the weave's own (FIGURES_READ; the browser check
 # reads the committed ones).
 FIGURES_READ = $(STAGED_FIGURES)
+#
+# Each chapter is read on its own into $(WOVEN)/ast/ and the first filter
+# joins them (paper/filters/chapters.lua says why: pandoc reads the chapters
+# as one text far more slowly than one by one); pandoc itself is given only
+# the metadata and WEAVE_EXTRA, a chapter a test adds.
+CHAPTER_ASTS := $(CHAPTERS:paper/%.md=$(WOVEN)/ast/%.json)
+$(WOVEN)/ast/%.json: paper/%.md
+	@mkdir -p $(@D)
+	pandoc $< --from markdown --to json -o $@
 PANDOC = IPCTAX_WOVEN=$(WOVEN) IPCTAX_WEAVE_COMMIT=$(WEAVE_COMMIT) \
   IPCTAX_DATA_STATE="$(DATA_STATE)" IPCTAX_FIGURES=$(FIGURES_READ) \
-  IPCTAX_DATA_FILES="$(sort $(DATA_FILES))" pandoc paper/metadata.yaml $(CHAPTERS) $(WEAVE_EXTRA) \
+  IPCTAX_CHAPTER_ASTS="$(CHAPTER_ASTS)" \
+  IPCTAX_DATA_FILES="$(sort $(DATA_FILES))" pandoc paper/metadata.yaml $(WEAVE_EXTRA) \
   --from markdown --number-sections --resource-path=. \
-  --lua-filter paper/filters/reader.lua \
+  --lua-filter paper/filters/chapters.lua --lua-filter paper/filters/reader.lua \
   --lua-filter paper/filters/values.lua --lua-filter paper/filters/crossref.lua \
   --lua-filter paper/filters/chunks.lua --lua-filter paper/filters/edition.lua \
   --citeproc --bibliography paper/references.bib \
@@ -557,8 +567,8 @@ PANDOC_HTML = $(PANDOC) --to html5 --standalone --toc --toc-depth 2 --mathml
 # pandoc writes the page whole; ipctax-pack then packs Parts II and III
 # into it, gzipped (paper/97-appendix-page.md), so that the one offline
 # file stays under its size cap.
-$(STAGED_SITE)/index.html: $(WEAVE_INPUTS) $(WOVEN)/values.csv $(STAGED_FIGURE_FILES) \
-                           $(BUILD)/ipctax-pack
+$(STAGED_SITE)/index.html: $(WEAVE_INPUTS) $(CHAPTER_ASTS) $(WOVEN)/values.csv \
+                           $(STAGED_FIGURE_FILES) $(BUILD)/ipctax-pack
 	@mkdir -p $(@D) $(WOVEN)
 	$(PANDOC_HTML) -o $(WOVEN)/index.whole.html
 	$(BUILD)/ipctax-pack $(WOVEN)/index.whole.html $@
@@ -590,7 +600,7 @@ LATEX_OPTIONS := --to latex --standalone -H paper/latex/preamble.tex \
 LATEX_OPTIONS_book := --toc --toc-depth 1
 LATEX_OPTIONS_paper :=
 
-$(LATEX_DIR)/%.tex: $(WEAVE_INPUTS) $(WOVEN)/values.csv $(STAGED_FIGURE_FILES)
+$(LATEX_DIR)/%.tex: $(WEAVE_INPUTS) $(CHAPTER_ASTS) $(WOVEN)/values.csv $(STAGED_FIGURE_FILES)
 	@mkdir -p $(@D)
 	IPCTAX_EDITION=$* $(PANDOC) $(LATEX_OPTIONS) $(LATEX_OPTIONS_$*) -o $@
 
@@ -629,9 +639,12 @@ endef
 
 # Weaving always starts from data/: the summary, the figures and the site
 # are rebuilt even when make's timestamps would say they are current.
+# Nothing is measured while weaving, so the page and the two PDFs are made
+# side by side, one job per CPU (WEAVE_JOBS).
+WEAVE_JOBS ?= $(shell nproc 2>/dev/null || echo 1)
 weave: all
 	@rm -rf $(STAGE_WEAVE) $(WOVEN)/values.csv
-	$(MAKE) --no-print-directory $(STAGED_FIGURE_FILES) $(STAGED_SITE_FILES)
+	$(MAKE) --no-print-directory -j$(WEAVE_JOBS) $(STAGED_FIGURE_FILES) $(STAGED_SITE_FILES)
 	$(call publish,$(STAGED_FIGURES),$(WEAVE_FIGURES),svg pdf csv)
 	$(call publish,$(STAGED_SITE),$(WEAVE_SITE),html pdf csv)
 	@echo "weave: $(WEAVE_SITE)/ and $(WEAVE_FIGURES)/ replaced by the weave in $(STAGE_WEAVE)"
@@ -710,7 +723,7 @@ paper: deps-paper
 # check-woven holds to what the sources weave.
 TEST_PAGE := $(BUILD)/test-site/index.html
 $(TEST_PAGE): FIGURES_READ = figures
-$(TEST_PAGE): all FORCE
+$(TEST_PAGE): all $(CHAPTER_ASTS) FORCE
 	@mkdir -p $(dir $(TEST_PAGE))
 	$(BUILD)/ipctax-summary --reproductions reproductions data $(WOVEN) $(WOVEN) >/dev/null
 	$(PANDOC_HTML) -o $(TEST_PAGE:.html=.whole.html)

@@ -556,7 +556,10 @@ static void a_claims_verdict_follows_its_interval(void **state)
 
 /* The hand-made run summarized into s, as ipctax-summary does, with out (of
  * out_size) a new folder of the test directory named name. */
-static void summarize_golden_into(struct store *s, const char *name, char *out, size_t out_size)
+/* The hand-made run summarized into s (in folder `name`), with the
+ * reproductions under root beside it (root NULL: none). */
+static void summarize_golden_with(struct store *s, const char *name, char *out,
+                                  size_t out_size, const char *root)
 {
     static char registry[256];
     char run[256], err[512];
@@ -569,8 +572,13 @@ static void summarize_golden_into(struct store *s, const char *name, char *out, 
         fail_msg("the hand-made run was refused: %s", err);
     store_init(s, out);
     s->registry = registry;
-    summarize_all(&d, s);
+    summarize_with_reproductions(&d, s, root);
     run_data_free(&d);
+}
+
+static void summarize_golden_into(struct store *s, const char *name, char *out, size_t out_size)
+{
+    summarize_golden_with(s, name, out, out_size, NULL);
 }
 
 /* The run compared with itself, as `make compare` compares a build's run with
@@ -660,8 +668,7 @@ static void three_reproductions_give_the_known_verdicts(void **state)
                              sizeof err) != 0)
             fail_msg("keeping %s: %s", ids[i], err);
     struct store s;
-    summarize_golden_into(&s, "across", out, sizeof out);   /* the claims they are judged on */
-    summarize_reproductions(&s, root);
+    summarize_golden_with(&s, "across", out, sizeof out, root);
     const struct value *count = store_get(&s, "across.count");
     const struct value *unanimous = store_get(&s, "across.unanimous");
     int ok = s.errors == 0 && count != NULL && strcmp(count->text, "3") == 0 &&
@@ -726,11 +733,8 @@ static void a_reproduction_with_a_file_missing_is_refused(void **state)
         fail_msg("keeping the run: %s", err);
     snprintf(path, sizeof path, "%s/broken/echo.csv", root);
     assert_int_equal(unlink(path), 0);
-    assert_int_equal(mkdir(scratch_path(out, sizeof out, "across-broken"), 0777), 0);
     struct store s;
-    store_init(&s, out);
-    s.registry = registry;
-    summarize_reproductions(&s, root);
+    summarize_golden_with(&s, "across-broken", out, sizeof out, root);
     int errors = s.errors;
     store_free(&s);
     if (errors == 0)

@@ -5,10 +5,13 @@
  */
 #include <dirent.h>
 #include <errno.h>
+#include <pthread.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include "report/csvread.h"
 #include "report/manifest.h"
@@ -107,6 +110,7 @@ enum { MAX_REPRODUCTIONS = 64 };
 
 struct reproduction {
     char id[256], label[16];           /* label: R1, R2, ... in the folders' order */
+    int ok;                            /* it was read and summarized without an error */
     struct store s;
     char machine[512], simd[256], kernel[256], date[64], conditions[256];
 };
@@ -152,15 +156,15 @@ static void readme_line(const char *dir, const char *key, char *value, size_t si
         fclose(f);
 }
 
-static int summarize_one(struct store *main, const char *root, const char *id,
-                         struct reproduction *r)
+static int summarize_one(const char *out_dir, const char *registry, const char *root,
+                         const char *id, struct reproduction *r)
 {
     char dir[4096], out[4096], err[1024];
     struct run_data d;
     snprintf(dir, sizeof dir, "%s/%s", root, id);
-    snprintf(out, sizeof out, "%s/reproductions", main->out_dir);
+    snprintf(out, sizeof out, "%s/reproductions", out_dir);
     mkdir(out, 0777);
-    snprintf(out, sizeof out, "%s/reproductions/%s", main->out_dir, id);
+    snprintf(out, sizeof out, "%s/reproductions/%s", out_dir, id);
     mkdir(out, 0777);
     if (run_data_load(&d, dir, err, sizeof err) != 0) {
         fprintf(stderr, "ipctax-summary: reproduction %s: %s\n", id, err);
@@ -168,7 +172,7 @@ static int summarize_one(struct store *main, const char *root, const char *id,
     }
     snprintf(r->id, sizeof r->id, "%s", id);
     store_init(&r->s, strdup(out));
-    r->s.registry = main->registry;
+    r->s.registry = registry;
     summarize_all(&d, &r->s);
     snprintf(r->machine, sizeof r->machine, "%s, family %s model %s, %s cores",
              kv_or(&d.machine, "cpu", "?"), kv_or(&d.machine, "cpu_family", "?"),
@@ -279,13 +283,59 @@ static void machines_table(struct store *s, struct reproduction *r, size_t n)
     table_close(s, &t);
 }
 
-void summarize_reproductions(struct store *s, const char *root)
+struct summary_jobs {
+    const struct run_data *d;          /* job 0: the run itself, into s */
+    struct store *s;
+    const char *out_dir, *registry;    /* s's, read before any job starts */
+    const char *root;                  /* job i > 0: reproduction names[i - 1] */
+    char **names;
+    struct reproduction *r;            /* ... into r[i - 1] */
+    size_t n_jobs;
+    atomic_size_t next;
+};
+
+static void *summary_worker(void *arg)
+{
+    struct summary_jobs *j = arg;
+    for (size_t i; (i = atomic_fetch_add(&j->next, 1)) < j->n_jobs;) {
+        if (i == 0)
+            summarize_all(j->d, j->s);
+        else
+            j->r[i - 1].ok = summarize_one(j->out_dir, j->registry, j->root,
+                                           j->names[i - 1], &j->r[i - 1]) == 0;
+    }
+    return NULL;
+}
+
+static void run_side_by_side(struct summary_jobs *j)
+{
+    enum { MAX_THREADS = 16 };
+    pthread_t threads[MAX_THREADS];
+    long cpus = sysconf(_SC_NPROCESSORS_ONLN);
+    size_t wanted = cpus > 1 ? (size_t)cpus - 1 : 0, started = 0;
+    if (wanted > j->n_jobs - 1)
+        wanted = j->n_jobs - 1;
+    if (wanted > MAX_THREADS)
+        wanted = MAX_THREADS;
+    while (started < wanted && pthread_create(&threads[started], NULL, summary_worker, j) == 0)
+        started++;
+    summary_worker(j);
+    for (size_t t = 0; t < started; t++)
+        pthread_join(threads[t], NULL);
+}
+
+void summarize_with_reproductions(const struct run_data *d, struct store *s,
+                                  const char *root)
 {
     char *names[MAX_REPRODUCTIONS];
-    size_t n = folders(root, names), kept = 0;
+    size_t n = root != NULL ? folders(root, names) : 0, kept = 0;
     struct reproduction *r = calloc(n ? n : 1, sizeof *r);
-    for (size_t i = 0; r != NULL && i < n; i++) {
-        if (summarize_one(s, root, names[i], &r[kept]) == 0) {
+    struct summary_jobs j = {d, s, s->out_dir, s->registry, root, names, r,
+                             r != NULL ? n + 1 : 1, 0};
+    run_side_by_side(&j);
+    for (size_t i = 0; i < n; i++) {
+        if (r != NULL && r[i].ok) {
+            r[kept] = r[i];
             snprintf(r[kept].label, sizeof r[kept].label, "R%zu", kept + 1);
             kept++;
         }
@@ -293,10 +343,12 @@ void summarize_reproductions(struct store *s, const char *root)
             s->errors++;
         free(names[i]);
     }
-    put_count(s, "across.count", (double)kept);
-    if (r != NULL) {                   /* with none kept, the tables are their headers */
-        claims_table(s, r, kept);
-        machines_table(s, r, kept);
+    if (root != NULL) {
+        put_count(s, "across.count", (double)kept);
+        if (r != NULL) {               /* with none kept, the tables are their headers */
+            claims_table(s, r, kept);
+            machines_table(s, r, kept);
+        }
     }
     for (size_t i = 0; r != NULL && i < kept; i++) {
         free((char *)r[i].s.out_dir);

@@ -8,6 +8,7 @@
 
 #include <stddef.h>
 
+#include "report/model.h"
 #include "report/store.h"
 
 /* Adds the run in `data` as root/ID, ID made from the machine and the date
@@ -17,9 +18,12 @@ int reproduction_add(const char *data, const char *root, const char *id, const c
                      const char *conditions, char *made, size_t made_size, char *err,
                      size_t err_size);
 
-/* Summarizes every reproduction under root (into OUT/reproductions/ID/),
- * judges the claims on each, and writes the claim-by-claim table and the
- * machines' table into s. A folder that is not a whole run stops it. */
-void summarize_reproductions(struct store *s, const char *root);
+/* Summarizes the run d into s and, when root is not NULL, every
+ * reproduction under root (into OUT/reproductions/ID/), then judges the
+ * claims on each and writes the claim-by-claim table and the machines'
+ * table into s. The summaries share nothing they write, so they run side
+ * by side, one thread per CPU. A folder that is not a whole run stops it. */
+void summarize_with_reproductions(const struct run_data *d, struct store *s,
+                                  const char *root);
 
 #endif

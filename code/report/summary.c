@@ -153,9 +153,7 @@ int main(int argc, char **argv)
     mkdir(argv[2], 0777);
     store_init(&s, argv[2]);
     s.registry = registry;
-    summarize_all(&d, &s);
-    if (reproductions != NULL)
-        summarize_reproductions(&s, reproductions);
+    summarize_with_reproductions(&d, &s, reproductions);
     if (argc == 4)
         compare_with_published(&s, argv[3]);
     if (store_write(&s) != 0) {

@@ -28,8 +28,12 @@ static uint32_t mt_twist(uint32_t upper_from, uint32_t lower_from, uint32_t far)
 static void mt19937_refill(struct mt19937 *mt)
 {
     uint32_t *w = mt->word;
-    for (int i = 0; i < MT_WORDS; i++)
-        w[i] = mt_twist(w[i], w[(i + 1) % MT_WORDS], w[(i + MT_SHIFT) % MT_WORDS]);
+    int i = 0;
+    for (; i < MT_WORDS - MT_SHIFT; i++)       /* the word ahead is still old */
+        w[i] = mt_twist(w[i], w[i + 1], w[i + MT_SHIFT]);
+    for (; i < MT_WORDS - 1; i++)              /* ... already new: it wrapped */
+        w[i] = mt_twist(w[i], w[i + 1], w[i + MT_SHIFT - MT_WORDS]);
+    w[i] = mt_twist(w[i], w[0], w[MT_SHIFT - 1]);
     mt->next = 0;
 }
 

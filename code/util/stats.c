@@ -60,11 +60,19 @@ struct sample_stats sample_stats(const double *samples, size_t n)
     return s;
 }
 
+/* ln Γ(x), without lgamma's write to the global signgam: the summaries
+ * run in several threads at once (@sec:appendix-reproductions). */
+static double log_gamma(double x)
+{
+    int sign;
+    return lgamma_r(x, &sign);
+}
+
 /* P(B = j) for B ~ Binomial(n, 1/2). */
 static double binomial_half(size_t n, size_t j)
 {
-    return exp(lgamma((double)n + 1) - lgamma((double)j + 1) - lgamma((double)(n - j) + 1) -
-               (double)n * log(2.0));
+    return exp(log_gamma((double)n + 1) - log_gamma((double)j + 1) -
+               log_gamma((double)(n - j) + 1) - (double)n * log(2.0));
 }
 
 struct estimate estimate_median(const double *values, size_t n)
