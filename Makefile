@@ -18,6 +18,9 @@ CFLAGS_ALL := -std=c11 -D_GNU_SOURCE -pthread -Wall -Wextra $(CFLAGS_FP) $(CFLAG
 LDLIBS := -lcsv -lnettle -ljansson -lm
 
 BUILD := build
+# Building and weaving measure nothing, so they use every CPU; `make paper`
+# builds everything this way before its first measurement.
+JOBS ?= $(shell nproc 2>/dev/null || echo 1)
 CHAPTERS := $(sort $(wildcard paper/[0-9]*.md))
 COMMIT := $(shell git describe --always --dirty 2>/dev/null || echo unknown)
 PYTHON := /usr/bin/python3
@@ -639,12 +642,9 @@ endef
 
 # Weaving always starts from data/: the summary, the figures and the site
 # are rebuilt even when make's timestamps would say they are current.
-# Nothing is measured while weaving, so the page and the two PDFs are made
-# side by side, one job per CPU (WEAVE_JOBS).
-WEAVE_JOBS ?= $(shell nproc 2>/dev/null || echo 1)
 weave: all
 	@rm -rf $(STAGE_WEAVE) $(WOVEN)/values.csv
-	$(MAKE) --no-print-directory -j$(WEAVE_JOBS) $(STAGED_FIGURE_FILES) $(STAGED_SITE_FILES)
+	$(MAKE) --no-print-directory -j$(JOBS) $(STAGED_FIGURE_FILES) $(STAGED_SITE_FILES)
 	$(call publish,$(STAGED_FIGURES),$(WEAVE_FIGURES),svg pdf csv)
 	$(call publish,$(STAGED_SITE),$(WEAVE_SITE),html pdf csv)
 	@echo "weave: $(WEAVE_SITE)/ and $(WEAVE_FIGURES)/ replaced by the weave in $(STAGE_WEAVE)"
@@ -704,6 +704,7 @@ check-packages:
 
 paper: deps-paper
 	$(MAKE) --no-print-directory check-packages
+	$(MAKE) --no-print-directory -j$(JOBS) all $(BUILD)/tests/test_load $(BUILD)/tests/drive_engine
 	$(MAKE) --no-print-directory measure
 	$(MAKE) --no-print-directory weave
 	@echo "paper: site/index.html, site/paper.pdf and site/book.pdf woven from data/"
