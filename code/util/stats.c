@@ -60,8 +60,9 @@ struct sample_stats sample_stats(const double *samples, size_t n)
     return s;
 }
 
-/* ln Γ(x), without lgamma's write to the global signgam: the summaries
- * run in several threads at once (@sec:appendix-reproductions). */
+/* The log of the gamma function, without lgamma's write to the global
+ * signgam: the summaries run in several threads at once
+ * (@sec:appendix-reproductions). */
 static double log_gamma(double x)
 {
     int sign;

@@ -641,5 +641,21 @@ class InstalledOutsideTheTree(unittest.TestCase):
             self.install_and_use(env, [f"PREFIX={home}"], site)
 
 
+class ReadmeExample(unittest.TestCase):
+    """The example of README.md's "Using the engine from Python" runs as written,
+    from the top of the tree, and sweeps the study's grid."""
+
+    def test_the_readme_example_runs(self):
+        root = Path(os.environ.get("IPCTAX_ROOT", "."))
+        text = (root / "README.md").read_text(encoding="utf-8")
+        section = text.split("### Using the engine from Python", 1)[1]
+        code = section.split("```python\n", 1)[1].split("```", 1)[0]
+        env = dict(os.environ, PYTHONPATH=str(root / "code" / "python"))
+        out = subprocess.run([sys.executable, "-c", code], cwd=root, env=env,
+                             capture_output=True, text=True, timeout=120)
+        self.assertEqual(out.returncode, 0, out.stderr)
+        self.assertRegex(out.stdout, r"^\[.*\] \[.*\] \d+\n$")
+
+
 if __name__ == "__main__":
     unittest.main()
