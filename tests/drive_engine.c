@@ -116,7 +116,7 @@ static void session(const char *path)
         sweep_reply_decode(c.reply, c.reply_len, got, COMBOS) != 0 ||
         !same(got, expected_stream, COMBOS))
         fail("close stream", err);
-    /* Timed: the reply, then the engine's 40-byte timing trailer. */
+    /* Timed: the reply, then the engine's 56-byte timing trailer. */
     struct call_timing t;
     if (tclient_request(&c, (enum opcode)(OP_SWEEP | OP_TIMED), series, BARS, params, COMBOS,
                         err) != 0 ||

@@ -1872,7 +1872,7 @@ static void assert_timing_over_sockets(int plain_fd, int timed_fd, const char *w
 /*
  * The timing opt-in of paper/50-protocol.md: a client that does not set
  * the opcode's top bit gets the protocol's replies byte for byte; one that
- * does gets the same bytes and a consistent 40-byte trailer, for every
+ * does gets the same bytes and a consistent 56-byte trailer, for every
  * opcode, over a Unix socket, TCP and --stdin (and shared memory, in
  * test_shm.c).
  */

@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <time.h>
 
 #include "engine/service.h"
@@ -40,11 +41,14 @@ void connection_free(struct connection *c)
     memset(c, 0, sizeof *c);
 }
 
-static uint64_t cpu_clock_ns(void)
+/* The process's CPU time and its minor page faults so far. */
+static void usage_now(uint64_t *cpu_ns, uint64_t *faults)
 {
-    struct timespec ts;
-    clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
-    return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+    struct rusage u;
+    getrusage(RUSAGE_SELF, &u);
+    *cpu_ns = ((uint64_t)u.ru_utime.tv_sec + (uint64_t)u.ru_stime.tv_sec) * 1000000000u +
+              ((uint64_t)u.ru_utime.tv_usec + (uint64_t)u.ru_stime.tv_usec) * 1000u;
+    *faults = (uint64_t)u.ru_minflt;
 }
 
 /* The end of a phase, for a request that asked to be timed. */
@@ -475,20 +479,24 @@ int handle_request(struct connection *c, const uint8_t *body, size_t len,
 /* Adds the engine's timing of the call as the reply's last piece. */
 static void append_timing(struct connection *c)
 {
-    uint64_t now = clock_ns(), cpu = cpu_clock_ns();
+    uint64_t now = clock_ns(), cpu, faults;
+    usage_now(&cpu, &faults);
     uint64_t decoded = c->decoded_ns ? c->decoded_ns : c->started_ns;
     uint64_t computed = c->computed_ns ? c->computed_ns : decoded;
     uint64_t encoded = c->encoded_ns ? c->encoded_ns : computed;
     struct call_timing t = {now - c->started_ns, decoded - c->started_ns, computed - decoded,
-                            encoded - computed, cpu - c->cpu_started_ns};
+                            encoded - computed, cpu - c->cpu_started_ns, c->started_ns,
+                            faults - c->faults_started};
     if (c->reply_is_json && c->n_reply > 0) {
         c->reply_len[c->n_reply - 1]--;            /* the closing brace, put back below */
         int n = snprintf(c->timing_text, sizeof c->timing_text, ",\"timing\":{"
                          "\"engine_ns\":%llu,\"decode_ns\":%llu,\"compute_ns\":%llu,"
-                         "\"encode_ns\":%llu,\"cpu_ns\":%llu}}",
+                         "\"encode_ns\":%llu,\"cpu_ns\":%llu,\"received_ns\":%llu,"
+                         "\"faults\":%llu}}",
                          (unsigned long long)t.engine_ns, (unsigned long long)t.decode_ns,
                          (unsigned long long)t.compute_ns, (unsigned long long)t.encode_ns,
-                         (unsigned long long)t.cpu_ns);
+                         (unsigned long long)t.cpu_ns, (unsigned long long)t.received_ns,
+                         (unsigned long long)t.faults);
         c->reply[c->n_reply] = c->timing_text;
         c->reply_len[c->n_reply++] = (size_t)n;
     } else {
@@ -644,7 +652,7 @@ static int serve_frames(struct connection *c, const struct byte_link *link, int 
         }
         if (may_ask_for_timing(body, len)) {
             c->started_ns = clock_ns();
-            c->cpu_started_ns = cpu_clock_ns();
+            usage_now(&c->cpu_started_ns, &c->faults_started);
         }
         if (handle_request(c, body, len, err, sizeof err) != 0) {
             send_error(c, link, err);

@@ -47,9 +47,10 @@ struct connection {
     int timed;
     int reply_is_json;                     /* the timing goes into the text */
     uint64_t started_ns, cpu_started_ns;   /* set by serve_link when a request may ask */
+    uint64_t faults_started;
     uint64_t decoded_ns, computed_ns, encoded_ns;  /* the handler's marks; 0: not made */
     uint8_t trailer[TIMING_TRAILER_BYTES];
-    char timing_text[256];
+    char timing_text[320];
     /* The reply body: up to two pieces and the timing, sent with the header
      * in one writev. */
     const void *reply[3];

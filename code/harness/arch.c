@@ -14,6 +14,7 @@
 #include "kernel/kernels.h"
 #include "util/error.h"
 #include "util/timing.h"
+#include "wire/frame.h"
 
 void call_sink_put(struct call_sink *sink, size_t call, const struct call_record *t)
 {
@@ -40,26 +41,31 @@ void call_sink_put(struct call_sink *sink, size_t call, const struct call_record
     sink->calls[sink->n++] = (struct kept_call){call, *t};
 }
 
-void call_record_write(struct data_out *o, size_t call, const struct call_record *t)
+void call_record_write(struct data_out *o, int first, const struct call_record *t)
 {
-    data_int(o, CALLS_call, (int64_t)call);
-    data_int(o, CALLS_rtt_ns, (int64_t)t->rtt_ns);
-    data_int(o, CALLS_encode_ns, (int64_t)t->encode_ns);
-    data_int(o, CALLS_send_ns, (int64_t)t->send_ns);
-    data_int(o, CALLS_wait_ns, (int64_t)t->wait_ns);
-    data_int(o, CALLS_receive_ns, (int64_t)t->receive_ns);
-    data_int(o, CALLS_decode_ns, (int64_t)t->decode_ns);
-    data_known(o, CALLS_engine_ns, t->has_engine, (int64_t)t->engine_ns);
-    data_known(o, CALLS_engine_decode_ns, t->has_engine, (int64_t)t->engine_decode_ns);
-    data_known(o, CALLS_compute_ns, t->has_engine, (int64_t)t->compute_ns);
-    data_known(o, CALLS_engine_encode_ns, t->has_engine, (int64_t)t->engine_encode_ns);
-    data_known(o, CALLS_engine_cpu_ns, t->has_engine, (int64_t)t->engine_cpu_ns);
-    data_known(o, CALLS_process_ns, t->has_process, (int64_t)t->process_ns);
-    data_known(o, CALLS_process_cpu_ns, t->has_usage, (int64_t)t->process_cpu_ns);
-    data_known(o, CALLS_process_minor_faults, t->has_usage, (int64_t)t->process_minor_faults);
-    data_int(o, CALLS_request_bytes, (int64_t)t->request_bytes);
-    data_int(o, CALLS_reply_bytes, (int64_t)t->reply_bytes);
-    data_end_row(o);
+#define AT(name) (first + RECORD_##name - RECORD_rtt_ns)
+    data_int(o, AT(rtt_ns), (int64_t)t->rtt_ns);
+    data_int(o, AT(encode_ns), (int64_t)t->encode_ns);
+    data_int(o, AT(send_ns), (int64_t)t->send_ns);
+    data_int(o, AT(wait_ns), (int64_t)t->wait_ns);
+    data_int(o, AT(receive_ns), (int64_t)t->receive_ns);
+    data_int(o, AT(decode_ns), (int64_t)t->decode_ns);
+    data_known(o, AT(engine_ns), t->has_engine, (int64_t)t->engine_ns);
+    data_known(o, AT(engine_decode_ns), t->has_engine, (int64_t)t->engine_decode_ns);
+    data_known(o, AT(compute_ns), t->has_engine, (int64_t)t->compute_ns);
+    data_known(o, AT(engine_encode_ns), t->has_engine, (int64_t)t->engine_encode_ns);
+    data_known(o, AT(engine_cpu_ns), t->has_engine, (int64_t)t->engine_cpu_ns);
+    data_known(o, AT(process_ns), t->has_process, (int64_t)t->process_ns);
+    data_known(o, AT(process_cpu_ns), t->has_usage, (int64_t)t->process_cpu_ns);
+    data_known(o, AT(process_minor_faults), t->has_usage, (int64_t)t->process_minor_faults);
+    data_int(o, AT(request_bytes), (int64_t)t->request_bytes);
+    data_int(o, AT(reply_bytes), (int64_t)t->reply_bytes);
+    data_known(o, AT(request_ns), t->has_engine, (int64_t)t->request_ns);
+    data_known(o, AT(reply_ns), t->has_engine, (int64_t)t->reply_ns);
+    data_known(o, AT(engine_minor_faults), t->has_engine, (int64_t)t->engine_minor_faults);
+    data_known(o, AT(client_minor_faults), t->has_client_faults,
+               (int64_t)t->client_minor_faults);
+#undef AT
 }
 
 void call_sink_clear(struct call_sink *sink)
@@ -70,6 +76,7 @@ void call_sink_clear(struct call_sink *sink)
     sink->engine_cpu_known = 0;
     sink->spawned_faults = 0;
     sink->spawned = 0;
+    sink->n_witnesses = 0;
 }
 
 void call_sink_free(struct call_sink *sink)
@@ -83,6 +90,8 @@ struct arch_state {
     struct sweep_workspace ws;         /* in-process rows */
     struct session session;            /* engine rows, C and Python */
     int has_session;
+    struct session warm;               /* a spawning row's warm engine (@sec:witnesses) */
+    int has_warm;
     struct worker *worker;             /* Python rows */
 };
 
@@ -116,6 +125,14 @@ static int open_c_row(struct arch_state *st, const struct harness_env *env,
     st->has_session = 1;
     if (row->grain == GRAIN_LOADED)
         return session_load(&st->session, job->close, job->n_bars, NULL, err, err_size);
+    if (row->transport == TRANSPORT_SPAWN && row->grain != GRAIN_SWEEP) {
+        char name[128];
+        snprintf(name, sizeof name, "%s-warm", row->name);
+        struct session_options w = {TRANSPORT_UNIX, name, row->kernel, NULL, 0, 1, NULL, NULL};
+        if (session_open(&st->warm, env, &w, err, err_size) != 0)
+            return -1;
+        st->has_warm = 1;
+    }
     return 0;
 }
 
@@ -149,6 +166,8 @@ void arch_close(struct arch_state *st)
         return;
     if (st->has_session)
         session_close(&st->session);
+    if (st->has_warm)
+        session_close(&st->warm);
     sweep_workspace_free(&st->ws);
     free(st);
 }
@@ -254,6 +273,73 @@ static int run_in_client(struct arch_state *st, const struct sweep_job *job,
     return status;
 }
 
+const char *witness_kind_name(enum witness_kind kind)
+{
+    static const char *const names[N_WITNESS_KINDS] = {"floor", "payload", "warm"};
+    return (unsigned)kind < N_WITNESS_KINDS ? names[kind] : "unknown";
+}
+
+static int by_size(const void *a, const void *b)
+{
+    uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+    return (x > y) - (x < y);
+}
+
+/* The doubles an echo carries each way to ship, both ways together, the
+ * payload of the run's median call (its frames' headers aside). */
+static size_t payload_floats(const struct call_sink *sink)
+{
+    uint64_t *bytes = malloc((sink->n ? sink->n : 1) * sizeof *bytes), median = 0;
+    for (size_t i = 0; bytes != NULL && i < sink->n; i++)
+        bytes[i] = sink->calls[i].t.request_bytes + sink->calls[i].t.reply_bytes;
+    if (bytes != NULL && sink->n > 0) {
+        qsort(bytes, sink->n, sizeof *bytes, by_size);
+        median = bytes[sink->n / 2];
+    }
+    free(bytes);
+    uint64_t headers = 2 * FRAME_HEADER_BYTES + REQUEST_HEADER_BYTES;
+    return median >= headers + 32 ? (size_t)(median - headers + 15) / 16 : 1;
+}
+
+static int witness_one(struct arch_state *st, const struct sweep_job *job, struct call_sink *sink,
+                       enum witness_kind kind, int seq, size_t floats, double *back,
+                       char *err, size_t err_size)
+{
+    struct witness *w = &sink->witnesses[sink->n_witnesses];
+    struct combo_result result;
+    *w = (struct witness){kind, seq, floats, clock_ns(), {0}};
+    size_t last = job->n_combos - 1;
+    int status = kind == WITNESS_WARM
+                     ? session_sweep(&st->warm, job->close, job->n_bars, &job->params[last], 1,
+                                     &result, &w->t, err, err_size)
+                     : session_echo(&st->session, job->close, floats, back, &w->t, err,
+                                    err_size);
+    if (status == 0)
+        sink->n_witnesses++;
+    return status;
+}
+
+static int witness_the_run(struct arch_state *st, const struct sweep_job *job,
+                           struct call_sink *sink, char *err, size_t err_size)
+{
+    int spawns = st->row->transport == TRANSPORT_SPAWN;
+    size_t floats[N_WITNESS_KINDS] = {1, spawns ? 0 : payload_floats(sink), 0};
+    if (floats[WITNESS_PAYLOAD] > job->n_bars)
+        floats[WITNESS_PAYLOAD] = job->n_bars;     /* a JSON text: its series, as doubles */
+    double *back = malloc((floats[WITNESS_PAYLOAD] > 1 ? floats[WITNESS_PAYLOAD] : 1) *
+                          sizeof *back);
+    int status = back != NULL ? 0 : set_error(err, err_size, "out of memory for a witness");
+    for (int k = 0; status == 0 && k < N_WITNESS_KINDS; k++) {
+        if (k == WITNESS_WARM ? !st->has_warm : floats[k] == 0)
+            continue;
+        for (int seq = 1; status == 0 && seq <= WITNESS_REPS; seq++)
+            status = witness_one(st, job, sink, (enum witness_kind)k, seq, floats[k], back, err,
+                                 err_size);
+    }
+    free(back);
+    return status;
+}
+
 static pid_t engine_pid(const struct arch_state *st)
 {
     return st->has_session ? st->session.pid : 0;
@@ -276,7 +362,9 @@ int arch_run(struct arch_state *st, const struct sweep_job *job, struct combo_re
     } else if (sink->spawned) {
         m->engine_minor_faults = sink->spawned_faults;
     }
-    return 0;
+    if (sink->keep && st->row->client == CLIENT_C)
+        return witness_the_run(st, job, sink, err, err_size);
+    return 0;                          /* a Python row's worker witnessed its own run */
 }
 
 int arch_pin(struct arch_state *st, int cpu)

@@ -39,6 +39,21 @@ struct kept_call {
     struct call_record t;
 };
 
+enum witness_kind { WITNESS_FLOOR, WITNESS_PAYLOAD, WITNESS_WARM, N_WITNESS_KINDS };
+enum { WITNESS_REPS = 3, MAX_WITNESSES = N_WITNESS_KINDS * WITNESS_REPS };
+
+/* An echo, or a warm engine's call, timed right after a run's last call. */
+struct witness {
+    enum witness_kind kind;
+    int seq;                   /* 1 right after the last call, then 2, 3 */
+    size_t floats;             /* an echo's payload; 0 for a warm call */
+    uint64_t at_ns;            /* clock_ns() when it began */
+    struct call_record t;
+};
+
+/* "floor", "payload" or "warm", as witnesses.csv names the kinds. */
+const char *witness_kind_name(enum witness_kind kind);
+
 struct call_sink {
     int keep;                  /* 1: keep every call; 0: only the sums below */
     struct kept_call *calls;
@@ -48,11 +63,14 @@ struct call_sink {
     int engine_cpu_known;
     long spawned_faults;       /* minor faults of the engines spawned for the run */
     int spawned;
+    struct witness witnesses[MAX_WITNESSES];   /* timed after the run's last call */
+    size_t n_witnesses;
 };
 
 void call_sink_put(struct call_sink *sink, size_t call, const struct call_record *t);
-/* Writes a call's index and its record's fields, the tail of a calls.csv row. */
-void call_record_write(struct data_out *out, size_t call, const struct call_record *t);
+/* Writes a call's record into a row's columns from `first` (the column of
+ * rtt_ns: calls.csv and witnesses.csv hold the same record). */
+void call_record_write(struct data_out *out, int first, const struct call_record *t);
 /* Forgets the kept calls (the sink can be used again). */
 void call_sink_clear(struct call_sink *sink);
 void call_sink_free(struct call_sink *sink);

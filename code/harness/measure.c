@@ -14,6 +14,8 @@ const struct measurement MEASUREMENTS[] = {
     {"echo", "round trips per payload size, protocol and raw, C and Python clients", measure_echo},
     {"cold", "the first call on a fresh engine against the second, with both sides' page faults",
      measure_cold},
+    {"mechanisms", "round trips after a stretch of compute or waiting, and first-touch faults",
+     measure_mechanisms},
     {"serialization", "encode and decode the series: raw, memcpy, JSON, text; Python's three",
      measure_serialization},
     {"spawn", "one engine process per call, alone: a one-double echo, a one-combination sweep",

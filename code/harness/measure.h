@@ -44,6 +44,7 @@ int measure_open(const struct measure_context *ctx, const char *name, struct dat
 
 int measure_echo(const struct measure_context *ctx, char *err, size_t err_size);
 int measure_cold(const struct measure_context *ctx, char *err, size_t err_size);
+int measure_mechanisms(const struct measure_context *ctx, char *err, size_t err_size);
 int measure_serialization(const struct measure_context *ctx, char *err, size_t err_size);
 int measure_spawn(const struct measure_context *ctx, char *err, size_t err_size);
 int measure_layout(const struct measure_context *ctx, char *err, size_t err_size);

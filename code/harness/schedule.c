@@ -46,7 +46,7 @@ struct schedule {
     struct combo_result *results[2];   /* one per side */
     struct call_sink sinks[2];
     struct mt19937 mt;                 /* the round's order, then its CPUs */
-    struct data_out runs, calls;
+    struct data_out runs, calls, witnesses;
     uint64_t started_ns;
     long next_unit, next_run;
 };
@@ -180,12 +180,26 @@ struct run_place {
 static void write_calls(struct schedule *sc, const char *arch, int round, long run,
                         const struct call_sink *sink)
 {
+    struct data_out *o = &sc->calls, *w = &sc->witnesses;
     for (size_t i = 0; i < sink->n; i++) {
-        struct data_out *o = &sc->calls;
         data_text(o, CALLS_architecture, arch);
         data_int(o, CALLS_round, round);
         data_int(o, CALLS_run, run);
-        call_record_write(o, sink->calls[i].call, &sink->calls[i].t);
+        data_int(o, CALLS_call, (int64_t)sink->calls[i].call);
+        call_record_write(o, CALLS_rtt_ns, &sink->calls[i].t);
+        data_end_row(o);
+    }
+    for (size_t i = 0; i < sink->n_witnesses; i++) {
+        const struct witness *x = &sink->witnesses[i];
+        data_text(w, WITNESS_architecture, arch);
+        data_int(w, WITNESS_round, round);
+        data_int(w, WITNESS_run, run);
+        data_text(w, WITNESS_kind, witness_kind_name(x->kind));
+        data_int(w, WITNESS_seq, x->seq);
+        data_int(w, WITNESS_floats, (int64_t)x->floats);
+        data_fixed(w, WITNESS_start_s, seconds_between(sc->started_ns, x->at_ns), 6);
+        call_record_write(w, WITNESS_rtt_ns, &x->t);
+        data_end_row(w);
     }
 }
 
@@ -378,7 +392,9 @@ static int prepare(struct schedule *sc, const char *rows, const char *out_dir,
     sc->has_worker = python;
     if (data_out_open(&sc->runs, out_dir, "architectures.csv", err, err_size) != 0)
         return -1;
-    return data_out_open(&sc->calls, out_dir, "calls.csv", err, err_size);
+    if (data_out_open(&sc->calls, out_dir, "calls.csv", err, err_size) != 0)
+        return -1;
+    return data_out_open(&sc->witnesses, out_dir, "witnesses.csv", err, err_size);
 }
 
 static void finish(struct schedule *sc)
@@ -449,12 +465,14 @@ int schedule_run(const struct harness_env *env, const struct sweep_job *job,
         how->duet_cpus[0] = sc.can_duet ? sc.duet_cpus[0] : -1;
         how->duet_cpus[1] = sc.can_duet ? sc.duet_cpus[1] : -1;
         if (data_out_close(&sc.runs) != 0 || data_out_close(&sc.calls) != 0 ||
+            data_out_close(&sc.witnesses) != 0 ||
             write_gate(&sc, out_dir) != 0)
             status = set_error(err, err_size, "cannot write the architectures' files in %s",
                                out_dir);
     } else {
         data_out_abandon(&sc.runs);
         data_out_abandon(&sc.calls);
+        data_out_abandon(&sc.witnesses);
     }
     finish(&sc);
     return status;

@@ -15,6 +15,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "harness/placement.h"
 #include "harness/session.h"
 #include "util/error.h"
 #include "util/timing.h"
@@ -187,6 +188,12 @@ static void take_engine_timing(struct call_record *t, const struct call_timing *
     t->compute_ns = e->compute_ns;
     t->engine_encode_ns = e->encode_ns;
     t->engine_cpu_ns = e->cpu_ns;
+    t->engine_minor_faults = e->faults;
+    /* One clock on both sides: each crossing is a difference of two readings
+     * (never negative unless the engine's reading is not of this machine). */
+    uint64_t engine_end = e->received_ns + e->engine_ns;
+    t->request_ns = e->received_ns > t->exchange_ns ? e->received_ns - t->exchange_ns : 0;
+    t->reply_ns = t->arrived_ns > engine_end ? t->arrived_ns - engine_end : 0;
 }
 
 /* Sends the request (len bytes) over the client's link; with `trailer`
@@ -200,6 +207,8 @@ static int exchange_on(struct session *s, size_t len, struct call_record *t, int
         return -1;
     if (t == NULL)
         return 0;
+    t->exchange_ns = start;
+    t->arrived_ns = times.received;
     t->send_ns = times.sent - start;
     t->wait_ns = times.arrived - times.sent;
     t->receive_ns = times.received - times.arrived;
@@ -251,8 +260,11 @@ static int exchange_spawned(struct session *s, size_t len, struct call_record *t
     pid_t pid = spawn_on_pipes(s, &to, &from, err, err_size);
     if (pid < 0)
         return -1;
+    uint64_t spawned = clock_ns();
     client_set_fds(&s->client, from, to);
     int status = exchange_on(s, len, t, trailer, err, err_size);
+    if (t != NULL)
+        t->spawn_ns = spawned - started;
     close(to);
     close(from);
     struct rusage usage;
@@ -287,13 +299,21 @@ static int exchange(struct session *s, size_t len, struct call_record *t, int tr
     return exchange_on(s, len, t, trailer, err, err_size);
 }
 
+/* Opens a timed call's record: empty, with the client's faults so far. */
+static void begin_call(struct call_record *t)
+{
+    if (t == NULL)
+        return;
+    memset(t, 0, sizeof *t);
+    t->client_minor_faults = (uint64_t)thread_minor_faults();
+}
+
 /* Encodes and exchanges one request; *started is when the call began. */
 static int call_binary(struct session *s, const struct request *rq, struct call_record *t,
                        uint64_t *started, char *err, size_t err_size)
 {
+    begin_call(t);
     *started = clock_ns();
-    if (t != NULL)
-        memset(t, 0, sizeof *t);
     uint64_t size = request_body_size(rq->n_bars, rq->n_combos);
     uint8_t *body = client_request_buffer(&s->client, (size_t)size);
     if (body == NULL)
@@ -315,6 +335,9 @@ static void finish_call(struct call_record *t, uint64_t started, uint64_t decode
     uint64_t now = clock_ns();
     t->decode_ns = now - decode_start;
     t->rtt_ns = now - started;
+    long faults = thread_minor_faults();
+    t->has_client_faults = faults >= 0 && (uint64_t)faults >= t->client_minor_faults;
+    t->client_minor_faults = t->has_client_faults ? (uint64_t)faults - t->client_minor_faults : 0;
 }
 
 /* Decodes a sweep reply for n combinations into results. */
@@ -422,10 +445,9 @@ int session_json_sweep(struct session *s, const double *close, size_t n_bars,
                        struct combo_result *results, struct call_record *t,
                        char *err, size_t err_size)
 {
+    begin_call(t);
     uint64_t started = clock_ns();
     size_t len;
-    if (t != NULL)
-        memset(t, 0, sizeof *t);
     char *text = json_request_encode_timed(close, n_bars, params, n_combos, t != NULL, &len);
     uint8_t *body = text != NULL ? client_request_buffer(&s->client, len) : NULL;
     if (body == NULL) {

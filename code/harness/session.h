@@ -25,6 +25,9 @@ struct call_record {
     int has_engine;            /* the reply carried the engine's own timing */
     int has_process;           /* a process was spawned for the call */
     int has_usage;             /* ... and its usage is known */
+    int has_client_faults;     /* client_minor_faults was counted */
+    uint64_t exchange_ns, arrived_ns;  /* the clock when sending began and the reply was in */
+    uint64_t spawn_ns;         /* a spawned engine: the parent's posix_spawn */
 };
 #undef CALL_RECORD_MEMBER
 

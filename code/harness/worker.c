@@ -136,7 +136,7 @@ static uint64_t field_ns(const json_t *object, const char *key, int *known)
 
 /* The worker names a call's fields as calls.csv names its columns: each is
  * read by its column's name, and a field that is absent stays unknown. */
-static void put_python_call(struct call_sink *sink, size_t call, const json_t *c)
+struct call_record worker_call_record(const json_t *c)
 {
     struct call_record t = {0};
     int present[RECORD_N] = {0};
@@ -146,7 +146,27 @@ static void put_python_call(struct call_sink *sink, size_t call, const json_t *c
     t.has_engine = present[RECORD_engine_ns];
     t.has_process = present[RECORD_process_ns];
     t.has_usage = present[RECORD_process_cpu_ns];
-    call_sink_put(sink, call, &t);
+    t.has_client_faults = present[RECORD_client_minor_faults];
+    return t;
+}
+
+/* A witness is a call's record with its kind, place and start (@sec:witnesses). */
+static int put_python_witness(struct call_sink *sink, const json_t *x)
+{
+    const char *kind = json_string_value(json_object_get(x, "kind"));
+    int known = 0;
+    if (sink->n_witnesses == MAX_WITNESSES || kind == NULL)
+        return -1;
+    struct witness *w = &sink->witnesses[sink->n_witnesses];
+    for (int k = 0; k < N_WITNESS_KINDS; k++)
+        if (strcmp(kind, witness_kind_name((enum witness_kind)k)) == 0)
+            w->kind = (enum witness_kind)k, known = 1;
+    w->seq = (int)field_ns(x, "seq", &known);
+    w->floats = (size_t)field_ns(x, "floats", &known);
+    w->at_ns = field_ns(x, "at_ns", &known);
+    w->t = worker_call_record(x);
+    sink->n_witnesses += known && w->seq > 0;
+    return known && w->seq > 0 ? 0 : -1;
 }
 
 static int read_results(const json_t *answer, size_t n_combos, struct combo_result *results,
@@ -185,9 +205,15 @@ int worker_run(struct worker *w, const char *row, size_t n_combos, struct combo_
     m->client_minor_faults = (long)field_ns(answer, "client_minor_faults", &placed);
     if (!placed)
         m->cpu_start = m->cpu_end = -1, m->client_minor_faults = -1;
-    const json_t *calls = json_object_get(answer, "calls");
-    for (size_t i = 0; status == 0 && i < json_array_size(calls); i++)
-        put_python_call(sink, i, json_array_get(calls, i));
+    const json_t *calls = json_object_get(answer, "calls"), *seen;
+    for (size_t i = 0; status == 0 && i < json_array_size(calls); i++) {
+        struct call_record t = worker_call_record(json_array_get(calls, i));
+        call_sink_put(sink, i, &t);
+    }
+    size_t i;
+    json_array_foreach(json_object_get(answer, "witnesses"), i, seen)
+        if (status == 0 && sink->keep && put_python_witness(sink, seen) != 0)
+            status = set_error(err, err_size, "the Python worker's witness %zu is malformed", i);
     json_decref(answer);
     return status;
 }

@@ -28,6 +28,9 @@ json_t *worker_command(struct worker *w, json_t *command, char *err, size_t err_
 /* Sets a row up; key/value (may be NULL) say where its engine is. */
 int worker_prepare(struct worker *w, const char *row, const char *key, const char *value,
                    char *err, size_t err_size);
+/* A call's record as the worker reports it, by calls.csv's column names;
+ * a field it lacks stays unknown. */
+struct call_record worker_call_record(const json_t *c);
 /* Runs a row once: its results, its measures and its calls. */
 int worker_run(struct worker *w, const char *row, size_t n_combos, struct combo_result *results,
                struct run_measure *m, struct call_sink *sink, char *err, size_t err_size);

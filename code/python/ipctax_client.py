@@ -16,6 +16,7 @@ it (README.md, "Calling the engine from Python").
 import dataclasses
 import math
 import os
+import resource
 import select
 import shutil
 import socket
@@ -39,7 +40,8 @@ PARAMS_PER_COMBO = 6              # h_half, h_len, h_sqrt, t_third, t_half, t_le
 
 LENGTH_WORD = struct.Struct("<I")          # [u32 body_len]
 REQUEST_HEADER = struct.Struct("<BII")     # [u8 opcode][u32 n_bars][u32 n_combos]
-TIMING_TRAILER = struct.Struct("<5Q")      # engine, decode, compute, encode, cpu: ns
+TIMING_TRAILER = struct.Struct("<7Q")      # engine, decode, compute, encode, cpu: ns;
+                                           # the engine's clock on receipt; its page faults
 
 
 DEFAULT_MAX_FRAME = 16 * 1024 * 1024   # the engine's default --max-frame: largest request body
@@ -107,14 +109,21 @@ def _naming(error, what):
     return type(error)(error.errno, f"{what}: {error.strerror}")
 
 
+def _minor_faults():
+    """The pages this process has touched for the first time so far."""
+    return resource.getrusage(resource.RUSAGE_SELF).ru_minflt
+
+
 @dataclasses.dataclass
 class EngineTiming:
-    """The engine's own account of one call: the reply's 40-byte trailer, in ns."""
+    """The engine's own account of one call: the reply's 56-byte trailer."""
     engine_ns: int
     decode_ns: int
     compute_ns: int
     encode_ns: int
     cpu_ns: int
+    received_ns: int     # CLOCK_MONOTONIC when the engine held the request whole
+    faults: int          # the engine's minor page faults while it served the call
 
 
 @dataclasses.dataclass
@@ -127,17 +136,36 @@ class Call:
     decode_ns: int       # frombuffer and the trailer: the reply as arrays
     process_ns: Optional[int] = None           # spawned engines: process start to exit
     engine: Optional[EngineTiming] = None    # when the call asked for timing
+    sent_at_ns: int = 0                      # the clock as sending began ...
+    arrived_at_ns: int = 0                   # ... and as the whole reply was in
+    client_faults: Optional[int] = None      # the process's first touches in the call
+    request_bytes: int = 0                   # the frames on the wire, length words included
+    reply_bytes: int = 0
+
+    def crossings(self):
+        """(request_ns, reply_ns): the wait split at the engine's clock, or None."""
+        if self.engine is None or not self.sent_at_ns:
+            return None
+        engine_end = self.engine.received_ns + self.engine.engine_ns
+        return (max(self.engine.received_ns - self.sent_at_ns, 0),
+                max(self.arrived_at_ns - engine_end, 0))
 
     def as_dict(self):
         """The record with the field names of the worker's replies."""
         d = {"rtt_ns": self.rtt_ns, "encode_ns": self.encode_ns, "send_ns": self.send_ns,
-             "wait_ns": self.wait_ns, "decode_ns": self.decode_ns}
+             "wait_ns": self.wait_ns, "decode_ns": self.decode_ns,
+             "request_bytes": self.request_bytes, "reply_bytes": self.reply_bytes}
         if self.process_ns is not None:
             d["process_ns"] = self.process_ns
+        if self.client_faults is not None:
+            d["client_minor_faults"] = self.client_faults
         if self.engine is not None:
             d.update(engine_ns=self.engine.engine_ns, engine_decode_ns=self.engine.decode_ns,
                      compute_ns=self.engine.compute_ns, engine_encode_ns=self.engine.encode_ns,
-                     engine_cpu_ns=self.engine.cpu_ns)
+                     engine_cpu_ns=self.engine.cpu_ns, engine_minor_faults=self.engine.faults)
+            crossings = self.crossings()
+            if crossings is not None:
+                d.update(request_ns=crossings[0], reply_ns=crossings[1])
         return d
 
 
@@ -386,6 +414,7 @@ class Engine:
         size, exact = expected_reply(opcode, len(close), len(params), timing, self.max_frame)
         try:
             self._check_in_step()
+            faults = _minor_faults()
             t0 = time.perf_counter_ns()
             frame = request_frame(opcode, close, params, timing)
             t1 = time.perf_counter_ns()
@@ -397,9 +426,12 @@ class Engine:
             self._raise_broken(error)
         result, engine = decode_reply(opcode, body, len(close), len(params), timing)
         t4 = time.perf_counter_ns()
+        faults = _minor_faults() - faults
         if opcode == OP_LOAD:
             self.loaded_bars = len(close)
-        self.last_call = Call(t4 - t0, t1 - t0, t2 - t1, t3 - t2, t4 - t3, engine=engine)
+        self.last_call = Call(t4 - t0, t1 - t0, t2 - t1, t3 - t2, t4 - t3, engine=engine,
+                              sent_at_ns=t1, arrived_at_ns=t3, client_faults=faults,
+                              request_bytes=len(frame), reply_bytes=LENGTH_WORD.size + len(body))
         return result
 
     def round_trip(self, frame):
@@ -600,6 +632,7 @@ class SpawnedEngine:
         self.last_call = None
         close, params = checked_request(opcode, close, params, None, self.max_frame)
         size, exact = expected_reply(opcode, len(close), len(params), timing, self.max_frame)
+        faults = _minor_faults()
         t0 = time.perf_counter_ns()
         frame = request_frame(opcode, close, params, timing)
         t1 = time.perf_counter_ns()
@@ -608,8 +641,11 @@ class SpawnedEngine:
         body = self._unframe(reply, status, size, exact)
         result, engine = decode_reply(opcode, body, len(close), len(params), timing)
         t4 = time.perf_counter_ns()
+        faults = _minor_faults() - faults
         self.last_call = Call(t4 - t0, t1 - t0, t2 - t1, t3 - t2, t4 - t3,
-                              process_ns=t3 - t1, engine=engine)
+                              process_ns=t3 - t1, engine=engine, sent_at_ns=t1,
+                              arrived_at_ns=t3, client_faults=faults,
+                              request_bytes=len(frame), reply_bytes=LENGTH_WORD.size + len(body))
         return result
 
     def _run(self, frame, size):

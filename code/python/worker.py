@@ -6,6 +6,7 @@ per line each way; the chapter gives the protocol. It measures, it never
 judges. Run it as: /usr/bin/python3 -B code/python/worker.py
 """
 import json
+import mmap
 import os
 import pickle
 import random
@@ -88,6 +89,9 @@ class NumbaInProcess:
         pnl, trades = self.kernel.sweep(job.close, job.params, self.workspace)
         return pnl, trades, []
 
+    def witness(self, job, calls):
+        return []                       # nothing crossed
+
     def close(self):
         pass
 
@@ -106,9 +110,43 @@ class BatchUnix:
         pnl, trades = self.engine.sweep(job.close, job.params, timing)
         return pnl, trades, [self.engine.last_call]
 
+    def witness(self, job, calls):
+        """Echoes on this row's connection right after its run (@sec:witnesses)."""
+        return witness_echoes(self.engine, job, calls, payload=True)
+
     def close(self):
         if getattr(self, "engine", None) is not None:
             self.engine.close()
+
+
+WITNESS_REPS = 3
+STRETCH_BYTES = 8 * 1024 * 1024        # each of the state probe's two arrays
+
+
+def payload_floats(calls, n_bars):
+    """The doubles an echo carries each way to ship, both ways together, the
+    median call's payload (its frames' headers aside)."""
+    sizes = sorted(c.request_bytes + c.reply_bytes for c in calls if c.request_bytes)
+    if not sizes:
+        return 1
+    headers = 2 * ipc.LENGTH_WORD.size + ipc.REQUEST_HEADER.size
+    floats = (sizes[len(sizes) // 2] - headers + 15) // 16
+    return max(1, min(floats, n_bars))
+
+
+def witness_echoes(engine, job, calls, payload):
+    """[witness dicts]: WITNESS_REPS echoes of one double, then of the payload."""
+    kinds = [("floor", 1)] + ([("payload", payload_floats(calls, len(job.close)))]
+                              if payload else [])
+    seen = []
+    for kind, n in kinds:
+        values = np.ascontiguousarray(job.close[:n])
+        for seq in range(1, WITNESS_REPS + 1):
+            at = time.perf_counter_ns()
+            engine.echo(values, timing=True)
+            seen.append(dict(engine.last_call.as_dict(), kind=kind, seq=seq, floats=n,
+                             at_ns=at))
+    return seen
 
 
 class ChattyUnix(BatchUnix):
@@ -150,6 +188,9 @@ class SpawnStdin(BatchUnix):
             raise Failure(f"{path} is not an executable engine")
         self.engine = ipc.SpawnedEngine(path)
         self.warm_up(job)
+
+    def witness(self, job, calls):
+        return witness_echoes(self.engine, job, calls, payload=False)  # a spawn's floor
 
     def close(self):
         pass                            # nothing stays open between sweeps
@@ -249,6 +290,8 @@ class Worker:
         self.channel = channel
         self.job = None
         self.rows = {}
+        self.probes = None              # the state probes' engine (@sec:mechanisms)
+        self.stretch_arrays = None
 
     def handle(self, message):
         """The reply to one message; None for quit."""
@@ -295,17 +338,66 @@ class Worker:
         t1 = time.perf_counter_ns()
         c1 = time.process_time_ns()
         cpu_end, faults = current_cpu(), minor_faults() - faults
+        witnesses = row.witness(self.job, calls) if timing else []
         return {"ok": True, "seconds": (t1 - t0) * 1e-9, "client_cpu_s": (c1 - c0) * 1e-9,
                 "cpu_start": cpu_start, "cpu_end": cpu_end, "client_minor_faults": faults,
                 "pnl": [float.hex(float(x)) for x in pnl],
                 "trades": [int(x) for x in trades],
-                "calls": [c.as_dict() for c in calls]}
+                "calls": [c.as_dict() for c in calls], "witnesses": witnesses}
 
     def cmd_echo(self, message):
         return echo(self.job, message)
 
     def cmd_serialize(self, message):
         return serialize(self.job, message)
+
+    def cmd_touch(self, message):
+        pages, page = int(message["pages"]), int(message["page_bytes"])
+        mapping = mmap.mmap(-1, pages * page)
+        memory = np.frombuffer(mapping, dtype=np.uint8)
+        answer = {"ok": True}
+        for touch, value in (("first", 1), ("again", 2)):
+            faults = minor_faults()
+            t0 = time.perf_counter_ns()
+            memory[::page] = value
+            t1 = time.perf_counter_ns()
+            answer[touch + "_ns"], answer[touch + "_faults"] = t1 - t0, minor_faults() - faults
+        del memory
+        mapping.close()
+        return answer
+
+    def cmd_state(self, message):
+        state, n = message["state"], int(message["floats"])
+        if state not in ("hot", "client"):
+            raise Failure(f"a Python state probe is hot or client, not {state!r}")
+        engine = self.probe_engine(message["socket"])
+        values = np.ascontiguousarray(self.job.close[:n])
+        t0 = time.perf_counter_ns()
+        if state == "hot":
+            engine.echo(values)             # the same echo just before: the curve's condition
+        else:
+            self.stretch(int(message["stretch_ns"]))
+        t1 = time.perf_counter_ns()
+        engine.echo(values, timing=True)
+        return {"ok": True, "call": engine.last_call.as_dict(),
+                "stretch_ns": t1 - t0 if state == "client" else 0}
+
+    def probe_engine(self, path):
+        """The probes' engine at path, connected once and kept."""
+        if self.probes is None or self.probes.where != path:
+            self.probes = ipc.Engine(path)
+        return self.probes
+
+    def stretch(self, ns):
+        """numpy copying between two workspace-sized arrays for about ns."""
+        if self.stretch_arrays is None:
+            a = np.ones(STRETCH_BYTES // 8)
+            self.stretch_arrays = (a, np.empty_like(a))
+        a, b = self.stretch_arrays
+        end = time.perf_counter_ns() + ns
+        while time.perf_counter_ns() < end:
+            np.copyto(b, a)
+            a, b = b, a
 
     def close_row(self, name):
         row = self.rows.pop(name, None)

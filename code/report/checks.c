@@ -509,7 +509,8 @@ int run_checks(const struct run_data *d, const struct loaded_file *files, size_t
                char *err, size_t err_size)
 {
     for (size_t i = 0; i < n_files; i++)
-        if (files[i].file->key != NULL && check_key(&files[i], err, err_size) != 0)
+        if (!files[i].absent && files[i].file->key != NULL &&
+            check_key(&files[i], err, err_size) != 0)
             return -1;
     for (size_t i = 0; i < N_RULES; i++)
         if (check_rule(&RULES[i], d, files, n_files, err, err_size) != 0)

@@ -70,7 +70,12 @@ int manifest_verify(const char *dir, const struct loaded_file *files, size_t n_f
         if (!is_of_the_run(f->file))
             continue;
         int r = listed_at(&m, name_col, f->file->name, path, err, err_size);
-        if (r == -1)
+        if (f->absent && r >= 0)
+            status = set_error(err, err_size, "%s lists %s, which is not there", path,
+                               f->file->name);
+        else if (f->absent)
+            continue;                          /* an added file the run was made before */
+        else if (r == -1)
             status = set_error(err, err_size, "%s does not list %s: the folder is not one "
                                "run", path, f->file->name);
         else if (r < -1)
@@ -122,6 +127,8 @@ int manifest_write(const char *dir, char *err, size_t err_size)
         if (!is_of_the_run(&DATA_FILES[i]))
             continue;
         snprintf(file, sizeof file, "%s/%s", dir, DATA_FILES[i].name);
+        if ((DATA_FILES[i].flags & ADDED_FILE) && access(file, F_OK) != 0)
+            continue;                          /* an added file this run did not make */
         if (csv_table_load(file, &t, err, err_size) != 0) {
             data_out_abandon(&out);
             return -1;

@@ -11,6 +11,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "report/checks.h"
 #include "report/csvread.h"
@@ -26,6 +27,9 @@ struct member_place {
 #define PLACES(type, list) static const struct member_place type##_places[] = {list(PLACE, type)}
 PLACES(run_row, RUNS_COLUMNS);
 PLACES(call_row, CALLS_COLUMNS);
+PLACES(witness_row, WITNESS_COLUMNS);
+PLACES(state_row, STATES_COLUMNS);
+PLACES(fault_row, FAULTS_COLUMNS);
 PLACES(gate_row, GATE_COLUMNS);
 PLACES(sweep_row, SWEEP_COLUMNS);
 PLACES(echo_row, ECHO_COLUMNS);
@@ -57,6 +61,8 @@ static const struct file_place PLACES_OF_FILES[] = {
     INTO_KV("echo_settings.csv", echo_settings),
     INTO_KV("roofline_settings.csv", roof_settings),
     INTO("architectures.csv", run_row, runs), INTO("calls.csv", call_row, calls),
+    INTO("witnesses.csv", witness_row, witnesses), INTO("states.csv", state_row, states),
+    INTO("faults.csv", fault_row, faults),
     INTO("gate.csv", gate_row, gates), INTO("sweep.csv", sweep_row, sweep),
     INTO("echo.csv", echo_row, echo), INTO("cold.csv", cold_row, cold),
     INTO("serialization.csv", serial_row, serial), INTO("spawn.csv", spawn_row, spawns),
@@ -101,7 +107,7 @@ static int parse_field(const struct data_column *c, const char *text, void *at, 
     char *end;
     if (c->type == COLUMN_TEXT)
         return parse_text(c, text, at, why, why_size);
-    if (c->type == COLUMN_NUM_OR_EMPTY && text[0] == '\0') {
+    if ((c->type == COLUMN_NUM_OR_EMPTY || c->type == COLUMN_NUM_ADDED) && text[0] == '\0') {
         if (at != NULL)
             *(double *)at = NAN;
         return 0;
@@ -150,8 +156,11 @@ static int load_rows(const struct loaded_file *f, struct run_data *d, char *err,
     char why[256];
     if (place == NULL || n_columns > MAX_COLUMNS)
         return set_error(err, err_size, "%s: the report has no row type for it", f->path);
+    if (f->absent)
+        return 0;
     for (size_t c = 0; c < n_columns; c++)
-        if ((at[c] = csv_table_column(t, columns[c].name)) < 0)
+        if ((at[c] = csv_table_column(t, columns[c].name)) < 0 &&
+            columns[c].type != COLUMN_NUM_ADDED)
             return set_error(err, err_size, "%s has no column %s", f->path, columns[c].name);
     if (t->n_rows == 0)
         return set_error(err, err_size, "%s has no rows, only its header", f->path);
@@ -162,7 +171,7 @@ static int load_rows(const struct loaded_file *f, struct run_data *d, char *err,
     *count_in(d, place) = t->n_rows;
     for (size_t r = 0; r < t->n_rows; r++)
         for (size_t c = 0; c < n_columns; c++)
-            if (parse_field(&columns[c], csv_table_cell(t, r, at[c]),
+            if (parse_field(&columns[c], at[c] >= 0 ? csv_table_cell(t, r, at[c]) : "",
                             rows + r * place->row_size + place->members[c].offset, why,
                             sizeof why) != 0)
                 return refuse_at(err, err_size, f, r, "column", columns[c].name, why);
@@ -209,6 +218,8 @@ static int load_key_values(const struct loaded_file *f, struct run_data *d, char
                            size_t err_size)
 {
     char why[256];
+    if (f->absent)
+        return 0;
     if (load_rows(f, d, err, err_size) != 0)
         return -1;
     const struct kv_file *kv = (const struct kv_file *)rows_in(d, place_of(f->file));
@@ -249,7 +260,8 @@ static int read_every_file(struct loaded_file *files, const char *dir, char *err
     for (size_t i = 0; i < N_DATA_FILES; i++) {
         files[i].file = &DATA_FILES[i];
         snprintf(files[i].path, sizeof files[i].path, "%s/%s", dir, DATA_FILES[i].name);
-        if (csv_table_load(files[i].path, &files[i].table, err, err_size) != 0)
+        files[i].absent = (DATA_FILES[i].flags & ADDED_FILE) && access(files[i].path, F_OK) != 0;
+        if (!files[i].absent && csv_table_load(files[i].path, &files[i].table, err, err_size) != 0)
             return -1;
     }
     return 0;

@@ -17,10 +17,14 @@
 #define ROW_MEMBER_INT(name, low, high) long name;
 #define ROW_MEMBER_NUM(name, low, high) double name;
 #define ROW_MEMBER_NUM_OR_EMPTY(name, low, high) double name;
+#define ROW_MEMBER_NUM_ADDED(name, low, high) double name;
 #define ROW_TYPE(type, list) struct type { list(ROW_MEMBER, type) }
 
 ROW_TYPE(run_row, RUNS_COLUMNS);       /* architectures.csv: one timed run */
 ROW_TYPE(call_row, CALLS_COLUMNS);     /* calls.csv: one boundary call */
+ROW_TYPE(witness_row, WITNESS_COLUMNS);  /* witnesses.csv: an echo beside a run */
+ROW_TYPE(state_row, STATES_COLUMNS);     /* states.csv: an echo after a stretch */
+ROW_TYPE(fault_row, FAULTS_COLUMNS);     /* faults.csv: a fresh mapping touched */
 ROW_TYPE(gate_row, GATE_COLUMNS);      /* gate.csv: one architecture's verdict */
 ROW_TYPE(sweep_row, SWEEP_COLUMNS);    /* sweep.csv: the reference result of one combination */
 ROW_TYPE(echo_row, ECHO_COLUMNS);      /* echo.csv: one round trip */
@@ -51,6 +55,9 @@ struct run_data {
     struct kv_file machine, run, oracle, load, valgrind, fuzz, echo_settings, roof_settings;
     ROWS(run_row, runs);
     ROWS(call_row, calls);
+    ROWS(witness_row, witnesses);
+    ROWS(state_row, states);
+    ROWS(fault_row, faults);
     ROWS(gate_row, gates);
     ROWS(sweep_row, sweep);
     ROWS(echo_row, echo);
@@ -69,6 +76,7 @@ struct loaded_file {
     const struct data_file *file;
     struct csv_table table;
     char path[4096];
+    int absent;                /* an added file the run was made without: no table */
 };
 
 /* Loads every file of dir; 0, or -1 with a message in err (nothing kept). */

@@ -95,6 +95,8 @@ int reproduction_add(const char *data, const char *root, const char *id, const c
         const char *name = i < N_DATA_FILES ? DATA_FILES[i].name : "manifest.csv";
         snprintf(from, sizeof from, "%s/%s", data, name);
         snprintf(to, sizeof to, "%s/%s", part, name);
+        if (i < N_DATA_FILES && (DATA_FILES[i].flags & ADDED_FILE) && access(from, F_OK) != 0)
+            continue;                          /* a run made before the file existed */
         status = copy_file(from, to, err, err_size);
     }
     if (status == 0)

@@ -13,9 +13,9 @@
 
 static summarizer *const SUMMARIZERS[] = {
     summarize_run, summarize_sweep, summarize_architectures, summarize_calls, summarize_echo,
-    summarize_cold, summarize_serialization, summarize_spawn, summarize_layout,
-    summarize_roofline, summarize_counts, summarize_robustness, summarize_derived,
-    summarize_design, summarize_claims,
+    summarize_cold, summarize_serialization, summarize_spawn, summarize_mechanisms,
+    summarize_layout, summarize_roofline, summarize_counts, summarize_robustness,
+    summarize_derived, summarize_model, summarize_design, summarize_claims,
 };
 
 void summarize_all(const struct run_data *d, struct store *s)

@@ -4,6 +4,7 @@
  * Tangled from paper/93-appendix-units.md.
  */
 #include <math.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -104,17 +105,54 @@ static double median_of(double *x, size_t n)
     return st.n > 0 ? st.p50 : NAN;
 }
 
+struct phase_place {
+    size_t in_call, in_phases;         /* offsets of the double in each */
+    double scale;                      /* to µs for a time, 1 for a count */
+};
+
+#define PHASE(call, phases, scale) \
+    {offsetof(struct call_row, call), offsetof(struct call_phases, phases), scale}
+static const struct phase_place PHASES[] = {
+    PHASE(encode_ns, encode_us, 1e-3),          PHASE(request_ns, request_us, 1e-3),
+    PHASE(engine_decode_ns, engine_decode_us, 1e-3),
+    PHASE(engine_encode_ns, engine_encode_us, 1e-3),
+    PHASE(reply_ns, reply_us, 1e-3),            PHASE(decode_ns, decode_us, 1e-3),
+    PHASE(client_minor_faults, client_faults, 1), PHASE(engine_minor_faults, engine_faults, 1),
+    PHASE(request_bytes, request_bytes, 1),     PHASE(reply_bytes, reply_bytes, 1),
+};
+#undef PHASE
+enum { N_PHASES = sizeof PHASES / sizeof PHASES[0] };
+
+/* Each phase's median over the n timed calls whose rows are in `timed`. */
+static void phase_medians(const struct call_row *const *timed, size_t n, double *scratch,
+                          struct call_phases *out)
+{
+    for (size_t p = 0; p < N_PHASES; p++) {
+        size_t k = 0;
+        for (size_t i = 0; i < n; i++) {
+            double v = *(const double *)((const char *)timed[i] + PHASES[p].in_call);
+            if (!isnan(v))
+                scratch[k++] = v * PHASES[p].scale;
+        }
+        *(double *)((char *)out + PHASES[p].in_phases) = median_of(scratch, k);
+    }
+}
+
 int unit_calls(const struct run_data *d, const struct unit_view *u, struct unit_calls *out)
 {
     long runs[2] = {u->row[0] != NULL ? u->row[0]->run : -1,
                     u->duet && u->row[1] != NULL ? u->row[1]->run : -1};
     size_t room = d->n_calls ? d->n_calls : 1, n_process = 0, n_faults = 0;
-    double *boundary = malloc(5 * room * sizeof *boundary);
+    double *boundary = malloc(6 * room * sizeof *boundary);
     double *compute = boundary + room, *rtt = compute + room, *process = rtt + room;
-    double *faults = process + room, sum_rtt = 0, sum_boundary = 0;
+    double *faults = process + room, *scratch = faults + room, sum_rtt = 0, sum_boundary = 0;
+    const struct call_row **timed = malloc(room * sizeof *timed);
     memset(out, 0, sizeof *out);
-    if (boundary == NULL)
+    if (boundary == NULL || timed == NULL) {
+        free(boundary);
+        free(timed);
         return -1;
+    }
     for (size_t i = 0; i < d->n_calls; i++) {
         const struct call_row *c = &d->calls[i];
         if (c->run != runs[0] && c->run != runs[1])
@@ -126,6 +164,7 @@ int unit_calls(const struct run_data *d, const struct unit_view *u, struct unit_
             faults[n_faults++] = c->process_minor_faults;
         if (isnan(c->compute_ns))
             continue;
+        timed[out->timed] = c;
         boundary[out->timed] = (c->rtt_ns - c->compute_ns) * 1e-3;
         compute[out->timed] = c->compute_ns * 1e-3;
         rtt[out->timed] = c->rtt_ns * 1e-3;
@@ -140,6 +179,41 @@ int unit_calls(const struct run_data *d, const struct unit_view *u, struct unit_
     out->rtt_us = median_of(rtt, (size_t)out->timed);
     out->process_ms = median_of(process, n_process);
     out->faults = median_of(faults, n_faults);
+    phase_medians(timed, (size_t)out->timed, scratch, &out->phase);
     free(boundary);
+    free(timed);
     return out->timed > 0 ? 0 : -1;
+}
+
+double unit_witness(const struct run_data *d, const struct unit_view *u, const char *kind,
+                    int first)
+{
+    long runs[2] = {u->row[0] != NULL ? u->row[0]->run : -1,
+                    u->duet && u->row[1] != NULL ? u->row[1]->run : -1};
+    double *rtt = malloc((d->n_witnesses ? d->n_witnesses : 1) * sizeof *rtt);
+    size_t n = 0;
+    for (size_t i = 0; rtt != NULL && i < d->n_witnesses; i++) {
+        const struct witness_row *w = &d->witnesses[i];
+        if ((w->run == runs[0] || w->run == runs[1]) && strcmp(w->kind, kind) == 0 &&
+            (w->seq == 1) == (first != 0))
+            rtt[n++] = w->rtt_ns * 1e-3;
+    }
+    double m = rtt != NULL ? median_of(rtt, n) : NAN;
+    free(rtt);
+    return m;
+}
+
+double unit_last_rtt(const struct run_data *d, const struct unit_view *u)
+{
+    double last[2];
+    size_t n = 0;
+    for (int r = 0; r < (u->duet ? 2 : 1); r++) {
+        const struct call_row *at = NULL;
+        for (size_t i = 0; u->row[r] != NULL && i < d->n_calls; i++)
+            if (d->calls[i].run == u->row[r]->run && (at == NULL || d->calls[i].call > at->call))
+                at = &d->calls[i];
+        if (at != NULL)
+            last[n++] = at->rtt_ns * 1e-3;
+    }
+    return median_of(last, n);
 }

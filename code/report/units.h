@@ -25,6 +25,12 @@ size_t arch_units(const struct run_data *d, const char *arch, struct unit_view *
 /* The ratios of arch's complete units into ratios (appended). */
 void arch_unit_ratios(const struct run_data *d, const char *arch, double **ratios, size_t *n);
 
+/* Medians over a unit's timed calls; NAN where no call measured one. */
+struct call_phases {
+    double encode_us, request_us, engine_decode_us, engine_encode_us, reply_us, decode_us;
+    double client_faults, engine_faults, request_bytes, reply_bytes;
+};
+
 struct unit_calls {
     long calls, timed;                 /* calls in the unit's runs, and with the engine's times */
     double share_pct;                  /* 100 x boundary / round trips, over its timed calls */
@@ -34,9 +40,19 @@ struct unit_calls {
     double mean_boundary_us;           /* their average boundary */
     double process_ms;                 /* a spawned call's process life, median; NAN if none */
     double faults;                     /* ... and its minor faults */
+    struct call_phases phase;
 };
 
 /* What the calls of u's runs say; 0, or -1 when the unit has no timed call. */
 int unit_calls(const struct run_data *d, const struct unit_view *u, struct unit_calls *out);
+
+/* The median round trip (µs) of u's witnesses of a kind (@sec:witnesses):
+ * the first after each run (seq 1) when `first`, else the later ones; NAN
+ * when the unit has none, as a run made before the witnesses has. */
+double unit_witness(const struct run_data *d, const struct unit_view *u, const char *kind,
+                    int first);
+/* The median over u's runs of each run's last call's round trip (µs): the
+ * call a warm witness repeats. NAN if none. */
+double unit_last_rtt(const struct run_data *d, const struct unit_view *u);
 
 #endif

@@ -62,11 +62,33 @@
     _(row, process_cpu_ns, NUM_OR_EMPTY, NANOS, "ns", "a spawned engine's processor time")         \
     _(row, process_minor_faults, NUM_OR_EMPTY, COUNT, "pages", "a spawned engine's first touches") \
     CALL_BYTES_COLUMNS(_, row)                                                                     \
+    CALL_CROSSING_COLUMNS(_, row)
+
+/* Added with the trailer's clock reading and fault count: each crossing
+ * apart, and the pages each side touched first during the call. */
+#define CALL_CROSSING_COLUMNS(_, row)                                                              \
+    _(row, request_ns, NUM_ADDED, NANOS, "ns", "the request's crossing: sent until held whole")    \
+    _(row, reply_ns, NUM_ADDED, NANOS, "ns", "the reply's crossing: the engine's end to arrived")  \
+    _(row, engine_minor_faults, NUM_ADDED, COUNT, "pages", "the engine's first touches, serving")  \
+    _(row, client_minor_faults, NUM_ADDED, COUNT, "pages", "the client's first touches in the call")
 
 /* The bytes on the wire, frames included (0 when the client did not count them). */
 #define CALL_BYTES_COLUMNS(_, row)                                                                 \
     _(row, request_bytes, NUM, COUNT, "bytes", "the request on the wire, frame included")          \
     _(row, reply_bytes, NUM, COUNT, "bytes", "the reply on the wire, frame included")
+
+/* witnesses.csv: an echo timed right after a run's last call, on the same
+ * connection, in the same duet side; the fields from rtt_ns on are a call's
+ * record. Added with the witnesses: older runs have none. */
+#define WITNESS_COLUMNS(_, row)                                                                    \
+    _(row, architecture, TEXT, NAME_OF(63), "", "the architecture whose run it follows")          \
+    _(row, round, INT, ROUND, "", "its round")                                                     \
+    _(row, run, INT, ORDINAL, "", "the run it follows (architectures.csv's run)")                  \
+    _(row, kind, TEXT, NAME_OF(15), "", "floor, payload or warm (@sec:witnesses)")                 \
+    _(row, seq, INT, ORDINAL, "", "1 right after the run's last call, then 2, 3, ...")             \
+    _(row, floats, INT, COUNT, "doubles", "an echo's payload, each way; 0 for warm")               \
+    _(row, start_s, NUM, SECONDS, "s", "when it began, after the first round began")              \
+    CALL_RECORD_COLUMNS(_, row)
 
 /* gate.csv: one architecture's verdict */
 #define GATE_COLUMNS(_, row)                                                                       \
@@ -128,16 +150,45 @@
     _(row, ns, NUM, NANOS, "ns", "its time")                                                       \
     _(row, bytes, NUM, COUNT, "bytes", "the encoding's size on the wire")
 
-/* spawn.csv: one spawned call */
+/* spawn.csv: one spawned call, or its warm twin; from spawn_ns on, added
+ * with the split of a spawn (older runs lack them) */
 #define SPAWN_COLUMNS(_, row)                                                                      \
-    _(row, kind, TEXT, NAME_OF(15), "", "echo of one double, or sweep of one combination")         \
+    _(row, kind, TEXT, NAME_OF(15), "", "exit, echo, sweep, or warm (@sec:crossings)")                 \
     _(row, rep, INT, ORDINAL, "", "the repetition")                                                \
     _(row, combo, INT, COMBO, "", "the combination swept")                                         \
     _(row, rtt_ns, NUM, NANOS, "ns", "the call, from the spawn to the reply")                      \
-    _(row, process_ns, NUM, NANOS, "ns", "the engine, from its spawn to its end")                  \
-    _(row, process_cpu_ns, NUM, NANOS, "ns", "its processor time")                                 \
-    _(row, minor_faults, NUM, COUNT, "pages", "its first touches")                                 \
-    _(row, compute_ns, NUM_OR_EMPTY, NANOS, "ns", "the kernel inside it; empty for an echo")
+    _(row, process_ns, NUM_OR_EMPTY, NANOS, "ns", "the engine, from its spawn to its end")         \
+    _(row, process_cpu_ns, NUM_OR_EMPTY, NANOS, "ns", "its processor time")                        \
+    _(row, minor_faults, NUM_OR_EMPTY, COUNT, "pages", "its first touches")                        \
+    _(row, compute_ns, NUM_OR_EMPTY, NANOS, "ns", "the kernel inside it; empty for an echo")       \
+    _(row, spawn_ns, NUM_ADDED, NANOS, "ns", "the parent's call that started the engine")          \
+    _(row, request_ns, NUM_ADDED, NANOS, "ns", "from the request's first byte to the engine's")    \
+    _(row, engine_decode_ns, NUM_ADDED, NANOS, "ns", "the engine decoding the request")            \
+    _(row, engine_minor_faults, NUM_ADDED, COUNT, "pages", "its first touches while serving")
+
+/* states.csv: one echo right after a stretch (@sec:mechanisms); the fields
+ * from rtt_ns on are a call's record */
+#define STATES_COLUMNS(_, row)                                                                     \
+    _(row, client, TEXT, NAME_OF(15), "", "c or python: the client that timed it")                 \
+    _(row, state, TEXT, NAME_OF(15), "", "hot, engine, client or idle: what came before")          \
+    _(row, stretch, TEXT, NAME_OF(15), "", "none, short or long: how long it lasted")              \
+    _(row, partner, TEXT, NAME_OF(7), "", "busy or idle: the other CPU meanwhile")                 \
+    _(row, cpu, INT, CPU, "", "the CPU client and engine shared")                                  \
+    _(row, pass, INT, ORDINAL, "", "the pass: the unit")                                           \
+    _(row, order, INT, ORDINAL, "", "its place in its partner's block of the pass")                \
+    _(row, floats, INT, COUNT, "doubles", "the echo's payload, each way")                          \
+    _(row, stretch_ns, NUM, NANOS, "ns", "the stretch as timed; 0 for a hot echo")                 \
+    CALL_RECORD_COLUMNS(_, row)
+
+/* faults.csv: one fault probe, a fresh mapping touched (@sec:mechanisms) */
+#define FAULTS_COLUMNS(_, row)                                                                     \
+    _(row, role, TEXT, NAME_OF(15), "", "c or python: the process that touched")                   \
+    _(row, pass, INT, ORDINAL, "", "the pass: the unit")                                           \
+    _(row, order, INT, ORDINAL, "", "its place in the pass's fault probes")                        \
+    _(row, touch, TEXT, NAME_OF(7), "", "first, or again (the same pages, touched)")               \
+    _(row, pages, INT, COUNT, "pages", "pages of 4 KiB, one byte written to each")                 \
+    _(row, ns, NUM, NANOS, "ns", "the touching")                                                   \
+    _(row, minor_faults, NUM, COUNT, "pages", "the minor faults meanwhile")
 
 /* layout.csv: one reduced sweep */
 #define LAYOUT_COLUMNS(_, row)                                                                     \
@@ -185,6 +236,9 @@
 #define COLUMN_INDEX(prefix, name, ...) prefix##_##name,
 enum { RUNS_COLUMNS(COLUMN_INDEX, RUNS) RUNS_N };
 enum { CALLS_COLUMNS(COLUMN_INDEX, CALLS) CALLS_N };
+enum { WITNESS_COLUMNS(COLUMN_INDEX, WITNESS) WITNESS_N };
+enum { STATES_COLUMNS(COLUMN_INDEX, STATES) STATES_N };
+enum { FAULTS_COLUMNS(COLUMN_INDEX, FAULTS) FAULTS_N };
 enum { GATE_COLUMNS(COLUMN_INDEX, GATE) GATE_N };
 enum { SWEEP_COLUMNS(COLUMN_INDEX, SWEEP) SWEEP_N };
 enum { ECHO_COLUMNS(COLUMN_INDEX, ECHO) ECHO_N };

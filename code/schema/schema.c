@@ -13,6 +13,9 @@
 #define COLUMNS(list) {list(DESCRIBE, unused)}
 static const struct data_column RUNS[] = COLUMNS(RUNS_COLUMNS);
 static const struct data_column CALLS[] = COLUMNS(CALLS_COLUMNS);
+static const struct data_column WITNESS[] = COLUMNS(WITNESS_COLUMNS);
+static const struct data_column STATES[] = COLUMNS(STATES_COLUMNS);
+static const struct data_column FAULTS[] = COLUMNS(FAULTS_COLUMNS);
 static const struct data_column GATE[] = COLUMNS(GATE_COLUMNS);
 static const struct data_column SWEEP[] = COLUMNS(SWEEP_COLUMNS);
 static const struct data_column ECHO[] = COLUMNS(ECHO_COLUMNS);
@@ -82,6 +85,8 @@ const struct data_file DATA_FILES[] = {
     KV_FILE("roofline_settings.csv", ROOF_SETTING_KEYS, 0, "the peak loops' settings"),
     ROWS_FILE("architectures.csv", "architecture,run", RUNS, 0, "one row per timed run"),
     ROWS_FILE("calls.csv", "run,call", CALLS, 0, "one row per boundary call of a timed run"),
+    ROWS_FILE("witnesses.csv", "run,kind,seq", WITNESS, ADDED_FILE,
+              "one row per echo timed right after a run, on its connection"),
     ROWS_FILE("gate.csv", "architecture", GATE, 0, "one row per architecture: its verdict"),
     ROWS_FILE("sweep.csv", "combo", SWEEP, 0, "the in-process reference, per combination"),
     ROWS_FILE("echo.csv", "client,transport,placement,mode,floats,pass,rep", ECHO, 0,
@@ -89,7 +94,11 @@ const struct data_file DATA_FILES[] = {
     ROWS_FILE("cold.csv", "client,rep,warmth", COLD, 0, "a fresh engine's first call and second"),
     ROWS_FILE("serialization.csv", "language,format,operation,rep", SERIAL, 0,
               "one row per timed encode or decode of the series"),
-    ROWS_FILE("spawn.csv", "kind,rep", SPAWN, 0, "one row per spawned call"),
+    ROWS_FILE("spawn.csv", "kind,rep", SPAWN, 0, "one row per spawned call, or its warm twin"),
+    ROWS_FILE("states.csv", "client,state,stretch,partner,floats,pass", STATES, ADDED_FILE,
+              "one row per echo right after a stretch of compute or waiting"),
+    ROWS_FILE("faults.csv", "role,pass,touch", FAULTS, ADDED_FILE,
+              "one row per fault probe: fresh pages touched, and touched again"),
     ROWS_FILE("layout.csv", "side,code_shift,series_offset,array_offset,array_stagger,pass",
               LAYOUT, 0, "one row per reduced sweep"),
     ROWS_FILE("roofline.csv", "kind,threads,pass", ROOF, 0, "one row per timed peak loop"),

@@ -16,6 +16,7 @@ enum column_type {
     COLUMN_INT,                /* a whole number, into a long */
     COLUMN_NUM,                /* a number, into a double */
     COLUMN_NUM_OR_EMPTY,       /* a number, or empty for not applicable (NAN) */
+    COLUMN_NUM_ADDED,          /* ... and a file written before it existed lacks it */
 };
 
 struct data_column {
@@ -29,6 +30,7 @@ struct data_column {
 enum data_file_flags {
     KEY_VALUE = 1,             /* key,value rows; the columns are the keys it must have */
     NOT_OF_THE_RUN = 2,        /* kept across runs, outside the manifest (@sec:manifest) */
+    ADDED_FILE = 4,            /* a run made before it existed lacks it: no rows */
 };
 
 struct data_file {

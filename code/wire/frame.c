@@ -197,10 +197,11 @@ uint32_t error_frame_header(uint8_t header[FRAME_HEADER_BYTES], size_t message_l
 
 void timing_trailer_encode(uint8_t out[TIMING_TRAILER_BYTES], const struct call_timing *t)
 {
-    const uint64_t five[5] = {t->engine_ns, t->decode_ns, t->compute_ns, t->encode_ns,
-                              t->cpu_ns};
-    for (int i = 0; i < 5; i++)
-        le_put_u64(out + 8 * i, five[i]);
+    const uint64_t v[TIMING_TRAILER_FIELDS] = {t->engine_ns, t->decode_ns, t->compute_ns,
+                                               t->encode_ns, t->cpu_ns, t->received_ns,
+                                               t->faults};
+    for (int i = 0; i < TIMING_TRAILER_FIELDS; i++)
+        le_put_u64(out + 8 * i, v[i]);
 }
 
 int timing_trailer_decode(const uint8_t *body, size_t len, struct call_timing *t)
@@ -208,7 +209,9 @@ int timing_trailer_decode(const uint8_t *body, size_t len, struct call_timing *t
     if (len < TIMING_TRAILER_BYTES)
         return -1;
     const uint8_t *p = body + len - TIMING_TRAILER_BYTES;
-    *t = (struct call_timing){le_get_u64(p), le_get_u64(p + 8), le_get_u64(p + 16),
-                              le_get_u64(p + 24), le_get_u64(p + 32)};
+    uint64_t v[TIMING_TRAILER_FIELDS];
+    for (int i = 0; i < TIMING_TRAILER_FIELDS; i++)
+        v[i] = le_get_u64(p + 8 * i);
+    *t = (struct call_timing){v[0], v[1], v[2], v[3], v[4], v[5], v[6]};
     return 0;
 }

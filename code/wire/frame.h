@@ -41,8 +41,8 @@ enum {
 /* The opcode byte's top bit asks the engine to time the call (see the text). */
 #define OP_TIMED 0x80u
 
-/* What a timed reply carries after its body: five little-endian u64. */
-enum { TIMING_TRAILER_BYTES = 40 };
+/* What a timed reply carries after its body: seven little-endian u64. */
+enum { TIMING_TRAILER_FIELDS = 7, TIMING_TRAILER_BYTES = 8 * TIMING_TRAILER_FIELDS };
 
 /* Longest window a per-bar stream accepts: each window is a ring of this
  * many doubles per combination, so it bounds a stream's memory. */
@@ -100,7 +100,7 @@ uint32_t error_frame_header(uint8_t header[FRAME_HEADER_BYTES], size_t message_l
 
 /* The engine's timing of one call (nanoseconds). */
 struct call_timing {
-    uint64_t engine_ns, decode_ns, compute_ns, encode_ns, cpu_ns;
+    uint64_t engine_ns, decode_ns, compute_ns, encode_ns, cpu_ns, received_ns, faults;
 };
 
 void timing_trailer_encode(uint8_t out[TIMING_TRAILER_BYTES], const struct call_timing *t);

@@ -205,21 +205,23 @@ int json_reply_timing(const char *text, size_t len, struct call_timing *t,
                       char *err, size_t err_size)
 {
     json_error_t error;
-    json_int_t v[5];
+    json_int_t v[TIMING_TRAILER_FIELDS];
     json_t *doc = json_loadb(text, len, 0, &error);
     int status = 0;
     if (doc == NULL)
         status = set_error(err, err_size, "invalid JSON reply: %s", error.text);
-    else if (json_unpack_ex(doc, &error, 0, "{s:{s:I,s:I,s:I,s:I,s:I!}}", "timing",
+    else if (json_unpack_ex(doc, &error, 0, "{s:{s:I,s:I,s:I,s:I,s:I,s:I,s:I!}}", "timing",
                             "engine_ns", &v[0], "decode_ns", &v[1], "compute_ns", &v[2],
-                            "encode_ns", &v[3], "cpu_ns", &v[4]) != 0)
+                            "encode_ns", &v[3], "cpu_ns", &v[4], "received_ns", &v[5],
+                            "faults", &v[6]) != 0)
         status = set_error(err, err_size, "reply timing: %s", error.text);
-    for (int i = 0; status == 0 && i < 5; i++)
+    for (int i = 0; status == 0 && i < TIMING_TRAILER_FIELDS; i++)
         if (v[i] < 0)
-            status = set_error(err, err_size, "reply timing: a negative duration");
+            status = set_error(err, err_size, "reply timing: a negative value");
     if (status == 0)
         *t = (struct call_timing){(uint64_t)v[0], (uint64_t)v[1], (uint64_t)v[2],
-                                  (uint64_t)v[3], (uint64_t)v[4]};
+                                  (uint64_t)v[3], (uint64_t)v[4], (uint64_t)v[5],
+                                  (uint64_t)v[6]};
     json_decref(doc);
     return status;
 }

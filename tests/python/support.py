@@ -119,7 +119,7 @@ class ScriptedEngine(FakeServer):
         super().__init__()
 
 
-FAKE_TRAILER = (1_000_001, 2_002, 3_000_003, 4_004, 5_000_005)
+FAKE_TRAILER = (1_000_001, 2_002, 3_000_003, 4_004, 5_000_005, 6_000_000_006, 7)
 
 
 class FakeEngine(FakeServer):
@@ -160,9 +160,9 @@ class FakeEngine(FakeServer):
         else:
             reply = b""
         if timed and self.mode == "honour":
-            reply += struct.pack("<5Q", *FAKE_TRAILER)
+            reply += struct.pack("<7Q", *FAKE_TRAILER)
         elif timed and self.mode == "short":
-            reply += struct.pack("<5Q", *FAKE_TRAILER)[:-1]
+            reply += struct.pack("<7Q", *FAKE_TRAILER)[:-1]
         conn.sendall(frame(reply))
         return True
 

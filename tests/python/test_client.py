@@ -20,9 +20,10 @@ import numpy as np
 import support
 from support import ipc
 
-CLIENT_FIELDS = {"rtt_ns", "encode_ns", "send_ns", "wait_ns", "decode_ns"}
+CLIENT_FIELDS = {"rtt_ns", "encode_ns", "send_ns", "wait_ns", "decode_ns", "request_bytes",
+                 "reply_bytes", "client_minor_faults"}
 ENGINE_FIELDS = {"engine_ns", "engine_decode_ns", "compute_ns", "engine_encode_ns",
-                 "engine_cpu_ns"}
+                 "engine_cpu_ns", "engine_minor_faults", "request_ns", "reply_ns"}
 
 
 def calls_csv_columns():
@@ -96,9 +97,9 @@ class Framing(unittest.TestCase):
             ipc.decode_reply(ipc.OP_SWEEP, body[:-8], 10, 3)
         with self.assertRaises(ipc.ProtocolError):
             ipc.decode_reply(ipc.OP_SWEEP, body, 10, 3, timing=True)    # trailer missing
-        trailer = struct.pack("<5Q", 1, 2, 3, 4, 5)
+        trailer = struct.pack("<7Q", 1, 2, 3, 4, 5, 6, 7)
         _, engine = ipc.decode_reply(ipc.OP_SWEEP, body + trailer, 10, 3, timing=True)
-        self.assertEqual(engine, ipc.EngineTiming(1, 2, 3, 4, 5))
+        self.assertEqual(engine, ipc.EngineTiming(1, 2, 3, 4, 5, 6, 7))
 
 
 class TimingAgainstAFakeEngine(unittest.TestCase):
@@ -122,7 +123,8 @@ class TimingAgainstAFakeEngine(unittest.TestCase):
         self.assertEqual(set(d), CLIENT_FIELDS | ENGINE_FIELDS)
         self.assertEqual([d[k] for k in ("engine_ns", "engine_decode_ns", "compute_ns",
                                          "engine_encode_ns", "engine_cpu_ns")],
-                         list(support.FAKE_TRAILER))
+                         list(support.FAKE_TRAILER[:5]))
+        self.assertEqual(d["engine_minor_faults"], support.FAKE_TRAILER[6])
 
     def test_every_opcode_can_be_timed(self):
         params = support.grid(5, 30)

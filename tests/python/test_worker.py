@@ -16,9 +16,10 @@ from support import ipc
 REPLY_TIMEOUT = 120          # seconds: a hung worker fails the test, never the build
 ROWS = ("numba_in_process", "python_batch_unix", "python_chatty_unix",
         "python_stateful_unix", "python_spawn_stdin")
-CLIENT_FIELDS = {"rtt_ns", "encode_ns", "send_ns", "wait_ns", "decode_ns"}
+CLIENT_FIELDS = {"rtt_ns", "encode_ns", "send_ns", "wait_ns", "decode_ns", "request_bytes",
+                 "reply_bytes", "client_minor_faults"}
 ENGINE_FIELDS = {"engine_ns", "engine_decode_ns", "compute_ns", "engine_encode_ns",
-                 "engine_cpu_ns"}
+                 "engine_cpu_ns", "engine_minor_faults", "request_ns", "reply_ns"}
 
 
 class Worker:
@@ -285,8 +286,9 @@ class TheWorkerAlone(unittest.TestCase):
                     self.assertEqual(set(call), CLIENT_FIELDS | ENGINE_FIELDS)
                     self.assertEqual([call[k] for k in ("engine_ns", "engine_decode_ns",
                                                         "compute_ns", "engine_encode_ns",
-                                                        "engine_cpu_ns")],
-                                     list(support.FAKE_TRAILER))
+                                                        "engine_cpu_ns",
+                                                        "engine_minor_faults")],
+                                     list(support.FAKE_TRAILER[:5] + support.FAKE_TRAILER[6:]))
             reply = self.worker.send({"cmd": "echo", "socket": fake.path, "floats": 5,
                                       "reps": 2, "warmup": 1, "timing": True})
             self.assertEqual(len(reply["calls"]), 2)

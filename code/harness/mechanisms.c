@@ -1,0 +1,371 @@
+/*
+ * mechanisms.c - what a crossing meets: round trips right after a stretch
+ * of compute or of waiting, and the price of touching a page first.
+ *
+ * Tangled from paper/67-mechanisms.md.
+ */
+#include <jansson.h>
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <time.h>
+
+#include "harness/measure.h"
+#include "harness/placement.h"
+#include "harness/session.h"
+#include "harness/worker.h"
+#include "kernel/kernel.h"
+#include "kernel/kernel_stream.h"
+#include "util/error.h"
+#include "util/random.h"
+#include "util/timing.h"
+
+enum {
+    MECH_PASSES = 12,          /* the unit: every probe once */
+    FAULT_PAGES = 2048,        /* 8 MiB per fault probe */
+    PAGE_BYTES = 4096,
+};
+
+enum state { STATE_HOT, STATE_ENGINE, STATE_CLIENT, STATE_IDLE, N_STATES };
+enum stretch { STRETCH_NONE, STRETCH_SHORT, STRETCH_LONG, N_STRETCHES };
+static const char *const STATE_NAMES[N_STATES] = {"hot", "engine", "client", "idle"};
+static const char *const STRETCH_NAMES[N_STRETCHES] = {"none", "short", "long"};
+
+struct cell {
+    int python;                /* the Python worker's client, not the C one */
+    enum state state;
+    enum stretch stretch;
+    int series;                /* 1: the whole series each way; 0: one double */
+};
+
+static const struct cell CELLS[] = {
+    {0, STATE_HOT, STRETCH_NONE, 0},      {0, STATE_HOT, STRETCH_NONE, 1},
+    {0, STATE_ENGINE, STRETCH_SHORT, 0},  {0, STATE_ENGINE, STRETCH_SHORT, 1},
+    {0, STATE_ENGINE, STRETCH_LONG, 0},   {0, STATE_ENGINE, STRETCH_LONG, 1},
+    {0, STATE_CLIENT, STRETCH_SHORT, 0},  {0, STATE_CLIENT, STRETCH_SHORT, 1},
+    {0, STATE_CLIENT, STRETCH_LONG, 0},   {0, STATE_CLIENT, STRETCH_LONG, 1},
+    {0, STATE_IDLE, STRETCH_SHORT, 0},    {0, STATE_IDLE, STRETCH_SHORT, 1},
+    {0, STATE_IDLE, STRETCH_LONG, 0},     {0, STATE_IDLE, STRETCH_LONG, 1},
+    {1, STATE_HOT, STRETCH_NONE, 0},      {1, STATE_HOT, STRETCH_NONE, 1},
+    {1, STATE_CLIENT, STRETCH_LONG, 0},   {1, STATE_CLIENT, STRETCH_LONG, 1},
+};
+enum { N_CELLS = sizeof CELLS / sizeof CELLS[0] };
+
+struct partner {
+    pthread_t thread;
+    atomic_int stop;
+    int cpu;
+    const struct sweep_job *job;
+};
+
+static void *partner_loop(void *arg)
+{
+    struct partner *p = arg;
+    struct sweep_workspace ws;
+    struct combo_result result;
+    sweep_workspace_init(&ws, NULL);
+    pin_this_thread(p->cpu);
+    for (size_t k = 0; !atomic_load(&p->stop); k = (k + 1) % p->job->n_combos)
+        sweep_naive_in(&ws, p->job->close, p->job->n_bars, &p->job->params[k], 1, &result);
+    sweep_workspace_free(&ws);
+    return NULL;
+}
+
+static int partner_start(struct partner *p, int cpu, const struct sweep_job *job)
+{
+    atomic_init(&p->stop, 0);
+    p->cpu = cpu;
+    p->job = job;
+    return pthread_create(&p->thread, NULL, partner_loop, p) == 0 ? 0 : -1;
+}
+
+static void partner_stop(struct partner *p)
+{
+    atomic_store(&p->stop, 1);
+    pthread_join(p->thread, NULL);
+}
+
+struct mech {
+    const struct measure_context *ctx;
+    struct data_out states, faults;
+    struct session engine[N_STRETCHES];    /* [SHORT] and [LONG]; [NONE] unused */
+    int has_engine[N_STRETCHES];
+    struct session python_engine;          /* the Python worker's, connected by it */
+    int has_python_engine;
+    struct sweep_workspace ws;             /* the client's, for its long stretches */
+    struct sweep_stream stream;            /* ... and its stream, for its short ones */
+    int8_t *positions;                     /* where the stream writes a bar's positions */
+    int has_stream;
+    size_t bar;                            /* the next bar either stream takes */
+    uint64_t last_stretch_ns[N_STRETCHES]; /* how long an idle probe sleeps */
+    struct worker worker;
+    int has_worker;
+    struct partner partner;
+    int cpus[2];
+    double *back;
+};
+
+/* The next bar of a stream: the series from its start, round and round. */
+static double next_close(struct mech *m)
+{
+    return m->ctx->job->close[m->bar++ % m->ctx->job->n_bars];
+}
+
+static int stretch(struct mech *m, const struct cell *c, uint64_t *ns, char *err,
+                   size_t err_size)
+{
+    const struct sweep_job *job = m->ctx->job;
+    const struct combo_params *middle = &job->params[job->n_combos / 2];
+    struct combo_result result;
+    struct call_record t;
+    uint64_t t0 = clock_ns();
+    *ns = 0;
+    switch (c->state) {
+    case STATE_HOT:                    /* the same echo just before: the curve's condition */
+        return session_echo(&m->engine[STRETCH_LONG], job->close, c->series ? job->n_bars : 1,
+                            m->back, NULL, err, err_size);
+    case STATE_ENGINE:
+        if ((c->stretch == STRETCH_LONG
+                 ? session_sweep_loaded(&m->engine[STRETCH_LONG], middle, 1, &result, &t, err,
+                                        err_size)
+                 : session_stream_bar(&m->engine[STRETCH_SHORT], next_close(m), job->n_combos, &t,
+                                      err, err_size)) != 0)
+            return -1;
+        *ns = m->last_stretch_ns[c->stretch] = t.compute_ns;
+        return 0;
+    case STATE_CLIENT:
+        if (c->stretch == STRETCH_SHORT)
+            stream_bar(&m->stream, next_close(m), m->positions);
+        else if (sweep_naive_in(&m->ws, job->close, job->n_bars, middle, 1, &result) != 0)
+            return set_error(err, err_size, "out of memory for the client's stretch");
+        break;
+    case STATE_IDLE: {
+        uint64_t want = m->last_stretch_ns[c->stretch];
+        struct timespec sleep = {(time_t)(want / 1000000000u), (long)(want % 1000000000u)};
+        nanosleep(&sleep, NULL);
+        break;
+    }
+    default:
+        break;
+    }
+    *ns = clock_ns() - t0;
+    return 0;
+}
+
+static int open_engine(struct mech *m, enum stretch s, char *err, size_t err_size)
+{
+    const struct sweep_job *job = m->ctx->job;
+    struct session_options o = {TRANSPORT_UNIX, s == STRETCH_LONG ? "mech-long" : "mech-short",
+                                NULL, NULL, 0, 1, NULL, NULL};
+    if (session_open(&m->engine[s], m->ctx->env, &o, err, err_size) != 0)
+        return -1;
+    m->has_engine[s] = 1;
+    if (pin_process(m->engine[s].pid, m->cpus[0]) != 0)
+        return set_error(err, err_size, "cannot pin an engine to CPU %d", m->cpus[0]);
+    int status = s == STRETCH_LONG
+                     ? session_load(&m->engine[s], job->close, job->n_bars, NULL, err, err_size)
+                     : session_stream_open(&m->engine[s], job->params, job->n_combos, NULL, err,
+                                           err_size);
+    uint64_t ns;
+    struct cell first = {0, STATE_ENGINE, s, 0};
+    return status == 0 ? stretch(m, &first, &ns, err, err_size) : -1;
+}
+
+static int mech_open(struct mech *m, char *err, size_t err_size)
+{
+    const struct sweep_job *job = m->ctx->job;
+    sweep_workspace_init(&m->ws, NULL);
+    placement_init();
+    if (placement_duet_cpus(m->cpus) != 0)
+        m->cpus[0] = m->cpus[1] = current_cpu();    /* one CPU: the partner shares it */
+    m->back = malloc(job->n_bars * sizeof *m->back);
+    if (m->back == NULL)
+        return set_error(err, err_size, "out of memory for an echo");
+    m->positions = malloc(job->n_combos * sizeof *m->positions);
+    if (m->positions == NULL || stream_open(&m->stream, job->params, job->n_combos) != 0)
+        return set_error(err, err_size, "out of memory for the client's stream");
+    m->has_stream = 1;
+    if (pin_this_thread(m->cpus[0]) != 0)
+        return set_error(err, err_size, "cannot pin the client to CPU %d", m->cpus[0]);
+    if (open_engine(m, STRETCH_SHORT, err, err_size) != 0 ||
+        open_engine(m, STRETCH_LONG, err, err_size) != 0)
+        return -1;
+    if (worker_start(&m->worker, m->ctx->env, job, err, err_size) != 0)
+        return -1;
+    m->has_worker = 1;
+    struct session_options py = {TRANSPORT_UNIX, "mech-python", NULL, NULL, 0, 0, NULL, NULL};
+    if (session_open(&m->python_engine, m->ctx->env, &py, err, err_size) != 0)
+        return -1;
+    m->has_python_engine = 1;
+    if (pin_process(m->worker.pid, m->cpus[0]) != 0 ||
+        pin_process(m->python_engine.pid, m->cpus[0]) != 0)
+        return set_error(err, err_size, "cannot pin the Python worker or its engine to CPU %d",
+                         m->cpus[0]);
+    if (measure_open(m->ctx, "states.csv", &m->states, err, err_size) != 0)
+        return -1;
+    return measure_open(m->ctx, "faults.csv", &m->faults, err, err_size);
+}
+
+static void mech_close(struct mech *m)
+{
+    for (int s = 0; s < N_STRETCHES; s++)
+        if (m->has_engine[s])
+            session_close(&m->engine[s]);
+    if (m->has_worker)
+        worker_stop(&m->worker);
+    if (m->has_python_engine)
+        session_close(&m->python_engine);
+    if (m->has_stream)
+        stream_free(&m->stream);
+    free(m->positions);
+    sweep_workspace_free(&m->ws);
+    free(m->back);
+    pin_this_thread(CPU_ANY);
+}
+
+static int python_probe(struct mech *m, const struct cell *c, size_t floats,
+                        struct call_record *t, uint64_t *stretch_ns, char *err, size_t err_size)
+{
+    json_t *answer = worker_command(
+        &m->worker,
+        json_pack("{s:s,s:s,s:s,s:I,s:I}", "cmd", "state", "socket",
+                  m->python_engine.socket_path, "state", STATE_NAMES[c->state], "floats",
+                  (json_int_t)floats, "stretch_ns", (json_int_t)m->last_stretch_ns[STRETCH_LONG]),
+        err, err_size);
+    if (answer == NULL)
+        return -1;
+    *t = worker_call_record(json_object_get(answer, "call"));
+    *stretch_ns = (uint64_t)json_integer_value(json_object_get(answer, "stretch_ns"));
+    int timed = t->has_engine;
+    json_decref(answer);
+    return timed ? 0 : set_error(err, err_size, "the Python worker's probe has no timing");
+}
+
+static int state_probe(struct mech *m, const struct cell *c, int busy, int pass, int order,
+                       char *err, size_t err_size)
+{
+    struct call_record t;
+    uint64_t stretch_ns;
+    size_t floats = c->series ? m->ctx->job->n_bars : 1;
+    struct session *s = &m->engine[c->state == STATE_ENGINE ? c->stretch : STRETCH_LONG];
+    if (c->python ? python_probe(m, c, floats, &t, &stretch_ns, err, err_size) != 0
+                  : stretch(m, c, &stretch_ns, err, err_size) != 0 ||
+                        session_echo(s, m->ctx->job->close, floats, m->back, &t, err,
+                                     err_size) != 0)
+        return -1;
+    struct data_out *o = &m->states;
+    data_text(o, STATES_client, c->python ? "python" : "c");
+    data_text(o, STATES_state, STATE_NAMES[c->state]);
+    data_text(o, STATES_stretch, STRETCH_NAMES[c->stretch]);
+    data_text(o, STATES_partner, busy ? "busy" : "idle");
+    data_int(o, STATES_cpu, current_cpu());
+    data_int(o, STATES_pass, pass);
+    data_int(o, STATES_order, order);
+    data_int(o, STATES_floats, (int64_t)floats);
+    data_int(o, STATES_stretch_ns, (int64_t)stretch_ns);
+    call_record_write(o, STATES_rtt_ns, &t);
+    data_end_row(o);
+    return 0;
+}
+
+static void write_fault(struct mech *m, const char *role, int pass, int order, const char *touch,
+                        uint64_t ns, long faults)
+{
+    struct data_out *o = &m->faults;
+    data_text(o, FAULTS_role, role);
+    data_int(o, FAULTS_pass, pass);
+    data_int(o, FAULTS_order, order);
+    data_text(o, FAULTS_touch, touch);
+    data_int(o, FAULTS_pages, FAULT_PAGES);
+    data_int(o, FAULTS_ns, (int64_t)ns);
+    data_int(o, FAULTS_minor_faults, faults);
+    data_end_row(o);
+}
+
+static int c_touch(struct mech *m, int pass, int order, char *err, size_t err_size)
+{
+    size_t bytes = (size_t)FAULT_PAGES * PAGE_BYTES;
+    volatile char *p = mmap(NULL, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS,
+                            -1, 0);
+    if (p == MAP_FAILED)
+        return set_error(err, err_size, "cannot map %zu bytes for a fault probe", bytes);
+    for (int again = 0; again < 2; again++) {
+        long f0 = thread_minor_faults();
+        uint64_t t0 = clock_ns();
+        for (size_t at = 0; at < bytes; at += PAGE_BYTES)
+            p[at] = (char)(again + 1);
+        uint64_t ns = clock_ns() - t0;
+        write_fault(m, "c", pass, order, again ? "again" : "first", ns, thread_minor_faults() - f0);
+    }
+    munmap((void *)p, bytes);
+    return 0;
+}
+
+static int python_touch(struct mech *m, int pass, int order, char *err, size_t err_size)
+{
+    json_t *answer = worker_command(&m->worker, json_pack("{s:s,s:i,s:i}", "cmd", "touch",
+                                                          "pages", FAULT_PAGES, "page_bytes",
+                                                          PAGE_BYTES), err, err_size);
+    if (answer == NULL)
+        return -1;
+    static const char *const touches[] = {"first", "again"};
+    for (int k = 0; k < 2; k++) {
+        char ns_key[16], faults_key[24];
+        snprintf(ns_key, sizeof ns_key, "%s_ns", touches[k]);
+        snprintf(faults_key, sizeof faults_key, "%s_faults", touches[k]);
+        write_fault(m, "python", pass, order, touches[k],
+                    (uint64_t)json_integer_value(json_object_get(answer, ns_key)),
+                    (long)json_integer_value(json_object_get(answer, faults_key)));
+    }
+    json_decref(answer);
+    return 0;
+}
+
+static int fault_probe(struct mech *m, int python, int pass, int order, char *err,
+                       size_t err_size)
+{
+    return python ? python_touch(m, pass, order, err, err_size)
+                  : c_touch(m, pass, order, err, err_size);
+}
+
+static int mech_pass(struct mech *m, struct mt19937 *mt, int pass, char *err, size_t err_size)
+{
+    int first_partner = (int)random_below(mt, 2), status = 0;
+    for (int k = 0; status == 0 && k < 2; k++) {
+        int busy = (first_partner + k) % 2;
+        if (busy && partner_start(&m->partner, m->cpus[1], m->ctx->job) != 0)
+            return set_error(err, err_size, "cannot start the partner on CPU %d", m->cpus[1]);
+        size_t order[N_CELLS];
+        random_order(mt, order, N_CELLS);
+        for (size_t i = 0; status == 0 && i < N_CELLS; i++)
+            status = state_probe(m, &CELLS[order[i]], busy, pass, (int)i + 1, err, err_size);
+        if (busy)
+            partner_stop(&m->partner);
+    }
+    int first_role = (int)random_below(mt, 2);
+    for (int k = 0; status == 0 && k < 2; k++)
+        status = fault_probe(m, (first_role + k) % 2, pass, k + 1, err, err_size);
+    return status;
+}
+
+int measure_mechanisms(const struct measure_context *ctx, char *err, size_t err_size)
+{
+    struct mech m = {.ctx = ctx};
+    int status = mech_open(&m, err, err_size);
+    struct mt19937 mt;
+    mt19937_seed(&mt, round_seed(ctx->seed ^ 0x6d656368u, 0));        /* "mech" */
+    int passes = scaled(ctx, MECH_PASSES, 6);
+    for (int pass = 1; status == 0 && pass <= passes; pass++)
+        status = mech_pass(&m, &mt, pass, err, err_size);
+    if (status == 0 && (data_out_close(&m.states) != 0 || data_out_close(&m.faults) != 0))
+        status = set_error(err, err_size, "cannot write states.csv or faults.csv");
+    else if (status != 0) {
+        data_out_abandon(&m.states);
+        data_out_abandon(&m.faults);
+    }
+    mech_close(&m);
+    return status;
+}

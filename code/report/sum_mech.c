@@ -1,0 +1,171 @@
+/*
+ * sum_mech.c - what a crossing meets, read back pass by pass: the price of
+ * each state over the hot echo, and of a first touch in each role.
+ *
+ * Tangled from paper/67-mechanisms.md.
+ */
+#include <math.h>
+#include <stddef.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "report/summarize.h"
+
+enum { MAX_PASSES = 1024 };
+
+struct probe {
+    const char *client, *state, *stretch, *partner;
+    int series;
+};
+
+/* The field at `field` (a time, in ns) of the probe's row in each pass, in µs. */
+static void probe_by_pass(const struct run_data *d, const struct probe *p, size_t field,
+                          double by_pass[MAX_PASSES])
+{
+    for (size_t k = 0; k < MAX_PASSES; k++)
+        by_pass[k] = NAN;
+    for (size_t i = 0; i < d->n_states; i++) {
+        const struct state_row *r = &d->states[i];
+        if (r->pass < 1 || r->pass >= MAX_PASSES || strcmp(r->client, p->client) != 0 ||
+            strcmp(r->state, p->state) != 0 || strcmp(r->stretch, p->stretch) != 0 ||
+            strcmp(r->partner, p->partner) != 0 || (r->floats > 1) != p->series)
+            continue;
+        by_pass[r->pass] = *(const double *)((const char *)r + field) * 1e-3;
+    }
+}
+
+/* The finite values of by_pass (less `minus`, pass by pass, when given). */
+static struct estimate over_passes(const double *by_pass, const double *minus)
+{
+    double v[MAX_PASSES];
+    size_t n = 0;
+    for (size_t k = 0; k < MAX_PASSES; k++) {
+        double x = by_pass[k] - (minus != NULL ? minus[k] : 0.0);
+        if (isfinite(x))
+            v[n++] = x;
+    }
+    return estimate_median(v, n);
+}
+
+struct probe_field {
+    const char *name;
+    size_t at;
+};
+
+static const struct probe_field PROBE_FIELDS[] = {
+    {"rtt_us", offsetof(struct state_row, rtt_ns)},
+    {"request_us", offsetof(struct state_row, request_ns)},
+    {"reply_us", offsetof(struct state_row, reply_ns)},
+    {"encode_us", offsetof(struct state_row, encode_ns)},
+    {"decode_us", offsetof(struct state_row, decode_ns)},
+    {"stretch_us", offsetof(struct state_row, stretch_ns)},
+};
+
+static void summarize_probe(const struct run_data *d, struct store *s, const struct probe *p)
+{
+    static double value[MAX_PASSES], hot[MAX_PASSES];
+    char key[KEY_SIZE];
+    const char *payload = p->series ? "series" : "one";
+    struct probe h = {p->client, "hot", "none", p->partner, p->series};
+    for (size_t f = 0; f < sizeof PROBE_FIELDS / sizeof PROBE_FIELDS[0]; f++) {
+        probe_by_pass(d, p, PROBE_FIELDS[f].at, value);
+        struct estimate e = over_passes(value, NULL);
+        if (e.n == 0)
+            continue;
+        put_estimate(s, keyf(key, "mech.%s.%s.%s.%s.%s.%s", p->client, p->state, p->stretch,
+                             p->partner, payload, PROBE_FIELDS[f].name), e, 1, "passes");
+        if (f != 0 || strcmp(p->state, "hot") == 0)
+            continue;
+        probe_by_pass(d, &h, PROBE_FIELDS[f].at, hot);
+        put_estimate(s, keyf(key, "mech.%s.%s.%s.%s.%s.extra_us", p->client, p->state,
+                             p->stretch, p->partner, payload), over_passes(value, hot), 1,
+                     "passes");
+    }
+}
+
+static void summarize_states(const struct run_data *d, struct store *s)
+{
+    static const char *const clients[] = {"c", "python"};
+    static const char *const states[] = {"engine", "client", "idle"};
+    static const char *const stretches[] = {"short", "long"};
+    static const char *const partners[] = {"busy", "idle"};
+    for (int cl = 0; cl < 2; cl++)
+        for (int pa = 0; pa < 2; pa++)
+            for (int series = 0; series < 2; series++) {
+                summarize_probe(d, s, &(struct probe){clients[cl], "hot", "none", partners[pa],
+                                                      series});
+                for (int st = 0; st < 3; st++)
+                    for (int sr = 0; sr < 2; sr++)
+                        summarize_probe(d, s, &(struct probe){clients[cl], states[st],
+                                                              stretches[sr], partners[pa],
+                                                              series});
+            }
+}
+
+static void summarize_fault_role(const struct run_data *d, struct store *s, const char *role)
+{
+    struct doubles price = {0}, faults = {0};
+    char key[KEY_SIZE];
+    for (size_t i = 0; i < d->n_faults; i++) {
+        const struct fault_row *first = &d->faults[i];
+        if (strcmp(first->role, role) != 0 || strcmp(first->touch, "first") != 0 ||
+            !(first->minor_faults > 0))
+            continue;
+        for (size_t j = 0; j < d->n_faults; j++) {
+            const struct fault_row *again = &d->faults[j];
+            if (again->pass == first->pass && strcmp(again->role, role) == 0 &&
+                strcmp(again->touch, "again") == 0)
+                doubles_push(&price, (first->ns - again->ns) * 1e-3 / first->minor_faults);
+        }
+        doubles_push(&faults, first->minor_faults);
+    }
+    if (price.n > 0) {
+        put_estimate(s, keyf(key, "mech.fault.%s.us_per_fault", role), doubles_estimate(&price),
+                     2, "passes");
+        put_count(s, keyf(key, "mech.fault.%s.faults", role), doubles_estimate(&faults).value);
+    }
+    doubles_free(&price);
+    doubles_free(&faults);
+}
+
+static const struct spawn_row *spawn_of(const struct run_data *d, const char *kind, long rep)
+{
+    for (size_t i = 0; i < d->n_spawns; i++)
+        if (d->spawns[i].rep == rep && strcmp(d->spawns[i].kind, kind) == 0)
+            return &d->spawns[i];
+    return NULL;
+}
+
+static void summarize_engine_faults(const struct run_data *d, struct store *s)
+{
+    struct doubles price = {0};
+    for (size_t i = 0; i < d->n_spawns; i++) {
+        const struct spawn_row *cold = &d->spawns[i], *warm;
+        if (strcmp(cold->kind, "sweep") != 0 || (warm = spawn_of(d, "warm", cold->rep)) == NULL)
+            continue;
+        double faults = cold->engine_minor_faults - warm->engine_minor_faults;
+        if (faults > 0)
+            doubles_push(&price, (cold->compute_ns - warm->compute_ns) * 1e-3 / faults);
+    }
+    if (price.n > 0)
+        put_estimate(s, "mech.fault.engine.us_per_fault", doubles_estimate(&price), 2,
+                     "repetitions");
+    doubles_free(&price);
+}
+
+void summarize_mechanisms(const struct run_data *d, struct store *s)
+{
+    put_text(s, "mech.measured", d->n_states > 0 && d->n_faults > 0 ? "yes" : "no");
+    if (d->n_states == 0)
+        return;
+    summarize_states(d, s);
+    summarize_fault_role(d, s, "c");
+    summarize_fault_role(d, s, "python");
+    summarize_engine_faults(d, s);
+    long passes = 0;
+    for (size_t i = 0; i < d->n_states; i++)
+        passes = d->states[i].pass > passes ? d->states[i].pass : passes;
+    put_count(s, "mech.passes", (double)passes);
+    if (d->n_faults > 0)
+        put_count(s, "mech.fault_pages", d->faults[0].pages);
+}

@@ -1,0 +1,260 @@
+/*
+ * sum_model.c - every crossing architecture's boundary per call, predicted
+ * from the primitives alone and set beside what its calls measured.
+ *
+ * Tangled from paper/68-model.md.
+ */
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "schema/architectures.h"
+#include "report/summarize.h"
+
+/* A state probe's phases, µs: one double each way, or the series. */
+struct probe_phases {
+    double rtt, encode, request, reply, decode;
+};
+
+struct primitives {
+    double stretch_us[2];              /* short and long stretches, as the engine timed them */
+    /* the `client` probe after each stretch, partner busy, by client (enum arch_client) */
+    struct probe_phases one[3][2], series[3][2];
+    double series_bytes;               /* the series echo's payload, each way */
+    double fault_us[3];                /* first-touch price by client (enum arch_client) */
+    double engine_fault_us;            /* ... and the engine's */
+    double exit_us;                    /* a process started, loaded and ended */
+    double json_encode_us, json_decode_us;  /* the series through jansson */
+};
+
+/* The estimate under key, its value, or NAN when the run has none. */
+static double value_of(const struct store *s, const char *key)
+{
+    struct estimate e = store_estimate(s, key);
+    return e.n > 0 ? e.value : NAN;
+}
+
+static void read_probe(const struct store *s, const char *client, const char *stretch,
+                       const char *payload, struct probe_phases *out)
+{
+    char key[KEY_SIZE];
+    static const char *const fields[] = {"rtt", "encode", "request", "reply", "decode"};
+    double *at[] = {&out->rtt, &out->encode, &out->request, &out->reply, &out->decode};
+    for (int f = 0; f < 5; f++)
+        *at[f] = value_of(s, keyf(key, "mech.%s.client.%s.busy.%s.%s_us", client, stretch, payload,
+                                  fields[f]));
+}
+
+static void read_hot(const struct store *s, const char *client, const char *payload,
+                     struct probe_phases *out)
+{
+    char key[KEY_SIZE];
+    static const char *const fields[] = {"rtt", "encode", "request", "reply", "decode"};
+    double *at[] = {&out->rtt, &out->encode, &out->request, &out->reply, &out->decode};
+    for (int f = 0; f < 5; f++)
+        *at[f] = value_of(s, keyf(key, "mech.%s.hot.none.busy.%s.%s_us", client, payload,
+                                  fields[f]));
+}
+
+static void read_primitives(const struct store *s, const struct run_data *d,
+                            struct primitives *p)
+{
+    static const char *const stretch[2] = {"short", "long"};
+    char key[KEY_SIZE];
+    for (int k = 0; k < 2; k++) {
+        p->stretch_us[k] = value_of(s, keyf(key, "mech.c.engine.%s.busy.one.stretch_us",
+                                            stretch[k]));
+        read_probe(s, "c", stretch[k], "one", &p->one[CLIENT_C][k]);
+        read_probe(s, "c", stretch[k], "series", &p->series[CLIENT_C][k]);
+    }
+    /* Python's calls all follow a long kernel; its short probe is its hot echo */
+    read_probe(s, "python", "long", "one", &p->one[CLIENT_PYTHON][1]);
+    read_probe(s, "python", "long", "series", &p->series[CLIENT_PYTHON][1]);
+    read_hot(s, "python", "one", &p->one[CLIENT_PYTHON][0]);
+    read_hot(s, "python", "series", &p->series[CLIENT_PYTHON][0]);
+    p->series_bytes = NAN;
+    for (size_t i = 0; i < d->n_states; i++)
+        if (d->states[i].floats > 1)
+            p->series_bytes = 8.0 * (double)d->states[i].floats;
+    p->fault_us[CLIENT_NONE] = NAN;
+    p->fault_us[CLIENT_C] = value_of(s, "mech.fault.c.us_per_fault");
+    p->fault_us[CLIENT_PYTHON] = value_of(s, "mech.fault.python.us_per_fault");
+    p->engine_fault_us = value_of(s, "mech.fault.engine.us_per_fault");
+    p->exit_us = value_of(s, "spawn.exit_ms") * 1e3;
+    p->json_encode_us = value_of(s, "serial.c.json.encode_us");
+    p->json_decode_us = value_of(s, "serial.c.json.decode_us");
+}
+
+/* The fitted echo of lane (client, transport, mode) on one CPU at b bytes each way. */
+static double echo_fit_us(const struct store *s, const char *client, const char *transport,
+                          const char *mode, double b)
+{
+    char key[KEY_SIZE];
+    snprintf(key, sizeof key, "echo.%s.%s.same.%s.floor_us", client, transport, mode);
+    double floor_us = store_number(s, key);
+    snprintf(key, sizeof key, "echo.%s.%s.same.%s.bandwidth_gbps", client, transport, mode);
+    double gbps = store_number(s, key);
+    return floor_us + 2.0 * b / (gbps * 1e3);
+}
+
+struct call_inputs {
+    double compute_us, request_bytes, reply_bytes, client_faults, engine_faults;
+    struct estimate measured;          /* the row's boundary per call, with its interval */
+};
+
+static int read_inputs(const struct store *s, const struct arch_row *row, struct call_inputs *in)
+{
+    const char *a = row->name;
+    char key[KEY_SIZE];
+    in->compute_us = value_of(s, keyf(key, "call.%s.compute_us", a));
+    in->request_bytes = value_of(s, keyf(key, "call.%s.request_bytes", a));
+    in->reply_bytes = value_of(s, keyf(key, "call.%s.reply_bytes", a));
+    in->client_faults = value_of(s, keyf(key, "call.%s.client_faults", a));
+    in->engine_faults = value_of(s, keyf(key, "call.%s.engine_faults", a));
+    if (row->transport == TRANSPORT_SPAWN && row->grain == GRAIN_SWEEP)
+        keyf(key, "cross.spawn_over_persistent_us");
+    else if (row->transport == TRANSPORT_SPAWN)
+        keyf(key, "call.%s.over_warm_us", a);
+    else
+        keyf(key, "call.%s.per_call_us", a);
+    in->measured = store_estimate(s, key);
+    return in->measured.n > 0 && isfinite(in->request_bytes) ? 0 : -1;
+}
+
+enum term { T_STATE, T_BYTES, T_LANE, T_CODEC, T_FAULTS, T_PROCESS, N_TERMS };
+static const char *const TERM_NAMES[N_TERMS] = {"state", "bytes", "lane", "codec", "faults",
+                                                 "process"};
+
+/* Where between the short (0) and the long (1) stretch a kernel of c µs lies. */
+static double stretch_weight(const struct primitives *p, double c)
+{
+    double lo = p->stretch_us[0], hi = p->stretch_us[1];
+    if (!(c > lo))
+        return 0.0;
+    if (!(c < hi))
+        return 1.0;
+    return log(c / lo) / log(hi / lo);
+}
+
+/* The state's probe of a kernel of w (0 short ... 1 long): each phase between. */
+static struct probe_phases between(const struct probe_phases x[2], double w)
+{
+    return (struct probe_phases){x[0].rtt + w * (x[1].rtt - x[0].rtt),
+                                 x[0].encode + w * (x[1].encode - x[0].encode),
+                                 x[0].request + w * (x[1].request - x[0].request),
+                                 x[0].reply + w * (x[1].reply - x[0].reply),
+                                 x[0].decode + w * (x[1].decode - x[0].decode)};
+}
+
+/* A call's bytes at the state's prices: out and back, and the engine's codec. */
+static double bytes_term(const struct primitives *p, int client, double w, double out,
+                         double back)
+{
+    struct probe_phases one = between(p->one[client], w);
+    struct probe_phases series = between(p->series[client], w);
+    double span = p->series_bytes - 8.0;
+    double per_out = (series.encode + series.request - one.encode - one.request) / span;
+    double per_back = (series.reply + series.decode - one.reply - one.decode) / span;
+    double per_decode = series.decode / p->series_bytes, per_encode = series.encode / p->series_bytes;
+    return fmax(out - 8.0, 0.0) * per_out + fmax(back - 8.0, 0.0) * per_back +
+           out * per_decode + back * per_encode;
+}
+
+static void predict(const struct store *s, const struct arch_row *row,
+                    const struct primitives *p, const struct call_inputs *in,
+                    double term[N_TERMS])
+{
+    int spawns = row->transport == TRANSPORT_SPAWN;
+    double w = stretch_weight(p, in->compute_us);
+    double out = in->request_bytes - 4.0, back = in->reply_bytes - 4.0;    /* length words off */
+    double each_way = (out + back) / 2.0;
+    for (int t = 0; t < N_TERMS; t++)
+        term[t] = 0.0;
+    /* a spawned call is measured over its warm twin: the crossing cancels */
+    term[T_STATE] = spawns ? 0.0 : between(p->one[row->client], w).rtt;
+    term[T_BYTES] = spawns ? 0.0 : bytes_term(p, row->client, w, out, back);
+    if (spawns)
+        term[T_LANE] = echo_fit_us(s, "c", "pipe", "raw", each_way) -
+                       echo_fit_us(s, "c", "unix", "raw", each_way);
+    else if (row->transport != TRANSPORT_UNIX)
+        term[T_LANE] = echo_fit_us(s, "c", transport_name(row->transport), "protocol",
+                                   each_way) -
+                       echo_fit_us(s, "c", "unix", "protocol", each_way);
+    if (row->encoding == ENCODING_JSON) {
+        double share = fmin(in->request_bytes / p->series_bytes, 1.0);
+        term[T_CODEC] = share * (p->json_encode_us + p->json_decode_us);
+    }
+    term[T_FAULTS] = in->client_faults * p->fault_us[row->client] +
+                     in->engine_faults * p->engine_fault_us;
+    term[T_PROCESS] = spawns ? p->exit_us : 0.0;
+}
+
+static void model_row(struct csv_out *t, struct csv_out *f, const struct arch_row *row,
+                      const double term[N_TERMS], double predicted, const struct call_inputs *in)
+{
+    char buf[200];
+    double ratio = predicted / in->measured.value;
+    csv_out_text(t, row->name);
+    cell_number(t, predicted, 1);
+    csv_out_text(t, format_estimate(buf, in->measured, 1));
+    cell_number(t, ratio, 2);
+    for (int k = 0; k < N_TERMS; k++)
+        cell_number(t, term[k], 1);
+    csv_out_end_row(t);
+    csv_out_text(f, row->name);
+    csv_out_double(f, predicted);
+    csv_out_double(f, in->measured.value);
+    csv_out_double(f, in->measured.low);
+    csv_out_double(f, in->measured.high);
+    csv_out_end_row(f);
+}
+
+void summarize_model(const struct run_data *d, struct store *s)
+{
+    static const char *const header[] = {"Architecture", "Predicted (µs)",
+                                         "Measured (µs) [95% interval]", "Predicted / measured",
+                                         "State", "Bytes", "Lane", "Codec", "Faults", "Process"};
+    static const char *const figure_header[] = {"architecture", "predicted_us", "measured_us",
+                                                "low", "high"};
+    struct primitives p;
+    struct csv_out t, f;
+    char key[KEY_SIZE];
+    read_primitives(s, d, &p);
+    if (d->n_states == 0 || table_open(s, "model", &t, header, CSV_COLUMNS(header)) != 0)
+        return;
+    if (figure_data_open(s, "model.csv", &f, figure_header, CSV_COLUMNS(figure_header)) != 0) {
+        csv_out_abandon(&t);
+        return;
+    }
+    int rows = 0, within = 0;
+    double worst = 1.0;
+    const char *worst_name = "none";
+    for (size_t i = 0; i < N_ARCH_ROWS; i++) {
+        const struct arch_row *row = &ARCH_ROWS[i];
+        struct call_inputs in;
+        double term[N_TERMS], predicted = 0.0;
+        if (row->transport == TRANSPORT_NONE || read_inputs(s, row, &in) != 0)
+            continue;
+        predict(s, row, &p, &in, term);
+        for (int k = 0; k < N_TERMS; k++)
+            predicted += term[k];
+        if (!isfinite(predicted))
+            continue;
+        model_row(&t, &f, row, term, predicted, &in);
+        double ratio = predicted / in.measured.value;
+        put_number(s, keyf(key, "model.%s.predicted_us", row->name), predicted, 1);
+        put_number(s, keyf(key, "model.%s.ratio", row->name), ratio, 2);
+        for (int k = 0; k < N_TERMS; k++)
+            put_number(s, keyf(key, "model.%s.%s_us", row->name, TERM_NAMES[k]), term[k], 1);
+        rows++;
+        within += ratio >= 0.8 && ratio <= 1.25;
+        if (fabs(log(ratio)) > fabs(log(worst)))
+            worst = ratio, worst_name = row->name;
+    }
+    table_close(s, &t);
+    table_close(s, &f);
+    put_count(s, "model.rows", rows);
+    put_count(s, "model.within", within);
+    put_number(s, "model.worst.ratio", worst, 2);
+    put_text(s, "model.worst.architecture", worst_name);
+}

@@ -1,0 +1,63 @@
+# model.gp - every crossing architecture's predicted boundary per call
+# against its measured one (WOVEN/model.csv), log-log, with the diagonal and
+# the lines a quarter off it.
+# Tangled from paper/94-appendix-figures.md; the Makefile sets the terminal,
+# DATA and WOVEN.
+set datafile separator comma
+# Text sizes are fractions of the terminal's own font, read from its options
+# (they hold, say, `font 'DejaVu Sans,13'`); 12 if a terminal names none.
+AT = strstrt(GPVAL_TERMOPTIONS, "font ")
+SPEC = AT > 0 ? GPVAL_TERMOPTIONS[AT + 6 :] : ""
+SPEC = AT > 0 ? SPEC[1 : strstrt(SPEC, GPVAL_TERMOPTIONS[AT + 5 : AT + 5]) - 1] : ""
+BASE = strstrt(SPEC, ",") > 0 ? real(SPEC[strstrt(SPEC, ",") + 1 :]) : 12
+fontsize(f) = sprintf(",%.3g", BASE * f)
+SMALL = fontsize(0.92)           # row labels, keys, and labels beside marks
+# This run in blue (a second series in orange); references in grey; the
+# original's figures as open black diamonds.
+BLUE = "#1f5fa6"
+ORANGE = "#d95f02"
+GREY = "#666666"
+ORIGINAL_PT = 12
+ORIGINAL_PS = 1.3
+set border 3 lc rgb "#444444"
+set tics nomirror
+# An estimate as the pointer shows it: the median and its interval.
+estimate(f, v, lo, hi) = sprintf(f." [".f.", ".f."]", v, lo, hi)
+M = WOVEN."/model.csv"
+stats M skip 1 using 3 nooutput
+LO = STATS_min
+HI = STATS_max
+stats M skip 1 using 2 nooutput
+LO = STATS_min < LO ? STATS_min : LO
+HI = STATS_max > HI ? STATS_max : HI
+tip(dummy) = sprintf("%s: predicted %.3g µs, measured ", strcol(1), $2).estimate("%.3g", $3, $4, $5)
+# Labels to the left of the marks on the upper half, so that neighbours part.
+left(label) = strstrt(label, "python_") == 1 || strstrt(label, "json") == 1
+
+set tmargin at screen 0.97
+set bmargin at screen 0.19
+set lmargin at screen 0.12
+set rmargin at screen 0.97
+set logscale xy
+set xrange [10 ** floor(log10(LO / 1.3)) : 10 ** ceil(log10(HI * 1.3))]
+set yrange [10 ** floor(log10(LO / 1.3)) : 10 ** ceil(log10(HI * 1.3))]
+set format x "10^{%L}"
+set format y "10^{%L}"
+set mxtics 10
+set mytics 10
+set grid xtics ytics lc rgb "#e4e4e4"
+set xlabel "measured boundary per call (µs)" offset 0, 0.4
+set ylabel "predicted (µs)"
+set samples 60
+set key at screen 0.5, screen 0.045 center center horizontal maxcols 3 samplen 1.5 \
+    width -4 font SMALL
+plot x with lines lw 2 lc rgb GREY title "exact", \
+     1.25 * x with lines dt 2 lw 1 lc rgb GREY title "a quarter off", \
+     0.8 * x with lines dt 2 lw 1 lc rgb GREY notitle, \
+     M skip 1 using 3:2:4:5 with xerrorbars pt 7 ps 0.8 lw 1.5 lc rgb BLUE \
+         title "architecture, measured with its 95% interval", \
+     M skip 1 using 3:2:(tip(0)) with labels hypertext point pt 7 ps 0.8 lc rgb BLUE notitle, \
+     M skip 1 using 3:2:(left(strcol(1)) ? "" : "  ".strcol(1)) with labels left \
+         tc rgb BLUE font SMALL notitle, \
+     M skip 1 using 3:2:(left(strcol(1)) ? strcol(1)."  " : "") with labels right \
+         tc rgb BLUE font SMALL notitle
