@@ -15,7 +15,9 @@ CC ?= cc
 CFLAGS_FP := -ffp-contract=off -fno-fast-math
 CFLAGS ?= -O2 -g
 CFLAGS_ALL := -std=c11 -D_GNU_SOURCE -pthread -Wall -Wextra $(CFLAGS_FP) $(CFLAGS)
-LDLIBS := -lcsv -lnettle -ljansson -lm
+# zlib: the page's packer compresses with it, and the report reads the
+# compressed files of kept runs through it.
+LDLIBS := -lcsv -lnettle -ljansson -lz -lm
 
 BUILD := build
 # Building and weaving measure nothing, so they use every CPU; `make paper`
@@ -157,8 +159,6 @@ LAYERS_ipctax-kernel := kernel
 LAYERS_ipctax-record := schema
 LAYERS_ipctax-datapackage := schema
 LAYERS_ipctax-pack := util
-# Libraries one program alone needs: the page's packer compresses with zlib.
-LDLIBS_ipctax-pack := -lz
 # Each test program (tests/*.c with a main): the layers it tests, or that
 # its shared headers use (testengine.h judges results with the harness's gate).
 TEST_LAYERS_test_bench := report harness

@@ -249,12 +249,13 @@ static const char *const PLAIN_FILES[][2] = {
     {"run.csv", "key,value\nbars,300\ncombos,2\nseed,42\n"
                 "series_sha256,0000000000000000000000000000000000000000000000000000000000000000\n"
                 "scale,1\nbudget_s,600\ntarget,0.01\nmin_rounds,9\nmax_rounds,9\nrounds,9\n"
-                "stop_reason,max_rounds\nrounds_seconds,60\n"},
+                "stop_reason,max_rounds\nrounds_seconds,60\n"
+                "cold_reps,5\nspawn_reps,1\nserialization_reps,1\nlayout_passes,8\n"},
     {"machine.csv", "key,value\ncpu,hand-made\ncores,2\ndate_epoch,1796083200\ncommit,0123abc\n"},
     {"oracle.csv", "key,value\nbars,300\ncombos,2\nidentical,2\nnumpy,1.24.2\n"},
     {"load.csv", "key,value\nlost,0\n"},
     {"valgrind.csv", "key,value\nsocket.errors,0\nsocket.definitely_lost,0\n"},
-    {"fuzz.csv", "key,value\nrequest.crashes,0\n"},
+    {"fuzz.csv", "key,value\nrequest.seconds,1\nrequest.executions,1\nrequest.crashes,0\n"},
     {"echo_settings.csv", "key,value\nwarmup,1\npasses,3\nreps_small,3\nreps_large,3\n"
                           "large_from,1000\nsizes,5\n"},
     {"roofline_settings.csv", "key,value\nchains,12\npasses,1\n"},
@@ -264,7 +265,10 @@ static const char *const PLAIN_FILES[][2] = {
     {"spawn.csv", "kind,rep,combo,rtt_ns,process_ns,process_cpu_ns,minor_faults,compute_ns\n"
                   "echo,1,0,900000,800000,700000,60,\n"},
     {"roofline.csv", "kind,lanes,threads,pass,flops,seconds\nscalar,1,1,1,1152000000,0.158\n"},
-    {"counts.csv", "side,what,requests,value\njob,bars,0,300\n"},
+    {"counts.csv", "side,what,requests,value\nin_process,kernel_instructions,1,1000\n"
+                   "engine,kernel_instructions,2,2000\nengine,total_instructions,1,1100\n"
+                   "engine,total_instructions,3,3300\nengine,syscalls,1,90\n"
+                   "engine,syscalls,3,98\njob,bars,0,300\n"},
     {"original.csv", "key,value,unit,source\nmachine,a machine,text,setup\n"},
 };
 
@@ -284,7 +288,7 @@ static void write_run(const char *dir)
     write_layout(dir);
     write_cold(dir);
     write_sweep(dir);
-    if (manifest_write(dir, err, sizeof err) != 0)
+    if (manifest_write(dir, RUN_DATA, err, sizeof err) != 0)
         fail_msg("the hand-made run's manifest: %s", err);
 }
 
@@ -795,7 +799,7 @@ static const char *run_changed(const char *name, const char *file, const char *f
     f = create_in(dir, file);
     fprintf(f, "%.*s%s%s", (int)(at - text), text, to, at + strlen(from));
     finish(f);
-    if (manifest_write(dir, err, sizeof err) != 0)
+    if (manifest_write(dir, RUN_DATA, err, sizeof err) != 0)
         fail_msg("%s", err);
     return dir;
 }

@@ -11,7 +11,6 @@
 #include "util/random.h"
 
 enum {
-    SPAWN_REPS = 80,           /* one pass over the grid's combinations */
     SPAWN_WARMUP = 5,          /* the first spawns also warm the page cache */
 };
 
@@ -57,7 +56,7 @@ int measure_spawn(const struct measure_context *ctx, char *err, size_t err_size)
         status = spawn_call(&s, ctx->job, w % 2, 0, &out, err, err_size);
     struct mt19937 mt;
     mt19937_seed(&mt, round_seed(ctx->seed ^ 0x73706177u, 0));          /* "spaw" */
-    int reps = scaled(ctx, SPAWN_REPS, 10);
+    int reps = repetitions_at(REPEAT_SPAWN, ctx->scale);
     for (int rep = 1; status == 0 && rep <= reps; rep++) {
         int first = (int)random_below(&mt, 2);
         for (int k = 0; status == 0 && k < 2; k++)

@@ -77,7 +77,7 @@ static int data_folder_command(int argc, char **argv)
                            COMMANDS[c].folders, argc - 2);
     }
     int status = c == 0   ? check_folder(argv[2], err, sizeof err)
-                 : c == 1 ? manifest_write(argv[2], err, sizeof err)
+                 : c == 1 ? manifest_write(argv[2], RUN_DATA, err, sizeof err)
                           : run_install(argv[2], argv[3], err, sizeof err);
     if (status != 0) {
         fprintf(stderr, "ipctax-summary: %s\n", err);

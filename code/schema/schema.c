@@ -115,3 +115,16 @@ const struct data_column *data_file_header(const struct data_file *f, size_t *n_
     *n_columns = f->flags & KEY_VALUE ? KV_N : f->n_columns;
     return f->flags & KEY_VALUE ? KEY_VALUE_COLUMNS : f->columns;
 }
+
+const struct repetition REPETITIONS[N_REPEATED] = {
+    [REPEAT_COLD] = {"cold_reps", 20, 6},
+    [REPEAT_SPAWN] = {"spawn_reps", 80, 10},
+    [REPEAT_SERIAL] = {"serialization_reps", 30, 5},
+    [REPEAT_LAYOUT] = {"layout_passes", 3, 2},
+};
+
+int repetitions_at(enum repeated which, double scale)
+{
+    double n = REPETITIONS[which].count * scale;
+    return n < REPETITIONS[which].floor ? REPETITIONS[which].floor : (int)n;
+}
