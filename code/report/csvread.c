@@ -22,12 +22,14 @@ static gzFile open_content(const char *path, char *err, size_t err_size)
     return f;
 }
 
-/* What went wrong reading f, in words. */
+/* What went wrong reading f, in words (zlib's own begin with the file's
+ * path, which the caller names already). */
 static const char *read_error(gzFile f)
 {
     int code;
     const char *why = gzerror(f, &code);
-    return code == Z_ERRNO ? strerror(errno) : why;
+    const char *after = strrchr(why, ':');
+    return code == Z_ERRNO ? strerror(errno) : after != NULL && after[1] == ' ' ? after + 2 : why;
 }
 
 struct load_state {

@@ -77,8 +77,7 @@ static void reproduction_id(const struct run_data *d, char *id, size_t size)
     snprintf(id, size, "%s-f%sm%s-%s-%.10s", who, family, model, simd, date);
 }
 
-/* Why the run d is reduced, into why ("" for a full run). */
-static void reduced_because(const struct run_data *d, char *why, size_t size)
+void reproduction_reduced_because(const struct run_data *d, char *why, size_t size)
 {
     double bars = kv_number(&d->run, "bars"), combos = kv_number(&d->run, "combos");
     double scale = kv_number(&d->run, "scale"), rounds = kv_number(&d->run, "rounds");
@@ -102,12 +101,16 @@ static void reduced_because(const struct run_data *d, char *why, size_t size)
 static int write_readme(const char *dir, const char *id, const struct run_data *d,
                         const char *by, const char *conditions, char *err, size_t err_size)
 {
-    char path[4400], why[256];
+    char path[4400], why[256], who[1024] = "not said", how[4096] = "an ordinary run";
+    if (by != NULL && by[0] != '\0')
+        text_clean(who, sizeof who, by, strlen(by));
+    if (conditions != NULL && conditions[0] != '\0')
+        text_clean(how, sizeof how, conditions, strlen(conditions));
     snprintf(path, sizeof path, "%s/README.md", dir);
     FILE *f = fopen(path, "w");
     if (f == NULL)
         return set_error(err, err_size, "cannot write %s: %s", path, strerror(errno));
-    reduced_because(d, why, sizeof why);
+    reproduction_reduced_because(d, why, sizeof why);
     fprintf(f, "# Reproduction %s\n\n", id);
     fprintf(f, "- machine: %s (%s, family %s, model %s, stepping %s), %s cores\n",
             kv_or(&d->machine, "cpu", "?"), kv_or(&d->machine, "cpu_vendor", "?"),
@@ -119,9 +122,8 @@ static int write_readme(const char *dir, const char *id, const struct run_data *
     fprintf(f, "- date: %s\n", kv_or(&d->machine, "date", "?"));
     fprintf(f, "- commit: %s\n", kv_or(&d->machine, "commit", "?"));
     fprintf(f, "- run: %s%s\n", why[0] != '\0' ? "reduced, " : "full", why);
-    fprintf(f, "- by: %s\n", by != NULL && by[0] != '\0' ? by : "not said");
-    fprintf(f, "- conditions: %s\n\n", conditions != NULL && conditions[0] != '\0'
-                                            ? conditions : "an ordinary run");
+    fprintf(f, "- by: %s\n", who);
+    fprintf(f, "- conditions: %s\n\n", how);
     fprintf(f, "Made by `make paper` and then `make reproduction` in a clone of this\n"
                "repository. The files are those of `data/` for that run, compressed,\n"
                "each listed with its length and SHA-256 (of its content) in\n"
@@ -308,6 +310,13 @@ int reproduction_receive(const char *file, const char *root, char *made, size_t 
         remove_made(part);
         return -1;
     }
+    struct stat st;
+    snprintf(as, sizeof as, "%s/%s", root, made);
+    if (lstat(as, &st) == 0) {
+        remove_made(part);
+        return set_error(err, err_size, "%s holds the kept run %s, and %s exists already (a "
+                         "kept run is never overwritten)", file, made, as);
+    }
     snprintf(as, sizeof as, "%s: %s", file, made);
     if (finish_folder(part, root, made, err, err_size) != 0) {
         name_the_member(err, err_size, part, as);
@@ -478,7 +487,7 @@ static int summarize_one(const char *out_dir, const char *registry, const char *
     text_clean(r->simd, sizeof r->simd, simd, strlen(simd));
     text_clean(r->kernel, sizeof r->kernel, kernel, strlen(kernel));
     text_clean(r->date, sizeof r->date, date, strnlen(date, 10));
-    reduced_because(&d, raw, sizeof raw);
+    reproduction_reduced_because(&d, raw, sizeof raw);
     text_clean(r->reduced, sizeof r->reduced, raw, strlen(raw));
     readme_line(dir, "conditions", r->conditions, sizeof r->conditions);
     run_data_free(&d);

@@ -28,6 +28,10 @@ int reproduction_add(const char *data, const char *root, const char *id, const c
 int reproduction_pack(const char *root, const char *id, const char *file, char *err,
                       size_t err_size);
 
+/* Why the run d is reduced (a QUICK or partial run), into why: "" when it
+ * is a full run, the study's job at the paper's repetitions. */
+void reproduction_reduced_because(const struct run_data *d, char *why, size_t size);
+
 /* Checks the file a reproduction_pack wrote, and adds the run it holds as
  * root/ID (ID into made); refuses it, naming the file and the member, when
  * any check fails. 0, or -1 with err (root is then as it was). */
