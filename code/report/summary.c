@@ -54,10 +54,18 @@ static void usage(FILE *to)
                 "a refused command line.\n");
 }
 
+/* A folder whose manifest lists every file and README.md is a kept run, and
+ * is checked as one; any other as a data folder. */
 static int check_folder(const char *dir, char *err, size_t err_size)
 {
     struct run_data d;
-    if (run_data_load(&d, dir, err, err_size) != 0)
+    struct csv_table m;
+    enum run_folder kind = RUN_DATA;
+    if (manifest_load(dir, RUN_KEPT, &m, err, err_size) == 0) {
+        kind = RUN_KEPT;
+        csv_table_free(&m);
+    }
+    if (run_data_load_folder(&d, dir, kind, err, err_size) != 0)
         return -1;
     run_data_free(&d);
     return 0;
