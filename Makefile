@@ -30,7 +30,7 @@ PYTHON := /usr/bin/python3
 .PHONY: all help paper test weave figures compare tangle check-tangle measure clean \
         unit-tests check-cff check-spec check-woven check-browser check-sanitize \
         check-valgrind check-packages check-python check-bibtex check-data-readme unused-values \
-        check-registration check-weave-failure check-provenance check-layers check-publish \
+        check-registration check-weave-failure check-provenance check-layers check-publish check-reproduction check-any-text \
         fuzz install-python FORCE
 FORCE:
 
@@ -52,6 +52,8 @@ help:
 	@echo "make check-bibtex the page's BibTeX through bibtex, no warning allowed"
 	@echo "make check-weave-failure  a weave that fails leaves site/ and figures/ as they were"
 	@echo "make check-publish  a publication onto a full disk leaves site/ and figures/ whole"
+	@echo "make check-reproduction  make reproduction and make receive on hostile input"
+	@echo "make check-any-text  text of any characters from a kept run weaves into the PDF"
 	@echo "make check-provenance  the weave refuses numbers whose provenance is wrong"
 	@echo "make check-data-readme  data/README.md describes every file and column of data/"
 	@echo "make check-layers  every file and library uses only the layers below it"
@@ -181,6 +183,7 @@ TEST_LAYERS_test_harness := report harness
 TEST_LAYERS_test_kernel := kernel
 TEST_LAYERS_test_kernel_tuned := kernel
 TEST_LAYERS_test_load := wire
+TEST_LAYERS_test_reproductions := report harness
 TEST_LAYERS_test_serialization := wire
 TEST_LAYERS_test_shm := harness
 TEST_LAYERS_test_stream := kernel
@@ -379,7 +382,7 @@ install-python:
 
 test: deps-test check-tangle check-layers unit-tests check-sanitize check-valgrind check-cff check-python \
       check-browser check-bibtex check-data-readme check-registration check-weave-failure \
-      check-publish check-provenance
+      check-publish check-reproduction check-any-text check-provenance
 	@echo "test: every check passed"
 
 # --- Measure -----------------------------------------------------------------
@@ -721,6 +724,18 @@ check-weave-failure: all
 	@n=$$(find $(WEAVE_FAILURE)/site $(WEAVE_FAILURE)/figures -type f | wc -l); [ "$$n" = 3 ] || { \
 	  echo "check-weave-failure: a failed weave added files"; exit 1; }
 	@echo "check-weave-failure: a weave that fails leaves the previous site/ and figures/ in place"
+
+# Text no author wrote (a kept run's conditions, a machine's name), with
+# characters the PDF's fonts lack or a character cut in two, weaves into
+# the PDF through values.lua and the preamble (tests/check_any_text.py).
+check-any-text:
+	$(PYTHON) -B tests/check_any_text.py
+
+# make reproduction and make receive as a contributor and a maintainer run
+# them, in scratch copies (tests/check_reproduction.sh): hostile folder
+# names, quotes in what they are given, the file sent and a tampered one.
+check-reproduction: $(BUILD)/ipctax-summary
+	tests/check_reproduction.sh . $(BUILD)/reproduction-check
 
 # Publishing onto a disk that fills half-way changes nothing published and
 # leaves no copy behind (tests/check_publish.sh, on a tmpfs of its own).

@@ -31,6 +31,7 @@
 #include "report/reproduce.h"
 #include "report/store.h"
 #include "report/summarize.h"
+#include "util/text.h"
 
 /* ---- The run, made by hand ------------------------------------------------ */
 
@@ -797,6 +798,137 @@ static void the_same_run_kept_twice_is_counted_once(void **state)
         fail_msg("one run kept twice: %s", why);
 }
 
+/* Replaces the README of root/id by text and lists it anew in the kept
+ * run's manifest, as a contributor could. */
+static void rewrite_readme(const char *root, const char *id, const char *text, size_t len)
+{
+    char dir[600], err[1024];
+    snprintf(dir, sizeof dir, "%s/%s", root, id);
+    FILE *f = create_in(dir, "README.md");
+    assert_int_equal(fwrite(text, 1, len, f), len);
+    finish(f);
+    if (manifest_write(dir, RUN_KEPT, err, sizeof err) != 0)
+        fail_msg("relisting %s: %s", dir, err);
+}
+
+/* 1 when text[0..n) is UTF-8 with no control character. */
+static int printable_utf8(const char *text, size_t n)
+{
+    char clean[TEXT_SIZE * 2];
+    return n < sizeof clean && strcmp(text_clean(clean, sizeof clean, text, n), text) == 0;
+}
+
+/* Issue 33: a conditions line over 255 bytes was cut inside a character
+ * (and stopped the weave), an escape or a right-to-left override reached
+ * the page, and a README ending in "- conditions:" without a newline was
+ * read past its end. What the machines' table shows is printable UTF-8,
+ * cut between characters. */
+static void a_readme_of_any_text_is_shown_cleaned(void **state)
+{
+    (void)state;
+    char root[256], out[256], path[600];
+    static char text[16384], readme[2048];
+    summarize_golden_run();
+    assert_int_equal(mkdir(scratch_path(root, sizeof root, "kept-text"), 0777), 0);
+    keep(full_run("full-text", 11), root, "a-text", "none");
+    keep(full_run("full-end", 12), root, "b-end", "none");
+    size_t n = (size_t)snprintf(readme, sizeof readme, "# x\n\n- by: me\n- conditions: "
+                                "esc\x1b[2J rlo\xe2\x80\xae bad\xff omega \xce\xa9 ");
+    for (int i = 0; i < 150; i++)                      /* 300 bytes of é */
+        n += (size_t)snprintf(readme + n, sizeof readme - n, "\xc3\xa9");
+    n += (size_t)snprintf(readme + n, sizeof readme - n, "\n");
+    rewrite_readme(root, "a-text", readme, n);
+    static const char ends[] = "# y\n\n- by: the line before\n- conditions:";
+    rewrite_readme(root, "b-end", ends, sizeof ends - 1);
+    struct store s;
+    summarize_golden_with(&s, "across-text", out, sizeof out, root);
+    int errors = s.errors;
+    store_free(&s);
+    if (errors != 0)
+        fail_msg("README text of any kind stopped the summary");
+    snprintf(path, sizeof path, "%s/tables/machines.csv", out);
+    read_all(path, text, sizeof text);
+    struct csv_table t;
+    char err[512];
+    if (csv_table_load(path, &t, err, sizeof err) != 0)
+        fail_msg("%s", err);
+    int col = csv_table_column(&t, "Conditions");
+    const char *a = csv_table_cell(&t, 0, col), *b = csv_table_cell(&t, 1, col);
+    int ok = printable_utf8(a, strlen(a)) && strlen(a) <= 255 &&
+             strstr(a, "esc\xef\xbf\xbd[2J rlo\xef\xbf\xbd bad\xef\xbf\xbd omega \xce\xa9 \xc3\xa9") == a &&
+             strcmp(b, "") == 0;
+    char why[1024];
+    snprintf(why, sizeof why, "\"%.300s\" and \"%.100s\"", a, b);
+    csv_table_free(&t);
+    if (!ok)
+        fail_msg("the conditions shown: %s", why);
+}
+
+/* Issue 33: with 66 folders two were silently left out (a cap of 64); a
+ * hard-linked copy counted as a run of its own; a folder that is a link
+ * (to another kept run, to ../data) was read as one, and a name with a
+ * colon, a space or an escape was taken. Here 65 folders hold one run (one
+ * kept, 64 hard-linked copies), the 66th another: two runs counted, the
+ * copies named; links and bad names are refused, each named. */
+static void every_folder_is_counted_once_and_links_refused(void **state)
+{
+    (void)state;
+    char root[256], out[256], from[1200], to[1200], dir[600];
+    summarize_golden_run();
+    assert_int_equal(mkdir(scratch_path(root, sizeof root, "kept-many"), 0777), 0);
+    keep(full_run("full-many", 21), root, "a00", "the first");
+    for (int i = 1; i <= 64; i++) {
+        snprintf(dir, sizeof dir, "%s/a%02d", root, i);
+        assert_int_equal(mkdir(dir, 0777), 0);
+        DIR *d = opendir(strcat(strcpy(from, root), "/a00"));
+        for (struct dirent *e; (e = readdir(d)) != NULL;) {
+            if (e->d_name[0] == '.')
+                continue;
+            snprintf(from, sizeof from, "%s/a00/%s", root, e->d_name);
+            snprintf(to, sizeof to, "%s/%s", dir, e->d_name);
+            assert_int_equal(link(from, to), 0);
+        }
+        closedir(d);
+    }
+    keep(full_run("full-last", 22), root, "zz-last", "another run");
+    struct store s;
+    summarize_golden_with(&s, "across-many", out, sizeof out, root);
+    const struct value *count = store_get(&s, "across.count");
+    const struct value *same = store_get(&s, "across.same_runs");
+    int ok = s.errors == 0 && count != NULL && strcmp(count->text, "2") == 0 && same != NULL &&
+             strncmp(same->text, "a01 is the same run as a00; a02 is the same run as a00", 54) == 0;
+    char why[3 * TEXT_SIZE];
+    snprintf(why, sizeof why, "%d errors, %s counted, same runs: %.200s", s.errors,
+             count != NULL ? count->text : "none", same != NULL ? same->text : "none");
+    store_free(&s);
+    if (!ok)
+        fail_msg("66 folders of two runs: %s", why);
+
+    static const char *const refused[] = {"link-to-a00", "link-to-data", "a:colon", "a space",
+                                          "esc\x1b[31m"};
+    for (size_t i = 0; i < sizeof refused / sizeof refused[0]; i++) {
+        char one[256], name[64];
+        snprintf(name, sizeof name, "kept-bad-%zu", i);
+        assert_int_equal(mkdir(scratch_path(one, sizeof one, name), 0777), 0);
+        snprintf(name, sizeof name, "full-bad-%zu", i);
+        keep(full_run(name, 30 + (int)i), one, "fine", "none");
+        snprintf(dir, sizeof dir, "%s/%s", one, refused[i]);
+        if (i == 0)
+            assert_int_equal(symlink("fine", dir), 0);
+        else if (i == 1)
+            assert_int_equal(symlink("../../../data", dir), 0);
+        else
+            assert_int_equal(mkdir(dir, 0777), 0);
+        snprintf(name, sizeof name, "across-bad-%zu", i);
+        summarize_golden_with(&s, name, out, sizeof out, one);
+        int errors = s.errors;
+        store_free(&s);
+        if (errors == 0)
+            fail_msg("the entry \"%s\" of reproductions/ was taken for a kept run",
+                     i < 4 ? refused[i] : "esc...");
+    }
+}
+
 /* Keeping a run copies it and changes nothing of it; an id kept before is
  * refused, not written over. */
 static void keeping_a_run_changes_nothing_of_it(void **state)
@@ -978,6 +1110,8 @@ int main(void)
         T(a_changed_verdict_is_named),
         T(three_reproductions_give_the_known_verdicts),
         T(the_same_run_kept_twice_is_counted_once),
+        T(a_readme_of_any_text_is_shown_cleaned),
+        T(every_folder_is_counted_once_and_links_refused),
         T(keeping_a_run_changes_nothing_of_it),
         T(a_reproduction_with_a_file_missing_is_refused),
         T(a_missing_file_is_refused_by_name),

@@ -170,7 +170,7 @@ int file_digest(const char *path, uint64_t most, uint64_t *bytes, char sha256[65
         snprintf(err, err_size, "%s: cannot read it: %s", path, read_error(f));
     gzclose(f);
     hex_digest(&sha, sha256);
-    return n == 0 ? 0 : -1;
+    return n == 0 ? 0 : n > 0 ? -2 : -1;
 }
 
 void csv_table_free(struct csv_table *t)

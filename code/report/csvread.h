@@ -24,7 +24,8 @@ void csv_table_free(struct csv_table *t);
 
 /* Reads the file at path (its content, if it is gzip-compressed) to the end
  * without keeping it: its length in *bytes and its SHA-256. Stops as soon as
- * it passes `most` bytes, refusing it. 0, or -1 with a message in err. */
+ * it passes `most` bytes, refusing it. 0; -1 with a message in err; -2 (and
+ * the message) when the file is longer than `most`. */
 int file_digest(const char *path, uint64_t most, uint64_t *bytes, char sha256[65], char *err,
                 size_t err_size);
 

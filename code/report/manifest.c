@@ -128,7 +128,12 @@ int manifest_check_file(const struct csv_table *m, const char *name, const char 
         return set_error(err, err_size, "%s: manifest.csv line %zu lists %llu bytes, more than "
                          "the %llu a file of a run may have", path, csv_table_line(m, (size_t)r),
                          (unsigned long long)listed, (unsigned long long)most);
-    if (file_digest(path, listed, &got, sha, err, err_size) != 0)
+    int digested = file_digest(path, listed, &got, sha, err, err_size);
+    if (digested == -2 && r >= 0 && bytes_col >= 0)
+        return set_error(err, err_size, "%s: longer than the %llu bytes manifest.csv line %zu "
+                         "lists: of another run, or changed since", path,
+                         (unsigned long long)listed, csv_table_line(m, (size_t)r));
+    if (digested != 0)
         return -1;
     if (r < 0)
         return 0;                      /* not listed: held to the cap alone */
