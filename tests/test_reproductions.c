@@ -23,31 +23,35 @@
 
 static char run[256];                  /* a copy of data/ */
 
+/* Copies the files of the folder from (not hidden ones) into the new folder to. */
+static int copy_folder(const char *from, const char *to)
+{
+    char err[512], src[4400], dst[4400];
+    if (mkdir(to, 0777) != 0)
+        return -1;
+    DIR *d = opendir(from);
+    int status = d != NULL ? 0 : -1;
+    for (struct dirent *e; status == 0 && (e = readdir(d)) != NULL;) {
+        if (e->d_name[0] == '.')
+            continue;
+        snprintf(src, sizeof src, "%s/%s", from, e->d_name);
+        snprintf(dst, sizeof dst, "%s/%s", to, e->d_name);
+        status = copy_file(src, dst, err, sizeof err);
+    }
+    if (d != NULL)
+        closedir(d);
+    return status;
+}
+
 /* A copy of the checkout's data/ in test_dir/data, once. */
 static int group_setup(void **state)
 {
     (void)state;
-    char from[4096], to[600], name[300];
+    char from[4096];
     if (test_dir_create() != 0)
         return -1;
-    scratch_path(run, sizeof run, "data");
-    root_path(from, sizeof from, "data");
-    if (mkdir(run, 0777) != 0)
-        return -1;
-    DIR *d = opendir(from);
-    for (struct dirent *e; d != NULL && (e = readdir(d)) != NULL;) {
-        char err[512], src[4400];
-        if (e->d_name[0] == '.')
-            continue;
-        snprintf(src, sizeof src, "%s/%s", from, e->d_name);
-        snprintf(name, sizeof name, "%s", e->d_name);
-        snprintf(to, sizeof to, "%s/%s", run, name);
-        if (copy_file(src, to, err, sizeof err) != 0)
-            return -1;
-    }
-    if (d != NULL)
-        closedir(d);
-    return 0;
+    return copy_folder(root_path(from, sizeof from, "data"),
+                       scratch_path(run, sizeof run, "data"));
 }
 
 static int group_teardown(void **state)
@@ -141,18 +145,7 @@ static void an_id_is_always_a_safe_name(void **state)
     (void)state;
     char data[256], path[600], err[1024], made[256], root[256];
     static char text[8192];
-    scratch_path(data, sizeof data, "arm");
-    mkdir(data, 0777);
-    DIR *d = opendir(run);
-    for (struct dirent *e; (e = readdir(d)) != NULL;) {
-        char from[600];
-        if (e->d_name[0] == '.')
-            continue;
-        snprintf(from, sizeof from, "%s/%s", run, e->d_name);
-        snprintf(path, sizeof path, "%s/%s", data, e->d_name);
-        assert_int_equal(copy_file(from, path, err, sizeof err), 0);
-    }
-    closedir(d);
+    assert_int_equal(copy_folder(run, scratch_path(data, sizeof data, "arm")), 0);
     snprintf(path, sizeof path, "%s/machine.csv", data);
     FILE *f = fopen(path, "r");
     size_t n = fread(text, 1, sizeof text - 1, f);
@@ -271,20 +264,11 @@ static void a_kept_folder_holds_its_listed_files_alone(void **state)
 static void a_folder_kept_the_old_way_is_refused(void **state)
 {
     (void)state;
-    char root[256], dir[600], from[600], to[1000], err[1024];
+    char root[256], dir[600];
     scratch_path(root, sizeof root, "kept-old");
     mkdir(root, 0777);
     snprintf(dir, sizeof dir, "%s/old", root);
-    mkdir(dir, 0777);
-    DIR *d = opendir(run);
-    for (struct dirent *e; (e = readdir(d)) != NULL;) {
-        if (e->d_name[0] == '.')
-            continue;
-        snprintf(from, sizeof from, "%s/%s", run, e->d_name);
-        snprintf(to, sizeof to, "%s/%s", dir, e->d_name);
-        assert_int_equal(copy_file(from, to, err, sizeof err), 0);
-    }
-    closedir(d);
+    assert_int_equal(copy_folder(run, dir), 0);
     KEPT_REFUSED(root, "old", "old/manifest.csv");
 }
 

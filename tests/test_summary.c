@@ -231,18 +231,24 @@ static void write_cold(const char *dir)
     finish(f);
 }
 
-static void write_sweep(const char *dir)
+/* sweep.csv of the grid's first `combos` combinations (80 at most). */
+static void write_sweep_of(const char *dir, int combos)
 {
-    struct combo_params p[2];
-    grid_fill(p, 2);
+    struct combo_params p[80];
+    grid_fill(p, (size_t)combos);
     FILE *f = create_in(dir, "sweep.csv");
     fputs("combo,L,h_half,h_len,h_sqrt,t_third,t_half,t_len,pnl,trades\n", f);
-    for (int k = 0; k < 2; k++)
+    for (int k = 0; k < combos; k++)
         fprintf(f, "%d,%lld,%lld,%lld,%lld,%lld,%lld,%lld,%s,%d\n", k, (long long)p[k].h_len,
                 (long long)p[k].h_half, (long long)p[k].h_len, (long long)p[k].h_sqrt,
                 (long long)p[k].t_third, (long long)p[k].t_half, (long long)p[k].t_len,
                 k == 0 ? "-5.25" : "3.5", 10 + k);
     finish(f);
+}
+
+static void write_sweep(const char *dir)
+{
+    write_sweep_of(dir, 2);
 }
 
 /* The files the golden tests do not look into: as small as a run allows. */
@@ -697,16 +703,7 @@ static const char *full_run(const char *name, int tweak_ns)
     f = create_in(dir, "oracle.csv");
     fputs("key,value\nbars,150000\ncombos,80\nidentical,80\nnumpy,1.24.2\n", f);
     finish(f);
-    struct combo_params p[80];
-    grid_fill(p, 80);
-    f = create_in(dir, "sweep.csv");
-    fputs("combo,L,h_half,h_len,h_sqrt,t_third,t_half,t_len,pnl,trades\n", f);
-    for (int k = 0; k < 80; k++)
-        fprintf(f, "%d,%lld,%lld,%lld,%lld,%lld,%lld,%lld,%s,%d\n", k, (long long)p[k].h_len,
-                (long long)p[k].h_half, (long long)p[k].h_len, (long long)p[k].h_sqrt,
-                (long long)p[k].t_third, (long long)p[k].t_half, (long long)p[k].t_len,
-                k == 0 ? "-5.25" : "3.5", 10 + k);
-    finish(f);
+    write_sweep_of(dir, 80);
     tweak(dir, "echo.csv", "rtt_ns", tweak_ns);
     tweak(dir, "calls.csv", "engine_cpu_ns", tweak_ns);
     tweak(dir, "architectures.csv", "client_minor_faults", tweak_ns);
