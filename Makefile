@@ -15,7 +15,9 @@ CC ?= cc
 CFLAGS_FP := -ffp-contract=off -fno-fast-math
 CFLAGS ?= -O2 -g
 CFLAGS_ALL := -std=c11 -D_GNU_SOURCE -pthread -Wall -Wextra $(CFLAGS_FP) $(CFLAGS)
-LDLIBS := -lcsv -lnettle -ljansson -lm
+# zlib: the page's packer compresses with it, and the report reads the
+# compressed files of kept runs through it.
+LDLIBS := -lcsv -lnettle -ljansson -lz -lm
 
 BUILD := build
 # Building and weaving measure nothing, so they use every CPU; `make paper`
@@ -28,7 +30,7 @@ PYTHON := /usr/bin/python3
 .PHONY: all help paper test weave figures compare tangle check-tangle measure clean \
         unit-tests check-cff check-spec check-woven check-browser check-sanitize \
         check-valgrind check-packages check-python check-bibtex check-data-readme unused-values \
-        check-registration check-weave-failure check-provenance check-layers \
+        check-registration check-weave-failure check-provenance check-layers check-publish check-reproduction check-any-text \
         fuzz install-python FORCE
 FORCE:
 
@@ -40,13 +42,18 @@ help:
 	@echo "make weave      re-weave site/ (page, paper.pdf, book.pdf, values.csv) and figures/"
 	@echo "                from data/ without measuring; a failed weave changes nothing"
 	@echo "make compare    this build's key figures and verdicts beside the published run's"
-	@echo "make reproduction  keep data/ as reproductions/ID (ID=, BY=, CONDITIONS=)"
+	@echo "make reproduction  keep data/ as reproductions/ID (ID=, BY=, CONDITIONS=) and as"
+	@echo "                one file to send, build/reproduction-ID.tar"
+	@echo "make receive FILE=...  check such a file and keep the run in it in reproductions/"
 	@echo "make check-spec the numpy oracle against data/sweep.csv"
 	@echo "make fuzz       libFuzzer on every target (FUZZ_SECONDS each); records data/fuzz.csv"
 	@echo "make tangle     regenerate code/ and figures/*.gp from paper/"
 	@echo "make check-woven  fail unless site/ and figures/ are what paper/ and data/ weave"
 	@echo "make check-bibtex the page's BibTeX through bibtex, no warning allowed"
 	@echo "make check-weave-failure  a weave that fails leaves site/ and figures/ as they were"
+	@echo "make check-publish  a publication onto a full disk leaves site/ and figures/ whole"
+	@echo "make check-reproduction  make reproduction and make receive on hostile input"
+	@echo "make check-any-text  text of any characters from a kept run weaves into the PDF"
 	@echo "make check-provenance  the weave refuses numbers whose provenance is wrong"
 	@echo "make check-data-readme  data/README.md describes every file and column of data/"
 	@echo "make check-layers  every file and library uses only the layers below it"
@@ -138,11 +145,11 @@ LINK_ORDER := report harness engine wire schema kernel util
 libs_for = $(foreach L,$(LINK_ORDER),$(if $(filter $(L),$(2) $(foreach U,$(2),$(USES_$(U)))),$(1)/lib$(L).a))
 
 MAINS := code/engine/engine.c code/harness/bench.c code/report/summary.c code/tools/kernel.c \
-         code/tools/record.c code/tools/datapackage.c code/tools/pack.c
+         code/tools/record.c code/tools/datapackage.c code/tools/pack.c code/tools/publish.c
 layer_src = $(filter-out $(MAINS),$(wildcard code/$(1)/*.c))
 # Each program: its main object and the layers it is built on.
 PROGRAMS := ipctax-engine ipctax-bench ipctax-summary ipctax-kernel ipctax-record \
-            ipctax-datapackage ipctax-pack
+            ipctax-datapackage ipctax-pack ipctax-publish
 MAIN_ipctax-engine := engine/engine
 MAIN_ipctax-bench := harness/bench
 MAIN_ipctax-summary := report/summary
@@ -150,6 +157,7 @@ MAIN_ipctax-kernel := tools/kernel
 MAIN_ipctax-record := tools/record
 MAIN_ipctax-datapackage := tools/datapackage
 MAIN_ipctax-pack := tools/pack
+MAIN_ipctax-publish := tools/publish
 LAYERS_ipctax-engine := engine
 LAYERS_ipctax-bench := harness
 LAYERS_ipctax-summary := report
@@ -157,8 +165,7 @@ LAYERS_ipctax-kernel := kernel
 LAYERS_ipctax-record := schema
 LAYERS_ipctax-datapackage := schema
 LAYERS_ipctax-pack := util
-# Libraries one program alone needs: the page's packer compresses with zlib.
-LDLIBS_ipctax-pack := -lz
+LAYERS_ipctax-publish := util
 # Each test program (tests/*.c with a main): the layers it tests, or that
 # its shared headers use (testengine.h judges results with the harness's gate).
 TEST_LAYERS_test_bench := report harness
@@ -176,6 +183,7 @@ TEST_LAYERS_test_harness := report harness
 TEST_LAYERS_test_kernel := kernel
 TEST_LAYERS_test_kernel_tuned := kernel
 TEST_LAYERS_test_load := wire
+TEST_LAYERS_test_reproductions := report harness
 TEST_LAYERS_test_serialization := wire
 TEST_LAYERS_test_shm := harness
 TEST_LAYERS_test_stream := kernel
@@ -230,7 +238,7 @@ $(foreach o,$(KERNEL_OBJS),$(eval DEFS_$(o) = -falign-functions=64))
 DEFS_harness/machine = -DIPCTAX_CFLAGS='"$(CFLAGS_ALL)"' -DIPCTAX_COMMIT='"$(shell cat $(BUILD)/commit.txt)"'
 # Every program's --version names the commit: only its main object rebuilds.
 VERSIONED_MAINS := harness/bench engine/engine report/summary tools/kernel tools/record \
-                   tools/datapackage tools/pack
+                   tools/datapackage tools/pack tools/publish
 $(foreach m,$(VERSIONED_MAINS),$(eval DEFS_$(m) = -DIPCTAX_COMMIT='"$$(shell cat $(BUILD)/commit.txt)"'))
 $(VERSIONED_MAINS:%=$(BUILD)/obj/%.o): $(BUILD)/commit.txt
 
@@ -261,7 +269,7 @@ SHIFT_ENGINES := $(CODE_SHIFTS:%=$(BUILD)/ipctax-engine-shift%)
 
 all: $(BUILD)/ipctax-bench $(BUILD)/ipctax-summary $(BUILD)/ipctax-engine $(BUILD)/ipctax-kernel \
      $(BUILD)/ipctax-record $(BUILD)/ipctax-datapackage $(BUILD)/ipctax-pack \
-     $(SHIFT_ENGINES)
+     $(BUILD)/ipctax-publish $(SHIFT_ENGINES)
 
 clean:
 	rm -rf $(BUILD)
@@ -323,6 +331,7 @@ LAYER_UNITS = $(foreach L,$(LAYERS),$(L):$(subst $(space),$(comma),$(strip $(USE
   code/tools/record.c:$(call layer_closure,$(LAYERS_ipctax-record)) code/tools/tangle.c:util \
   code/tools/datapackage.c:$(call layer_closure,$(LAYERS_ipctax-datapackage)) \
   code/tools/pack.c:$(call layer_closure,$(LAYERS_ipctax-pack)) \
+  code/tools/publish.c:$(call layer_closure,$(LAYERS_ipctax-publish)) \
   $(foreach T,$(TESTS) drive_engine,tests/$(T).c:$(call layer_closure,$(TEST_LAYERS_$(T))))
 check-layers: $(foreach L,$(LAYERS),$(BUILD)/lib$(L).a)
 	$(PYTHON) tests/check_layers.py $(BUILD) $(LAYER_UNITS)
@@ -373,7 +382,7 @@ install-python:
 
 test: deps-test check-tangle check-layers unit-tests check-sanitize check-valgrind check-cff check-python \
       check-browser check-bibtex check-data-readme check-registration check-weave-failure \
-      check-provenance
+      check-publish check-reproduction check-any-text check-provenance
 	@echo "test: every check passed"
 
 # --- Measure -----------------------------------------------------------------
@@ -445,8 +454,17 @@ STAGED_SITE_FILES := $(STAGED_SITE)/index.html $(STAGED_SITE)/paper.pdf \
 # paper` is this machine's run. A clone without git history compares the
 # data with itself.
 PUBLISHED := $(BUILD)/published
-REPRODUCTION_FILES = $(wildcard reproductions/*/*)
-$(WOVEN)/values.csv: $(BUILD)/ipctax-summary $(DATA_FILES) $(REPRODUCTION_FILES) \
+# What reproductions/ holds, as one stamp that changes when a kept run does:
+# the names, lengths and times of its entries as find lists them. A kept
+# run's folder is named by whoever made it, so its name is only ever data
+# here, never a word of a rule: a colon in it made every target fail
+# ("multiple target patterns"), a space stopped the weave.
+REPRODUCTIONS_STAMP := $(BUILD)/reproductions.stamp
+$(REPRODUCTIONS_STAMP): FORCE
+	@mkdir -p $(@D)
+	@find reproductions -printf '%P %s %T@\n' 2>/dev/null | sort > $@.new; \
+	cmp -s $@.new $@ && rm -f $@.new || mv -f $@.new $@
+$(WOVEN)/values.csv: $(BUILD)/ipctax-summary $(DATA_FILES) $(REPRODUCTIONS_STAMP) \
   $(wildcard paper/claims*.csv paper/deviations.csv paper/registration.csv)
 	@rm -rf $(PUBLISHED) && mkdir -p $(PUBLISHED)
 	@if git ls-files --error-unmatch data/machine.csv >/dev/null 2>&1; then \
@@ -460,19 +478,54 @@ compare: all
 	@$(MAKE) --no-print-directory $(WOVEN)/values.csv >/dev/null
 	@cat $(WOVEN)/compare.txt
 
+# The project's address: CITATION.cff's repository-code, the one place it
+# is kept (paper/filters/reader.lua reads it there for the page and the
+# PDFs), or nothing while the project has none.
+PROJECT_ADDRESS := $(shell sed -n 's/^repository-code: *"\{0,1\}\([^"]*\)"\{0,1\} *$$/\1/p' CITATION.cff 2>/dev/null)
+define say-where-to-send
+	if [ -n "$(PROJECT_ADDRESS)" ]; then \
+	  echo "  Send it to the project at $(PROJECT_ADDRESS) (attach it to an issue, or as its"; \
+	  echo "  README says), with a line on the machine and the conditions."; \
+	else \
+	  echo "  This copy names no address to send it to: CITATION.cff has no repository-code"; \
+	  echo "  yet. Send it to whoever gave you the repository."; \
+	fi
+endef
+
 # A run of this machine kept beside the published one (paper/96-reproductions.md):
 # reproductions/ID/, ID from the machine and the date unless ID= says;
-# BY= who made it, CONDITIONS= how (a load on purpose, say). data/ is not
-# changed, and an ID that exists is refused.
-.PHONY: reproduction
+# BY= who made it (git's user.name unless said), CONDITIONS= how (a load on
+# purpose, say). data/ is not changed, an ID that exists is refused, and the
+# kept run is also written as one file to send, build/reproduction-ID.tar.
+# ID=, BY= and CONDITIONS= reach the program through its environment, taken
+# as written ($(value ...)), never through a shell's parsing: an
+# apostrophe, a dollar or a quote is kept, and nothing in them runs.
+.PHONY: reproduction receive
+reproduction: export IPCTAX_ID := $(value ID)
+reproduction: export IPCTAX_BY := $(value BY)
+reproduction: export IPCTAX_CONDITIONS := $(value CONDITIONS)
 reproduction: $(BUILD)/ipctax-summary
-	@dir=$$($(BUILD)/ipctax-summary --reproduction data reproductions $(if $(ID),--id '$(ID)') \
-	  --by '$(or $(BY),$(shell git config user.name 2>/dev/null))' \
-	  --conditions '$(CONDITIONS)') || exit 1; \
-	echo "reproduction: the run in data/ is kept as $$dir"; \
-	echo "To contribute it: git add $$dir && git commit -m 'Reproduction: '$$(basename $$dir)"; \
-	echo "  and send the commit (git format-patch -1), or send the folder as it is."; \
-	echo "make weave sets it beside the others, claim by claim."
+	@by=$${IPCTAX_BY:-$$(git config user.name 2>/dev/null)}; \
+	out=$$($(BUILD)/ipctax-summary --reproduction data reproductions --id "$$IPCTAX_ID" \
+	  --by "$$by" --conditions "$$IPCTAX_CONDITIONS" --pack $(BUILD)) || exit 1; \
+	{ read -r dir; read -r file; read -r kind; } <<< "$$out"; \
+	echo "reproduction: the run in data/ is kept as $$dir ($$kind)"; \
+	case "$$kind" in reduced*) echo "  A reduced run is kept apart from the full runs in the paper's tables.";; esac; \
+	echo "reproduction: and as one file to send: $$file ($$(du -k "$$file" | cut -f1) KB)"; \
+	$(say-where-to-send); \
+	echo "  The project adds it with: make receive FILE=$${file##*/}"; \
+	echo "make weave sets it beside the others here, claim by claim."
+
+# The other side: a file that `make reproduction` wrote, checked (every
+# member, every file against the manifest, every check a run gets) and
+# kept as reproductions/ID; refused, naming the file, when any check fails.
+receive: export IPCTAX_FILE := $(value FILE)
+receive: $(BUILD)/ipctax-summary
+	@if [ -z "$$IPCTAX_FILE" ]; then \
+	  echo "receive: name the file: make receive FILE=path/to/reproduction-ID.tar"; exit 2; fi
+	@dir=$$($(BUILD)/ipctax-summary --receive "$$IPCTAX_FILE" reproductions) || exit 1; \
+	echo "receive: $$IPCTAX_FILE is whole; its run is kept as $$dir"; \
+	echo "  make weave sets it beside the others; git add \"$$dir\" && git commit publishes it."
 
 # Figure scripts set no terminal: the same script draws the page's SVG and
 # the paper's PDF. The font is named, and comes from fonts-dejavu-core, so
@@ -627,33 +680,26 @@ $(STAGED_SITE)/%.pdf: $(LATEX_DIR)/%.tex
 	  echo "paper.pdf: $$pages pages, more than $(PAPER_MAX_PAGES)"; exit 1; fi
 	cp $(LATEX_DIR)/$*.pdf $@
 
-# Publishes the staging folder $(1) into $(2): every file of the given
-# kinds ($(3)) is copied beside its destination and renamed over it, and a
-# file of those kinds that the weave no longer makes is removed.
-define publish
-	@mkdir -p $(2)
-	@for ext in $(3); do \
-	  for f in $(1)/*.$$ext; do [ -e "$$f" ] || continue; n=$${f##*/}; \
-	    cp "$$f" "$(2)/.$$n.tmp" && mv -f "$(2)/.$$n.tmp" "$(2)/$$n" || exit 1; done; \
-	  for f in $(2)/*.$$ext; do [ -e "$$f" ] || continue; \
-	    [ -e "$(1)/$${f##*/}" ] || rm -f "$$f"; done; \
-	done
-endef
+# Publishes the staged site and figures together, all or nothing
+# (paper/98-appendix-publish.md): every file is copied beside its place
+# and flushed, and only when every copy of both folders is whole are they
+# renamed into place; a full disk leaves both as they were, and no copy.
+PUBLISH_SITE = $(STAGED_SITE) $(WEAVE_SITE) html,pdf,csv
+PUBLISH_FIGURES = $(STAGED_FIGURES) $(WEAVE_FIGURES) svg,pdf,csv
 
 # Weaving always starts from data/: the summary, the figures and the site
 # are rebuilt even when make's timestamps would say they are current.
 weave: all
 	@rm -rf $(STAGE_WEAVE) $(WOVEN)/values.csv
 	$(MAKE) --no-print-directory -j$(JOBS) $(STAGED_FIGURE_FILES) $(STAGED_SITE_FILES)
-	$(call publish,$(STAGED_FIGURES),$(WEAVE_FIGURES),svg pdf csv)
-	$(call publish,$(STAGED_SITE),$(WEAVE_SITE),html pdf csv)
+	$(BUILD)/ipctax-publish $(PUBLISH_SITE) $(PUBLISH_FIGURES)
 	@echo "weave: $(WEAVE_SITE)/ and $(WEAVE_FIGURES)/ replaced by the weave in $(STAGE_WEAVE)"
 
 # Only the figures, drawn and published the same way.
 figures: all
 	@rm -rf $(STAGED_FIGURES) $(WOVEN)/values.csv
 	$(MAKE) --no-print-directory $(STAGED_FIGURE_FILES)
-	$(call publish,$(STAGED_FIGURES),$(WEAVE_FIGURES),svg pdf csv)
+	$(BUILD)/ipctax-publish $(PUBLISH_FIGURES)
 
 # A weave that fails late (a chapter asks for a value data/ lacks, here a
 # chapter added for the test) must leave the site and the figures it would
@@ -678,6 +724,23 @@ check-weave-failure: all
 	@n=$$(find $(WEAVE_FAILURE)/site $(WEAVE_FAILURE)/figures -type f | wc -l); [ "$$n" = 3 ] || { \
 	  echo "check-weave-failure: a failed weave added files"; exit 1; }
 	@echo "check-weave-failure: a weave that fails leaves the previous site/ and figures/ in place"
+
+# Text no author wrote (a kept run's conditions, a machine's name), with
+# characters the PDF's fonts lack or a character cut in two, weaves into
+# the PDF through values.lua and the preamble (tests/check_any_text.py).
+check-any-text:
+	$(PYTHON) -B tests/check_any_text.py
+
+# make reproduction and make receive as a contributor and a maintainer run
+# them, in scratch copies (tests/check_reproduction.sh): hostile folder
+# names, quotes in what they are given, the file sent and a tampered one.
+check-reproduction: $(BUILD)/ipctax-summary
+	tests/check_reproduction.sh . $(BUILD)/reproduction-check
+
+# Publishing onto a disk that fills half-way changes nothing published and
+# leaves no copy behind (tests/check_publish.sh, on a tmpfs of its own).
+check-publish: $(BUILD)/ipctax-publish
+	tests/check_publish.sh $(BUILD)/ipctax-publish $(BUILD)/publish-check
 
 # What the summarizer computes and no chapter uses: the keys of values.csv
 # and the tables that the last weave's used-keys.txt (values.lua) lacks.

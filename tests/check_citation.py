@@ -67,6 +67,8 @@ def main(argv):
         c.check(not tags(html, name), "without addresses there is no %s tag" % name)
     c.check(SITE not in html and "https://" not in " ".join(tags(html, "citation_public_url")),
             "without addresses the page names none")
+    c.check("no public address yet" in html and "no public address yet" in weave(cff, "latex"),
+            "without an address the page and the PDF say plainly that there is none")
     licence = tags(html, "dcterms.license")
     c.check(any("creativecommons.org/licenses/by/4.0" in u for u in licence)
             and any("license/mit" in u for u in licence),
@@ -91,6 +93,7 @@ def main(argv):
         c.check(plain and (SITE in plain.group(1) or REPO in plain.group(1)),
                 "the citation gives the address")
         c.check('href="%s"' % REPO in html, "the reproduce box links the repository")
+        c.check("no public address yet" not in html, "with the address, none is said to lack")
         tex = weave(filled, "latex", {"IPCTAX_EDITION": "paper"})
         c.check("\\renewcommand{\\IpctaxBookPDF}{%sbook.pdf}" % SITE in tex,
                 "the paper's links into book.pdf use the published address")

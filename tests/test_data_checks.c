@@ -33,13 +33,15 @@ static const struct fixture_file FIXTURE[] = {
     {"run.csv", "key,value\nbars,300\ncombos,2\nseed,42\n"
                 "series_sha256,0000000000000000000000000000000000000000000000000000000000000000\n"
                 "scale,1\nbudget_s,600\ntarget,0.01\nmin_rounds,2\nmax_rounds,2\nrounds,2\n"
-                "stop_reason,max_rounds\nrounds_seconds,1.5\n"},
+                "stop_reason,max_rounds\nrounds_seconds,1.5\n"
+                "cold_reps,1\nspawn_reps,1\nserialization_reps,2\nlayout_passes,1\n"},
     {"machine.csv", "key,value\ncpu,test processor\ncores,2\ndate,2026-12-01T00:00:00Z\n"
                     "date_epoch,1796083200\ncommit,abc1234\n"},
     {"oracle.csv", "key,value\nbars,300\ncombos,2\nidentical,2\nnumpy,1.24.2\n"},
     {"load.csv", "key,value\nworkers,16\nseconds,4.3\n"},
     {"valgrind.csv", "key,value\nvalgrind,3.19.0\nsocket.errors,0\n"},
-    {"fuzz.csv", "key,value\nrequest.seconds,901\nrequest.commit,0905064\n"},
+    {"fuzz.csv", "key,value\nrequest.seconds,901\nrequest.commit,0905064\n"
+                 "request.executions,2045792\nrequest.crashes,0\n"},
     {"echo_settings.csv", "key,value\nwarmup,1\npasses,2\nreps_small,2\nreps_large,1\n"
                           "large_from,1000\nsizes,1\n"},
     {"roofline_settings.csv", "key,value\nchains,12\npasses,2\n"},
@@ -94,7 +96,9 @@ static const struct fixture_file FIXTURE[] = {
     {"roofline.csv", "kind,lanes,threads,pass,flops,seconds\n"
                      "scalar,1,1,1,1152000000,0.158177805\nscalar,1,1,2,1152000000,0.158000000\n"},
     {"counts.csv", "side,what,requests,value\nin_process,kernel_instructions,1,204832185\n"
-                   "job,bars,0,300\n"},
+                   "engine,kernel_instructions,2,409664370\n"
+                   "engine,total_instructions,1,205426406\nengine,total_instructions,3,615739055\n"
+                   "engine,syscalls,1,92\nengine,syscalls,3,99\njob,bars,0,300\n"},
     {"original.csv", "key,value,unit,source\nmachine,\"Apple M2 Max, as quoted\",text,setup\n"},
 };
 enum { N_FIXTURE = sizeof FIXTURE / sizeof FIXTURE[0] };
@@ -451,6 +455,43 @@ static void an_incomplete_unit_is_refused(void **state)
             "line 5", "architectures.csv");
 }
 
+/* Issue 33: with the manifest rewritten, these files cut to half their rows
+ * wove with exit 0 (the paper then printed n/a). Each is now held to what
+ * the run says it made; and rows' times to the run's length. */
+static void a_file_a_claim_reads_cut_short_is_refused(void **state)
+{
+    (void)state;
+    REFUSED(fixture_with("cold.csv", "c,1,warm,", "c,1,cold,"), "cold.csv");
+    REFUSED(fixture_with("run.csv", "cold_reps,1", "cold_reps,2"), "cold.csv", "rep",
+            "cold_reps");
+    REFUSED(fixture_with("serialization.csv", "c,raw,encode,2,1100,2400\n", ""),
+            "serialization.csv", "ends at 1", "serialization_reps");
+    REFUSED(fixture_with("run.csv", "spawn_reps,1", "spawn_reps,2"), "spawn.csv",
+            "spawn_reps");
+    REFUSED(fixture_with("run.csv", "layout_passes,1", "layout_passes,2"), "layout.csv",
+            "layout_passes");
+    REFUSED(fixture_with("calls.csv",
+                         "batch_unix,2,7,0,253000000,1000,2000,252000000,1000,1000,251000000,1000,"
+                         "250000000,1000,248000000,,,,2500,40\n", ""),
+            "calls.csv", "run 7 (batch_unix) has 0 calls");
+    REFUSED(fixture_with("counts.csv", "engine,syscalls,3,99\n", ""), "counts.csv",
+            "engine,syscalls,3");
+    REFUSED(fixture_with("fuzz.csv", "request.crashes,0\n", ""), "fuzz.csv", "request.crashes");
+    /* a run.csv from before the counts were recorded: what its scale made */
+    REFUSED(fixture_with("run.csv", "cold_reps,1\nspawn_reps,1\nserialization_reps,2\n"
+                                    "layout_passes,1\n", ""),
+            "cold.csv", "cold_reps (what its scale made) 20");
+}
+
+static void rows_that_outlast_the_run_are_refused(void **state)
+{
+    (void)state;
+    REFUSED(fixture_with("run.csv", "rounds_seconds,1.5", "rounds_seconds,1.0"),
+            "architectures.csv", "line 8", "ends 1.043 s into the rounds", "1.000 s");
+    REFUSED(fixture_with("calls.csv", "batch_unix,1,1,0,250000000,", "batch_unix,1,1,0,350000000,"),
+            "calls.csv", "run 1", "0.350 s", "0.250 s");
+}
+
 /* The files that state the bar count or the combinations agree. */
 static void files_that_disagree_are_refused(void **state)
 {
@@ -679,6 +720,8 @@ int main(void)
         T(an_incomplete_unit_is_refused),
         T(an_undeclared_deviation_stops_the_summary),
         T(files_that_disagree_are_refused),
+        T(a_file_a_claim_reads_cut_short_is_refused),
+        T(rows_that_outlast_the_run_are_refused),
         T(bad_seconds_are_refused),
         T(a_header_only_file_is_refused),
         T(a_file_of_another_run_is_refused),

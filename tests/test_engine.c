@@ -517,6 +517,104 @@ static void one_combination_is_abandoned_when_its_client_hangs_up(void **state)
 }
 
 /*
+ * Issue 33: a client that shut down its sending side after its last request
+ * (a common way to say "that was all") lost any sweep longer than a tenth
+ * of a second: the watch took the half-close for a hang-up. The client still
+ * reads, so the sweep (some 3.5e8 steps, watched) is answered in full.
+ */
+static void a_half_closed_client_still_gets_its_long_sweep(void **state)
+{
+    (void)state;
+    enum { BARS = 50000 };
+    struct engine_process e;
+    char path[108];
+    int fd = start_engine(&e, "half-close.sock", NULL, path);
+    double *series = malloc(BARS * sizeof *series);
+    gbm_series(series, BARS, 5);
+    struct combo_params long_one = {1000, 1000, 1000, 1000, 1000, 1000};
+    assert_true(sweep_work(&long_one, 1, BARS) >= (1ull << 27));   /* long enough to be watched */
+    size_t len = (size_t)request_body_size(BARS, 1);
+    uint8_t *body = malloc(len);
+    request_encode(body, OP_SWEEP, series, BARS, &long_one, 1);
+    assert_int_equal(send_frame(fd, (uint32_t)len, body, len), 0);
+    assert_int_equal(shutdown(fd, SHUT_WR), 0);          /* "that was my last request" */
+    uint32_t word = 0;
+    uint8_t *reply = NULL;
+    int r = read_frame(fd, &word, &reply, 30000);
+    if (r != 0)
+        fail_msg("a half-closed client got no reply (%d)", r);
+    if (word & ERROR_FRAME_FLAG)
+        fail_msg("a half-closed client's sweep was refused: %s", (char *)reply);
+    assert_int_equal(word & FRAME_LENGTH_MASK, RESULT_BYTES);
+    free(reply);
+    close(fd);
+    free(body);
+    free(series);
+    stop_engine_checked(&e, SIGTERM);
+}
+
+/* A link whose client is always gone, for the service alone. */
+static int always_gone(void *ctx)
+{
+    (void)ctx;
+    return 1;
+}
+
+/*
+ * Issue 33: one bar of a wide, warm stream was seconds of work, done to
+ * the end for a client that had gone (12.9 s of CPU, the slot held). A bar
+ * is watched as a sweep is: here 400,000 combinations whose four close
+ * windows are 256 bars, warm after 256 bars, make a bar of some 4e8 steps,
+ * and a link that reports its client gone ends it within the watch's look
+ * (a tenth of a second), with an error that says why, and the stream closed.
+ */
+static void a_stream_bar_is_abandoned_when_its_client_has_gone(void **state)
+{
+    (void)state;
+    enum { COMBOS = 400000, WINDOW = 256 };
+    struct engine_config cfg = {.max_frame = 1u << 30, .max_work = DEFAULT_MAX_WORK,
+                                .sweep = sweep_naive_in};
+    struct combo_params *params = malloc(COMBOS * sizeof *params);
+    for (size_t k = 0; k < COMBOS; k++)
+        params[k] = (struct combo_params){WINDOW, WINDOW, 1, WINDOW, WINDOW, 1};
+    size_t len = (size_t)request_body_size(0, COMBOS);
+    uint8_t *open = malloc(len), bar[REQUEST_HEADER_BYTES + 8];
+    request_encode(open, OP_OPEN_STREAM, NULL, 0, params, COMBOS);
+    char err[512] = "";
+    struct connection conn;
+    connection_init(&conn, &cfg);
+    if (handle_request(&conn, open, len, err, sizeof err) != 0)
+        fail_msg("opening the stream: %s", err);
+    assert_true(conn.stream_work >= (1ull << 27));
+    double close = 100.0;
+    for (int b = 0; b < WINDOW; b++) {                   /* warm: every window full */
+        request_encode(bar, OP_BAR, &close, 1, NULL, 0);
+        if (handle_request(&conn, bar, sizeof bar, err, sizeof err) != 0)
+            fail_msg("bar %d: %s", b, err);
+        close += 0.5;
+    }
+    struct fd_pair none = {-1, -1};
+    struct byte_link gone = fd_link(&none);
+    gone.peer_gone = always_gone;
+    conn.link = &gone;
+    request_encode(bar, OP_BAR, &close, 1, NULL, 0);
+    uint64_t start = clock_ns();
+    int r = handle_request(&conn, bar, sizeof bar, err, sizeof err);
+    double ms = (double)(clock_ns() - start) / 1e6;
+    conn.link = NULL;
+    int streaming = conn.streaming;
+    connection_free(&conn);
+    free(open);
+    free(params);
+    if (r == 0)
+        fail_msg("a bar of %d combinations was made whole (%.0f ms) for a client that had gone",
+                 COMBOS, ms);
+    if (strstr(err, "abandoned") == NULL || streaming)
+        fail_msg("the abandoned bar said \"%s\" and left the stream %s", err,
+                 streaming ? "open" : "closed");
+}
+
+/*
  * A close that is not a finite number (NaN, an infinity) is refused, and the
  * error names the first one: a NaN once went into the kernel, whose
  * comparisons are all false on it, and a plausible PnL came back. Echo
@@ -2312,6 +2410,8 @@ int main(void)
         T(max_work_is_exact_and_admits_the_study),
         T(a_sweep_is_abandoned_when_its_client_hangs_up),
         T(one_combination_is_abandoned_when_its_client_hangs_up),
+        T(a_half_closed_client_still_gets_its_long_sweep),
+        T(a_stream_bar_is_abandoned_when_its_client_has_gone),
         T(non_finite_closes_are_refused_naming_the_first),
         T(json_is_known_by_its_content_and_duplicate_keys_are_refused),
         T(four_clients_interleave),

@@ -31,6 +31,7 @@
 #include "report/reproduce.h"
 #include "report/store.h"
 #include "report/summarize.h"
+#include "util/text.h"
 
 /* ---- The run, made by hand ------------------------------------------------ */
 
@@ -230,13 +231,14 @@ static void write_cold(const char *dir)
     finish(f);
 }
 
-static void write_sweep(const char *dir)
+/* sweep.csv of the grid's first `combos` combinations (80 at most). */
+static void write_sweep_of(const char *dir, int combos)
 {
-    struct combo_params p[2];
-    grid_fill(p, 2);
+    struct combo_params p[80];
+    grid_fill(p, (size_t)combos);
     FILE *f = create_in(dir, "sweep.csv");
     fputs("combo,L,h_half,h_len,h_sqrt,t_third,t_half,t_len,pnl,trades\n", f);
-    for (int k = 0; k < 2; k++)
+    for (int k = 0; k < combos; k++)
         fprintf(f, "%d,%lld,%lld,%lld,%lld,%lld,%lld,%lld,%s,%d\n", k, (long long)p[k].h_len,
                 (long long)p[k].h_half, (long long)p[k].h_len, (long long)p[k].h_sqrt,
                 (long long)p[k].t_third, (long long)p[k].t_half, (long long)p[k].t_len,
@@ -244,17 +246,23 @@ static void write_sweep(const char *dir)
     finish(f);
 }
 
+static void write_sweep(const char *dir)
+{
+    write_sweep_of(dir, 2);
+}
+
 /* The files the golden tests do not look into: as small as a run allows. */
 static const char *const PLAIN_FILES[][2] = {
     {"run.csv", "key,value\nbars,300\ncombos,2\nseed,42\n"
                 "series_sha256,0000000000000000000000000000000000000000000000000000000000000000\n"
                 "scale,1\nbudget_s,600\ntarget,0.01\nmin_rounds,9\nmax_rounds,9\nrounds,9\n"
-                "stop_reason,max_rounds\nrounds_seconds,60\n"},
+                "stop_reason,max_rounds\nrounds_seconds,60\n"
+                "cold_reps,5\nspawn_reps,1\nserialization_reps,1\nlayout_passes,8\n"},
     {"machine.csv", "key,value\ncpu,hand-made\ncores,2\ndate_epoch,1796083200\ncommit,0123abc\n"},
     {"oracle.csv", "key,value\nbars,300\ncombos,2\nidentical,2\nnumpy,1.24.2\n"},
     {"load.csv", "key,value\nlost,0\n"},
     {"valgrind.csv", "key,value\nsocket.errors,0\nsocket.definitely_lost,0\n"},
-    {"fuzz.csv", "key,value\nrequest.crashes,0\n"},
+    {"fuzz.csv", "key,value\nrequest.seconds,1\nrequest.executions,1\nrequest.crashes,0\n"},
     {"echo_settings.csv", "key,value\nwarmup,1\npasses,3\nreps_small,3\nreps_large,3\n"
                           "large_from,1000\nsizes,5\n"},
     {"roofline_settings.csv", "key,value\nchains,12\npasses,1\n"},
@@ -264,7 +272,10 @@ static const char *const PLAIN_FILES[][2] = {
     {"spawn.csv", "kind,rep,combo,rtt_ns,process_ns,process_cpu_ns,minor_faults,compute_ns\n"
                   "echo,1,0,900000,800000,700000,60,\n"},
     {"roofline.csv", "kind,lanes,threads,pass,flops,seconds\nscalar,1,1,1,1152000000,0.158\n"},
-    {"counts.csv", "side,what,requests,value\njob,bars,0,300\n"},
+    {"counts.csv", "side,what,requests,value\nin_process,kernel_instructions,1,1000\n"
+                   "engine,kernel_instructions,2,2000\nengine,total_instructions,1,1100\n"
+                   "engine,total_instructions,3,3300\nengine,syscalls,1,90\n"
+                   "engine,syscalls,3,98\njob,bars,0,300\n"},
     {"original.csv", "key,value,unit,source\nmachine,a machine,text,setup\n"},
 };
 
@@ -284,7 +295,7 @@ static void write_run(const char *dir)
     write_layout(dir);
     write_cold(dir);
     write_sweep(dir);
-    if (manifest_write(dir, err, sizeof err) != 0)
+    if (manifest_write(dir, RUN_DATA, err, sizeof err) != 0)
         fail_msg("the hand-made run's manifest: %s", err);
 }
 
@@ -651,43 +662,268 @@ static void read_all(const char *path, char *text, size_t size)
     text[n] = '\0';
 }
 
-/* Three copies of the hand-made run kept as reproductions: every claim's
+/* Adds `delta` to the first row's `column` of dir/file, a number. */
+static void tweak(const char *dir, const char *file, const char *column, long delta)
+{
+    char path[600];
+    static char text[1 << 20];
+    snprintf(path, sizeof path, "%s/%s", dir, file);
+    read_all(path, text, sizeof text);
+    char *at = strstr(text, column), *row = strchr(text, '\n') + 1;
+    assert_non_null(at);
+    int commas = 0;
+    for (char *p = text; p < at; p++)
+        commas += *p == ',';
+    while (commas-- > 0)
+        row = strchr(row, ',') + 1;
+    char *end;
+    long v = strtol(row, &end, 10);
+    FILE *f = create_in(dir, file);
+    fprintf(f, "%.*s%ld%s", (int)(row - text), text, v + delta, end);
+    finish(f);
+}
+
+/* The hand-made run made a full one, in test_dir/name: the study's 150,000
+ * bars and 80 combinations in run.csv, oracle.csv and sweep.csv (its timed
+ * runs did their part), and, so that each is a run of its own, its first
+ * echo sample, call and timed run a few nanoseconds or page faults apart
+ * (two runs never time the same). Returns its folder. */
+static const char *full_run(const char *name, int tweak_ns)
+{
+    static char dir[256];
+    char err[512];
+    write_run(scratch_path(dir, sizeof dir, name));
+    const char *settings = PLAIN_FILES[0][1];            /* run.csv */
+    const char *bars = strstr(settings, "bars,300\ncombos,2\n");
+    assert_non_null(bars);
+    FILE *f = create_in(dir, "run.csv");
+    fprintf(f, "%.*sbars,150000\ncombos,80\n%s", (int)(bars - settings), settings,
+            bars + strlen("bars,300\ncombos,2\n"));
+    finish(f);
+    f = create_in(dir, "oracle.csv");
+    fputs("key,value\nbars,150000\ncombos,80\nidentical,80\nnumpy,1.24.2\n", f);
+    finish(f);
+    write_sweep_of(dir, 80);
+    tweak(dir, "echo.csv", "rtt_ns", tweak_ns);
+    tweak(dir, "calls.csv", "engine_cpu_ns", tweak_ns);
+    tweak(dir, "architectures.csv", "client_minor_faults", tweak_ns);
+    if (manifest_write(dir, RUN_DATA, err, sizeof err) != 0)
+        fail_msg("the full run's manifest: %s", err);
+    return dir;
+}
+
+static void keep(const char *run, const char *root, const char *id, const char *conditions)
+{
+    char made[256], err[1024];
+    if (reproduction_add(run, root, id, "a test", conditions, made, sizeof made, err,
+                         sizeof err) != 0)
+        fail_msg("keeping %s: %s", id, err);
+}
+
+/* Three full runs and a reduced one kept as reproductions: every claim's
  * row holds the verdict the claims test knows for it, three times, and all
- * three agree. */
+ * three agree; the reduced run's verdict stands apart, in a column of its
+ * own after the agreement, which does not count it (issue 32). */
 static void three_reproductions_give_the_known_verdicts(void **state)
 {
     (void)state;
-    char run[256], root[256], out[256], made[256], err[512], path[600];
-    char text[4096];
+    char root[256], out[256], path[600], run[256];
+    static char text[16384];
     summarize_golden_run();
-    scratch_path(run, sizeof run, "golden");
     assert_int_equal(mkdir(scratch_path(root, sizeof root, "kept"), 0777), 0);
     const char *ids[] = {"a-machine", "b-machine", "c-machine"};
+    const char *runs[] = {"full-1", "full-2", "full-3"};
     for (size_t i = 0; i < 3; i++)
-        if (reproduction_add(run, root, ids[i], "a test", "none", made, sizeof made, err,
-                             sizeof err) != 0)
-            fail_msg("keeping %s: %s", ids[i], err);
+        keep(full_run(runs[i], (int)i + 1), root, ids[i], "none");
+    keep(scratch_path(run, sizeof run, "golden"), root, "d-quick", "a QUICK build");
     struct store s;
     summarize_golden_with(&s, "across", out, sizeof out, root);
     const struct value *count = store_get(&s, "across.count");
     const struct value *unanimous = store_get(&s, "across.unanimous");
+    const struct value *reduced = store_get(&s, "across.reduced");
     int ok = s.errors == 0 && count != NULL && strcmp(count->text, "3") == 0 &&
-             unanimous != NULL && strcmp(unanimous->text, "10") == 0;
-    char why[3 * TEXT_SIZE];
-    snprintf(why, sizeof why, "%d errors, %s kept, %s unanimous", s.errors,
-             count != NULL ? count->text : "none", unanimous != NULL ? unanimous->text : "none");
+             unanimous != NULL && strcmp(unanimous->text, "10") == 0 && reduced != NULL &&
+             strcmp(reduced->text, "1") == 0;
+    char why[4 * TEXT_SIZE];
+    snprintf(why, sizeof why, "%d errors, %s full, %s reduced, %s unanimous", s.errors,
+             count != NULL ? count->text : "none", reduced != NULL ? reduced->text : "none",
+             unanimous != NULL ? unanimous->text : "none");
     store_free(&s);
     if (!ok)
-        fail_msg("three copies of one run: not 3 reproductions agreeing on 10 claims (%s)", why);
+        fail_msg("three full runs and a reduced one: not 3 agreeing on 10 claims and 1 apart (%s)",
+                 why);
     snprintf(path, sizeof path, "%s/tables/reproductions.csv", out);
     read_all(path, text, sizeof text);
     static const char *const rows[] = {
-        "below_holds,holds,holds,holds,3 of 3\n", "below_fails,fails,fails,fails,3 of 3\n",
-        "within_across,undecided,undecided,undecided,3 of 3\n",
-        "short_promise,undecided,undecided,undecided,3 of 3\n"};
+        "Claim,R1,R2,R3,Agree,Q1\n",
+        "below_holds,holds,holds,holds,3 of 3,holds\n", "below_fails,fails,fails,fails,3 of 3,fails\n",
+        "within_across,undecided,undecided,undecided,3 of 3,undecided\n",
+        "short_promise,undecided,undecided,undecided,3 of 3,undecided\n"};
     for (size_t i = 0; i < sizeof rows / sizeof rows[0]; i++)
         if (strstr(text, rows[i]) == NULL)
             fail_msg("the verdicts' table lacks the row %s", rows[i]);
+    snprintf(path, sizeof path, "%s/tables/machines.csv", out);
+    read_all(path, text, sizeof text);
+    if (strstr(text, "Q1,d-quick,") == NULL || strstr(text, "reduced: 300 bars and 2 combinations") == NULL ||
+        strstr(text, "R1,a-machine,") == NULL || strstr(text, ",full,none\n") == NULL)
+        fail_msg("the machines' table does not mark the reduced run: %s", text);
+}
+
+/* Issue 33: a copied (or hard-linked) folder counted as another run that
+ * agreed with the first. The same run kept twice is counted once, and the
+ * summary names the folder that repeats it. */
+static void the_same_run_kept_twice_is_counted_once(void **state)
+{
+    (void)state;
+    char root[256], out[256];
+    summarize_golden_run();
+    assert_int_equal(mkdir(scratch_path(root, sizeof root, "kept-twice"), 0777), 0);
+    const char *run = full_run("full-twice", 7);
+    keep(run, root, "a-first", "none");
+    keep(run, root, "b-again", "the same run, said to be another");
+    struct store s;
+    summarize_golden_with(&s, "across-twice", out, sizeof out, root);
+    const struct value *count = store_get(&s, "across.count");
+    const struct value *same = store_get(&s, "across.same_runs");
+    char why[3 * TEXT_SIZE];
+    snprintf(why, sizeof why, "%d errors, %s counted, same runs: %s", s.errors,
+             count != NULL ? count->text : "none", same != NULL ? same->text : "none");
+    int ok = s.errors == 0 && count != NULL && strcmp(count->text, "1") == 0 && same != NULL &&
+             strcmp(same->text, "b-again is the same run as a-first") == 0;
+    store_free(&s);
+    if (!ok)
+        fail_msg("one run kept twice: %s", why);
+}
+
+/* Replaces the README of root/id by text and lists it anew in the kept
+ * run's manifest, as a contributor could. */
+static void rewrite_readme(const char *root, const char *id, const char *text, size_t len)
+{
+    char dir[600], err[1024];
+    snprintf(dir, sizeof dir, "%s/%s", root, id);
+    FILE *f = create_in(dir, "README.md");
+    assert_int_equal(fwrite(text, 1, len, f), len);
+    finish(f);
+    if (manifest_write(dir, RUN_KEPT, err, sizeof err) != 0)
+        fail_msg("relisting %s: %s", dir, err);
+}
+
+/* 1 when text[0..n) is UTF-8 with no control character. */
+static int printable_utf8(const char *text, size_t n)
+{
+    char clean[TEXT_SIZE * 2];
+    return n < sizeof clean && strcmp(text_clean(clean, sizeof clean, text, n), text) == 0;
+}
+
+/* Issue 33: a conditions line over 255 bytes was cut inside a character
+ * (and stopped the weave), an escape or a right-to-left override reached
+ * the page, and a README ending in "- conditions:" without a newline was
+ * read past its end. What the machines' table shows is printable UTF-8,
+ * cut between characters. */
+static void a_readme_of_any_text_is_shown_cleaned(void **state)
+{
+    (void)state;
+    char root[256], out[256], path[600];
+    static char text[16384], readme[2048];
+    summarize_golden_run();
+    assert_int_equal(mkdir(scratch_path(root, sizeof root, "kept-text"), 0777), 0);
+    keep(full_run("full-text", 11), root, "a-text", "none");
+    keep(full_run("full-end", 12), root, "b-end", "none");
+    size_t n = (size_t)snprintf(readme, sizeof readme, "# x\n\n- by: me\n- conditions: "
+                                "esc\x1b[2J rlo\xe2\x80\xae bad\xff omega \xce\xa9 ");
+    for (int i = 0; i < 150; i++)                      /* 300 bytes of é */
+        n += (size_t)snprintf(readme + n, sizeof readme - n, "\xc3\xa9");
+    n += (size_t)snprintf(readme + n, sizeof readme - n, "\n");
+    rewrite_readme(root, "a-text", readme, n);
+    static const char ends[] = "# y\n\n- by: the line before\n- conditions:";
+    rewrite_readme(root, "b-end", ends, sizeof ends - 1);
+    struct store s;
+    summarize_golden_with(&s, "across-text", out, sizeof out, root);
+    int errors = s.errors;
+    store_free(&s);
+    if (errors != 0)
+        fail_msg("README text of any kind stopped the summary");
+    snprintf(path, sizeof path, "%s/tables/machines.csv", out);
+    read_all(path, text, sizeof text);
+    struct csv_table t;
+    char err[512];
+    if (csv_table_load(path, &t, err, sizeof err) != 0)
+        fail_msg("%s", err);
+    int col = csv_table_column(&t, "Conditions");
+    const char *a = csv_table_cell(&t, 0, col), *b = csv_table_cell(&t, 1, col);
+    int ok = printable_utf8(a, strlen(a)) && strlen(a) <= 255 &&
+             strstr(a, "esc\xef\xbf\xbd[2J rlo\xef\xbf\xbd bad\xef\xbf\xbd omega \xce\xa9 \xc3\xa9") == a &&
+             strcmp(b, "") == 0;
+    char why[1024];
+    snprintf(why, sizeof why, "\"%.300s\" and \"%.100s\"", a, b);
+    csv_table_free(&t);
+    if (!ok)
+        fail_msg("the conditions shown: %s", why);
+}
+
+/* Issue 33: with 66 folders two were silently left out (a cap of 64); a
+ * hard-linked copy counted as a run of its own; a folder that is a link
+ * (to another kept run, to ../data) was read as one, and a name with a
+ * colon, a space or an escape was taken. Here 65 folders hold one run (one
+ * kept, 64 hard-linked copies), the 66th another: two runs counted, the
+ * copies named; links and bad names are refused, each named. */
+static void every_folder_is_counted_once_and_links_refused(void **state)
+{
+    (void)state;
+    char root[256], out[256], from[1200], to[1200], dir[600];
+    summarize_golden_run();
+    assert_int_equal(mkdir(scratch_path(root, sizeof root, "kept-many"), 0777), 0);
+    keep(full_run("full-many", 21), root, "a00", "the first");
+    for (int i = 1; i <= 64; i++) {
+        snprintf(dir, sizeof dir, "%s/a%02d", root, i);
+        assert_int_equal(mkdir(dir, 0777), 0);
+        DIR *d = opendir(strcat(strcpy(from, root), "/a00"));
+        for (struct dirent *e; (e = readdir(d)) != NULL;) {
+            if (e->d_name[0] == '.')
+                continue;
+            snprintf(from, sizeof from, "%s/a00/%s", root, e->d_name);
+            snprintf(to, sizeof to, "%s/%s", dir, e->d_name);
+            assert_int_equal(link(from, to), 0);
+        }
+        closedir(d);
+    }
+    keep(full_run("full-last", 22), root, "zz-last", "another run");
+    struct store s;
+    summarize_golden_with(&s, "across-many", out, sizeof out, root);
+    const struct value *count = store_get(&s, "across.count");
+    const struct value *same = store_get(&s, "across.same_runs");
+    int ok = s.errors == 0 && count != NULL && strcmp(count->text, "2") == 0 && same != NULL &&
+             strncmp(same->text, "a01 is the same run as a00; a02 is the same run as a00", 54) == 0;
+    char why[3 * TEXT_SIZE];
+    snprintf(why, sizeof why, "%d errors, %s counted, same runs: %.200s", s.errors,
+             count != NULL ? count->text : "none", same != NULL ? same->text : "none");
+    store_free(&s);
+    if (!ok)
+        fail_msg("66 folders of two runs: %s", why);
+
+    static const char *const refused[] = {"link-to-a00", "link-to-data", "a:colon", "a space",
+                                          "esc\x1b[31m"};
+    for (size_t i = 0; i < sizeof refused / sizeof refused[0]; i++) {
+        char one[256], name[64];
+        snprintf(name, sizeof name, "kept-bad-%zu", i);
+        assert_int_equal(mkdir(scratch_path(one, sizeof one, name), 0777), 0);
+        snprintf(name, sizeof name, "full-bad-%zu", i);
+        keep(full_run(name, 30 + (int)i), one, "fine", "none");
+        snprintf(dir, sizeof dir, "%s/%s", one, refused[i]);
+        if (i == 0)
+            assert_int_equal(symlink("fine", dir), 0);
+        else if (i == 1)
+            assert_int_equal(symlink("../../../data", dir), 0);
+        else
+            assert_int_equal(mkdir(dir, 0777), 0);
+        snprintf(name, sizeof name, "across-bad-%zu", i);
+        summarize_golden_with(&s, name, out, sizeof out, one);
+        int errors = s.errors;
+        store_free(&s);
+        if (errors == 0)
+            fail_msg("the entry \"%s\" of reproductions/ was taken for a kept run",
+                     i < 4 ? refused[i] : "esc...");
+    }
 }
 
 /* Keeping a run copies it and changes nothing of it; an id kept before is
@@ -731,7 +967,7 @@ static void a_reproduction_with_a_file_missing_is_refused(void **state)
     if (reproduction_add(run, root, "broken", "a test", "none", made, sizeof made, err,
                          sizeof err) != 0)
         fail_msg("keeping the run: %s", err);
-    snprintf(path, sizeof path, "%s/broken/echo.csv", root);
+    snprintf(path, sizeof path, "%s/broken/echo.csv.gz", root);
     assert_int_equal(unlink(path), 0);
     struct store s;
     summarize_golden_with(&s, "across-broken", out, sizeof out, root);
@@ -795,7 +1031,7 @@ static const char *run_changed(const char *name, const char *file, const char *f
     f = create_in(dir, file);
     fprintf(f, "%.*s%s%s", (int)(at - text), text, to, at + strlen(from));
     finish(f);
-    if (manifest_write(dir, err, sizeof err) != 0)
+    if (manifest_write(dir, RUN_DATA, err, sizeof err) != 0)
         fail_msg("%s", err);
     return dir;
 }
@@ -870,6 +1106,9 @@ int main(void)
         T(a_claim_the_published_run_lacks_is_new_not_changed),
         T(a_changed_verdict_is_named),
         T(three_reproductions_give_the_known_verdicts),
+        T(the_same_run_kept_twice_is_counted_once),
+        T(a_readme_of_any_text_is_shown_cleaned),
+        T(every_folder_is_counted_once_and_links_refused),
         T(keeping_a_run_changes_nothing_of_it),
         T(a_reproduction_with_a_file_missing_is_refused),
         T(a_missing_file_is_refused_by_name),

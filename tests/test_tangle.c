@@ -213,6 +213,41 @@ static void a_root_outside_the_output_folder_is_refused(void **state)
     assert_non_null(strstr(errors, "goes up through '..'"));
 }
 
+/* Issue 33: a root of .git/config was written, and its command would run
+ * at the next git call; a folder that was a link led out of the tree. */
+static void a_root_in_git_or_through_a_link_is_refused(void **state)
+{
+    (void)state;
+    char text[1024], outside[300], link[600], escaped[700];
+    write_file("o.md", "```{.c file=.git/config}\n[core]\n```\n\n"
+                       "```{.c file=out/.GIT/hooks/pre-commit}\ntrue\n```\n");
+    const char *errors = refusal_of("o.md");
+    assert_non_null(strstr(errors, "o.md:1: file=.git/config goes into .git"));
+    assert_non_null(strstr(errors, "o.md:5: file=out/.GIT/hooks/pre-commit goes into .git"));
+    snprintf(text, sizeof text, "%s/.git/config", dir);
+    assert_false(exists(text));
+    /* a folder on the way that is a link to a folder outside the tree */
+    snprintf(outside, sizeof outside, "%s-outside", dir);
+    assert_int_equal(mkdir(outside, 0777), 0);
+    snprintf(link, sizeof link, "%s/linked", dir);
+    assert_int_equal(symlink(outside, link), 0);
+    write_file("p.md", "```{.c file=linked/p.c}\nint p;\n```\n");
+    errors = refusal_of("p.md");
+    snprintf(escaped, sizeof escaped, "%s/p.c", outside);
+    int wrote = exists(escaped);
+    unlink(escaped);
+    rmdir(outside);
+    assert_false(wrote);
+    assert_non_null(strstr(errors, "p.md:1: file=linked/p.c passes through the symbolic link "
+                                   "linked"));
+    /* and a root that is itself a link */
+    snprintf(link, sizeof link, "%s/out/q.c", dir);
+    mkdir(strcat(strcpy(text, dir), "/out"), 0777);
+    assert_int_equal(symlink("/dev/null", link), 0);
+    write_file("q.md", "```{.c file=out/q.c}\nint q;\n```\n");
+    assert_non_null(strstr(refusal_of("q.md"), "passes through the symbolic link out/q.c"));
+}
+
 /* Issue 22: {.c file=} was dropped without a word. */
 static void an_empty_name_is_refused(void **state)
 {
@@ -268,6 +303,7 @@ int main(void)
         cmocka_unit_test(one_root_spelled_two_ways_is_refused),
         cmocka_unit_test(a_root_path_is_normalized),
         cmocka_unit_test(a_root_outside_the_output_folder_is_refused),
+        cmocka_unit_test(a_root_in_git_or_through_a_link_is_refused),
         cmocka_unit_test(an_empty_name_is_refused),
         cmocka_unit_test(an_expansion_past_the_size_limit_is_refused),
         cmocka_unit_test(depth_is_not_mistaken_for_a_cycle),

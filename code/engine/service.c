@@ -90,11 +90,11 @@ static int check_work(const struct connection *c, uint64_t work, const char *wha
 enum { PEER_CHECK_MS = 100 };          /* how often the watch asks about the client */
 
 /* A thread that asks the link every PEER_CHECK_MS whether the client is
- * still there while the kernel runs, and raises the workspace's stop flag
- * when it is not. */
-struct sweep_watch {
+ * still there while the kernel runs, and raises the work's stop flag (a
+ * sweep's workspace's, a stream's) when it is not. */
+struct client_watch {
     const struct byte_link *link;
-    struct sweep_workspace *ws;
+    atomic_int *stop;
     pthread_mutex_t lock;
     pthread_cond_t wake;                /* signalled when the kernel has returned */
     int done;
@@ -103,7 +103,7 @@ struct sweep_watch {
 
 static void *watch_the_client(void *arg)
 {
-    struct sweep_watch *w = arg;
+    struct client_watch *w = arg;
     pthread_mutex_lock(&w->lock);
     while (!w->done) {
         struct timespec until;
@@ -113,7 +113,7 @@ static void *watch_the_client(void *arg)
         until.tv_nsec %= 1000000000L;
         pthread_cond_timedwait(&w->wake, &w->lock, &until);
         if (!w->done && w->link->peer_gone(w->link->ctx)) {
-            sweep_workspace_stop(w->ws);
+            atomic_store_explicit(w->stop, 1, memory_order_relaxed);
             break;
         }
     }
@@ -121,12 +121,11 @@ static void *watch_the_client(void *arg)
     return NULL;
 }
 
-static int watch_start(struct sweep_watch *w, const struct byte_link *link,
-                       struct sweep_workspace *ws)
+static int watch_start(struct client_watch *w, const struct byte_link *link, atomic_int *stop)
 {
     pthread_condattr_t attr;
     w->link = link;
-    w->ws = ws;
+    w->stop = stop;
     w->done = 0;
     pthread_mutex_init(&w->lock, NULL);
     pthread_condattr_init(&attr);
@@ -140,7 +139,7 @@ static int watch_start(struct sweep_watch *w, const struct byte_link *link,
     return -1;
 }
 
-static void watch_end(struct sweep_watch *w)
+static void watch_end(struct client_watch *w)
 {
     pthread_mutex_lock(&w->lock);
     w->done = 1;
@@ -151,6 +150,15 @@ static void watch_end(struct sweep_watch *w)
     pthread_mutex_destroy(&w->lock);
 }
 
+/* Starts a watch over `stop` when `work` is long enough and the link can
+ * tell whether the client has gone; whether it did. */
+static int watch_if_long(struct connection *c, uint64_t work, atomic_int *stop,
+                         struct client_watch *w)
+{
+    return work >= SWEEP_WATCH_STEPS && c->link != NULL && c->link->peer_gone != NULL &&
+           watch_start(w, c->link, stop) == 0;
+}
+
 /* Runs the kernel, watched when its `work` is long enough and the link can
  * tell whether the client has gone; 0, or -1 with a message. */
 static int run_the_kernel(struct connection *c, struct sweep_workspace *ws, const double *close,
@@ -158,9 +166,8 @@ static int run_the_kernel(struct connection *c, struct sweep_workspace *ws, cons
                           uint32_t n_combos, uint64_t work, struct combo_result *results,
                           char *err, size_t err_size)
 {
-    struct sweep_watch watch;
-    int watched = work >= SWEEP_WATCH_STEPS && c->link != NULL && c->link->peer_gone != NULL &&
-                  watch_start(&watch, c->link, ws) == 0;
+    struct client_watch watch;
+    int watched = watch_if_long(c, work, &ws->stop, &watch);
     int status = c->cfg->sweep(ws, close, n_bars, params, n_combos, results);
     if (watched)
         watch_end(&watch);
@@ -313,6 +320,7 @@ static int handle_open_stream(struct connection *c, const struct request_view *r
     if (stream_open(&c->stream, params, req->n_combos) != 0)
         return set_error(err, err_size, "engine out of memory opening a stream");
     c->streaming = 1;
+    c->stream_work = sweep_work(params, req->n_combos, 1);
     mark(c, &c->computed_ns);
     return empty_reply(c);
 }
@@ -338,7 +346,17 @@ static int handle_bar(struct connection *c, const struct request_view *req,
     if (request_check_closes(&close, 1, err, err_size) != 0)
         return -1;
     mark(c, &c->decoded_ns);
-    stream_bar(&c->stream, close, positions);          /* the positions are the reply */
+    struct client_watch watch;
+    int watched = watch_if_long(c, c->stream_work, &c->stream.stop, &watch);
+    int status = stream_bar(&c->stream, close, positions);   /* the positions are the reply */
+    if (watched)
+        watch_end(&watch);
+    if (status == SWEEP_STOPPED) {
+        stream_free(&c->stream);
+        c->streaming = 0;
+        return set_error(err, err_size, "the bar was abandoned: the client has gone, or the "
+                         "engine is stopping");
+    }
     mark(c, &c->computed_ns);
     c->reply[0] = positions;
     c->reply_len[0] = c->stream.n_combos;

@@ -42,6 +42,7 @@ struct connection {
     uint32_t loaded_bars;                  /* 0 until a series is loaded */
     struct sweep_stream stream;            /* opcode 4's stream */
     int streaming;
+    uint64_t stream_work;                  /* window-bar steps of one of its bars */
     char *json_reply;                      /* the last JSON reply's text */
     /* The timing of a request that asked for it (paper/50-protocol.md). */
     int timed;

@@ -287,6 +287,8 @@ static int write_run(const char *dir, const struct bench_config *cfg, const char
         snprintf(cpus, sizeof cpus, "%d %d", how->duet_cpus[0], how->duet_cpus[1]);
     setting(&out, "duet_cpus", cpus, 0);
     setting(&out, "aa_reach", NULL, how->reach);
+    for (int i = 0; i < N_REPEATED; i++)
+        setting(&out, REPETITIONS[i].key, NULL, repetitions_at(i, cfg->scale));
     return data_out_close(&out);
 }
 

@@ -11,7 +11,6 @@
 #include "util/error.h"
 
 enum {
-    COLD_REPS = 20,            /* fresh engines */
     COLD_CALLS = 2,            /* the cold call, then a warm one */
 };
 
@@ -97,7 +96,7 @@ int measure_cold(const struct measure_context *ctx, char *err, size_t err_size)
         cpus[0] = cpus[1] = current_cpu();
     if (measure_open(ctx, "cold.csv", &out, err, err_size) != 0)
         return -1;
-    int status = 0, reps = scaled(ctx, COLD_REPS, 6);
+    int status = 0, reps = repetitions_at(REPEAT_COLD, ctx->scale);
     for (int rep = 1; status == 0 && rep <= reps; rep++)
         status = fresh_engine(ctx, rep, cpus[rep % 2], &out, err, err_size);
     pin_this_thread(CPU_ANY);

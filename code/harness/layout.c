@@ -42,7 +42,6 @@ static const int CODE_SHIFTS[] = {0, 16, 32, 48};
 enum { N_SHIFTS = sizeof CODE_SHIFTS / sizeof CODE_SHIFTS[0] };
 enum {
     N_CONFIGS = 2 * N_DATA + N_SHIFTS + 3,
-    LAYOUT_PASSES = 3,
     LAYOUT_COMBO_STEP = 10,    /* every tenth combination */
 };
 
@@ -155,7 +154,7 @@ static int run_layout(struct layout_run *lr, struct data_out *out, char *err, si
         if (open_config(lr, i, err, err_size) != 0 || sample(lr, i, &seconds, err,
                                                              err_size) != 0)  /* warm-up */
             return -1;
-    int passes = scaled(lr->ctx, LAYOUT_PASSES, 2);
+    int passes = repetitions_at(REPEAT_LAYOUT, lr->ctx->scale);
     for (int pass = 1; pass <= passes; pass++) {
         struct mt19937 mt;
         mt19937_seed(&mt, round_seed(lr->ctx->seed ^ 0x6c61796fu, pass));   /* "layo" */

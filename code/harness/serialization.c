@@ -119,7 +119,7 @@ static const struct serial_op PAIRS[][2] = {
     {{"text", "encode", poison_text, text_encode, NULL},
      {"text", "decode", poison_back, text_decode, back_is_series}},
 };
-enum { N_PAIRS = sizeof PAIRS / sizeof PAIRS[0], SERIAL_REPS = 30 };
+enum { N_PAIRS = sizeof PAIRS / sizeof PAIRS[0] };
 
 static void write_row(struct data_out *out, const char *language, const char *format,
                       const char *operation, int rep, uint64_t ns, long bytes)
@@ -206,7 +206,7 @@ int measure_serialization(const struct measure_context *ctx, char *err, size_t e
     int status = measure_open(ctx, "serialization.csv", &out, err, err_size);
     struct mt19937 mt;
     mt19937_seed(&mt, round_seed(ctx->seed ^ 0x73657269u, 0));          /* "seri" */
-    int reps = scaled(ctx, SERIAL_REPS, 5);
+    int reps = repetitions_at(REPEAT_SERIAL, ctx->scale);
     for (int rep = 0; status == 0 && rep <= reps; rep++)
         status = c_repetition(&b, &mt, &out, rep, err, err_size) == 0 &&
                          python_repetition(&w, &out, rep, err, err_size) == 0 ? 0 : -1;

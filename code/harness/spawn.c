@@ -19,7 +19,6 @@
 #include "util/timing.h"
 
 enum {
-    SPAWN_REPS = 40,           /* every other combination of the grid */
     SPAWN_WARMUP = 5,          /* the first spawns also warm the page cache */
 };
 
@@ -119,7 +118,7 @@ int measure_spawn(const struct measure_context *ctx, char *err, size_t err_size)
                               &out, err, err_size);
     struct mt19937 mt;
     mt19937_seed(&mt, round_seed(ctx->seed ^ 0x73706177u, 0));          /* "spaw" */
-    int reps = scaled(ctx, SPAWN_REPS, 10);
+    int reps = repetitions_at(REPEAT_SPAWN, ctx->scale);
     for (int rep = 1; status == 0 && rep <= reps; rep++) {
         size_t order[N_SPAWN_KINDS];
         random_order(&mt, order, N_SPAWN_KINDS);

@@ -94,13 +94,15 @@ void stream_free(struct sweep_stream *s)
     memset(s, 0, sizeof *s);
 }
 
-void stream_bar(struct sweep_stream *s, double close, int8_t *positions)
+int stream_bar(struct sweep_stream *s, double close, int8_t *positions)
 {
     int first_bar = s->close.count == 0;
     ring_push(&s->close, close);
     s->last_close = close;
     for (size_t k = 0; k < s->n_combos; k++) {
         struct stream_combo *c = &s->combos[k];
+        if (k % STREAM_STOP_CHECK_COMBOS == 0 && sweep_stop_asked(&s->stop))
+            return SWEEP_STOPPED;
         const struct combo_params *p = &c->p;
         double fast = ring_wma(&s->close, p->h_half), slow = ring_wma(&s->close, p->h_len);
         ring_push(&c->mix_h, 2.0 * fast - slow);
@@ -114,6 +116,7 @@ void stream_bar(struct sweep_stream *s, double close, int8_t *positions)
         c->hma3_prev = hma3;
         positions[k] = (int8_t)c->position.side;
     }
+    return 0;
 }
 
 void stream_close(struct sweep_stream *s, struct combo_result *results)

@@ -6,6 +6,7 @@
 #ifndef IPCTAX_KERNEL_STREAM_H
 #define IPCTAX_KERNEL_STREAM_H
 
+#include <stdatomic.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -31,13 +32,20 @@ struct sweep_stream {
     double last_close;
     size_t n_combos;
     struct stream_combo *combos;
+    atomic_int stop;           /* raised by another thread: end the bar (see stream_bar) */
 };
+
+/* A bar looks at its stream's stop flag before every this many
+ * combinations: at most some tens of milliseconds of work each. */
+enum { STREAM_STOP_CHECK_COMBOS = 64 };
 
 /* Bytes a stream over these parameter sets allocates: its state and rings. */
 uint64_t stream_memory(const struct combo_params *params, size_t n_combos);
 int stream_open(struct sweep_stream *s, const struct combo_params *params, size_t n_combos);
-/* Advances every combination by one bar; positions[k] gets its side. */
-void stream_bar(struct sweep_stream *s, double close, int8_t *positions);
+/* Advances every combination by one bar; positions[k] gets its side. 0, or
+ * SWEEP_STOPPED when s->stop was raised meanwhile: the bar is then half
+ * made, and the stream good only for stream_free. */
+int stream_bar(struct sweep_stream *s, double close, int8_t *positions);
 /* Closes open positions at the last bar and writes each combination's result. */
 void stream_close(struct sweep_stream *s, struct combo_result *results);
 void stream_free(struct sweep_stream *s);

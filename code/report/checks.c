@@ -10,6 +10,7 @@
 
 #include "kernel/grid.h"
 #include "report/checks.h"
+#include "schema/architectures.h"
 #include "util/error.h"
 
 enum rule_kind { SEQUENCE, DISTINCT, REFERS, AGREES, CUSTOM };
@@ -39,14 +40,24 @@ static int units_are_whole(const struct run_data *d, const struct loaded_file *r
                            char *err, size_t err_size);
 static int gate_matches_the_runs(const struct run_data *d, const struct loaded_file *gate,
                                  char *err, size_t err_size);
+static int runs_fit_the_rounds(const struct run_data *d, const struct loaded_file *runs,
+                               char *err, size_t err_size);
+static int calls_are_whole(const struct run_data *d, const struct loaded_file *calls,
+                           char *err, size_t err_size);
+static int counts_are_whole(const struct run_data *d, const struct loaded_file *counts,
+                            char *err, size_t err_size);
+static int fuzz_is_whole(const struct run_data *d, const struct loaded_file *fuzz,
+                         char *err, size_t err_size);
 
 static const struct rule RULES[] = {
     IN_ORDER("architectures.csv", "run", NULL, 1, NULL),
     CHECKED_BY("architectures.csv", units_are_whole),
+    CHECKED_BY("architectures.csv", runs_fit_the_rounds),
     CHECKED_BY("gate.csv", gate_matches_the_runs),
     REFERS_TO("gate.csv", "architecture", "architectures.csv"),
     REFERS_TO("architectures.csv", "architecture", "gate.csv"),
     REFERS_TO("calls.csv", "architecture,run", "architectures.csv"),
+    CHECKED_BY("calls.csv", calls_are_whole),
     IN_ORDER("sweep.csv", "combo", NULL, 0, "run.csv:combos"),
     CHECKED_BY("sweep.csv", sweep_is_the_grid),
     AGREES_WITH("oracle.csv", "bars", "run.csv:bars"),
@@ -55,12 +66,16 @@ static const struct rule RULES[] = {
     IN_ORDER("echo.csv", "pass", "client,transport,placement,mode,floats,rep", 1,
              "echo_settings.csv:passes"),
     COUNTED("echo.csv", "floats", "client,transport,placement,mode", "echo_settings.csv:sizes"),
-    IN_ORDER("cold.csv", "rep", "client,warmth", 1, NULL),
-    IN_ORDER("serialization.csv", "rep", "language,format,operation", 1, NULL),
-    IN_ORDER("spawn.csv", "rep", "kind", 1, NULL),
+    IN_ORDER("cold.csv", "rep", "client,warmth", 1, "run.csv:cold_reps"),
+    COUNTED("cold.csv", "warmth", "client", "=2"),
+    IN_ORDER("serialization.csv", "rep", "language,format,operation", 1,
+             "run.csv:serialization_reps"),
+    IN_ORDER("spawn.csv", "rep", "kind", 1, "run.csv:spawn_reps"),
     IN_ORDER("layout.csv", "pass", "side,code_shift,series_offset,array_offset,array_stagger", 1,
-             NULL),
+             "run.csv:layout_passes"),
     IN_ORDER("roofline.csv", "pass", "kind,threads", 1, "roofline_settings.csv:passes"),
+    CHECKED_BY("counts.csv", counts_are_whole),
+    CHECKED_BY("fuzz.csv", fuzz_is_whole),
 };
 enum { N_RULES = sizeof RULES / sizeof RULES[0] };
 
@@ -204,14 +219,43 @@ struct fact {
     char key[128];
     const char *value;
     size_t line;
+    char made[32];                     /* a value no file states (see below) */
 };
 
-/* The fact "FILE:KEY" as the files state it; 0 or -1. */
+/* A repetition count that an older run.csv does not state: what its scale
+ * made (@sec:data-model). 1 when `key` is one, with the fact filled in. */
+static int repetitions_made(const struct loaded_file *run, const char *key, struct fact *fact)
+{
+    int k = csv_table_column(&run->table, "key"), v = csv_table_column(&run->table, "value");
+    double scale = NAN;
+    for (size_t r = 0; r < run->table.n_rows; r++)
+        if (strcmp(csv_table_cell(&run->table, r, k), "scale") == 0)
+            scale = strtod(csv_table_cell(&run->table, r, v), NULL);
+    for (int i = 0; i < N_REPEATED && !isnan(scale); i++)
+        if (strcmp(REPETITIONS[i].key, key) == 0) {
+            snprintf(fact->made, sizeof fact->made, "%d",
+                     repetitions_before((enum repeated)i, scale));
+            snprintf(fact->key, sizeof fact->key, "%s (what its scale made)", key);
+            fact->file = run->file->name;
+            fact->value = fact->made;
+            fact->line = 0;
+            return 1;
+        }
+    return 0;
+}
+
+/* The fact "FILE:KEY" as the files state it, or "=N", the number N; 0 or -1. */
 static int fact_find(const char *ref, const struct loaded_file *files, size_t n_files,
                      struct fact *fact, char *err, size_t err_size)
 {
     char file[64];
     const char *colon = strchr(ref, ':');
+    if (ref[0] == '=') {
+        *fact = (struct fact){.file = "the check", .key = "its constant"};
+        snprintf(fact->made, sizeof fact->made, "%s", ref + 1);
+        fact->value = fact->made;
+        return 0;
+    }
     snprintf(file, sizeof file, "%.*s", colon ? (int)(colon - ref) : 0, ref);
     const struct loaded_file *f = loaded(files, n_files, file);
     if (f == NULL || !(f->file->flags & KEY_VALUE))
@@ -225,6 +269,8 @@ static int fact_find(const char *ref, const struct loaded_file *files, size_t n_
             fact->line = csv_table_line(&f->table, r);
             return 0;
         }
+    if (strcmp(file, "run.csv") == 0 && repetitions_made(f, colon + 1, fact))
+        return 0;
     return set_error(err, err_size, "%s has no key %s", f->path, colon + 1);
 }
 
@@ -478,6 +524,108 @@ static int units_are_whole(const struct run_data *d, const struct loaded_file *r
     if (d->n_runs > 0 && d->runs[d->n_runs - 1].round != rounds)
         return set_error(err, err_size, "%s: its last round is %ld, but run.csv says %ld rounds",
                          runs->path, d->runs[d->n_runs - 1].round, rounds);
+    return 0;
+}
+
+enum { ROUNDING_NS = 1000000 };        /* the printed decimals of start_s and seconds */
+
+static int runs_fit_the_rounds(const struct run_data *d, const struct loaded_file *runs,
+                               char *err, size_t err_size)
+{
+    double rounds_s = kv_number(&d->run, "rounds_seconds");
+    for (size_t i = 0; i < d->n_runs; i++) {
+        const struct run_row *r = &d->runs[i];
+        if (r->start_s + r->seconds > rounds_s + ROUNDING_NS / 1e9)
+            return set_error(err, err_size, "%s line %zu (run %ld): it ends %.3f s into the "
+                             "rounds, but run.csv says they took %.3f s", runs->path,
+                             csv_table_line(&runs->table, i), r->run, r->start_s + r->seconds,
+                             rounds_s);
+    }
+    return 0;
+}
+
+/* 1 when the architecture crosses a boundary, so that its runs time calls. */
+static int crosses(const char *architecture)
+{
+    int a = arch_row_named(architecture);
+    return a >= 0 && ARCH_ROWS[a].transport != TRANSPORT_NONE;
+}
+
+static int calls_are_whole(const struct run_data *d, const struct loaded_file *calls,
+                           char *err, size_t err_size)
+{
+    size_t *per_run = calloc(d->n_runs + 1, sizeof *per_run);     /* by run number */
+    if (per_run == NULL)
+        return set_error(err, err_size, "out of memory checking %s", calls->path);
+    for (size_t c = 0; c < d->n_calls; c++)
+        if (d->calls[c].run >= 1 && (size_t)d->calls[c].run <= d->n_runs)
+            per_run[d->calls[c].run]++;
+    int status = 0;
+    for (size_t i = 0; status == 0 && i < d->n_runs; i++) {
+        const struct run_row *r = &d->runs[i];
+        if (strcmp(r->status, "ok") != 0 || !crosses(r->architecture))
+            continue;
+        size_t j = 0;
+        while (j < i && strcmp(d->runs[j].architecture, r->architecture) != 0)
+            j++;
+        double timed_ns = 0;
+        for (size_t c = 0; c < d->n_calls; c++)
+            if (d->calls[c].run == r->run)
+                timed_ns += d->calls[c].rtt_ns;
+        if (per_run[r->run] == 0 || per_run[r->run] != per_run[d->runs[j].run])
+            status = set_error(err, err_size, "%s: run %ld (%s) has %zu calls, but its run %ld "
+                               "has %zu: the file is cut short, or another run's", calls->path,
+                               r->run, r->architecture, per_run[r->run], d->runs[j].run,
+                               per_run[d->runs[j].run]);
+        else if (timed_ns > r->seconds * 1e9 + ROUNDING_NS)
+            status = set_error(err, err_size, "%s: the calls of run %ld (%s) take %.3f s, more "
+                               "than the run's %.3f s", calls->path, r->run, r->architecture,
+                               timed_ns / 1e9, r->seconds);
+    }
+    free(per_run);
+    return status;
+}
+
+static int counts_are_whole(const struct run_data *d, const struct loaded_file *counts,
+                            char *err, size_t err_size)
+{
+    static const struct {
+        const char *side, *what;
+        long requests;
+    } READ[] = {{"in_process", "kernel_instructions", 1}, {"engine", "kernel_instructions", 2},
+                {"engine", "total_instructions", 1},     {"engine", "total_instructions", 3},
+                {"engine", "syscalls", 1},               {"engine", "syscalls", 3}};
+    for (size_t k = 0; k < sizeof READ / sizeof READ[0]; k++) {
+        size_t i = 0;
+        while (i < d->n_counts && !(strcmp(d->counts[i].side, READ[k].side) == 0 &&
+                                    strcmp(d->counts[i].what, READ[k].what) == 0 &&
+                                    d->counts[i].requests == READ[k].requests))
+            i++;
+        if (i == d->n_counts)
+            return set_error(err, err_size, "%s has no row %s,%s,%ld, which the summary reads",
+                             counts->path, READ[k].side, READ[k].what, READ[k].requests);
+    }
+    return 0;
+}
+
+static int fuzz_is_whole(const struct run_data *d, const struct loaded_file *fuzz,
+                         char *err, size_t err_size)
+{
+    static const char *const FIELDS[] = {"seconds", "executions", "crashes"};
+    char key[192];
+    for (size_t i = 0; i < d->fuzz.n; i++) {
+        const char *dot = strchr(d->fuzz.rows[i].key, '.');
+        if (dot == NULL)
+            continue;
+        for (size_t k = 0; k < sizeof FIELDS / sizeof FIELDS[0]; k++) {
+            snprintf(key, sizeof key, "%.*s.%s", (int)(dot - d->fuzz.rows[i].key),
+                     d->fuzz.rows[i].key, FIELDS[k]);
+            if (kv_get(&d->fuzz, key) == NULL)
+                return set_error(err, err_size, "%s has no key %s: target %.*s is cut short",
+                                 fuzz->path, key, (int)(dot - d->fuzz.rows[i].key),
+                                 d->fuzz.rows[i].key);
+        }
+    }
     return 0;
 }
 

@@ -9,8 +9,28 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <zlib.h>
 
 #include "report/csvread.h"
+
+/* Opens path for reading through zlib, or NULL with the reason in err. */
+static gzFile open_content(const char *path, char *err, size_t err_size)
+{
+    gzFile f = gzopen(path, "rb");
+    if (f == NULL)
+        snprintf(err, err_size, "%s: %s", path, errno != 0 ? strerror(errno) : "out of memory");
+    return f;
+}
+
+/* What went wrong reading f, in words (zlib's own begin with the file's
+ * path, which the caller names already). */
+static const char *read_error(gzFile f)
+{
+    int code;
+    const char *why = gzerror(f, &code);
+    const char *after = strrchr(why, ':');
+    return code == Z_ERRNO ? strerror(errno) : after != NULL && after[1] == ' ' ? after + 2 : why;
+}
 
 struct load_state {
     struct csv_table *t;
@@ -99,25 +119,23 @@ int csv_table_load(const char *path, struct csv_table *t, char *err, size_t err_
     struct sha256_ctx sha;
     char buf[65536];
     memset(t, 0, sizeof *t);
-    FILE *f = fopen(path, "rb");
-    if (f == NULL) {
-        snprintf(err, err_size, "%s: %s", path, strerror(errno));
+    gzFile f = open_content(path, err, err_size);
+    if (f == NULL)
         return -1;
-    }
     sha256_init(&sha);
     csv_init(&parser, CSV_STRICT | CSV_STRICT_FINI | CSV_REPALL_NL);
-    size_t n;
-    while (st.error[0] == '\0' && (n = fread(buf, 1, sizeof buf, f)) > 0) {
-        sha256_update(&sha, n, (const uint8_t *)buf);
-        if (csv_parse(&parser, buf, n, on_field, on_row_end, &st) != n)
+    int n;
+    while (st.error[0] == '\0' && (n = gzread(f, buf, sizeof buf)) > 0) {
+        sha256_update(&sha, (size_t)n, (const uint8_t *)buf);
+        if (csv_parse(&parser, buf, (size_t)n, on_field, on_row_end, &st) != (size_t)n)
             snprintf(st.error, sizeof st.error, "%s", csv_strerror(csv_error(&parser)));
     }
-    if (st.error[0] == '\0' && ferror(f))
-        snprintf(st.error, sizeof st.error, "cannot read it: %s", strerror(errno));
+    if (st.error[0] == '\0' && n < 0)
+        snprintf(st.error, sizeof st.error, "cannot read it: %s", read_error(f));
     if (st.error[0] == '\0' && csv_fini(&parser, on_field, on_row_end, &st) != 0)
         snprintf(st.error, sizeof st.error, "%s", csv_strerror(csv_error(&parser)));
     csv_free(&parser);
-    fclose(f);
+    gzclose(f);
     if (st.error[0] == '\0' && st.rows_seen == 0)
         snprintf(st.error, sizeof st.error, "no header row");
     if (st.error[0] != '\0') {
@@ -128,6 +146,31 @@ int csv_table_load(const char *path, struct csv_table *t, char *err, size_t err_
     t->n_rows = st.rows_seen - 1;
     hex_digest(&sha, t->sha256);
     return 0;
+}
+
+int file_digest(const char *path, uint64_t most, uint64_t *bytes, char sha256[65], char *err,
+                size_t err_size)
+{
+    struct sha256_ctx sha;
+    char buf[65536];
+    int n;
+    *bytes = 0;
+    gzFile f = open_content(path, err, err_size);
+    if (f == NULL)
+        return -1;
+    sha256_init(&sha);
+    while ((n = gzread(f, buf, sizeof buf)) > 0 && *bytes + (uint64_t)n <= most) {
+        sha256_update(&sha, (size_t)n, (const uint8_t *)buf);
+        *bytes += (uint64_t)n;
+    }
+    if (n > 0)
+        snprintf(err, err_size, "%s: longer than the %llu bytes it may have", path,
+                 (unsigned long long)most);
+    else if (n < 0)
+        snprintf(err, err_size, "%s: cannot read it: %s", path, read_error(f));
+    gzclose(f);
+    hex_digest(&sha, sha256);
+    return n == 0 ? 0 : n > 0 ? -2 : -1;
 }
 
 void csv_table_free(struct csv_table *t)

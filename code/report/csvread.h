@@ -7,6 +7,7 @@
 #define IPCTAX_CSVREAD_H
 
 #include <stddef.h>
+#include <stdint.h>
 
 struct csv_table {
     size_t n_cols;
@@ -17,9 +18,16 @@ struct csv_table {
     char sha256[65];           /* of the file's bytes, in lower-case hex */
 };
 
-/* Returns 0, or -1 with a message in err. */
+/* Returns 0, or -1 with a message in err. The file may be gzip-compressed. */
 int csv_table_load(const char *path, struct csv_table *t, char *err, size_t err_size);
 void csv_table_free(struct csv_table *t);
+
+/* Reads the file at path (its content, if it is gzip-compressed) to the end
+ * without keeping it: its length in *bytes and its SHA-256. Stops as soon as
+ * it passes `most` bytes, refusing it. 0; -1 with a message in err; -2 (and
+ * the message) when the file is longer than `most`. */
+int file_digest(const char *path, uint64_t most, uint64_t *bytes, char sha256[65], char *err,
+                size_t err_size);
 
 /* Index of the named column, or -1. */
 int csv_table_column(const struct csv_table *t, const char *name);

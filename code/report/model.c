@@ -254,14 +254,21 @@ double kv_number(const struct kv_file *f, const char *key)
     return end != text && *end == '\0' ? v : NAN;
 }
 
-static int read_every_file(struct loaded_file *files, const char *dir, char *err,
-                           size_t err_size)
+/* Each file where it is stored, checked against the manifest, then parsed. */
+static int read_every_file(struct loaded_file *files, const char *dir, const struct csv_table *m,
+                           char *err, size_t err_size)
 {
     for (size_t i = 0; i < N_DATA_FILES; i++) {
         files[i].file = &DATA_FILES[i];
-        snprintf(files[i].path, sizeof files[i].path, "%s/%s", dir, DATA_FILES[i].name);
+        if (stored_path(dir, DATA_FILES[i].name, files[i].path, sizeof files[i].path, err,
+                        err_size) != 0)
+            return -1;
         files[i].absent = (DATA_FILES[i].flags & ADDED_FILE) && access(files[i].path, F_OK) != 0;
-        if (!files[i].absent && csv_table_load(files[i].path, &files[i].table, err, err_size) != 0)
+        if (files[i].absent)
+            continue;                          /* a run made before the file existed */
+        if (manifest_check_file(m, DATA_FILES[i].name, files[i].path, MAX_RUN_FILE_BYTES, err,
+                                err_size) != 0 ||
+            csv_table_load(files[i].path, &files[i].table, err, err_size) != 0)
             return -1;
     }
     return 0;
@@ -269,18 +276,30 @@ static int read_every_file(struct loaded_file *files, const char *dir, char *err
 
 int run_data_load(struct run_data *d, const char *dir, char *err, size_t err_size)
 {
+    return run_data_load_folder(d, dir, RUN_DATA, err, err_size);
+}
+
+int run_data_load_folder(struct run_data *d, const char *dir, enum run_folder kind, char *err,
+                         size_t err_size)
+{
     struct loaded_file *files = calloc(N_DATA_FILES, sizeof *files);
+    struct csv_table m;
     memset(d, 0, sizeof *d);
     if (files == NULL)
         return set_error(err, err_size, "out of memory loading %s", dir);
-    int failed = read_every_file(files, dir, err, err_size) != 0 ||
-                 manifest_verify(dir, files, N_DATA_FILES, err, err_size) != 0;
+    int listed = manifest_load(dir, kind, &m, err, err_size) == 0;
+    int failed = !listed ||
+                 (kind == RUN_KEPT && manifest_covers_the_folder(&m, dir, err, err_size) != 0) ||
+                 read_every_file(files, dir, &m, err, err_size) != 0 ||
+                 manifest_verify(&m, dir, files, N_DATA_FILES, err, err_size) != 0;
     for (size_t i = 0; !failed && i < N_DATA_FILES; i++)
         failed = (DATA_FILES[i].flags & KEY_VALUE ? load_key_values : load_rows)(
                      &files[i], d, err, err_size) != 0;
     failed = failed || run_checks(d, files, N_DATA_FILES, err, err_size) != 0;
     for (size_t i = 0; i < N_DATA_FILES; i++)
         csv_table_free(&files[i].table);
+    if (listed)
+        csv_table_free(&m);
     free(files);
     if (failed)
         run_data_free(d);

@@ -79,8 +79,16 @@ struct loaded_file {
     int absent;                /* an added file the run was made without: no table */
 };
 
+/* Whose folder is read: the reader's data/, or a kept run (reproductions/ID,
+ * @sec:appendix-reproductions), every file of which is listed in its
+ * manifest and is a file of its own. */
+enum run_folder { RUN_DATA, RUN_KEPT };
+
 /* Loads every file of dir; 0, or -1 with a message in err (nothing kept). */
 int run_data_load(struct run_data *d, const char *dir, char *err, size_t err_size);
+/* The same for a folder of either kind. */
+int run_data_load_folder(struct run_data *d, const char *dir, enum run_folder kind, char *err,
+                         size_t err_size);
 void run_data_free(struct run_data *d);
 
 #endif

@@ -5,6 +5,7 @@
  */
 #include <dirent.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdio.h>
@@ -12,12 +13,17 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
+#include <zlib.h>
 
+#include "kernel/grid.h"
+#include "kernel/series.h"
+#include "report/bundle.h"
 #include "report/csvread.h"
 #include "report/manifest.h"
 #include "report/reproduce.h"
 #include "report/summarize.h"
 #include "util/error.h"
+#include "util/text.h"
 
 static const char *kv_or(const struct kv_file *f, const char *key, const char *otherwise)
 {
@@ -25,28 +31,86 @@ static const char *kv_or(const struct kv_file *f, const char *key, const char *o
     return v != NULL && v[0] != '\0' ? v : otherwise;
 }
 
+int reproduction_name_ok(const char *name)
+{
+    size_t n = strlen(name);
+    if (n == 0 || n > MAX_ID_BYTES || !((name[0] >= 'a' && name[0] <= 'z') ||
+                                        (name[0] >= 'A' && name[0] <= 'Z') ||
+                                        (name[0] >= '0' && name[0] <= '9')))
+        return 0;
+    return strspn(name, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789.-_") == n;
+}
+
+/* A machine's word as a part of an ID: lower-case letters and digits, a
+ * run of anything else one '-', into part (at most 16 bytes); `otherwise`
+ * when it says nothing. */
+static void id_part(const char *word, const char *otherwise, char *part, size_t size)
+{
+    size_t n = 0;
+    if (strcmp(word, "not visible") == 0)
+        word = "";
+    for (const char *p = word; *p != '\0' && n + 1 < size && n < 16; p++) {
+        char c = *p >= 'A' && *p <= 'Z' ? (char)(*p - 'A' + 'a') : *p;
+        if ((c >= 'a' && c <= 'z') || (c >= '0' && c <= '9'))
+            part[n++] = c;
+        else if (n > 0 && part[n - 1] != '-')
+            part[n++] = '-';
+    }
+    while (n > 0 && part[n - 1] == '-')
+        n--;
+    part[n] = '\0';
+    if (n == 0)
+        snprintf(part, size, "%s", otherwise);
+}
+
 static void reproduction_id(const struct run_data *d, char *id, size_t size)
 {
-    const char *vendor = kv_or(&d->machine, "cpu_vendor", "cpu");
+    const char *vendor = kv_or(&d->machine, "cpu_vendor", "");
     double bytes = kv_number(&d->machine, "tuned_vector_bytes");
     const char *simd = bytes >= 64 ? "avx512" : bytes >= 32 ? "avx2" : "sse2";
-    char date[16];
-    snprintf(date, sizeof date, "%.10s", kv_or(&d->machine, "date", "undated"));
-    snprintf(id, size, "%s-f%sm%s-%s-%s",
-             strcmp(vendor, "AuthenticAMD") == 0 ? "amd"
-             : strcmp(vendor, "GenuineIntel") == 0 ? "intel" : vendor,
-             kv_or(&d->machine, "cpu_family", "x"), kv_or(&d->machine, "cpu_model", "x"), simd,
-             date);
+    char who[32], family[32], model[32], date[32];
+    id_part(strcmp(vendor, "AuthenticAMD") == 0 ? "amd"
+            : strcmp(vendor, "GenuineIntel") == 0 ? "intel" : vendor, "cpu", who, sizeof who);
+    id_part(kv_or(&d->machine, "cpu_family", ""), "x", family, sizeof family);
+    id_part(kv_or(&d->machine, "cpu_model", ""), "x", model, sizeof model);
+    id_part(kv_or(&d->machine, "date", ""), "undated", date, sizeof date);
+    snprintf(id, size, "%s-f%sm%s-%s-%.10s", who, family, model, simd, date);
+}
+
+void reproduction_reduced_because(const struct run_data *d, char *why, size_t size)
+{
+    double bars = kv_number(&d->run, "bars"), combos = kv_number(&d->run, "combos");
+    double scale = kv_number(&d->run, "scale"), rounds = kv_number(&d->run, "rounds");
+    double least = kv_number(&d->run, "min_rounds");
+    size_t failed = 0, used = 0;
+    for (size_t i = 0; i < d->n_runs; i++)
+        failed += strcmp(d->runs[i].status, "ok") != 0;
+    why[0] = '\0';
+    if (bars != DEFAULT_BARS || combos != DEFAULT_COMBOS)
+        used += (size_t)snprintf(why + used, size - used, "%s%.0f bars and %.0f combinations",
+                                 used ? "; " : "", bars, combos);
+    if (!(scale >= 1) && used < size)
+        used += (size_t)snprintf(why + used, size - used, "%sscale %g", used ? "; " : "", scale);
+    if (rounds < least && used < size)
+        used += (size_t)snprintf(why + used, size - used, "%s%.0f rounds of at least %.0f",
+                                 used ? "; " : "", rounds, least);
+    if (failed > 0 && used < size)
+        snprintf(why + used, size - used, "%s%zu timed runs failed", used ? "; " : "", failed);
 }
 
 static int write_readme(const char *dir, const char *id, const struct run_data *d,
                         const char *by, const char *conditions, char *err, size_t err_size)
 {
-    char path[4400];
+    char path[4400], why[256], who[1024] = "not said", how[4096] = "an ordinary run";
+    if (by != NULL && by[0] != '\0')
+        text_clean(who, sizeof who, by, strlen(by));
+    if (conditions != NULL && conditions[0] != '\0')
+        text_clean(how, sizeof how, conditions, strlen(conditions));
     snprintf(path, sizeof path, "%s/README.md", dir);
     FILE *f = fopen(path, "w");
     if (f == NULL)
         return set_error(err, err_size, "cannot write %s: %s", path, strerror(errno));
+    reproduction_reduced_because(d, why, sizeof why);
     fprintf(f, "# Reproduction %s\n\n", id);
     fprintf(f, "- machine: %s (%s, family %s, model %s, stepping %s), %s cores\n",
             kv_or(&d->machine, "cpu", "?"), kv_or(&d->machine, "cpu_vendor", "?"),
@@ -57,14 +121,82 @@ static int write_readme(const char *dir, const char *id, const struct run_data *
     fprintf(f, "- hypervisor: %s\n", kv_or(&d->machine, "hypervisor_name", "?"));
     fprintf(f, "- date: %s\n", kv_or(&d->machine, "date", "?"));
     fprintf(f, "- commit: %s\n", kv_or(&d->machine, "commit", "?"));
-    fprintf(f, "- by: %s\n", by != NULL && by[0] != '\0' ? by : "not said");
-    fprintf(f, "- conditions: %s\n\n", conditions != NULL && conditions[0] != '\0'
-                                            ? conditions : "an ordinary run");
+    fprintf(f, "- run: %s%s\n", why[0] != '\0' ? "reduced, " : "full", why);
+    fprintf(f, "- by: %s\n", who);
+    fprintf(f, "- conditions: %s\n\n", how);
     fprintf(f, "Made by `make paper` and then `make reproduction` in a clone of this\n"
-               "repository. The files are those of `data/` for that run, each listed\n"
-               "with its SHA-256 in `manifest.csv`; the weave refuses the folder if\n"
-               "one of them was changed.\n");
+               "repository. The files are those of `data/` for that run, compressed,\n"
+               "each listed with its length and SHA-256 (of its content) in\n"
+               "`manifest.csv`, and so is this file; the weave refuses the folder if\n"
+               "one of them was changed. `gzip -dc FILE.csv.gz` prints a file.\n");
     return fclose(f) == 0 ? 0 : set_error(err, err_size, "cannot write %s", path);
+}
+
+/* Writes the content of `from` (plain or compressed) to `to`, compressed. */
+static int keep_compressed(const char *from, const char *to, char *err, size_t err_size)
+{
+    char buf[65536];
+    gzFile in = gzopen(from, "rb"), out = in != NULL ? gzopen(to, "wb9") : NULL;
+    int n = 0, status = in == NULL || out == NULL ? -1 : 0;
+    while (status == 0 && (n = gzread(in, buf, sizeof buf)) > 0)
+        status = gzwrite(out, buf, (unsigned)n) == n ? 0 : -1;
+    if (n < 0)
+        status = -1;
+    if (out != NULL && gzclose(out) != Z_OK)
+        status = -1;
+    if (in != NULL)
+        gzclose(in);
+    return status == 0 ? 0 : set_error(err, err_size, "cannot keep %s as %s: %s", from, to,
+                                       errno != 0 ? strerror(errno) : "zlib failed");
+}
+
+/* Removes dir and the files in it (a folder being made holds nothing else). */
+static void remove_made(const char *dir)
+{
+    DIR *d = opendir(dir);
+    for (struct dirent *e; d != NULL && (e = readdir(d)) != NULL;) {
+        char path[4400];
+        snprintf(path, sizeof path, "%s/%s", dir, e->d_name);
+        if (strcmp(e->d_name, ".") != 0 && strcmp(e->d_name, "..") != 0)
+            unlink(path);
+    }
+    if (d != NULL)
+        closedir(d);
+    rmdir(dir);
+}
+
+/* Makes root/.ID.WHAT, a fresh hidden folder, into part; 0, or -1 with err. */
+static int begin_folder(const char *root, const char *id, const char *what, char *part,
+                        size_t size, char *err, size_t err_size)
+{
+    snprintf(part, size, "%s/.%s.%s", root, id, what);
+    mkdir(root, 0777);
+    remove_made(part);
+    if (mkdir(part, 0777) != 0)
+        return set_error(err, err_size, "cannot make %s: %s", part, strerror(errno));
+    return 0;
+}
+
+/* Loads part as a kept run and, if it is one, renames it to root/id, never
+ * over a folder of that name. On any failure, part is removed. */
+static int finish_folder(const char *part, const char *root, const char *id, char *err,
+                         size_t err_size)
+{
+    char dir[4400];
+    struct run_data d;
+    snprintf(dir, sizeof dir, "%s/%s", root, id);
+    int status = run_data_load_folder(&d, part, RUN_KEPT, err, err_size);
+    if (status == 0) {
+        run_data_free(&d);
+        if (renameat2(AT_FDCWD, part, AT_FDCWD, dir, RENAME_NOREPLACE) != 0)
+            status = set_error(err, err_size, "cannot rename %s to %s: %s%s", part, dir,
+                               strerror(errno), errno == EEXIST || errno == ENOTEMPTY
+                                   ? " (a reproduction is never overwritten: give another ID)"
+                                   : "");
+    }
+    if (status != 0)
+        remove_made(part);
+    return status;
 }
 
 int reproduction_add(const char *data, const char *root, const char *id, const char *by,
@@ -72,7 +204,8 @@ int reproduction_add(const char *data, const char *root, const char *id, const c
                      size_t err_size)
 {
     struct run_data d;
-    char dir[4096], part[4200], from[4300], to[4300];
+    char part[4400] = "", from[4400], to[4400], dir[4400];
+    struct stat st;
     if (run_data_load(&d, data, err, err_size) != 0)
         return -1;
     if (id == NULL || id[0] == '\0')
@@ -80,41 +213,132 @@ int reproduction_add(const char *data, const char *root, const char *id, const c
     else
         snprintf(made, made_size, "%s", id);
     snprintf(dir, sizeof dir, "%s/%s", root, made);
-    snprintf(part, sizeof part, "%s.partial", dir);
-    mkdir(root, 0777);
     int status = 0;
-    struct stat st;
-    if (strchr(made, '/') != NULL || made[0] == '.')
-        status = set_error(err, err_size, "%s is not a name for a reproduction", made);
-    else if (stat(dir, &st) == 0)
+    if (!reproduction_name_ok(made))
+        status = set_error(err, err_size, "'%s' is not a name for a reproduction: 1 to %d "
+                           "letters, digits, '.', '-' and '_', from a letter or a digit",
+                           made, MAX_ID_BYTES);
+    else if (lstat(dir, &st) == 0)
         status = set_error(err, err_size, "%s exists already: give another ID= (a "
-                            "reproduction is never overwritten)", dir);
-    else if (mkdir(part, 0777) != 0)
-        status = set_error(err, err_size, "cannot make %s: %s", part, strerror(errno));
-    for (size_t i = 0; status == 0 && i <= N_DATA_FILES; i++) {
-        const char *name = i < N_DATA_FILES ? DATA_FILES[i].name : "manifest.csv";
-        snprintf(from, sizeof from, "%s/%s", data, name);
-        snprintf(to, sizeof to, "%s/%s", part, name);
-        if (i < N_DATA_FILES && (DATA_FILES[i].flags & ADDED_FILE) && access(from, F_OK) != 0)
+                           "reproduction is never overwritten)", dir);
+    else
+        status = begin_folder(root, made, "partial", part, sizeof part, err, err_size);
+    for (size_t i = 0; status == 0 && i < N_DATA_FILES; i++) {
+        if (stored_path(data, DATA_FILES[i].name, from, sizeof from, err, err_size) != 0) {
+            status = -1;
+            break;
+        }
+        if ((DATA_FILES[i].flags & ADDED_FILE) && access(from, F_OK) != 0)
             continue;                          /* a run made before the file existed */
-        status = copy_file(from, to, err, err_size);
+        snprintf(to, sizeof to, "%s/%s.gz", part, DATA_FILES[i].name);
+        status = keep_compressed(from, to, err, err_size);
     }
     if (status == 0)
         status = write_readme(part, made, &d, by, conditions, err, err_size);
-    if (status == 0 && rename(part, dir) != 0)
-        status = set_error(err, err_size, "cannot rename %s to %s: %s", part, dir,
-                           strerror(errno));
+    if (status == 0)
+        status = manifest_write(part, RUN_KEPT, err, err_size);
     run_data_free(&d);
-    return status;
+    if (status == 0)
+        return finish_folder(part, root, made, err, err_size);
+    if (part[0] != '\0')
+        remove_made(part);
+    return -1;
 }
 
-enum { MAX_REPRODUCTIONS = 64 };
+/* The names a kept run's folder holds, in the order an archive lists them. */
+static size_t kept_names(const char *dir, char names[][64], size_t most)
+{
+    char path[4500];
+    size_t n = 0;
+    snprintf(names[n++], 64, "README.md");
+    snprintf(names[n++], 64, "manifest.csv");
+    for (size_t i = 0; i < N_DATA_FILES && n < most; i++) {
+        snprintf(path, sizeof path, "%s/%s.gz", dir, DATA_FILES[i].name);
+        int packed = access(path, F_OK) == 0;
+        snprintf(path, sizeof path, "%s/%s", dir, DATA_FILES[i].name);
+        if (!packed && (DATA_FILES[i].flags & ADDED_FILE) && access(path, F_OK) != 0)
+            continue;                          /* a run made before the file existed */
+        snprintf(names[n++], 64, packed ? "%s.gz" : "%s", DATA_FILES[i].name);
+    }
+    return n;
+}
+
+int reproduction_pack(const char *root, const char *id, const char *file, char *err,
+                      size_t err_size)
+{
+    char dir[4400], names[64][64];
+    const char *list[64];
+    snprintf(dir, sizeof dir, "%s/%s", root, id);
+    size_t n = kept_names(dir, names, 64);
+    for (size_t i = 0; i < n; i++)
+        list[i] = names[i];
+    return bundle_write(file, id, dir, list, n, err, err_size);
+}
+
+/* A name a kept run's folder may hold: README.md, manifest.csv, a file of
+ * a run, plain or compressed. */
+static int kept_name_ok(const char *name)
+{
+    char base[256];
+    size_t n = strlen(name);
+    snprintf(base, sizeof base, "%.*s", (int)(n > 3 && strcmp(name + n - 3, ".gz") == 0
+                                                  ? n - 3 : n), name);
+    return strcmp(name, "README.md") == 0 || strcmp(name, "manifest.csv") == 0 ||
+           data_file_named(base) != NULL;
+}
+
+/* err, with every mention of the folder `part` read as `as`. */
+static void name_the_member(char *err, size_t err_size, const char *part, const char *as)
+{
+    char out[2048];
+    size_t used = 0, n = strlen(part);
+    for (const char *p = err; *p != '\0' && used + 1 < sizeof out;) {
+        if (strncmp(p, part, n) == 0) {
+            used += (size_t)snprintf(out + used, sizeof out - used, "%s", as);
+            p += n;
+        } else {
+            out[used++] = *p++;
+        }
+    }
+    out[used < sizeof out ? used : sizeof out - 1] = '\0';
+    snprintf(err, err_size, "%s", out);
+}
+
+int reproduction_receive(const char *file, const char *root, char *made, size_t made_size,
+                         char *err, size_t err_size)
+{
+    const struct bundle_rules rules = {reproduction_name_ok, kept_name_ok, MAX_RUN_FILE_BYTES,
+                                       N_DATA_FILES + 2};
+    char part[4400], as[4400];
+    if (begin_folder(root, "receiving", "archive", part, sizeof part, err, err_size) != 0)
+        return -1;
+    if (bundle_read(file, part, &rules, made, made_size, err, err_size) != 0) {
+        remove_made(part);
+        return -1;
+    }
+    struct stat st;
+    snprintf(as, sizeof as, "%s/%s", root, made);
+    if (lstat(as, &st) == 0) {
+        remove_made(part);
+        return set_error(err, err_size, "%s holds the kept run %s, and %s exists already (a "
+                         "kept run is never overwritten)", file, made, as);
+    }
+    snprintf(as, sizeof as, "%s: %s", file, made);
+    if (finish_folder(part, root, made, err, err_size) != 0) {
+        name_the_member(err, err_size, part, as);
+        return -1;
+    }
+    return 0;
+}
 
 struct reproduction {
-    char id[256], label[16];           /* label: R1, R2, ... in the folders' order */
-    int ok;                            /* it was read and summarized without an error */
+    char id[MAX_ID_BYTES + 1], label[16];  /* label: R1, R2, ...; Q1, ... if reduced */
+    int ok;                            /* it was read (and summarized) without an error */
+    int same_as;                       /* -1, or the earlier folder that holds this run */
+    int summarized;                    /* s holds its summary */
+    char identity[3][65];              /* the digests of its measured files (below) */
     struct store s;
-    char machine[512], simd[256], kernel[256], date[64], conditions[256];
+    char machine[512], simd[256], kernel[256], date[64], conditions[256], reduced[256];
 };
 
 static int by_name(const void *a, const void *b)
@@ -122,68 +346,160 @@ static int by_name(const void *a, const void *b)
     return strcmp(*(char *const *)a, *(char *const *)b);
 }
 
-/* The folders of root, sorted by name; how many. */
-static size_t folders(const char *root, char *names[MAX_REPRODUCTIONS])
+/* An entry of root that cannot be a kept run: why, or NULL. */
+static const char *refused_entry(const char *name, const struct stat *st)
+{
+    if (S_ISLNK(st->st_mode))
+        return "is a symbolic link, not a folder of its own (a link to another kept run, "
+               "or to data/, would count one run twice)";
+    if (!reproduction_name_ok(name))
+        return "is not a name for a kept run (1 to 80 letters, digits, '.', '-' and '_', "
+               "from a letter or a digit)";
+    return NULL;
+}
+
+/* The folders of root that are kept runs, sorted by name, into *names; how
+ * many. An entry refused is named on stderr and counted in s->errors. */
+static size_t folders(const char *root, char ***names, struct store *s)
 {
     DIR *dir = opendir(root);
-    size_t n = 0;
-    for (struct dirent *e; dir != NULL && (e = readdir(dir)) != NULL && n < MAX_REPRODUCTIONS;) {
-        char path[4096];
+    size_t n = 0, cap = 0;
+    *names = NULL;
+    for (struct dirent *e; dir != NULL && (e = readdir(dir)) != NULL;) {
+        char path[4400], shown[512];
         struct stat st;
+        size_t len = strlen(e->d_name);
         snprintf(path, sizeof path, "%s/%s", root, e->d_name);
-        if (e->d_name[0] != '.' && strstr(e->d_name, ".partial") == NULL &&
-            stat(path, &st) == 0 && S_ISDIR(st.st_mode))
-            names[n++] = strdup(e->d_name);
+        if (e->d_name[0] == '.' || (len > 8 && strcmp(e->d_name + len - 8, ".partial") == 0) ||
+            lstat(path, &st) != 0 || !(S_ISDIR(st.st_mode) || S_ISLNK(st.st_mode)))
+            continue;                  /* being made, left by an older make, or not a folder */
+        const char *why = refused_entry(e->d_name, &st);
+        if (why != NULL) {
+            fprintf(stderr, "ipctax-summary: reproduction %s %s\n",
+                    text_clean(shown, sizeof shown, path, strlen(path)), why);
+            s->errors++;
+            continue;
+        }
+        if (n == cap) {
+            char **more = realloc(*names, (cap = cap ? 2 * cap : 16) * sizeof *more);
+            if (more == NULL) {
+                s->errors++;
+                break;
+            }
+            *names = more;
+        }
+        if (((*names)[n] = strdup(e->d_name)) != NULL)
+            n++;
+        else
+            s->errors++;
     }
     if (dir != NULL)
         closedir(dir);
-    qsort(names, n, sizeof *names, by_name);
+    if (n > 0)
+        qsort(*names, n, sizeof **names, by_name);
     return n;
 }
 
-/* The value of a README's "- key: value" line, or "". */
+static const char *const MEASURED[] = {"architectures.csv", "calls.csv", "echo.csv"};
+
+/* The digests r's manifest lists for the measured files ("" where it cannot say). */
+static void read_identity(const char *root, struct reproduction *r)
+{
+    char dir[4400], err[1024];
+    struct csv_table m;
+    snprintf(dir, sizeof dir, "%s/%s", root, r->id);
+    if (manifest_load(dir, RUN_KEPT, &m, err, sizeof err) != 0)
+        return;                        /* its load will say why */
+    int name = csv_table_column(&m, "file"), sha = csv_table_column(&m, "sha256");
+    for (size_t k = 0; k < 3; k++)
+        for (size_t row = 0; row < m.n_rows; row++)
+            if (strcmp(csv_table_cell(&m, row, name), MEASURED[k]) == 0)
+                snprintf(r->identity[k], sizeof r->identity[k], "%s",
+                         csv_table_cell(&m, row, sha));
+    csv_table_free(&m);
+}
+
+/* Marks every folder that holds the same run as an earlier one. */
+static void find_same_runs(const char *root, struct reproduction *r, size_t n)
+{
+    for (size_t i = 0; i < n; i++) {
+        read_identity(root, &r[i]);
+        r[i].same_as = -1;
+        for (size_t j = 0; j < i && r[i].same_as < 0; j++)
+            for (size_t k = 0; k < 3 && r[i].same_as < 0; k++)
+                if (r[i].identity[k][0] != '\0' &&
+                    strcmp(r[i].identity[k], r[j].identity[k]) == 0)
+                    r[i].same_as = r[j].same_as >= 0 ? r[j].same_as : (int)j;
+    }
+}
+
+/* The value of a README's "- key: value" line, cleaned, into value ("" if none). */
 static void readme_line(const char *dir, const char *key, char *value, size_t size)
 {
-    char path[4400], line[1024];
+    char path[4500];
+    static _Thread_local char text[MAX_NOTE_BYTES + 1];
+    size_t k = strlen(key), n = 0;
     snprintf(path, sizeof path, "%s/README.md", dir);
-    FILE *f = fopen(path, "r");
-    value[0] = '\0';
-    while (f != NULL && fgets(line, sizeof line, f) != NULL)
-        if (strncmp(line, "- ", 2) == 0 && strncmp(line + 2, key, strlen(key)) == 0 &&
-            line[2 + strlen(key)] == ':') {
-            snprintf(value, size, "%.*s", (int)(size - 1), line + 4 + strlen(key));
-            value[strcspn(value, "\n")] = '\0';
-        }
-    if (f != NULL)
+    FILE *f = fopen(path, "rb");
+    if (f != NULL) {
+        n = fread(text, 1, sizeof text - 1, f);
         fclose(f);
+    }
+    text[n] = '\0';
+    value[0] = '\0';
+    for (char *line = text; line < text + n;) {
+        char *end = memchr(line, '\n', (size_t)(text + n - line));
+        size_t len = end != NULL ? (size_t)(end - line) : (size_t)(text + n - line);
+        if (len >= k + 3 && strncmp(line, "- ", 2) == 0 && strncmp(line + 2, key, k) == 0 &&
+            line[2 + k] == ':') {
+            const char *v = line + 3 + k;
+            v += v < line + len && *v == ' ';
+            text_clean(value, size, v, len - (size_t)(v - line));
+        }
+        line += len + 1;
+    }
 }
 
 static int summarize_one(const char *out_dir, const char *registry, const char *root,
-                         const char *id, struct reproduction *r)
+                         struct reproduction *r)
 {
-    char dir[4096], out[4096], err[1024];
+    char dir[4400], out[4400], err[1024], shown[1024], raw[1024];
     struct run_data d;
-    snprintf(dir, sizeof dir, "%s/%s", root, id);
-    snprintf(out, sizeof out, "%s/reproductions", out_dir);
-    mkdir(out, 0777);
-    snprintf(out, sizeof out, "%s/reproductions/%s", out_dir, id);
-    mkdir(out, 0777);
-    if (run_data_load(&d, dir, err, sizeof err) != 0) {
-        fprintf(stderr, "ipctax-summary: reproduction %s: %s\n", id, err);
+    snprintf(dir, sizeof dir, "%s/%s", root, r->id);
+    if (run_data_load_folder(&d, dir, RUN_KEPT, err, sizeof err) != 0) {
+        fprintf(stderr, "ipctax-summary: reproduction %s: %s\n", r->id,
+                text_clean(shown, sizeof shown, err, strlen(err)));
         return -1;
     }
-    snprintf(r->id, sizeof r->id, "%s", id);
+    if (r->same_as >= 0) {
+        run_data_free(&d);
+        return 0;
+    }
+    snprintf(out, sizeof out, "%s/reproductions", out_dir);
+    mkdir(out, 0777);
+    snprintf(out, sizeof out, "%s/reproductions/%s", out_dir, r->id);
+    mkdir(out, 0777);
     store_init(&r->s, strdup(out));
     r->s.registry = registry;
+    r->summarized = 1;
     summarize_all(&d, &r->s);
-    snprintf(r->machine, sizeof r->machine, "%s, family %s model %s, %s cores",
+    snprintf(raw, sizeof raw, "%s, family %s model %s, %s cores",
              kv_or(&d.machine, "cpu", "?"), kv_or(&d.machine, "cpu_family", "?"),
              kv_or(&d.machine, "cpu_model", "?"), kv_or(&d.machine, "cores", "?"));
-    snprintf(r->simd, sizeof r->simd, "%s", kv_or(&d.machine, "simd_enabled", "?"));
-    snprintf(r->kernel, sizeof r->kernel, "%s", kv_or(&d.machine, "kernel", "?"));
-    snprintf(r->date, sizeof r->date, "%.10s", kv_or(&d.machine, "date", "?"));
+    text_clean(r->machine, sizeof r->machine, raw, strlen(raw));
+    const char *simd = kv_or(&d.machine, "simd_enabled", "?");
+    const char *kernel = kv_or(&d.machine, "kernel", "?");
+    const char *date = kv_or(&d.machine, "date", "?");
+    text_clean(r->simd, sizeof r->simd, simd, strlen(simd));
+    text_clean(r->kernel, sizeof r->kernel, kernel, strlen(kernel));
+    text_clean(r->date, sizeof r->date, date, strnlen(date, 10));
+    reproduction_reduced_because(&d, raw, sizeof raw);
+    text_clean(r->reduced, sizeof r->reduced, raw, strlen(raw));
     readme_line(dir, "conditions", r->conditions, sizeof r->conditions);
     run_data_free(&d);
+    if (r->s.errors > 0)
+        fprintf(stderr, "ipctax-summary: reproduction %s: its summary failed (see above)\n",
+                r->id);
     return r->s.errors > 0 ? -1 : 0;
 }
 
@@ -194,7 +510,7 @@ static const char *verdict_of(const struct store *s, const char *claim)
     return v != NULL ? v->text : "n/a";
 }
 
-/* The commonest verdict's count among n reproductions. */
+/* The commonest verdict's count among the n reproductions r (full runs). */
 static int agreeing(struct reproduction *r, size_t n, const char *claim, const char **most)
 {
     int best = 0;
@@ -222,15 +538,22 @@ static void describe_difference(char *list, struct reproduction *r, size_t n,
         snprintf(list + used, TEXT_SIZE - used, ")");
 }
 
-static void claims_table(struct store *s, struct reproduction *r, size_t n)
+static void claims_table(struct store *s, struct reproduction *r, size_t n_full, size_t n)
 {
-    const char *header[MAX_REPRODUCTIONS + 2] = {"Claim"};
+    const char **header = calloc(n + 2, sizeof *header);
     char key[KEY_SIZE], cell[64], everywhere[TEXT_SIZE] = "", differ[TEXT_SIZE] = "";
     struct csv_out t;
+    if (header == NULL) {
+        s->errors++;
+        return;
+    }
+    header[0] = "Claim";
     for (size_t i = 0; i < n; i++)
-        header[i + 1] = r[i].label;
-    header[n + 1] = "Agree";
-    if (table_open(s, "reproductions", &t, header, (int)n + 2) != 0)
+        header[i + 1 + (i >= n_full)] = r[i].label;
+    header[n_full + 1] = "Agree";
+    int opened = table_open(s, "reproductions", &t, header, (int)n + 2) == 0;
+    free(header);
+    if (!opened)
         return;
     int unanimous = 0;
     size_t n_claims = 0;
@@ -244,19 +567,21 @@ static void claims_table(struct store *s, struct reproduction *r, size_t n)
     for (size_t c = 0; c < n_claims; c++) {
         const char *claim = claims[c];
         const char *most = "n/a";
-        int agree = agreeing(r, n, claim, &most);
+        int agree = agreeing(r, n_full, claim, &most);
         csv_out_text(&t, claim);
-        for (size_t i = 0; i < n; i++)
+        for (size_t i = 0; i < n_full; i++)
             csv_out_text(&t, verdict_of(&r[i].s, claim));
-        snprintf(cell, sizeof cell, "%d of %zu", agree, n);
+        snprintf(cell, sizeof cell, "%d of %zu", agree, n_full);
         csv_out_text(&t, cell);
+        for (size_t i = n_full; i < n; i++)
+            csv_out_text(&t, verdict_of(&r[i].s, claim));
         csv_out_end_row(&t);
-        int all = agree == (int)n;
+        int all = agree == (int)n_full;
         unanimous += all;
         put_text(s, keyf(key, "across.%s.unanimous", claim), all ? "yes" : "no");
         put_text(s, keyf(key, "across.%s.commonest", claim), most);
         if (!all)
-            describe_difference(differ, r, n, claim, most, agree);
+            describe_difference(differ, r, n_full, claim, most, agree);
         else if (strcmp(most, "holds") == 0)
             snprintf(everywhere + strlen(everywhere), TEXT_SIZE - strlen(everywhere), "%s%s",
                      everywhere[0] != '\0' ? ", " : "", claim);
@@ -271,12 +596,15 @@ static void claims_table(struct store *s, struct reproduction *r, size_t n)
 static void machines_table(struct store *s, struct reproduction *r, size_t n)
 {
     static const char *const header[] = {"", "Reproduction (its folder)", "Processor",
-                                         "Vectors enabled", "Kernel", "Conditions"};
+                                         "Vectors enabled", "Kernel", "Run", "Conditions"};
     struct csv_out t;
+    char run[300];
     if (table_open(s, "machines", &t, header, CSV_COLUMNS(header)) != 0)
         return;
     for (size_t i = 0; i < n; i++) {
-        const char *cells[] = {r[i].label, r[i].id, r[i].machine, r[i].simd, r[i].kernel,
+        snprintf(run, sizeof run, "%s%s", r[i].reduced[0] != '\0' ? "reduced: " : "full",
+                 r[i].reduced);
+        const char *cells[] = {r[i].label, r[i].id, r[i].machine, r[i].simd, r[i].kernel, run,
                                r[i].conditions};
         for (size_t c = 0; c < sizeof cells / sizeof cells[0]; c++)
             csv_out_text(&t, cells[c]);
@@ -289,9 +617,8 @@ struct summary_jobs {
     const struct run_data *d;          /* job 0: the run itself, into s */
     struct store *s;
     const char *out_dir, *registry;    /* s's, read before any job starts */
-    const char *root;                  /* job i > 0: reproduction names[i - 1] */
-    char **names;
-    struct reproduction *r;            /* ... into r[i - 1] */
+    const char *root;                  /* job i > 0: reproduction r[i - 1] */
+    struct reproduction *r;
     size_t n_jobs;
     atomic_size_t next;
 };
@@ -303,8 +630,7 @@ static void *summary_worker(void *arg)
         if (i == 0)
             summarize_all(j->d, j->s);
         else
-            j->r[i - 1].ok = summarize_one(j->out_dir, j->registry, j->root,
-                                           j->names[i - 1], &j->r[i - 1]) == 0;
+            j->r[i - 1].ok = summarize_one(j->out_dir, j->registry, j->root, &j->r[i - 1]) == 0;
     }
     return NULL;
 }
@@ -326,31 +652,82 @@ static void run_side_by_side(struct summary_jobs *j)
         pthread_join(threads[t], NULL);
 }
 
+/* Moves the full runs to the front of r's first n (order kept within each
+ * kind), labels them, and returns how many are full. */
+static size_t label(struct reproduction *r, size_t n)
+{
+    size_t n_full = 0, n_reduced = 0;
+    for (size_t pass = 0; pass < 2; pass++)
+        for (size_t i = 0; i < n; i++)
+            if ((r[i].reduced[0] == '\0') == (pass == 0)) {
+                char *into = r[i].label;
+                if (pass == 0)
+                    snprintf(into, sizeof r[i].label, "R%zu", ++n_full);
+                else
+                    snprintf(into, sizeof r[i].label, "Q%zu", ++n_reduced);
+            }
+    struct reproduction *sorted = malloc(n * sizeof *sorted);
+    if (sorted != NULL) {
+        size_t k = 0;
+        for (size_t pass = 0; pass < 2; pass++)
+            for (size_t i = 0; i < n; i++)
+                if ((r[i].reduced[0] == '\0') == (pass == 0))
+                    sorted[k++] = r[i];
+        memcpy(r, sorted, n * sizeof *sorted);
+        free(sorted);
+    }
+    return n_full;
+}
+
+/* "B is the same run as A" for each folder that repeats another, or "none". */
+static void name_same_runs(struct store *s, struct reproduction *r, size_t n)
+{
+    char list[TEXT_SIZE] = "";
+    size_t used = 0;
+    for (size_t i = 0; i < n && used < sizeof list; i++)
+        if (r[i].ok && r[i].same_as >= 0)
+            used += (size_t)snprintf(list + used, sizeof list - used, "%s%s is the same run as %s",
+                                     used ? "; " : "", r[i].id, r[r[i].same_as].id);
+    put_text(s, "across.same_runs", used > 0 ? list : "none");
+}
+
 void summarize_with_reproductions(const struct run_data *d, struct store *s,
                                   const char *root)
 {
-    char *names[MAX_REPRODUCTIONS];
-    size_t n = root != NULL ? folders(root, names) : 0, kept = 0;
+    char **names = NULL;
+    size_t n = root != NULL ? folders(root, &names, s) : 0, kept = 0, reduced = 0;
     struct reproduction *r = calloc(n ? n : 1, sizeof *r);
-    struct summary_jobs j = {d, s, s->out_dir, s->registry, root, names, r,
-                             r != NULL ? n + 1 : 1, 0};
+    for (size_t i = 0; r != NULL && i < n; i++)
+        snprintf(r[i].id, sizeof r[i].id, "%s", names[i]);
+    if (r != NULL)
+        find_same_runs(root, r, n);
+    struct summary_jobs j = {d, s, s->out_dir, s->registry, root, r, r != NULL ? n + 1 : 1, 0};
     run_side_by_side(&j);
-    for (size_t i = 0; i < n; i++) {
-        if (r != NULL && r[i].ok) {
-            r[kept] = r[i];
-            snprintf(r[kept].label, sizeof r[kept].label, "R%zu", kept + 1);
-            kept++;
+    if (r != NULL)
+        name_same_runs(s, r, n);
+    for (size_t i = 0; r != NULL && i < n; i++) {
+        int counted = r[i].ok && r[i].same_as < 0;
+        s->errors += !r[i].ok;
+        if (!counted && r[i].summarized) {
+            free((char *)r[i].s.out_dir);
+            store_free(&r[i].s);
         }
-        else
-            s->errors++;
-        free(names[i]);
+        if (counted) {
+            reduced += r[i].reduced[0] != '\0';
+            r[kept++] = r[i];
+        }
     }
-    if (root != NULL) {
-        put_count(s, "across.count", (double)kept);
-        if (r != NULL) {               /* with none kept, the tables are their headers */
-            claims_table(s, r, kept);
-            machines_table(s, r, kept);
-        }
+    for (size_t i = 0; i < n; i++)
+        free(names[i]);
+    free(names);
+    if (root != NULL && r != NULL) {
+        size_t n_full = label(r, kept);
+        put_count(s, "across.count", (double)n_full);
+        put_count(s, "across.reduced", (double)reduced);
+        claims_table(s, r, n_full, kept);      /* with none kept, the tables are headers */
+        machines_table(s, r, kept);
+    } else if (root != NULL) {
+        s->errors++;
     }
     for (size_t i = 0; r != NULL && i < kept; i++) {
         free((char *)r[i].s.out_dir);

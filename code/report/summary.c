@@ -13,6 +13,7 @@
 #include "report/reproduce.h"
 #include "report/summarize.h"
 #include "util/options.h"
+#include "util/text.h"
 
 #ifndef IPCTAX_COMMIT
 #define IPCTAX_COMMIT "unknown"
@@ -24,7 +25,8 @@ static void usage(FILE *to)
     fprintf(to, "usage: ipctax-summary [--registry DIR] [--reproductions DIR] DATA_DIR OUT_DIR\n"
                 "                     [PUBLISHED_OUT_DIR]\n"
                 "       ipctax-summary --reproduction DATA_DIR ROOT [--id ID] [--by NAME]\n"
-                "                     [--conditions TEXT]\n"
+                "                     [--conditions TEXT] [--pack DIR]\n"
+                "       ipctax-summary --receive FILE ROOT\n"
                 "       ipctax-summary --check DATA_DIR\n"
                 "       ipctax-summary --manifest DIR\n"
                 "       ipctax-summary --install STAGE_DIR DATA_DIR\n"
@@ -40,7 +42,9 @@ static void usage(FILE *to)
                 "--reproductions DIR also summarizes every run under DIR and sets their\n"
                 "verdicts side by side; --reproduction copies the run in DATA_DIR to\n"
                 "ROOT/ID (ID made from the machine and the date unless given), never over\n"
-                "an existing one.\n"
+                "an existing one, and prints ROOT/ID, then (with --pack) the one file\n"
+                "DIR/reproduction-ID.tar it also wrote, then 'full' or why the run is\n"
+                "reduced; --receive checks such a file and adds the run in it as ROOT/ID.\n"
                 "\n"
                 "  -h, --help   this text\n"
                 "  --version    the commit this program was built from\n"
@@ -50,10 +54,18 @@ static void usage(FILE *to)
                 "a refused command line.\n");
 }
 
+/* A folder whose manifest lists every file and README.md is a kept run, and
+ * is checked as one; any other as a data folder. */
 static int check_folder(const char *dir, char *err, size_t err_size)
 {
     struct run_data d;
-    if (run_data_load(&d, dir, err, err_size) != 0)
+    struct csv_table m;
+    enum run_folder kind = RUN_DATA;
+    if (manifest_load(dir, RUN_KEPT, &m, err, err_size) == 0) {
+        kind = RUN_KEPT;
+        csv_table_free(&m);
+    }
+    if (run_data_load_folder(&d, dir, kind, err, err_size) != 0)
         return -1;
     run_data_free(&d);
     return 0;
@@ -77,7 +89,7 @@ static int data_folder_command(int argc, char **argv)
                            COMMANDS[c].folders, argc - 2);
     }
     int status = c == 0   ? check_folder(argv[2], err, sizeof err)
-                 : c == 1 ? manifest_write(argv[2], err, sizeof err)
+                 : c == 1 ? manifest_write(argv[2], RUN_DATA, err, sizeof err)
                           : run_install(argv[2], argv[3], err, sizeof err);
     if (status != 0) {
         fprintf(stderr, "ipctax-summary: %s\n", err);
@@ -94,16 +106,38 @@ static int data_folder_command(int argc, char **argv)
     return 0;
 }
 
+/* Prints err on stderr, cleaned; returns 1. */
+static int refused(const char *err)
+{
+    char shown[2048];
+    fprintf(stderr, "ipctax-summary: %s\n", text_clean(shown, sizeof shown, err, strlen(err)));
+    return 1;
+}
+
+/* Whether the kept run root/id is reduced, and why, into why ("" if full). */
+static void kept_run_kind(const char *root, const char *id, char *why, size_t size)
+{
+    char path[4400], err[1024];
+    struct run_data d;
+    snprintf(path, sizeof path, "%s/%s", root, id);
+    why[0] = '\0';
+    if (run_data_load_folder(&d, path, RUN_KEPT, err, sizeof err) != 0)
+        return;
+    reproduction_reduced_because(&d, why, size);
+    run_data_free(&d);
+}
+
 static int reproduction_command(int argc, char **argv)
 {
-    const char *id = NULL, *by = NULL, *conditions = NULL;
-    char made[256], err[1024];
+    const char *id = NULL, *by = NULL, *conditions = NULL, *pack = NULL;
+    char made[256], err[1024], file[4400], why[256];
     if (argc < 4)
         return usage_error("ipctax-summary", "--reproduction takes DATA_DIR ROOT");
     for (int i = 4; i < argc; i += 2) {
         const char **into = strcmp(argv[i], "--id") == 0           ? &id
                             : strcmp(argv[i], "--by") == 0         ? &by
                             : strcmp(argv[i], "--conditions") == 0 ? &conditions
+                            : strcmp(argv[i], "--pack") == 0       ? &pack
                                                                    : NULL;
         if (into == NULL || i + 1 >= argc)
             return usage_error("ipctax-summary", into == NULL ? "unknown option '%s'"
@@ -112,10 +146,28 @@ static int reproduction_command(int argc, char **argv)
         *into = argv[i + 1];
     }
     if (reproduction_add(argv[2], argv[3], id, by, conditions, made, sizeof made, err,
-                         sizeof err) != 0) {
-        fprintf(stderr, "ipctax-summary: %s\n", err);
-        return 1;
+                         sizeof err) != 0)
+        return refused(err);
+    printf("%s/%s\n", argv[3], made);
+    if (pack != NULL) {
+        snprintf(file, sizeof file, "%s/reproduction-%s.tar", pack, made);
+        mkdir(pack, 0777);
+        if (reproduction_pack(argv[3], made, file, err, sizeof err) != 0)
+            return refused(err);
+        printf("%s\n", file);
     }
+    kept_run_kind(argv[3], made, why, sizeof why);
+    printf("%s%s\n", why[0] != '\0' ? "reduced: " : "full", why);
+    return 0;
+}
+
+static int receive_command(int argc, char **argv)
+{
+    char made[256], err[2048];
+    if (argc != 4)
+        return usage_error("ipctax-summary", "--receive takes FILE ROOT");
+    if (reproduction_receive(argv[2], argv[3], made, sizeof made, err, sizeof err) != 0)
+        return refused(err);
     printf("%s/%s\n", argv[3], made);
     return 0;
 }
@@ -141,6 +193,8 @@ int main(int argc, char **argv)
     }
     if (argc >= 2 && strcmp(argv[1], "--reproduction") == 0)
         return reproduction_command(argc, argv);
+    if (argc >= 2 && strcmp(argv[1], "--receive") == 0)
+        return receive_command(argc, argv);
     if (argc >= 2 && argv[1][0] == '-')
         return data_folder_command(argc, argv);
     if (argc != 3 && argc != 4)

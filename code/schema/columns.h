@@ -231,7 +231,8 @@
 /* manifest.csv: one file of the run */
 #define MANIFEST_COLUMNS(_, row)                                                                   \
     _(row, file, TEXT, NAME_OF(255), "", "its name in the data folder")                            \
-    _(row, sha256, TEXT, TEXT_OF(64, 64), "", "the SHA-256 of its bytes, lower-case hex")
+    _(row, sha256, TEXT, TEXT_OF(64, 64), "", "the SHA-256 of its bytes, lower-case hex")          \
+    _(row, bytes, INT, COUNT, "bytes", "its length (a compressed file's: of what it holds)")
 
 #define COLUMN_INDEX(prefix, name, ...) prefix##_##name,
 enum { RUNS_COLUMNS(COLUMN_INDEX, RUNS) RUNS_N };

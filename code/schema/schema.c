@@ -124,3 +124,26 @@ const struct data_column *data_file_header(const struct data_file *f, size_t *n_
     *n_columns = f->flags & KEY_VALUE ? KV_N : f->n_columns;
     return f->flags & KEY_VALUE ? KEY_VALUE_COLUMNS : f->columns;
 }
+
+const struct repetition REPETITIONS[N_REPEATED] = {
+    [REPEAT_COLD] = {"cold_reps", 20, 6, 20},
+    [REPEAT_SPAWN] = {"spawn_reps", 40, 10, 80},    /* four samples a repetition since */
+    [REPEAT_SERIAL] = {"serialization_reps", 30, 5, 30},
+    [REPEAT_LAYOUT] = {"layout_passes", 3, 2, 3},
+};
+
+static int scaled_count(int count, int floor, double scale)
+{
+    double n = count * scale;
+    return n < floor ? floor : (int)n;
+}
+
+int repetitions_at(enum repeated which, double scale)
+{
+    return scaled_count(REPETITIONS[which].count, REPETITIONS[which].floor, scale);
+}
+
+int repetitions_before(enum repeated which, double scale)
+{
+    return scaled_count(REPETITIONS[which].before, REPETITIONS[which].floor, scale);
+}

@@ -54,5 +54,18 @@ extern const struct data_column KEY_VALUE_COLUMNS[KV_N];
 const struct data_file *data_file_named(const char *name);
 /* The columns a file's rows have: its own, or a key-value file's two. */
 const struct data_column *data_file_header(const struct data_file *f, size_t *n_columns);
+enum repeated { REPEAT_COLD, REPEAT_SPAWN, REPEAT_SERIAL, REPEAT_LAYOUT, N_REPEATED };
+
+struct repetition {
+    const char *key;           /* run.csv's key for the count made */
+    int count, floor;          /* at --scale 1; the fewest at any scale */
+    int before;                /* at --scale 1 in the runs that did not state it */
+};
+
+extern const struct repetition REPETITIONS[N_REPEATED];
+/* The count at this scale: count times scale, never below floor. */
+int repetitions_at(enum repeated which, double scale);
+/* The count a run that did not state it made at this scale. */
+int repetitions_before(enum repeated which, double scale);
 
 #endif

@@ -13,6 +13,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <sys/stat.h>
 
 #include "util/options.h"
@@ -195,6 +196,8 @@ static char *normal_path(struct web *web, const char *chapter, int line_no, cons
         size_t n = strcspn(p, "/");
         if (n == 2 && p[0] == '.' && p[1] == '.') {
             refusal = "goes up through '..'";
+        } else if (n == 4 && strncasecmp(p, ".git", 4) == 0) {
+            refusal = "goes into .git, whose files git runs";
         } else if (n > 0 && !(n == 1 && p[0] == '.')) {
             if (len > 0)
                 out[len++] = '/';
@@ -534,6 +537,31 @@ static void report_strays(struct web *web, const char *out_dir, const char *dir)
     }
     closedir(d);
 }
+/* Reports every root whose way below out_dir passes through a symbolic link. */
+static void report_links(struct web *web, const char *out_dir)
+{
+    for (int i = 0; i < web->n_chunks; i++) {
+        const struct chunk *c = &web->chunks[i];
+        char path[4096];
+        struct stat st;
+        if (!c->is_root)
+            continue;
+        int at = snprintf(path, sizeof path, "%s", out_dir);
+        for (const char *p = c->name; at < (int)sizeof path && *p != '\0';) {
+            size_t n = strcspn(p, "/");
+            at += snprintf(path + at, sizeof path - at, "%.*s", (int)n, p);
+            if (lstat(path, &st) == 0 && S_ISLNK(st.st_mode)) {
+                report(web, c->pieces[0].chapter, c->pieces[0].first_line - 1,
+                       "file=%s passes through the symbolic link %s; a root is written "
+                       "only through real folders", c->spelling, path);
+                break;
+            }
+            p += n;
+            if (*p == '/' && at < (int)sizeof path)
+                path[at++] = *p++, path[at] = '\0';
+        }
+    }
+}
 
 static int ends_with(const char *s, const char *suffix)
 {
@@ -620,6 +648,7 @@ int main(int argc, char **argv)
             report(&web, k->pieces[0].chapter, k->pieces[0].first_line - 1,
                    "chunk <<%s>> is defined but no file uses it", k->name);
     }
+    report_links(&web, out_dir);
     for (int s = 0; s < n_stray; s++)
         report_strays(&web, out_dir, stray_dirs[s]);
     if (web.n_errors > 0) {

@@ -137,14 +137,15 @@ static int fd_write_all(void *ctx, struct iovec *iov, int iovcnt, uint64_t deadl
     return write_all(((const struct fd_pair *)ctx)->out, iov, iovcnt, deadline_ns);
 }
 
-/* A socket's peer has gone when it has hung up (POLLRDHUP or POLLHUP; the
- * protocol never half-closes, a request is delimited by its length); a
- * pipe's reader, when writing would fail (POLLERR). */
+/* A socket's peer has gone when it has closed both ways (POLLHUP) or reset
+ * the connection (POLLERR), not when it only stopped sending (POLLRDHUP: it
+ * still reads); a pipe's reader, when writing would fail (POLLERR). poll
+ * reports these without being asked. */
 static int fd_peer_gone(void *ctx)
 {
     const struct fd_pair *fds = ctx;
-    struct pollfd p = {fds->out, fds->in == fds->out ? POLLRDHUP : 0, 0};
-    return poll(&p, 1, 0) > 0 && (p.revents & (POLLRDHUP | POLLHUP | POLLERR | POLLNVAL));
+    struct pollfd p = {fds->out, 0, 0};
+    return poll(&p, 1, 0) > 0 && (p.revents & (POLLHUP | POLLERR | POLLNVAL));
 }
 
 static ssize_t fd_read_some(void *ctx, struct iovec *iov, int iovcnt, size_t least,

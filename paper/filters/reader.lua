@@ -431,6 +431,11 @@ local function html_files()
   return '<ul class="files">' .. table.concat(items) .. "</ul>"
 end
 
+-- What the boxes say while CITATION.cff gives no repository-code: plainly
+-- that there is no address yet, as `make reproduction` says it too.
+local NO_ADDRESS = "This project has no public address yet (CITATION.cff gives none):"
+  .. " the repository is the one this copy came from."
+
 local function html_boxes(top, pc, refs)
   local blocks = pandoc.List()
   local paper_license, code_license = licenses(top, pc)
@@ -442,7 +447,7 @@ local function html_boxes(top, pc, refs)
     repro:insert(pandoc.Para(inlines("On Debian 12, in a clone of the repository (",
       pandoc.Link({pandoc.Str(repo)}, repo), "):")))
   else
-    repro:insert(pandoc.Para(text("On Debian 12, in a clone of the repository:")))
+    repro:insert(pandoc.Para(text(NO_ADDRESS .. " On Debian 12, in a clone of the repository:")))
   end
   repro:insert(pandoc.CodeBlock(COMMANDS, pandoc.Attr("", {"reproduce-commands"})))
   repro:insert(pandoc.Para(machine_sentence()))
@@ -481,7 +486,7 @@ local function latex_boxes(top, pc, site)
   body:insert(pandoc.RawBlock("latex", "\\begin{ReaderBox}"))
   local clone = repo and inlines(" On Debian 12, in a clone of the repository (",
                                  pandoc.Link({pandoc.Str(repo)}, repo), "), ")
-                  or inlines(" On Debian 12, in a clone of the repository, ")
+                  or inlines(" " .. NO_ADDRESS .. " On Debian 12, in a clone of the repository, ")
   local reproduce = inlines(pandoc.Strong({pandoc.Str("Reproduce.")}))
   reproduce:extend(clone)
   reproduce:extend(inlines(pandoc.Code("make paper"),

@@ -268,19 +268,31 @@ local function display(text)
   return (text:gsub("^%-(%d)", "\u{2212}%1"))
 end
 
+-- A value or a cell may be text no author wrote (a processor's name, a
+-- kept run's conditions): in the PDF, text with a character beyond ASCII
+-- is set inside \IpctaxAnyText (paper/latex/preamble.tex), which prints a
+-- character no font has as its code point instead of stopping. The one
+-- path all such text takes: value_inlines, which the cells use too.
+local function any_text(inlines, text)
+  if not is_latex or not text:find("[%c\128-\255]") then return inlines end
+  table.insert(inlines, 1, pandoc.RawInline("latex", "{\\IpctaxAnyText{}"))
+  inlines[#inlines + 1] = pandoc.RawInline("latex", "}")
+  return inlines
+end
+
 -- A long unbroken value (a SHA-256, say) may break between groups of eight
 -- characters in the PDF; in HTML the style sheet lets it wrap anywhere.
 local function value_inlines(text)
   text = display(text)
   if not is_latex or #text <= 24 or text:find("[%s\128-\255]") then
-    return {pandoc.Str(text)}
+    return any_text({pandoc.Str(text)}, text)
   end
   local out = {}
   for i = 1, #text, 8 do
     if i > 1 then out[#out + 1] = pandoc.RawInline("latex", "\\allowbreak{}") end
     out[#out + 1] = pandoc.Str(text:sub(i, i + 7))
   end
-  return out
+  return any_text(out, text)
 end
 
 -- --- The indefinite article --------------------------------------------------
@@ -477,7 +489,7 @@ local function cell_inlines(text)
     out[#out + 1] = pandoc.RawInline("latex", "\\allowbreak{}")
     pos = stop + 1
   end
-  return out
+  return any_text(out, text)
 end
 
 local function cell(text)
@@ -492,6 +504,7 @@ local function len(text) return utf8.len(text) or #text end
 local TABLE_TYPE = 8 / 9
 local function points(text)
   local w = 0
+  if not utf8.len(text) then return #text * 4.6 * TABLE_TYPE end  -- not UTF-8: by its bytes
   for _, c in utf8.codes(text) do
     local ch = c < 128 and string.char(c) or ""
     if ch:match("[ijlI.,:;'!|]") then w = w + 2.6
