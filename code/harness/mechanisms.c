@@ -137,17 +137,20 @@ static int stretch(struct mech *m, const struct cell *c, uint64_t *ns, char *err
         *ns = m->last_stretch_ns[c->stretch] = t.compute_ns;
         return 0;
     case STATE_CLIENT:
-        if (c->stretch == STRETCH_SHORT)
+    case STATE_IDLE:                   /* the engine just served: only the stretch comes between */
+        if (session_echo(&m->engine[STRETCH_LONG], job->close, 1, m->back, NULL, err,
+                         err_size) != 0)
+            return -1;
+        t0 = clock_ns();
+        if (c->state == STATE_IDLE) {
+            uint64_t want = m->last_stretch_ns[c->stretch];
+            struct timespec sleep = {(time_t)(want / 1000000000u), (long)(want % 1000000000u)};
+            nanosleep(&sleep, NULL);
+        } else if (c->stretch == STRETCH_SHORT)
             stream_bar(&m->stream, next_close(m), m->positions);
         else if (sweep_naive_in(&m->ws, job->close, job->n_bars, middle, 1, &result) != 0)
             return set_error(err, err_size, "out of memory for the client's stretch");
         break;
-    case STATE_IDLE: {
-        uint64_t want = m->last_stretch_ns[c->stretch];
-        struct timespec sleep = {(time_t)(want / 1000000000u), (long)(want % 1000000000u)};
-        nanosleep(&sleep, NULL);
-        break;
-    }
     default:
         break;
     }

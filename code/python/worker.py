@@ -376,6 +376,8 @@ class Worker:
         if state == "hot":
             engine.echo(values)             # the same echo just before: the curve's condition
         else:
+            engine.echo(values[:1])         # the engine just served: only the stretch between
+            t0 = time.perf_counter_ns()
             self.stretch(int(message["stretch_ns"]))
         t1 = time.perf_counter_ns()
         engine.echo(values, timing=True)
