@@ -14,8 +14,8 @@ const struct measurement MEASUREMENTS[] = {
     {"echo", "round trips per payload size, protocol and raw, C and Python clients", measure_echo},
     {"cold", "the first call on a fresh engine against the second, with both sides' page faults",
      measure_cold},
-    {"serialization", "encode and decode the series: raw, memcpy, JSON, text; Python's three",
-     measure_serialization},
+    {"serialization", "encode and decode the series: raw (reused and fresh), memcpy, JSON, text; "
+     "Python's", measure_serialization},
     {"spawn", "one engine process per call, alone: a one-double echo, a one-combination sweep",
      measure_spawn},
     {"layout", "the kernel's time over layouts of its data and code, in the process and the engine",

@@ -151,7 +151,8 @@ static int load_rows(const struct loaded_file *f, struct run_data *d, char *err,
     if (place == NULL || n_columns > MAX_COLUMNS)
         return set_error(err, err_size, "%s: the report has no row type for it", f->path);
     for (size_t c = 0; c < n_columns; c++)
-        if ((at[c] = csv_table_column(t, columns[c].name)) < 0)
+        if ((at[c] = csv_table_column(t, columns[c].name)) < 0 &&
+            !(columns[c].flags & COLUMN_MAY_BE_ABSENT))
             return set_error(err, err_size, "%s has no column %s", f->path, columns[c].name);
     if (t->n_rows == 0)
         return set_error(err, err_size, "%s has no rows, only its header", f->path);
@@ -162,7 +163,7 @@ static int load_rows(const struct loaded_file *f, struct run_data *d, char *err,
     *count_in(d, place) = t->n_rows;
     for (size_t r = 0; r < t->n_rows; r++)
         for (size_t c = 0; c < n_columns; c++)
-            if (parse_field(&columns[c], csv_table_cell(t, r, at[c]),
+            if (parse_field(&columns[c], at[c] >= 0 ? csv_table_cell(t, r, at[c]) : "",
                             rows + r * place->row_size + place->members[c].offset, why,
                             sizeof why) != 0)
                 return refuse_at(err, err_size, f, r, "column", columns[c].name, why);
@@ -170,7 +171,7 @@ static int load_rows(const struct loaded_file *f, struct run_data *d, char *err,
 }
 
 static const struct data_column ANY_NUMBER = {"a number", COLUMN_NUM, -MAX_COUNT, MAX_COUNT,
-                                              "", "a value no key declares"};
+                                              "", "a value no key declares", 0};
 
 /* -?D+(.D+)?(e[+-]D+)?: what %d, %.Nf and %.17g write. */
 static int written_as_a_number(const char *s)

@@ -93,7 +93,7 @@
 
 /* echo.csv: one round trip */
 #define ECHO_COLUMNS(_, row)                                                                       \
-    _(row, client, TEXT, NAME_OF(15), "", "c or python")                                           \
+    _(row, client, TEXT, NAME_OF(15), "", "c, python, or python_copying (the original's way)")     \
     _(row, transport, TEXT, NAME_OF(15), "", "unix, tcp, pipe, shm_futex, shm_spin")               \
     _(row, placement, TEXT, NAME_OF(7), "", "same CPU or cross")                                   \
     _(row, client_cpu, INT, CPU, "", "the CPU the client ran on")                                  \
@@ -119,14 +119,17 @@
     _(row, engine_minor_faults, NUM, COUNT, "pages", "first touches of the engine")                \
     CALL_BYTES_COLUMNS(_, row)
 
-/* serialization.csv: one encode or decode of the series */
+/* serialization.csv: one encode, decode, copy or release of the series */
 #define SERIAL_COLUMNS(_, row)                                                                     \
     _(row, language, TEXT, NAME_OF(15), "", "c or python")                                         \
-    _(row, format, TEXT, NAME_OF(15), "", "raw, memcpy, json, text; tobytes, pickle, json")        \
-    _(row, operation, TEXT, NAME_OF(15), "", "encode, decode or copy")                             \
+    _(row, format, TEXT, NAME_OF(15), "", "raw, raw_fresh, memcpy, json, text; tobytes, ...")      \
+    _(row, operation, TEXT, NAME_OF(15), "", "encode, decode, copy or release")                    \
     _(row, rep, INT, ORDINAL, "", "the repetition")                                                \
     _(row, ns, NUM, NANOS, "ns", "its time")                                                       \
-    _(row, bytes, NUM, COUNT, "bytes", "the encoding's size on the wire")
+    _(row, bytes, NUM, COUNT, "bytes", "the encoding's size on the wire")                          \
+    _(row, position, OPTIONAL(NUM_OR_EMPTY), ORDINAL, "", "its format's place in the repetition")  \
+    _(row, buffer, OPTIONAL(TEXT), TEXT_OF(0, 15), "", "where it writes: reused, fresh or codec")  \
+    _(row, minor_faults, OPTIONAL(NUM_OR_EMPTY), COUNT, "pages", "pages it touched first")
 
 /* spawn.csv: one spawned call */
 #define SPAWN_COLUMNS(_, row)                                                                      \
