@@ -155,12 +155,11 @@ static void format_row(const struct run_data *d, struct store *s, struct csv_out
     for (size_t i = 0; f->original_key != NULL && i < d->n_original; i++)
         if (strcmp(d->original[i].key, f->original_key) == 0)
             orig = d->original[i].value;
+    if (v.encode.n == 0 && orig[0] == '\0')
+        return;                    /* not measured in this run, nor by the original: no row */
     csv_out_text(t, f->language);
     csv_out_text(t, f->format);
-    csv_out_text(t, strcmp(f->format, "json") == 0 || strcmp(f->format, "pickle") == 0
-                        ? "codec" : f->buffer != NULL ? f->buffer : "reused");
-    csv_out_text(t, format_estimate(buf, v.encode, 1));
-    cell_number(t, v.faults.value, 0);
+    csv_out_text(t, v.encode.n > 0 ? format_estimate(buf, v.encode, 1) : "not measured");
     csv_out_text(t, v.decode.n > 0 ? format_estimate(buf, v.decode, 1) : "");
     cell_number(t, v.bytes, 0);
     csv_out_text(t, v.over.n > 0 ? format_estimate(buf, v.over, 1) : "");
@@ -170,7 +169,7 @@ static void format_row(const struct run_data *d, struct store *s, struct csv_out
     csv_out_text(t, printed != NULL ? printed->text : orig);
     csv_out_end_row(t);
     if (v.encode.n == 0)
-        return;                    /* not measured in this run: nothing to draw */
+        return;                    /* nothing to draw */
     csv_out_text(fig, keyf(key, "%s %s", f->language, f->format));
     csv_out_double(fig, v.encode.value);
     csv_out_double(fig, v.decode.value);
@@ -204,8 +203,7 @@ static void put_comparisons(const struct run_data *d, struct store *s)
 
 void summarize_serialization(const struct run_data *d, struct store *s)
 {
-    static const char *const header[] = {"Language", "Format", "Written into",
-                                         "Encode (µs) [95% interval]", "Faults",
+    static const char *const header[] = {"Language", "Format", "Encode (µs) [95% interval]",
                                          "Decode (µs) [95% interval]", "Bytes",
                                          "Encode ÷ reference [95% interval]",
                                          "The original's encode (µs)"};
