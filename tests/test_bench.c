@@ -107,6 +107,16 @@ static void run_bench(char *const args[], const char *fake, struct run_result *r
         fail_msg("ipctax-bench did not finish within 60 s; stderr:\n%s", r->err);
 }
 
+/* Runs ipctax-bench with args as run_bench does; it must exit 0. */
+static void run_bench_ok(char *const args[])
+{
+    struct run_result r;
+    run_bench(args, NULL, &r);
+    if (exit_code(&r) != 0)
+        fail_msg("ipctax-bench exited %d; stderr:\n%s", exit_code(&r), r.err);
+    run_result_free(&r);
+}
+
 static void load(const char *dir, const char *name, struct csv_table *t)
 {
     char path[512], err[256] = "";
@@ -152,11 +162,7 @@ static void tiny_job_writes_its_files(void **state)
     out_dir(dir, "tiny");
     char *const args[] = {TINY, "--rounds", "3", "--arch", "in_process,batch_unix,stateful_unix",
                           "--out", dir, NULL};
-    struct run_result r;
-    run_bench(args, NULL, &r);
-    if (exit_code(&r) != 0)
-        fail_msg("ipctax-bench exited %d; stderr:\n%s", exit_code(&r), r.err);
-    run_result_free(&r);
+    run_bench_ok(args);
 
     /* What the in-process kernel says, computed here independently of the bench. */
     double close[BARS];
@@ -267,11 +273,7 @@ static void duet_runs_overlap_in_time(void **state)
     out_dir(dir, "overlap");
     char *const args[] = {"--bars", "20000", "--combos", "8", "--measure", "none", "--rounds",
                           "2", "--arch", "in_process_control_1,batch_unix", "--out", dir, NULL};
-    struct run_result r;
-    run_bench(args, NULL, &r);
-    if (exit_code(&r) != 0)
-        fail_msg("ipctax-bench exited %d; stderr:\n%s", exit_code(&r), r.err);
-    run_result_free(&r);
+    run_bench_ok(args);
     struct csv_table t;
     load(dir, "architectures.csv", &t);
     assert_int_equal(t.n_rows, 2 * 2 * 4);
@@ -299,11 +301,7 @@ static void cold_and_warm_calls_are_told_apart(void **state)
     char *const args[] = {"--bars", "20000", "--combos", "3", "--rounds", "1", "--arch",
                           "in_process", "--measure", "cold", "--scale", "0.3", "--out", dir,
                           NULL};
-    struct run_result r;
-    run_bench(args, NULL, &r);
-    if (exit_code(&r) != 0)
-        fail_msg("ipctax-bench exited %d; stderr:\n%s", exit_code(&r), r.err);
-    run_result_free(&r);
+    run_bench_ok(args);
     struct csv_table t;
     load(dir, "cold.csv", &t);
     assert_true(t.n_rows >= 12 && t.n_rows % 2 == 0);
@@ -332,11 +330,7 @@ static void serialization_records_order_buffers_and_faults(void **state)
     char *const args[] = {"--bars", "20000", "--combos", "3", "--rounds", "1", "--arch",
                           "in_process", "--measure", "serialization", "--scale", "0.2", "--out",
                           dir, NULL};
-    struct run_result r;
-    run_bench(args, NULL, &r);
-    if (exit_code(&r) != 0)
-        fail_msg("ipctax-bench exited %d; stderr:\n%s", exit_code(&r), r.err);
-    run_result_free(&r);
+    run_bench_ok(args);
     struct csv_table t;
     load(dir, "serialization.csv", &t);
     const long pages = (20000 * 8 + 4095) / 4096;
@@ -402,11 +396,7 @@ static void round_order_replays_from_the_seed(void **state)
                               "in_process,in_process_control_1,in_process_control_2,"
                               "in_process_tuned_1core",
                               "--out", dirs[i], NULL};
-        struct run_result r;
-        run_bench(args, NULL, &r);
-        if (exit_code(&r) != 0)
-            fail_msg("ipctax-bench exited %d; stderr:\n%s", exit_code(&r), r.err);
-        run_result_free(&r);
+        run_bench_ok(args);
         read_order(dirs[i], orders[i], sizeof orders[i]);
     }
     assert_string_equal(orders[0], orders[1]);
@@ -488,11 +478,7 @@ static void real_engine_passes_the_gate(void **state)
     out_dir(dir, "control");
     char *const args[] = {TINY, "--rounds", "1", "--arch", "in_process,spawn_stdin", "--out", dir,
                           NULL};
-    struct run_result r;
-    run_bench(args, NULL, &r);
-    if (exit_code(&r) != 0)
-        fail_msg("ipctax-bench exited %d; stderr:\n%s", exit_code(&r), r.err);
-    run_result_free(&r);
+    run_bench_ok(args);
     struct csv_table t;
     load(dir, "gate.csv", &t);
     assert_string_equal(lookup(&t, "architecture", "spawn_stdin", "verdict"), "pass");
