@@ -38,7 +38,8 @@ help:
 	@echo "make paper      install what is missing, build, measure, plot, weave site/"
 	@echo "make test       unit tests (also sanitized), valgrind, Python, browser, tangle, citation"
 	@echo "make check-python  the numba kernel, the Python client and worker (tests/python)"
-	@echo "make install-python  copy the Python client where python3 finds it (PREFIX=DIR)"
+	@echo "make install-python  copy the Python client where python3 finds it (PREFIX=DIR),"
+	@echo "                or pip-install it into a virtual environment (VENV=DIR)"
 	@echo "make weave      re-weave site/ (page, paper.pdf, book.pdf, values.csv) and figures/"
 	@echo "                from data/ without measuring; a failed weave changes nothing"
 	@echo "make compare    this build's key figures and verdicts beside the published run's"
@@ -71,7 +72,8 @@ WEAVE_DEBS := pandoc gnuplot-nox fonts-dejavu-core texlive-latex-recommended \
               texlive-latex-extra texlive-fonts-recommended lmodern
 PAPER_DEBS := $(BUILD_DEBS) $(MEASURE_DEBS) $(WEAVE_DEBS)
 TEST_DEBS := $(BUILD_DEBS) $(MEASURE_DEBS) python3-jsonschema python3-ruamel.yaml \
-             pandoc chromium chromium-driver python3-selenium texlive-binaries texlive-base
+             pandoc chromium chromium-driver python3-selenium texlive-binaries texlive-base \
+             python3-venv python3-pip python3-setuptools python3-wheel
 FUZZ_DEBS := clang libclang-rt-14-dev
 
 # Installs what is missing when run as root; otherwise prints the one command.
@@ -368,17 +370,32 @@ check-python: $(BUILD)/ipctax-engine $(BUILD)/datapackage.json
 	    echo "check-python: $$ran, $$verdict$${skipped:+ - $$skipped}"; \
 	  else echo "check-python: FAILED: $$ran, $$verdict (see $(PY_TEST_LOG))"; exit 1; fi
 
-# The Python client, for use outside the tree (README.md). PEP 668 forbids pip
-# into Debian's python3, not a file copied into a site directory that it
-# already searches: the user's own by default, $(PREFIX)/lib/python3.X/dist-packages
-# with PREFIX (on Debian's path for PREFIX=/usr/local; elsewhere add it to
-# PYTHONPATH). One file, not a .pth naming code/python: that folder also holds
-# worker.py and kernel_numba.py, whose names would shadow others' modules.
+# The Python client, for use outside the tree (README.md). With VENV=DIR it is
+# a package (code/python/pyproject.toml) that pip installs into the virtual
+# environment DIR, made first if it is not there; --system-site-packages lets
+# it see Debian's numpy and setuptools, so the install is offline
+# (--no-index, --no-build-isolation). pip builds in the folder it is given,
+# so it is given a copy in build/, and code/ gets no build files.
+# Without VENV: PEP 668 forbids pip into Debian's python3, not a file copied
+# into a site directory that it already searches: the user's own by default,
+# $(PREFIX)/lib/python3.X/dist-packages with PREFIX (on Debian's path for
+# PREFIX=/usr/local; elsewhere add it to PYTHONPATH). One file, not a .pth
+# naming code/python: that folder also holds worker.py and kernel_numba.py,
+# whose names would shadow others' modules.
 PY_VERSION = $(shell $(PYTHON) -c 'import sys; print("%d.%d" % sys.version_info[:2])')
 PY_SITE = $(if $(PREFIX),$(PREFIX)/lib/python$(PY_VERSION)/dist-packages,$(shell $(PYTHON) -m site --user-site))
+PY_PACKAGE := $(BUILD)/python-package
 install-python:
+ifdef VENV
+	@rm -rf $(PY_PACKAGE) && mkdir -p $(PY_PACKAGE)
+	cp code/python/ipctax_client.py code/python/pyproject.toml $(PY_PACKAGE)/
+	@[ -x '$(VENV)/bin/pip' ] || $(PYTHON) -m venv --system-site-packages '$(VENV)'
+	'$(VENV)/bin/pip' install --quiet --no-build-isolation --no-index $(PY_PACKAGE)
+	@echo "install-python: ipctax_client into the virtual environment $(VENV) (import ipctax_client)"
+else
 	install -D -m 0644 code/python/ipctax_client.py $(PY_SITE)/ipctax_client.py
 	@echo "install-python: $(PY_SITE)/ipctax_client.py (import ipctax_client)"
+endif
 
 test: deps-test check-tangle check-layers unit-tests check-sanitize check-valgrind check-cff check-python \
       check-browser check-bibtex check-data-readme check-registration check-weave-failure \

@@ -35,16 +35,19 @@ FITS = WOVEN."/echo_fits.csv"
 
 # The lanes drawn: the protocol's echo on one CPU on every transport that
 # has one (the pipe has only its raw ping-pong), the Unix socket's also across
-# two CPUs, the spinning ring (across two only), and the Python client's.
-N = 7
-array CLIENT[N] = ["c", "c", "c", "c", "c", "c", "python"]
-array TRANSPORT[N] = ["unix", "unix", "tcp", "pipe", "shm_futex", "shm_spin", "unix"]
-array PLACE[N] = ["same", "cross", "same", "same", "same", "cross", "same"]
-array MODE[N] = ["protocol", "protocol", "protocol", "raw", "protocol", "protocol", "protocol"]
+# two CPUs, the spinning ring (across two only), and the Python client's,
+# careful and the original's way (a copy per call).
+N = 8
+array CLIENT[N] = ["c", "c", "c", "c", "c", "c", "python", "python_copying"]
+array TRANSPORT[N] = ["unix", "unix", "tcp", "pipe", "shm_futex", "shm_spin", "unix", "unix"]
+array PLACE[N] = ["same", "cross", "same", "same", "same", "cross", "same", "same"]
+array MODE[N] = ["protocol", "protocol", "protocol", "raw", "protocol", "protocol", "protocol", \
+                 "protocol"]
 array NAME[N] = ["C, unix", "C, unix, two CPUs", "C, tcp", "C, pipe (raw)", "C, shm_futex", \
-                 "C, shm_spin, two CPUs", "Python, unix"]
-array COLOR[N] = ["#0072b2", "#56b4e9", "#e69f00", "#009e73", "#cc79a7", "#882255", "#d55e00"]
-array POINT[N] = [7, 6, 5, 9, 13, 11, 15]
+                 "C, shm_spin, two CPUs", "Python, unix", "Python, the original's way"]
+array COLOR[N] = ["#0072b2", "#56b4e9", "#e69f00", "#009e73", "#cc79a7", "#882255", "#d55e00", \
+                  "#999933"]
+array POINT[N] = [7, 6, 5, 9, 13, 11, 15, 4]
 lane(i) = strcol(1) eq CLIENT[i] && strcol(2) eq TRANSPORT[i] && strcol(3) eq PLACE[i] \
           && strcol(4) eq MODE[i]
 drawn(dummy) = sum [i = 1:N] (lane(i) ? 1 : 0) > 0

@@ -107,6 +107,16 @@ static void run_bench(char *const args[], const char *fake, struct run_result *r
         fail_msg("ipctax-bench did not finish within 60 s; stderr:\n%s", r->err);
 }
 
+/* Runs ipctax-bench with args as run_bench does; it must exit 0. */
+static void run_bench_ok(char *const args[])
+{
+    struct run_result r;
+    run_bench(args, NULL, &r);
+    if (exit_code(&r) != 0)
+        fail_msg("ipctax-bench exited %d; stderr:\n%s", exit_code(&r), r.err);
+    run_result_free(&r);
+}
+
 static void load(const char *dir, const char *name, struct csv_table *t)
 {
     char path[512], err[256] = "";
@@ -152,11 +162,7 @@ static void tiny_job_writes_its_files(void **state)
     out_dir(dir, "tiny");
     char *const args[] = {TINY, "--rounds", "3", "--arch", "in_process,batch_unix,stateful_unix",
                           "--out", dir, NULL};
-    struct run_result r;
-    run_bench(args, NULL, &r);
-    if (exit_code(&r) != 0)
-        fail_msg("ipctax-bench exited %d; stderr:\n%s", exit_code(&r), r.err);
-    run_result_free(&r);
+    run_bench_ok(args);
 
     /* What the in-process kernel says, computed here independently of the bench. */
     double close[BARS];
@@ -267,11 +273,7 @@ static void duet_runs_overlap_in_time(void **state)
     out_dir(dir, "overlap");
     char *const args[] = {"--bars", "20000", "--combos", "8", "--measure", "none", "--rounds",
                           "2", "--arch", "in_process_control_1,batch_unix", "--out", dir, NULL};
-    struct run_result r;
-    run_bench(args, NULL, &r);
-    if (exit_code(&r) != 0)
-        fail_msg("ipctax-bench exited %d; stderr:\n%s", exit_code(&r), r.err);
-    run_result_free(&r);
+    run_bench_ok(args);
     struct csv_table t;
     load(dir, "architectures.csv", &t);
     assert_int_equal(t.n_rows, 2 * 2 * 4);
@@ -299,11 +301,7 @@ static void cold_and_warm_calls_are_told_apart(void **state)
     char *const args[] = {"--bars", "20000", "--combos", "3", "--rounds", "1", "--arch",
                           "in_process", "--measure", "cold", "--scale", "0.3", "--out", dir,
                           NULL};
-    struct run_result r;
-    run_bench(args, NULL, &r);
-    if (exit_code(&r) != 0)
-        fail_msg("ipctax-bench exited %d; stderr:\n%s", exit_code(&r), r.err);
-    run_result_free(&r);
+    run_bench_ok(args);
     struct csv_table t;
     load(dir, "cold.csv", &t);
     assert_true(t.n_rows >= 12 && t.n_rows % 2 == 0);
@@ -317,6 +315,58 @@ static void cold_and_warm_calls_are_told_apart(void **state)
             fail_msg("rep %s: the cold call touched %ld new pages, the warm one %ld",
                      cell(&t, i, "rep"), cold, warm);
     }
+    csv_table_free(&t);
+}
+
+/* The serialization record (issue 34): each row's place in its repetition's
+ * order, the buffer an encode wrote and the pages it touched first. The
+ * series of 20,000 bars (160 KB) is above the allocator's mmap threshold
+ * (128 KiB): a fresh encode faults every page of it, a reused one none. */
+static void serialization_records_order_buffers_and_faults(void **state)
+{
+    (void)state;
+    char dir[256];
+    out_dir(dir, "serialization");
+    char *const args[] = {"--bars", "20000", "--combos", "3", "--rounds", "1", "--arch",
+                          "in_process", "--measure", "serialization", "--scale", "0.2", "--out",
+                          dir, NULL};
+    run_bench_ok(args);
+    struct csv_table t;
+    load(dir, "serialization.csv", &t);
+    const long pages = (20000 * 8 + 4095) / 4096;
+    unsigned seen[2][64] = {{0}};          /* per language, per rep: a bit per position */
+    int fresh = 0, reused = 0;
+    for (size_t i = 0; i < t.n_rows; i++) {
+        int python = strcmp(cell(&t, i, "language"), "python") == 0;
+        const char *op = cell(&t, i, "operation"), *format = cell(&t, i, "format");
+        const char *buffer = cell(&t, i, "buffer");
+        long rep = atol(cell(&t, i, "rep")), position = atol(cell(&t, i, "position"));
+        long faults = atol(cell(&t, i, "minor_faults"));
+        assert_true(cell(&t, i, "minor_faults")[0] != '\0' && position >= 1 && rep < 64);
+        if (strcmp(op, "encode") != 0 && strcmp(op, "copy") != 0) {
+            assert_string_equal(buffer, "");
+            continue;
+        }
+        if (seen[python][rep] & 1u << position)
+            fail_msg("row %zu: position %ld twice in repetition %ld", i + 1, position, rep);
+        seen[python][rep] |= 1u << position;
+        if (strcmp(format, "raw_fresh") == 0 || strcmp(format, "tobytes_fresh") == 0) {
+            assert_string_equal(buffer, "fresh");
+            if (faults < pages)
+                fail_msg("%s: a fresh encode of %ld pages faulted %ld", format, pages, faults);
+            fresh++;
+        } else if (strcmp(format, "raw") == 0 || strcmp(format, "tobytes") == 0) {
+            assert_string_equal(buffer, "reused");
+            if (faults != 0)
+                fail_msg("%s: a reused encode faulted %ld pages", format, faults);
+            reused++;
+        }
+    }
+    for (long rep = 1; rep < 64 && (seen[0][rep] || seen[1][rep]); rep++) {
+        assert_int_equal(seen[0][rep], 0x3e);          /* C: positions 1 to 5 */
+        assert_int_equal(seen[1][rep], 0x1e);          /* Python: 1 to 4 */
+    }
+    assert_true(fresh >= 10 && fresh == reused);
     csv_table_free(&t);
 }
 
@@ -346,11 +396,7 @@ static void round_order_replays_from_the_seed(void **state)
                               "in_process,in_process_control_1,in_process_control_2,"
                               "in_process_tuned_1core",
                               "--out", dirs[i], NULL};
-        struct run_result r;
-        run_bench(args, NULL, &r);
-        if (exit_code(&r) != 0)
-            fail_msg("ipctax-bench exited %d; stderr:\n%s", exit_code(&r), r.err);
-        run_result_free(&r);
+        run_bench_ok(args);
         read_order(dirs[i], orders[i], sizeof orders[i]);
     }
     assert_string_equal(orders[0], orders[1]);
@@ -432,11 +478,7 @@ static void real_engine_passes_the_gate(void **state)
     out_dir(dir, "control");
     char *const args[] = {TINY, "--rounds", "1", "--arch", "in_process,spawn_stdin", "--out", dir,
                           NULL};
-    struct run_result r;
-    run_bench(args, NULL, &r);
-    if (exit_code(&r) != 0)
-        fail_msg("ipctax-bench exited %d; stderr:\n%s", exit_code(&r), r.err);
-    run_result_free(&r);
+    run_bench_ok(args);
     struct csv_table t;
     load(dir, "gate.csv", &t);
     assert_string_equal(lookup(&t, "architecture", "spawn_stdin", "verdict"), "pass");
@@ -759,6 +801,7 @@ int main(int argc, char **argv)
         T(tiny_job_writes_its_files),
         T(duet_runs_overlap_in_time),
         T(cold_and_warm_calls_are_told_apart),
+        T(serialization_records_order_buffers_and_faults),
         T(round_order_replays_from_the_seed),
         T(bad_options_exit_2_name_the_option_and_write_nothing),
         T(unwritable_output_is_refused_first),

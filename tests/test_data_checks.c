@@ -305,6 +305,62 @@ static void the_fixture_loads(void **state)
     run_data_free(&d);
 }
 
+/* ---- An older run lacks the columns added since (issue 34) ---------------- */
+
+/* The fixture's serialization.csv predates position, buffer and minor_faults:
+ * it loads, and they read as empty; written, they are read. */
+static void a_file_without_its_optional_columns_loads_them_empty(void **state)
+{
+    (void)state;
+    struct run_data d;
+    char err[512] = "";
+    const char *old = fixture_with(NULL, NULL, NULL);
+    if (run_data_load(&d, old, err, sizeof err) != 0)
+        fail_msg("an older serialization.csv was refused: %s", err);
+    assert_true(isnan(d.serial[0].position));
+    assert_string_equal(d.serial[0].buffer, "");
+    assert_true(isnan(d.serial[0].minor_faults));
+    run_data_free(&d);
+    const char *now = fixture_with("serialization.csv", NULL,
+                                   "language,format,operation,rep,ns,bytes,position,buffer,"
+                                   "minor_faults\nc,raw_fresh,encode,1,1000,2400,2,fresh,1\n"
+                                   "c,raw_fresh,encode,2,1100,2400,1,fresh,1\n");
+    if (run_data_load(&d, now, err, sizeof err) != 0)
+        fail_msg("a serialization.csv with every column was refused: %s", err);
+    assert_true(d.serial[0].position == 2.0);
+    assert_string_equal(d.serial[0].buffer, "fresh");
+    assert_true(d.serial[1].minor_faults == 1.0);
+    run_data_free(&d);
+}
+
+/* A column that is not optional is still required... */
+static void a_required_column_is_still_required(void **state)
+{
+    (void)state;
+    REFUSED(fixture_with("serialization.csv", NULL,
+                         "language,format,operation,rep,bytes\nc,raw,encode,1,2400\n"),
+            "serialization.csv", "has no column ns");
+}
+
+/* ...and an optional column must read as empty: a number that may be empty, or
+ * a text that may have no bytes (the schema's rule, over every file). */
+static void every_optional_column_may_be_empty(void **state)
+{
+    (void)state;
+    int optional = 0;
+    for (size_t i = 0; i < N_DATA_FILES; i++)
+        for (size_t c = 0; c < DATA_FILES[i].n_columns; c++) {
+            const struct data_column *col = &DATA_FILES[i].columns[c];
+            if (!(col->flags & COLUMN_MAY_BE_ABSENT))
+                continue;
+            optional++;
+            if (!(col->type == COLUMN_NUM_OR_EMPTY || (col->type == COLUMN_TEXT && col->min == 0)))
+                fail_msg("%s: the optional column %s cannot be empty", DATA_FILES[i].name,
+                         col->name);
+        }
+    assert_true(optional >= 3);
+}
+
 /* ...and summarizes to exit 0, so that every refusal below is the check's. */
 static void the_fixture_summarizes(void **state)
 {
@@ -710,6 +766,9 @@ int main(void)
     const struct CMUnitTest tests[] = {
         T(the_fixture_loads),
         T(the_fixture_summarizes),
+        T(a_file_without_its_optional_columns_loads_them_empty),
+        T(a_required_column_is_still_required),
+        T(every_optional_column_may_be_empty),
         T(a_huge_number_is_refused_with_its_place),
         T(a_commit_that_reads_as_a_number_is_a_text),
         T(the_summary_names_a_huge_number_and_exits_1),

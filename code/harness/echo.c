@@ -43,23 +43,32 @@ enum echo_placement { PLACE_SAME, PLACE_CROSS, N_PLACEMENTS };
 static const char *const PLACEMENT_NAMES[N_PLACEMENTS] = {"same", "cross"};
 #define BOTH (1u << PLACE_SAME | 1u << PLACE_CROSS)
 #define CROSS_ONLY (1u << PLACE_CROSS)
+#define SAME_ONLY (1u << PLACE_SAME)
 
 struct echo_lane {
-    const char *client;        /* "c" or "python" */
+    const char *client;        /* "c", "python", or "python_copying" */
     enum transport transport;
     int modes[N_MODES];        /* which modes the lane measures */
     unsigned placements;       /* a bit per placement it is measured in */
+    int copying;               /* a Python lane that calls the original's way */
 };
 
+/* The Python lanes come last: the worker drives them. */
 static const struct echo_lane LANES[] = {
-    {"c", TRANSPORT_UNIX, {1, 1, 1}, BOTH},
-    {"c", TRANSPORT_TCP, {1, 0, 1}, BOTH},
-    {"c", TRANSPORT_PIPE, {0, 0, 1}, BOTH},
-    {"c", TRANSPORT_SHM_FUTEX, {1, 0, 1}, BOTH},
-    {"c", TRANSPORT_SHM_SPIN, {1, 0, 1}, CROSS_ONLY},
-    {"python", TRANSPORT_UNIX, {1, 0, 0}, BOTH},
+    {"c", TRANSPORT_UNIX, {1, 1, 1}, BOTH, 0},
+    {"c", TRANSPORT_TCP, {1, 0, 1}, BOTH, 0},
+    {"c", TRANSPORT_PIPE, {0, 0, 1}, BOTH, 0},
+    {"c", TRANSPORT_SHM_FUTEX, {1, 0, 1}, BOTH, 0},
+    {"c", TRANSPORT_SHM_SPIN, {1, 0, 1}, CROSS_ONLY, 0},
+    {"python", TRANSPORT_UNIX, {1, 0, 0}, BOTH, 0},
+    {"python_copying", TRANSPORT_UNIX, {1, 0, 0}, SAME_ONLY, 1},
 };
-enum { N_LANES = sizeof LANES / sizeof LANES[0], PYTHON_LANE = N_LANES - 1 };
+enum { N_LANES = sizeof LANES / sizeof LANES[0], FIRST_PYTHON_LANE = N_LANES - 2 };
+
+static int is_python(int lane)
+{
+    return lane >= FIRST_PYTHON_LANE;
+}
 
 struct echo_run {
     const struct measure_context *ctx;
@@ -89,7 +98,7 @@ static int connects_per_block(enum transport t)
 
 static int open_lanes(struct echo_run *er, char *err, size_t err_size)
 {
-    for (int l = 0; l < PYTHON_LANE; l++) {
+    for (int l = 0; l < FIRST_PYTHON_LANE; l++) {
         const struct echo_lane *lane = &LANES[l];
         char name[64];
         snprintf(name, sizeof name, "echo-%s", transport_name(lane->transport));
@@ -146,7 +155,7 @@ static int place_block(struct echo_run *er, int lane, int placement, int pass,
     er->engine_pin = placement == PLACE_SAME ? er->client_cpu : er->cpus[(pass + 1) % 2];
     if (pin_this_thread(er->client_cpu) != 0)
         return set_error(err, err_size, "cannot pin the echo's client to CPU %d", er->client_cpu);
-    if (lane == PYTHON_LANE)
+    if (is_python(lane))
         return pin_engine(er->worker.pid, er->client_cpu, err, err_size) != 0
                    ? -1 : pin_engine(er->protocol[0].pid, er->engine_pin, err, err_size);
     if (er->has_protocol[lane] && pin_engine(er->protocol[lane].pid, er->engine_pin, err,
@@ -206,13 +215,14 @@ static int round_trip(struct echo_run *er, int lane, int mode, size_t n, uint64_
     return status;
 }
 
-static int python_block(struct echo_run *er, int floats, int pass, int block, int reps,
-                        char *err, size_t err_size)
+static int python_block(struct echo_run *er, int lane, int floats, int pass, int block,
+                        int reps, char *err, size_t err_size)
 {
     json_t *answer = worker_command(
-        &er->worker, json_pack("{s:s,s:s,s:i,s:i,s:i,s:b}", "cmd", "echo", "socket",
+        &er->worker, json_pack("{s:s,s:s,s:i,s:i,s:i,s:b,s:b}", "cmd", "echo", "socket",
                                er->protocol[0].socket_path, "floats", floats, "reps", reps,
-                               "warmup", ECHO_WARMUP, "timing", 0), err, err_size);
+                               "warmup", ECHO_WARMUP, "timing", 0, "copying",
+                               LANES[lane].copying), err, err_size);
     if (answer == NULL)
         return -1;
     const json_t *rtts = json_object_get(answer, "rtt_ns");
@@ -220,7 +230,7 @@ static int python_block(struct echo_run *er, int floats, int pass, int block, in
     int client_cpu = json_is_integer(cpu) ? (int)json_integer_value(cpu) : -1;
     int engine_cpu = er->engine_pin;   /* its connection's thread has ended: see above */
     for (size_t r = 0; r < json_array_size(rtts); r++)
-        write_sample(er, PYTHON_LANE, MODE_PROTOCOL, floats, pass, block, (int)r + 1,
+        write_sample(er, lane, MODE_PROTOCOL, floats, pass, block, (int)r + 1,
                      (uint64_t)json_integer_value(json_array_get(rtts, r)), 0, 0, client_cpu,
                      engine_cpu);
     json_decref(answer);
@@ -323,10 +333,10 @@ static int run_passes(struct echo_run *er, char *err, size_t err_size)
             block++;
             if (place_block(er, lane, placement, pass, err, err_size) != 0)
                 return -1;
-            status = lane == PYTHON_LANE ? python_block(er, floats, pass, block, reps, err,
-                                                        err_size)
-                                         : c_block(er, lane, floats, pass, block, reps, err,
-                                                   err_size);
+            status = is_python(lane) ? python_block(er, lane, floats, pass, block, reps, err,
+                                                    err_size)
+                                     : c_block(er, lane, floats, pass, block, reps, err,
+                                               err_size);
             if (status != 0)
                 return -1;
         }

@@ -16,8 +16,8 @@ const struct measurement MEASUREMENTS[] = {
      measure_cold},
     {"mechanisms", "round trips after a stretch of compute or waiting, and first-touch faults",
      measure_mechanisms},
-    {"serialization", "encode and decode the series: raw, memcpy, JSON, text; Python's three",
-     measure_serialization},
+    {"serialization", "encode and decode the series: raw (reused and fresh), memcpy, JSON, text; "
+     "Python's", measure_serialization},
     {"spawn", "one engine process per call, alone: a one-double echo, a one-combination sweep",
      measure_spawn},
     {"layout", "the kernel's time over layouts of its data and code, in the process and the engine",

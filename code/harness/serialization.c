@@ -1,6 +1,7 @@
 /*
  * serialization.c - encode and decode times of the close series in each
- * format, C and Python, every decode checked bit for bit.
+ * format, C and Python, into reused and fresh buffers, with the page
+ * faults of each, every decode checked bit for bit.
  *
  * Tangled from paper/70-serialization.md.
  */
@@ -8,8 +9,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 
 #include "harness/measure.h"
+#include "harness/placement.h"
 #include "harness/worker.h"
 #include "util/error.h"
 #include "util/random.h"
@@ -20,13 +23,21 @@ struct serial_bench {
     const double *series;      /* the job's close series; never written */
     size_t n;
     double *back;              /* where every decoder, and the memcpy, write */
-    uint8_t *raw;              /* the request body */
+    uint8_t *raw;              /* the request body, reused */
     size_t raw_bytes;
+    uint8_t *fresh;            /* a new mapping of raw_bytes, or NULL */
     char *text;                /* text_series_capacity(n) bytes */
     size_t text_bytes;
     char *json;                /* the encoding the decoder reads */
     size_t json_bytes;
 };
+
+static void unmap_fresh(struct serial_bench *b)
+{
+    if (b->fresh != NULL)
+        munmap(b->fresh, b->raw_bytes);
+    b->fresh = NULL;
+}
 
 static int bench_init(struct serial_bench *b, const double *series, size_t n)
 {
@@ -46,6 +57,7 @@ static void bench_free(struct serial_bench *b)
     free(b->raw);
     free(b->text);
     free(b->json);
+    unmap_fresh(b);
 }
 
 static void poison_back(struct serial_bench *b) { memset(b->back, 0xff, b->n * sizeof *b->back); }
@@ -55,6 +67,14 @@ static void drop_json(struct serial_bench *b)
 {
     free(b->json);
     b->json = NULL;
+}
+
+/* A new mapping for the fresh encode; the last one is unmapped first. */
+static void map_fresh(struct serial_bench *b)
+{
+    unmap_fresh(b);
+    void *p = mmap(NULL, b->raw_bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    b->fresh = p != MAP_FAILED ? p : NULL;
 }
 
 static int back_is_series(struct serial_bench *b)
@@ -71,6 +91,20 @@ static long raw_encode(struct serial_bench *b)
 static long raw_decode(struct serial_bench *b)
 {
     return raw_series_decode(b->raw, b->raw_bytes, b->back, b->n) == 0 ? (long)b->raw_bytes : -1;
+}
+
+static long raw_encode_fresh(struct serial_bench *b)
+{
+    if (b->fresh == NULL)
+        return -1;                 /* the mapping failed */
+    raw_series_encode(b->fresh, b->series, b->n);
+    return (long)b->raw_bytes;
+}
+
+static long raw_decode_fresh(struct serial_bench *b)
+{
+    return raw_series_decode(b->fresh, b->raw_bytes, b->back, b->n) == 0 ? (long)b->raw_bytes
+                                                                           : -1;
 }
 
 static long one_memcpy(struct serial_bench *b)
@@ -105,50 +139,68 @@ static long text_decode(struct serial_bench *b)
 struct serial_op {
     const char *format;
     const char *operation;
+    const char *buffer;                        /* reused, fresh, codec; "" for a decode */
     void (*prepare)(struct serial_bench *b);   /* untimed; may be NULL */
     long (*run)(struct serial_bench *b);       /* timed: bytes moved, or -1 */
     int (*finish)(struct serial_bench *b);     /* untimed; 0 if the result is right */
 };
 
 static const struct serial_op PAIRS[][2] = {
-    {{"raw", "encode", poison_raw, raw_encode, NULL},
-     {"raw", "decode", poison_back, raw_decode, back_is_series}},
-    {{"memcpy", "copy", poison_back, one_memcpy, back_is_series}, {NULL, NULL, NULL, NULL, NULL}},
-    {{"json", "encode", drop_json, json_encode, NULL},
-     {"json", "decode", poison_back, json_decode, back_is_series}},
-    {{"text", "encode", poison_text, text_encode, NULL},
-     {"text", "decode", poison_back, text_decode, back_is_series}},
+    {{"raw", "encode", "reused", poison_raw, raw_encode, NULL},
+     {"raw", "decode", "", poison_back, raw_decode, back_is_series}},
+    {{"raw_fresh", "encode", "fresh", map_fresh, raw_encode_fresh, NULL},
+     {"raw_fresh", "decode", "", poison_back, raw_decode_fresh, back_is_series}},
+    {{"memcpy", "copy", "reused", poison_back, one_memcpy, back_is_series},
+     {NULL, NULL, NULL, NULL, NULL, NULL}},
+    {{"json", "encode", "codec", drop_json, json_encode, NULL},
+     {"json", "decode", "", poison_back, json_decode, back_is_series}},
+    {{"text", "encode", "reused", poison_text, text_encode, NULL},
+     {"text", "decode", "", poison_back, text_decode, back_is_series}},
 };
 enum { N_PAIRS = sizeof PAIRS / sizeof PAIRS[0] };
 
-static void write_row(struct data_out *out, const char *language, const char *format,
-                      const char *operation, int rep, uint64_t ns, long bytes)
+/* One row of serialization.csv: what an operation was, and what it cost. */
+struct serial_sample {
+    const char *language, *format, *operation, *buffer;
+    int rep, position;
+    uint64_t ns;
+    long bytes, faults;        /* faults -1 when they could not be read */
+};
+
+static void write_row(struct data_out *out, const struct serial_sample *x)
 {
-    data_text(out, SERIAL_language, language);
-    data_text(out, SERIAL_format, format);
-    data_text(out, SERIAL_operation, operation);
-    data_int(out, SERIAL_rep, rep);
-    data_int(out, SERIAL_ns, (int64_t)ns);
-    data_int(out, SERIAL_bytes, bytes);
+    data_text(out, SERIAL_language, x->language);
+    data_text(out, SERIAL_format, x->format);
+    data_text(out, SERIAL_operation, x->operation);
+    data_int(out, SERIAL_rep, x->rep);
+    data_int(out, SERIAL_ns, (int64_t)x->ns);
+    data_int(out, SERIAL_bytes, x->bytes);
+    data_int(out, SERIAL_position, x->position);
+    data_text(out, SERIAL_buffer, x->buffer);
+    data_known(out, SERIAL_minor_faults, x->faults >= 0, x->faults);
     data_end_row(out);
 }
 
 static int time_op(const struct serial_op *op, struct serial_bench *b, struct data_out *out,
-                   int rep, char *err, size_t err_size)
+                   int rep, int position, char *err, size_t err_size)
 {
     if (op->prepare != NULL)
         op->prepare(b);
+    long f0 = thread_minor_faults();
     uint64_t t0 = clock_ns();
     long moved = op->run(b);
     uint64_t ns = clock_ns() - t0;
+    long f1 = thread_minor_faults();
     if (moved < 0)
         return set_error(err, err_size, "%s %s failed on the series", op->format, op->operation);
     if (op->finish != NULL && op->finish(b) != 0)
         return set_error(err, err_size, "%s %s did not give back the series bit for bit",
                          op->format,
                          op->operation);
+    struct serial_sample x = {"c", op->format, op->operation, op->buffer, rep, position, ns,
+                              moved, f0 >= 0 && f1 >= 0 ? f1 - f0 : -1};
     if (rep > 0)
-        write_row(out, "c", op->format, op->operation, rep, ns, moved);
+        write_row(out, &x);
     return 0;
 }
 
@@ -159,12 +211,47 @@ static int c_repetition(struct serial_bench *b, struct mt19937 *mt, struct data_
     random_order(mt, order, N_PAIRS);
     for (size_t i = 0; i < N_PAIRS; i++)
         for (int k = 0; k < 2 && PAIRS[order[i]][k].run != NULL; k++)
-            if (time_op(&PAIRS[order[i]][k], b, out, rep, err, err_size) != 0)
+            if (time_op(&PAIRS[order[i]][k], b, out, rep, (int)i + 1, err, err_size) != 0)
                 return -1;
+    unmap_fresh(b);
+    return 0;
+}
+/* The answer's sample of key (encode_ns, ...) for an encoding; -1 if it has none. */
+static long long sample_of(const json_t *answer, const char *key, const char *name)
+{
+    const json_t *v = json_array_get(json_object_get(json_object_get(answer, key), name), 0);
+    return json_is_integer(v) ? json_integer_value(v) : -1;
+}
+
+static int place_in(const json_t *answer, const char *name)
+{
+    const json_t *order = json_array_get(json_object_get(answer, "order"), 0);
+    for (size_t i = 0; i < json_array_size(order); i++)
+        if (strcmp(json_string_value(json_array_get(order, i)), name) == 0)
+            return (int)i + 1;
     return 0;
 }
 
-/* One repetition of the worker's three encodings; rep 0 is its warm-up. */
+static void python_rows(struct data_out *out, const json_t *answer, const char *name, int rep)
+{
+    static const char *const ops[] = {"encode", "decode", "release"};
+    const char *buffer = json_string_value(json_object_get(json_object_get(answer, "buffers"),
+                                                           name));
+    long bytes = (long)json_integer_value(json_object_get(json_object_get(answer, "bytes"), name));
+    for (size_t k = 0; k < sizeof ops / sizeof ops[0]; k++) {
+        char key[32];
+        snprintf(key, sizeof key, "%s_ns", ops[k]);
+        long long ns = sample_of(answer, key, name);
+        snprintf(key, sizeof key, "%s_faults", ops[k]);
+        struct serial_sample x = {"python", name, ops[k], k == 0 && buffer ? buffer : "", rep,
+                                  place_in(answer, name), (uint64_t)ns, bytes,
+                                  (long)sample_of(answer, key, name)};
+        if (ns >= 0)
+            write_row(out, &x);
+    }
+}
+
+/* One repetition of the worker's encodings; rep 0 is its warm-up. */
 static int python_repetition(struct worker *w, struct data_out *out, int rep, char *err,
                              size_t err_size)
 {
@@ -173,19 +260,8 @@ static int python_repetition(struct worker *w, struct data_out *out, int rep, ch
     if (answer == NULL)
         return -1;
     const json_t *names = json_object_get(answer, "encodings");
-    for (size_t i = 0; rep > 0 && i < json_array_size(names); i++) {
-        const char *name = json_string_value(json_array_get(names, i));
-        long bytes = (long)json_integer_value(
-            json_object_get(json_object_get(answer, "bytes"), name));
-        const char *ops[] = {"encode", "decode"};
-        for (int k = 0; k < 2; k++) {
-            char key[32];
-            snprintf(key, sizeof key, "%s_ns", ops[k]);
-            const json_t *samples = json_object_get(json_object_get(answer, key), name);
-            write_row(out, "python", name, ops[k], rep,
-                      (uint64_t)json_integer_value(json_array_get(samples, 0)), bytes);
-        }
-    }
+    for (size_t i = 0; rep > 0 && i < json_array_size(names); i++)
+        python_rows(out, answer, json_string_value(json_array_get(names, i)), rep);
     json_decref(answer);
     return 0;
 }

@@ -5,6 +5,8 @@ The harness (ipctax-bench) drives it over stdin and stdout, one JSON object
 per line each way; the chapter gives the protocol. It measures, it never
 judges. Run it as: /usr/bin/python3 -B code/python/worker.py
 """
+import collections
+import ctypes
 import json
 import mmap
 import os
@@ -98,9 +100,10 @@ class NumbaInProcess:
 
 class BatchUnix:
     """python_batch_unix: one sweep request per sweep, over a Unix socket."""
+    copying = False                     # the careful way, the client's default
 
     def prepare(self, job, message):
-        self.engine = ipc.Engine(message["socket"])
+        self.engine = ipc.Engine(message["socket"], copying=self.copying)
         self.warm_up(job)
 
     def warm_up(self, job):
@@ -147,6 +150,11 @@ def witness_echoes(engine, job, calls, payload):
             seen.append(dict(engine.last_call.as_dict(), kind=kind, seq=seq, floats=n,
                              at_ns=at))
     return seen
+
+
+class BatchUnixCopying(BatchUnix):
+    """python_batch_unix_copying: python_batch_unix, the original's way (a copy per call)."""
+    copying = True
 
 
 class ChattyUnix(BatchUnix):
@@ -199,6 +207,7 @@ class SpawnStdin(BatchUnix):
 ROWS = {
     "numba_in_process": NumbaInProcess,
     "python_batch_unix": BatchUnix,
+    "python_batch_unix_copying": BatchUnixCopying,
     "python_batch_unix_tuned": BatchUnix,       # the same client; the engine runs the tuned kernel
     "python_chatty_unix": ChattyUnix,
     "python_stateful_unix": StatefulUnix,
@@ -216,15 +225,17 @@ def echo_payload(job, n):
 def echo(job, message):
     n, reps = int(message["floats"]), int(message["reps"])
     warmup, timing = int(message.get("warmup", 0)), bool(message.get("timing", False))
+    copying = bool(message.get("copying", False))
     values = echo_payload(job, n)
+    back = None if copying else np.empty_like(values)
     rtts, calls = [], []
-    with ipc.Engine(message["socket"]) as engine:
-        if engine.echo(values).tobytes() != values.tobytes():
+    with ipc.Engine(message["socket"], copying=copying) as engine:
+        if engine.echo(values, out=back).tobytes() != values.tobytes():
             raise Failure(f"the echo of {n} doubles came back different")
         for _ in range(warmup):
-            engine.echo(values, timing)
+            engine.echo(values, timing, out=back)
         for _ in range(reps):
-            engine.echo(values, timing)
+            engine.echo(values, timing, out=back)
             rtts.append(engine.last_call.rtt_ns)
             calls.append(engine.last_call)
     reply = {"ok": True, "rtt_ns": rtts, "client_cpu": current_cpu()}
@@ -233,56 +244,101 @@ def echo(job, message):
     return reply
 
 
-def encode_tobytes(series):
-    return series.tobytes()
+Codec = collections.namedtuple("Codec", "encode decode buffer prepare")
 
 
 def decode_tobytes(data):
     return np.frombuffer(data, dtype=np.float64)
 
 
-def encode_json(series):
-    return json.dumps(series.tolist())
-
-
 def decode_json(text):
     return np.array(json.loads(text))
 
 
-CODECS = {
-    "tobytes": (encode_tobytes, decode_tobytes),
-    "pickle": (pickle.dumps, pickle.loads),
-    "json": (encode_json, decode_json),
-}
+def codecs(series):
+    """name: Codec for the job's series; encode() and prepare() take no argument."""
+    kept = bytearray(series.nbytes)
+    into, source = memoryview(kept), memoryview(series).cast("B")
+    at = ctypes.addressof((ctypes.c_char * len(kept)).from_buffer(kept))
+
+    def poison_kept():
+        ctypes.memset(at, 0xFF, len(kept))
+        series.sum()                    # the source read, as the destination is written
+
+    def tobytes_into_kept():
+        into[:] = source
+        return kept
+
+    def tobytes_into_fresh():
+        fresh = mmap.mmap(-1, len(kept))
+        fresh.write(source)
+        return fresh
+
+    return {
+        "tobytes": Codec(tobytes_into_kept, decode_tobytes, "reused", poison_kept),
+        "tobytes_fresh": Codec(tobytes_into_fresh, decode_tobytes, "fresh", None),
+        "pickle": Codec(lambda: pickle.dumps(series), pickle.loads, "codec", None),
+        "json": Codec(lambda: json.dumps(series.tolist()), decode_json, "codec", None),
+    }
+MMAP_THRESHOLD = 128 * 1024             # glibc's default M_MMAP_THRESHOLD, made fixed
+M_MMAP_THRESHOLD = -3                   # mallopt's parameter number (malloc.h)
 
 
+def fix_mmap_threshold():
+    """mallopt(M_MMAP_THRESHOLD, 128 KiB): the threshold set, or None if it cannot be."""
+    try:
+        mallopt = ctypes.CDLL(None).mallopt
+    except (OSError, AttributeError):
+        return None
+    return MMAP_THRESHOLD if mallopt(M_MMAP_THRESHOLD, MMAP_THRESHOLD) == 1 else None
+def timed(step):
+    """(what step() returned, its ns, its minor faults)."""
+    f0 = minor_faults()
+    t0 = time.perf_counter_ns()
+    result = step()
+    t1 = time.perf_counter_ns()
+    return result, t1 - t0, minor_faults() - f0
+
+
+def codec_turn(name, codec, series):
+    """{operation: (ns, faults)} and the encoding's size, for one turn of one codec."""
+    if codec.prepare is not None:
+        codec.prepare()
+    data, encode_ns, encode_faults = timed(codec.encode)
+    back, decode_ns, decode_faults = timed(lambda: codec.decode(data))
+    if back.dtype != np.float64 or not np.array_equal(back.view(np.int64),
+                                                       series.view(np.int64)):
+        raise Failure(f"{name} did not give the series back bit for bit")
+    size = len(data)                    # json.dumps is ASCII: characters are bytes
+    holder = [data, back]
+    del data, back
+    _, release_ns, release_faults = timed(holder.clear)
+    return {"encode": (encode_ns, encode_faults), "decode": (decode_ns, decode_faults),
+            "release": (release_ns, release_faults)}, size
 def serialize(job, message):
     if job is None:
         raise Failure("serialize needs a job")
+    threshold = fix_mmap_threshold()
     series, reps = job.close, int(message["reps"])
+    table = codecs(series)
     rng = random.Random(message.get("seed", 42))
-    names = list(CODECS)
-    encode_ns = {name: [] for name in names}
-    decode_ns = {name: [] for name in names}
-    sizes, orders = {}, []
+    names = list(table)
+    reply = {"ok": True, "encodings": names, "bytes": {}, "order": [],
+             "buffers": {name: table[name].buffer for name in names},
+             "pickle_protocol": pickle.DEFAULT_PROTOCOL, "mmap_threshold": threshold}
+    for op in ("encode", "decode", "release"):
+        reply[f"{op}_ns"] = {name: [] for name in names}
+        reply[f"{op}_faults"] = {name: [] for name in names}
     for _ in range(reps):
         order = names[:]
         rng.shuffle(order)
-        orders.append(order)
+        reply["order"].append(order)
         for name in order:
-            encode, decode = CODECS[name]
-            t0 = time.perf_counter_ns()
-            data = encode(series)
-            t1 = time.perf_counter_ns()
-            back = decode(data)
-            t2 = time.perf_counter_ns()
-            encode_ns[name].append(t1 - t0)
-            decode_ns[name].append(t2 - t1)
-            sizes[name] = len(data)          # json.dumps is ASCII: characters are bytes
-            if back.dtype != np.float64 or back.tobytes() != series.tobytes():
-                raise Failure(f"{name} did not give the series back bit for bit")
-    return {"ok": True, "encodings": names, "encode_ns": encode_ns, "decode_ns": decode_ns,
-            "bytes": sizes, "order": orders, "pickle_protocol": pickle.DEFAULT_PROTOCOL}
+            costs, reply["bytes"][name] = codec_turn(name, table[name], series)
+            for op, (ns, faults) in costs.items():
+                reply[f"{op}_ns"][name].append(ns)
+                reply[f"{op}_faults"][name].append(faults)
+    return reply
 
 
 class Worker:

@@ -107,7 +107,7 @@ static int parse_field(const struct data_column *c, const char *text, void *at, 
     char *end;
     if (c->type == COLUMN_TEXT)
         return parse_text(c, text, at, why, why_size);
-    if ((c->type == COLUMN_NUM_OR_EMPTY || c->type == COLUMN_NUM_ADDED) && text[0] == '\0') {
+    if (c->type == COLUMN_NUM_OR_EMPTY && text[0] == '\0') {
         if (at != NULL)
             *(double *)at = NAN;
         return 0;
@@ -160,7 +160,7 @@ static int load_rows(const struct loaded_file *f, struct run_data *d, char *err,
         return 0;
     for (size_t c = 0; c < n_columns; c++)
         if ((at[c] = csv_table_column(t, columns[c].name)) < 0 &&
-            columns[c].type != COLUMN_NUM_ADDED)
+            !(columns[c].flags & COLUMN_MAY_BE_ABSENT))
             return set_error(err, err_size, "%s has no column %s", f->path, columns[c].name);
     if (t->n_rows == 0)
         return set_error(err, err_size, "%s has no rows, only its header", f->path);
@@ -179,7 +179,7 @@ static int load_rows(const struct loaded_file *f, struct run_data *d, char *err,
 }
 
 static const struct data_column ANY_NUMBER = {"a number", COLUMN_NUM, -MAX_COUNT, MAX_COUNT,
-                                              "", "a value no key declares"};
+                                              "", "a value no key declares", 0};
 
 /* -?D+(.D+)?(e[+-]D+)?: what %d, %.Nf and %.17g write. */
 static int written_as_a_number(const char *s)

@@ -17,7 +17,7 @@
 #define ROW_MEMBER_INT(name, low, high) long name;
 #define ROW_MEMBER_NUM(name, low, high) double name;
 #define ROW_MEMBER_NUM_OR_EMPTY(name, low, high) double name;
-#define ROW_MEMBER_NUM_ADDED(name, low, high) double name;
+#define ROW_MEMBER_OPTIONAL(type) ROW_MEMBER_##type     /* the member of the type it wraps */
 #define ROW_TYPE(type, list) struct type { list(ROW_MEMBER, type) }
 
 ROW_TYPE(run_row, RUNS_COLUMNS);       /* architectures.csv: one timed run */

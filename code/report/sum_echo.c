@@ -207,8 +207,9 @@ static void put_pair(const struct echo_view *v, struct store *s, const struct ec
 {
     const struct echo_point *a = find_point(v, p->a[0], p->a[1], p->a[2], p->a[3], atol(p->a[4]));
     const struct echo_point *b = find_point(v, p->b[0], p->b[1], p->b[2], p->b[3], atol(p->b[4]));
-    if (a != NULL && b != NULL)
-        put_estimate(s, p->key, pair_passes(a, b, p->kind), p->decimals, "passes");
+    struct estimate none = {0, NAN, NAN, NAN, 0.0};    /* a run without the lane: not measured */
+    put_estimate(s, p->key, a != NULL && b != NULL ? pair_passes(a, b, p->kind) : none,
+                 p->decimals, "passes");
 }
 
 #define SAME(t, m, f) {"c", t, "same", m, #f}
@@ -236,6 +237,16 @@ static const struct echo_pair PAIRS[] = {
      SAME("unix", "protocol", 1), RATIO, 2},
     {"echo.python_over_c.150000", {"python", "unix", "same", "protocol", "150000"},
      SAME("unix", "protocol", 150000), RATIO, 2},
+    {"echo.python_over_c.100000", {"python", "unix", "same", "protocol", "100000"},
+     SAME("unix", "protocol", 100000), RATIO, 2},
+    {"echo.python_copying_over_c.1", {"python_copying", "unix", "same", "protocol", "1"},
+     SAME("unix", "protocol", 1), RATIO, 2},
+    {"echo.python_copying_over_c.100000",
+     {"python_copying", "unix", "same", "protocol", "100000"}, SAME("unix", "protocol", 100000),
+     RATIO, 2},
+    {"echo.python_copying_over_c.150000",
+     {"python_copying", "unix", "same", "protocol", "150000"}, SAME("unix", "protocol", 150000),
+     RATIO, 2},
 };
 #undef SAME
 #undef CROSS
@@ -266,7 +277,8 @@ static void put_tcp_worst(const struct echo_view *v, struct store *s, const char
 
 static const long QUOTED_SIZES[] = {1, 1000, 150000};
 static const char *const LANES[][2] = {{"c", "unix"}, {"c", "tcp"}, {"c", "pipe"},
-                                       {"c", "shm_futex"}, {"c", "shm_spin"}, {"python", "unix"}};
+                                       {"c", "shm_futex"}, {"c", "shm_spin"}, {"python", "unix"},
+                                       {"python_copying", "unix"}};
 static const char *const PLACEMENTS[] = {"same", "cross"};
 static const char *const MODES[] = {"protocol", "raw"};
 
@@ -388,7 +400,7 @@ static const char *original_echo(const struct run_data *d, const struct echo_poi
 {
     char okey[64];
     snprintf(okey, sizeof okey, "echo.p50_us.%ld", p->floats);
-    for (size_t k = 0; k < d->n_original && strcmp(p->client, "python") == 0 &&
+    for (size_t k = 0; k < d->n_original && strncmp(p->client, "python", 6) == 0 &&
                        strcmp(p->mode, "protocol") == 0; k++)
         if (strcmp(d->original[k].key, okey) == 0)
             return d->original[k].value;

@@ -54,6 +54,9 @@ const struct arch_row ARCH_ROWS[] = {
      WHOLE, "the original's baseline: the kernel in numba, called from Python"},
     {"python_batch_unix", PY, TRANSPORT_UNIX, "naive", ENCODING_BINARY, GRAIN_SWEEP, DUET,
      1, WHOLE, "the original's configuration: Python calls the engine once per sweep"},
+    {"python_batch_unix_copying", PY, TRANSPORT_UNIX, "naive", ENCODING_BINARY, GRAIN_SWEEP,
+     DUET, 0, WHOLE, "python_batch_unix the original's way: the series copied (tobytes, "
+     "b\"\".join) and a new reply buffer, per call"},
     {"python_batch_unix_tuned", PY, TRANSPORT_UNIX, "tuned", ENCODING_BINARY,
      GRAIN_SWEEP, DUET, 0, WHOLE,
      "Python calls the engine once per sweep, the tuned kernel behind it"},

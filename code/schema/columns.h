@@ -67,10 +67,10 @@
 /* Added with the trailer's clock reading and fault count: each crossing
  * apart, and the pages each side touched first during the call. */
 #define CALL_CROSSING_COLUMNS(_, row)                                                              \
-    _(row, request_ns, NUM_ADDED, NANOS, "ns", "the request's crossing: sent until held whole")    \
-    _(row, reply_ns, NUM_ADDED, NANOS, "ns", "the reply's crossing: the engine's end to arrived")  \
-    _(row, engine_minor_faults, NUM_ADDED, COUNT, "pages", "the engine's first touches, serving")  \
-    _(row, client_minor_faults, NUM_ADDED, COUNT, "pages", "the client's first touches in the call")
+    _(row, request_ns, OPTIONAL(NUM_OR_EMPTY), NANOS, "ns", "the request's crossing: sent until held whole")    \
+    _(row, reply_ns, OPTIONAL(NUM_OR_EMPTY), NANOS, "ns", "the reply's crossing: the engine's end to arrived")  \
+    _(row, engine_minor_faults, OPTIONAL(NUM_OR_EMPTY), COUNT, "pages", "the engine's first touches, serving")  \
+    _(row, client_minor_faults, OPTIONAL(NUM_OR_EMPTY), COUNT, "pages", "the client's first touches in the call")
 
 /* The bytes on the wire, frames included (0 when the client did not count them). */
 #define CALL_BYTES_COLUMNS(_, row)                                                                 \
@@ -115,7 +115,7 @@
 
 /* echo.csv: one round trip */
 #define ECHO_COLUMNS(_, row)                                                                       \
-    _(row, client, TEXT, NAME_OF(15), "", "c or python")                                           \
+    _(row, client, TEXT, NAME_OF(15), "", "c, python, or python_copying (the original's way)")     \
     _(row, transport, TEXT, NAME_OF(15), "", "unix, tcp, pipe, shm_futex, shm_spin")               \
     _(row, placement, TEXT, NAME_OF(7), "", "same CPU or cross")                                   \
     _(row, client_cpu, INT, CPU, "", "the CPU the client ran on")                                  \
@@ -141,14 +141,17 @@
     _(row, engine_minor_faults, NUM, COUNT, "pages", "first touches of the engine")                \
     CALL_BYTES_COLUMNS(_, row)
 
-/* serialization.csv: one encode or decode of the series */
+/* serialization.csv: one encode, decode, copy or release of the series */
 #define SERIAL_COLUMNS(_, row)                                                                     \
     _(row, language, TEXT, NAME_OF(15), "", "c or python")                                         \
-    _(row, format, TEXT, NAME_OF(15), "", "raw, memcpy, json, text; tobytes, pickle, json")        \
-    _(row, operation, TEXT, NAME_OF(15), "", "encode, decode or copy")                             \
+    _(row, format, TEXT, NAME_OF(15), "", "raw, raw_fresh, memcpy, json, text; tobytes, ...")      \
+    _(row, operation, TEXT, NAME_OF(15), "", "encode, decode, copy or release")                    \
     _(row, rep, INT, ORDINAL, "", "the repetition")                                                \
     _(row, ns, NUM, NANOS, "ns", "its time")                                                       \
-    _(row, bytes, NUM, COUNT, "bytes", "the encoding's size on the wire")
+    _(row, bytes, NUM, COUNT, "bytes", "the encoding's size on the wire")                          \
+    _(row, position, OPTIONAL(NUM_OR_EMPTY), ORDINAL, "", "its format's place in the repetition")  \
+    _(row, buffer, OPTIONAL(TEXT), TEXT_OF(0, 15), "", "where it writes: reused, fresh or codec")  \
+    _(row, minor_faults, OPTIONAL(NUM_OR_EMPTY), COUNT, "pages", "pages it touched first")
 
 /* spawn.csv: one spawned call, or its warm twin; from spawn_ns on, added
  * with the split of a spawn (older runs lack them) */
@@ -161,10 +164,10 @@
     _(row, process_cpu_ns, NUM_OR_EMPTY, NANOS, "ns", "its processor time")                        \
     _(row, minor_faults, NUM_OR_EMPTY, COUNT, "pages", "its first touches")                        \
     _(row, compute_ns, NUM_OR_EMPTY, NANOS, "ns", "the kernel inside it; empty for an echo")       \
-    _(row, spawn_ns, NUM_ADDED, NANOS, "ns", "the parent's call that started the engine")          \
-    _(row, request_ns, NUM_ADDED, NANOS, "ns", "from the request's first byte to the engine's")    \
-    _(row, engine_decode_ns, NUM_ADDED, NANOS, "ns", "the engine decoding the request")            \
-    _(row, engine_minor_faults, NUM_ADDED, COUNT, "pages", "its first touches while serving")
+    _(row, spawn_ns, OPTIONAL(NUM_OR_EMPTY), NANOS, "ns", "the parent's call that started the engine")          \
+    _(row, request_ns, OPTIONAL(NUM_OR_EMPTY), NANOS, "ns", "from the request's first byte to the engine's")    \
+    _(row, engine_decode_ns, OPTIONAL(NUM_OR_EMPTY), NANOS, "ns", "the engine decoding the request")            \
+    _(row, engine_minor_faults, OPTIONAL(NUM_OR_EMPTY), COUNT, "pages", "its first touches while serving")
 
 /* states.csv: one echo right after a stretch (@sec:mechanisms); the fields
  * from rtt_ns on are a call's record */

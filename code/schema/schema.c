@@ -9,7 +9,7 @@
 #include "schema/schema.h"
 
 #define DESCRIBE(row, name, type, range, unit, description) \
-    {#name, COLUMN_##type, range, unit, description},
+    {#name, COLUMN_##type, range, unit, description, COLUMN_FLAGS_##type},
 #define COLUMNS(list) {list(DESCRIBE, unused)}
 static const struct data_column RUNS[] = COLUMNS(RUNS_COLUMNS);
 static const struct data_column CALLS[] = COLUMNS(CALLS_COLUMNS);
@@ -28,7 +28,7 @@ static const struct data_column COUNTS[] = COLUMNS(COUNTS_COLUMNS);
 static const struct data_column ORIGINAL[] = COLUMNS(ORIGINAL_COLUMNS);
 static const struct data_column MANIFEST[] = COLUMNS(MANIFEST_COLUMNS);
 const struct data_column KEY_VALUE_COLUMNS[KV_N] = COLUMNS(KV_COLUMNS);
-#define KEY(name, type, range, unit, description) {name, COLUMN_##type, range, unit, description}
+#define KEY(name, type, range, unit, description) {name, COLUMN_##type, range, unit, description, 0}
 
 static const struct data_column RUN_KEYS[] = {
     KEY("bars", INT, RANGE(1, MAX_BARS), "bars", "bars in the series"),

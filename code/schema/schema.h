@@ -16,8 +16,19 @@ enum column_type {
     COLUMN_INT,                /* a whole number, into a long */
     COLUMN_NUM,                /* a number, into a double */
     COLUMN_NUM_OR_EMPTY,       /* a number, or empty for not applicable (NAN) */
-    COLUMN_NUM_ADDED,          /* ... and a file written before it existed lacks it */
 };
+
+/* A column's flags: OPTIONAL(TYPE) in a list marks one an older run may lack. */
+enum column_flags {
+    COLUMN_MAY_BE_ABSENT = 1,  /* a file without it reads as though it were empty */
+};
+/* How the lists' types expand: COLUMN_##type gives the type, COLUMN_FLAGS_##type its flags. */
+#define COLUMN_OPTIONAL(type) COLUMN_##type
+#define COLUMN_FLAGS_OPTIONAL(type) COLUMN_MAY_BE_ABSENT
+#define COLUMN_FLAGS_TEXT 0
+#define COLUMN_FLAGS_INT 0
+#define COLUMN_FLAGS_NUM 0
+#define COLUMN_FLAGS_NUM_OR_EMPTY 0
 
 struct data_column {
     const char *name;          /* the column's, or a key-value file's key */
@@ -25,6 +36,7 @@ struct data_column {
     double min, max;           /* a number's range; a text's least and most bytes */
     const char *unit;          /* "ns", "s", "bytes", ...; "" for none */
     const char *description;
+    unsigned flags;            /* enum column_flags */
 };
 
 enum data_file_flags {

@@ -31,9 +31,7 @@ static json_t *field(const struct data_column *c)
         json_object_set_new(constraints, "minimum", json_real(c->min));
         json_object_set_new(constraints, "maximum", json_real(c->max));
     }
-    int required = c->type == COLUMN_TEXT ? c->min > 0
-                                          : c->type != COLUMN_NUM_OR_EMPTY &&
-                                                c->type != COLUMN_NUM_ADDED;
+    int required = c->type == COLUMN_TEXT ? c->min > 0 : c->type != COLUMN_NUM_OR_EMPTY;
     json_object_set_new(constraints, "required", json_boolean(required));
     json_t *f = json_pack("{s:s,s:s,s:s}", "name", c->name, "type", field_type(c->type),
                           "description", c->description);

@@ -325,6 +325,101 @@ class AgainstTheRealEngine(unittest.TestCase):
                 engine.round_trip(frame)
 
 
+class CarefulAndCopying(unittest.TestCase):
+    """Issue 34: the careful way (the default) sends the caller's arrays as they
+    are and keeps its reply buffer, so that after its first call a call
+    allocates nothing in proportion to its payload; the original's way copies.
+    Both give the same bits, through the real engine and spawned."""
+
+    BUDGET = 64 * 1024          # bytes a careful call may allocate, after the first
+
+    @classmethod
+    def setUpClass(cls):
+        support.require_engine()
+        cls.server = support.EngineProcess()
+        cls.close = ipc.study_series()                 # 1.2 MB
+        cls.params = support.grid(2, 30)
+
+    @classmethod
+    def tearDownClass(cls):
+        cls.server.stop()
+
+    def allocated(self, call, times=3):
+        """The most tracemalloc saw allocated by one of `times` calls, over what was held."""
+        call()                                        # the first: buffers grow
+        tracemalloc.start()
+        try:
+            most = 0
+            for _ in range(times):
+                tracemalloc.reset_peak()
+                held = tracemalloc.get_traced_memory()[0]
+                call()
+                most = max(most, tracemalloc.get_traced_memory()[1] - held)
+        finally:
+            tracemalloc.stop()
+        return most
+
+    def test_a_careful_sweep_of_the_series_allocates_under_64_kib(self):
+        with ipc.Engine(self.server.path) as engine:
+            self.assertFalse(engine.copying)
+            most = self.allocated(lambda: engine.sweep(self.close, self.params))
+        self.assertLess(most, self.BUDGET)
+
+    def test_a_careful_echo_into_out_allocates_under_64_kib(self):
+        back = np.empty_like(self.close)
+        with ipc.Engine(self.server.path) as engine:
+            most = self.allocated(lambda: engine.echo(self.close, out=back))
+        self.assertLess(most, self.BUDGET)
+        self.assertTrue(support.same_bits(back, self.close))
+
+    def test_the_original_way_copies_the_series(self):
+        # the measure above can fail: the original's way allocates the series twice over
+        with ipc.Engine(self.server.path, copying=True) as engine:
+            most = self.allocated(lambda: engine.sweep(self.close, self.params))
+        self.assertGreater(most, 2 * self.close.nbytes)
+
+    def test_both_ways_give_the_same_bits(self):
+        results = {}
+        for copying in (False, True):
+            with ipc.Engine(self.server.path, copying=copying) as engine:
+                results[copying] = (engine.sweep(self.close, self.params, timing=True),
+                                    engine.echo(self.close))
+            spawned = ipc.SpawnedEngine(support.ENGINE, copying=copying)
+            (pnl, trades), back = results[copying]
+            s_pnl, s_trades = spawned.sweep(self.close, self.params)
+            self.assertTrue(support.same_bits(s_pnl, pnl))
+            self.assertEqual(s_trades.tolist(), trades.tolist())
+            self.assertTrue(support.same_bits(back, self.close))
+        (careful, _), (copied, _) = results[False], results[True]
+        self.assertTrue(support.same_bits(careful[0], copied[0]))
+        self.assertEqual(careful[1].tolist(), copied[1].tolist())
+
+    def test_a_careful_result_is_the_callers_own(self):
+        # the reply buffer is reused: an earlier call's arrays must not change
+        with ipc.Engine(self.server.path) as engine:
+            first = engine.echo(self.close[:1000])
+            kept = first.copy()
+            engine.echo(self.close[1000:2000])
+            pnl, trades = engine.sweep(self.close, self.params)
+            kept_pnl = pnl.copy()
+            engine.sweep(self.close[:5000], self.params)
+            reply = np.frombuffer(engine._reply, dtype=np.uint8)
+            self.assertFalse(np.shares_memory(first, reply))
+            self.assertFalse(np.shares_memory(pnl, reply) or np.shares_memory(trades, reply))
+        self.assertTrue(support.same_bits(first, kept))
+        self.assertTrue(support.same_bits(pnl, kept_pnl))
+
+    def test_arrays_of_any_layout_go_the_careful_way(self):
+        with ipc.Engine(self.server.path) as engine:
+            strided = self.close[:2000:2]                  # not contiguous: copied first
+            self.assertTrue(support.same_bits(engine.echo(strided), strided))
+            big_endian = self.close[:100].astype(">f8")
+            self.assertTrue(support.same_bits(engine.echo(big_endian), self.close[:100]))
+            fortran = np.asfortranarray(self.params.astype(np.int32))
+            pnl, _ = engine.sweep(self.close, fortran)
+            self.assertEqual(len(pnl), 2)
+
+
 class ThroughASpawnedEngine(unittest.TestCase):
     """ipctax-engine --stdin, one process per call."""
 
