@@ -25,31 +25,14 @@ static size_t unit_boundaries(const struct run_data *d, const char *arch, int pe
         struct unit_calls c;
         if (!u[i].complete || unit_calls(d, &u[i], &c) != 0)
             continue;
+        double over_warm = unit_last_rtt(d, &u[i]) - unit_witness(d, &u[i], "warm", 0);
         out[k++] = per_sweep ? c.mean_boundary_us * (double)c.calls / (u[i].duet ? 2.0 : 1.0) *
                                    1e-3
-                             : c.boundary_us;
+                   : isfinite(over_warm) ? over_warm
+                                         : c.boundary_us;
     }
     free(u);
     return k;
-}
-
-/* The echo's price of chatty's payload, pass by pass: the mean of the two
- * points around it. */
-static size_t echo_prediction(const struct run_data *d, double *out)
-{
-    double a[MAX_UNITS], b[MAX_UNITS];
-    size_t na = echo_pass_values(d, "c", "unix", "same", "protocol_timed", 50000, a, MAX_UNITS);
-    size_t nb = echo_pass_values(d, "c", "unix", "same", "protocol_timed", 100000, b, MAX_UNITS);
-    size_t n = na < nb ? na : nb;
-    for (size_t k = 0; k < n; k++)
-        out[k] = (a[k] + b[k]) / 2.0;
-    return n;
-}
-
-static double over(const double *m, const void *ctx)
-{
-    (void)ctx;
-    return m[0] / m[1];
 }
 
 static double over_difference(const double *m, const void *ctx)
@@ -62,6 +45,19 @@ static double difference(const double *m, const void *ctx)
 {
     (void)ctx;
     return m[0] - m[1];
+}
+
+/* The claims' names for a call over its witness: the unit's own ratio, as the
+ * calls' summary estimated it (nothing when the run made no witness). */
+static void put_witnessed(struct store *s, const char *key, const char *from)
+{
+    char unit_key[KEY_SIZE], unit[TEXT_SIZE] = "couples";
+    struct estimate e = store_estimate(s, from);
+    const struct value *u = store_get(s, keyf(unit_key, "%s.unit", from));
+    if (u != NULL)
+        snprintf(unit, sizeof unit, "%s", u->text);   /* copied: the put below may move it */
+    if (e.n > 0)
+        put_estimate(s, key, e, 2, unit);
 }
 
 /* Puts f of the groups under key, with the level and coverage it was calibrated to. */
@@ -83,9 +79,6 @@ static void put_crossings(const struct run_data *d, struct store *s)
         g[i] = malloc(MAX_UNITS * sizeof *g[i]);
     if (g[0] == NULL || g[1] == NULL || g[2] == NULL)
         goto done;
-    n[0] = unit_boundaries(d, "chatty_unix", 0, g[0]);
-    n[1] = echo_prediction(d, g[1]);
-    put_composite(s, "cross.chatty_over_model", 2, g, n, over, 2, "couples and passes");
     n[0] = unit_boundaries(d, "spawn_per_combo", 0, g[0]);
     n[1] = unit_boundaries(d, "spawn_stdin", 0, g[1]);
     n[2] = unit_boundaries(d, "batch_unix", 0, g[2]);
@@ -96,12 +89,10 @@ static void put_crossings(const struct run_data *d, struct store *s)
     n[0] = unit_boundaries(d, "chatty_unix", 1, g[0]);
     n[1] = unit_boundaries(d, "batch_unix", 1, g[1]);
     put_composite(s, "cross.chatty_extra_ms", 2, g, n, difference, 1, "couples of two rows");
-    n[0] = unit_boundaries(d, "python_stateful_unix", 0, g[0]);
-    n[1] = echo_pass_values(d, "python", "unix", "same", "protocol", 1, g[1], MAX_UNITS);
-    put_composite(s, "cross.stateful_over_floor", 2, g, n, over, 2, "couples and passes");
-    n[0] = unit_boundaries(d, "stateful_unix", 0, g[0]);
-    n[1] = echo_pass_values(d, "c", "unix", "same", "protocol_timed", 1, g[1], MAX_UNITS);
-    put_composite(s, "cross.c_stateful_over_floor", 2, g, n, over, 2, "couples and passes");
+    /* a call over its own witnesses: a value of the unit (@sec:results-mechanisms) */
+    put_witnessed(s, "cross.chatty_over_model", "cross.chatty_unix.over_payload");
+    put_witnessed(s, "cross.stateful_over_floor", "cross.python_stateful_unix.over_floor");
+    put_witnessed(s, "cross.c_stateful_over_floor", "cross.stateful_unix.over_floor");
 done:
     for (int i = 0; i < 3; i++)
         free(g[i]);
@@ -137,44 +128,6 @@ static const struct derivation DERIVATIONS[] = {
      "cross.chatty_extra_ms", 1},
 };
 
-/* Each crossing pattern's G (compute per call over the socket's floor) and its
- * measured boundary share; the original's per-combination G beside them. */
-static void write_break_even(const struct run_data *d, struct store *s)
-{
-    static const char *const header[] = {"label", "G", "share_pct", "low", "high"};
-    static const char *const patterns[] = {"batch_unix", "chatty_unix", "stateful_unix",
-                                           "per_bar_unix", "spawn_per_combo", "json_chatty_unix",
-                                           "python_batch_unix", "python_stateful_unix"};
-    char key[KEY_SIZE];
-    struct csv_out out;
-    /* The floor a timed call of the architectures pays: the timed echo of one
-     * double on one CPU, as the rows' client and engine share theirs. */
-    double passes[MAX_UNITS];
-    size_t n = echo_pass_values(d, "c", "unix", "same", "protocol_timed", 1, passes, MAX_UNITS);
-    struct estimate floor = estimate_median(passes, n);
-    double floor_us = floor.value;
-    put_estimate(s, "cross.floor_us", floor, 1, "passes");
-    if (figure_data_open(s, "breakeven.csv", &out, header, CSV_COLUMNS(header)) != 0)
-        return;
-    for (size_t i = 0; i < sizeof patterns / sizeof patterns[0]; i++) {
-        double compute_us = store_number(s, keyf(key, "call.%s.compute_us", patterns[i]));
-        struct estimate share = store_estimate(s, keyf(key, "call.%s.share_pct", patterns[i]));
-        if (share.n == 0 || !(compute_us > 0))
-            continue;
-        csv_out_text(&out, patterns[i]);
-        csv_out_double(&out, compute_us / floor_us);
-        csv_out_double(&out, share.value);
-        csv_out_double(&out, share.low);
-        csv_out_double(&out, share.high);
-        csv_out_end_row(&out);
-    }
-    table_close(s, &out);
-    put_number(s, "cross.g_per_combo", store_number(s, "call.stateful_unix.compute_us") / floor_us,
-               0);
-    put_number(s, "cross.g_per_bar", store_number(s, "call.per_bar_unix.compute_us") / floor_us,
-               2);
-}
-
 void summarize_derived(const struct run_data *d, struct store *s)
 {
     static const char *const header[] = {"What the original derived", "The original's figure",
@@ -182,7 +135,6 @@ void summarize_derived(const struct run_data *d, struct store *s)
     struct csv_out t;
     char buf[200], text[TEXT_SIZE + 64];
     put_crossings(d, s);
-    write_break_even(d, s);
     if (table_open(s, "derived", &t, header, CSV_COLUMNS(header)) != 0)
         return;
     for (size_t i = 0; i < sizeof DERIVATIONS / sizeof DERIVATIONS[0]; i++) {

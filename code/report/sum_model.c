@@ -189,6 +189,44 @@ static void predict(const struct store *s, const struct arch_row *row,
     term[T_PROCESS] = spawns ? p->exit_us : 0.0;
 }
 
+/* The patterns the break-even figure shows: the naive kernel behind a Unix
+ * socket, and a process per call finer than a sweep. */
+static int break_even_pattern(const struct arch_row *row)
+{
+    return strcmp(row->kernel, "naive") == 0 &&
+           (row->transport == TRANSPORT_UNIX ||
+            (row->transport == TRANSPORT_SPAWN && row->grain != GRAIN_SWEEP));
+}
+
+static void write_break_even(struct store *s, const struct primitives *p)
+{
+    static const char *const header[] = {"label", "G", "share_pct", "low", "high"};
+    char key[KEY_SIZE];
+    struct csv_out out;
+    put_number(s, "cross.floor_us", p->one[CLIENT_C][1].rtt, 1);
+    if (figure_data_open(s, "breakeven.csv", &out, header, CSV_COLUMNS(header)) != 0)
+        return;
+    for (size_t i = 0; i < N_ARCH_ROWS; i++) {
+        const struct arch_row *row = &ARCH_ROWS[i];
+        double compute_us = value_of(s, keyf(key, "call.%s.compute_us", row->name));
+        struct estimate share = store_estimate(s, keyf(key, "call.%s.share_pct", row->name));
+        double w = stretch_weight(p, compute_us);
+        double price = between(p->one[row->client], w).rtt;
+        if (!break_even_pattern(row) || share.n == 0 || !(compute_us > 0) || !(price > 0))
+            continue;
+        put_number(s, keyf(key, "model.%s.g", row->name), compute_us / price, 2);
+        csv_out_text(&out, row->name);
+        csv_out_double(&out, compute_us / price);
+        csv_out_double(&out, share.value);
+        csv_out_double(&out, share.low);
+        csv_out_double(&out, share.high);
+        csv_out_end_row(&out);
+    }
+    table_close(s, &out);
+    put_number(s, "cross.g_per_combo", store_number(s, "model.stateful_unix.g"), 0);
+    put_number(s, "cross.g_per_bar", store_number(s, "model.per_bar_unix.g"), 2);
+}
+
 static void model_row(struct csv_out *t, struct csv_out *f, const struct arch_row *row,
                       const double term[N_TERMS], double predicted, const struct call_inputs *in)
 {
@@ -253,6 +291,7 @@ void summarize_model(const struct run_data *d, struct store *s)
     }
     table_close(s, &t);
     table_close(s, &f);
+    write_break_even(s, &p);
     put_count(s, "model.rows", rows);
     put_count(s, "model.within", within);
     put_number(s, "model.worst.ratio", worst, 2);
