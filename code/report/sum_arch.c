@@ -10,6 +10,8 @@
 #include <string.h>
 
 #include "report/summarize.h"
+#include "report/calibrate.h"
+#include "report/pooled.h"
 #include "report/units.h"
 
 static void largest_part(const struct run_data *d, const char *arch, long *bars, long *combos)
@@ -150,6 +152,59 @@ static void between(const struct run_data *d, struct store *s, const char *key, 
         put_estimate(s, key, ratio_between(d, a, b), decimals, "rounds");
 }
 
+/* Every paired row's ratio three ways (@sec:appendix-pooled): the median
+ * of its units, on the pool of all rows' noise, and Hodges-Lehmann's; with
+ * the pool's own spread and the calibration of its intervals. */
+static void pooled_ratios(const struct run_data *d, struct store *s)
+{
+    static const char *const header[] = {"Architecture", "Median [95% interval]",
+                                         "Pooled [95% interval]", "Hodges-Lehmann [95% interval]"};
+    static const char *const pairing[2] = {"sequential", "duet"};
+    char key[KEY_SIZE], a[200], b[200], c[200];
+    struct csv_out t;
+    if (table_open(s, "estimators", &t, header, CSV_COLUMNS(header)) != 0)
+        return;
+    for (int duet = 1; duet >= 0; duet--) {
+        struct pooled_fit f;
+        if (pooled_fit(d, duet, &f) != 0 || f.n_rows == 0) {
+            pooled_free(&f);
+            continue;
+        }
+        for (size_t r = 0; r < f.n_rows; r++) {
+            double *ratios = NULL, *logs;
+            size_t n = 0;
+            arch_unit_ratios(d, f.rows[r], &ratios, &n);
+            logs = malloc((n ? n : 1) * sizeof *logs);
+            for (size_t i = 0; logs != NULL && i < n; i++)
+                logs[i] = log(ratios[i]);
+            struct estimate hl = logs != NULL ? estimate_hodges_lehmann(logs, n)
+                                              : (struct estimate){0, NAN, NAN, NAN, 0};
+            hl = (struct estimate){hl.n, exp(hl.value), exp(hl.low), exp(hl.high), hl.coverage};
+            struct estimate pooled = pooled_estimate(&f, r, BOOTSTRAP_SEED);
+            struct estimate median = estimate_median(ratios, n);
+            put_estimate(s, keyf(key, "arch.%s.pooled_ratio", f.rows[r]), pooled, 3,
+                         unit_name(d, f.rows[r]));
+            put_estimate(s, keyf(key, "arch.%s.hl_ratio", f.rows[r]), hl, 3,
+                         unit_name(d, f.rows[r]));
+            csv_out_text(&t, f.rows[r]);
+            csv_out_text(&t, format_estimate(a, median, 3));
+            csv_out_text(&t, format_estimate(b, pooled, 3));
+            csv_out_text(&t, format_estimate(c, hl, 3));
+            csv_out_end_row(&t);
+            free(ratios);
+            free(logs);
+        }
+        put_number(s, keyf(key, "pooled.%s.spread_pct", pairing[duet]),
+                   100.0 * robust_spread(f.pool, f.n_pool), 1);
+        put_count(s, keyf(key, "pooled.%s.units", pairing[duet]), (double)f.n_units);
+        put_count(s, keyf(key, "pooled.%s.rows", pairing[duet]), (double)f.n_rows);
+        put_number(s, keyf(key, "pooled.%s.coverage_pct", pairing[duet]),
+                   100.0 * pooled_coverage(&f, POOLED_CALIBRATION_RUNS, CALIBRATION_SEED), 1);
+        pooled_free(&f);
+    }
+    table_close(s, &t);
+}
+
 void summarize_architectures(const struct run_data *d, struct store *s)
 {
     struct sample_stats base = run_stats(d, "in_process");
@@ -169,4 +224,5 @@ void summarize_architectures(const struct run_data *d, struct store *s)
     between(d, s, "pair.batch_tuned_over_tuned", "batch_unix_tuned", "in_process_tuned_1core", 3);
     between(d, s, "pair.spawn_over_batch", "spawn_stdin", "batch_unix", 3);
     between(d, s, "pair.chatty_over_batch", "chatty_unix", "batch_unix", 3);
+    pooled_ratios(d, s);
 }

@@ -210,6 +210,53 @@ double estimate_half_width(struct estimate e)
     return (e.high - e.low) / 2.0 / fabs(e.value);
 }
 
+/* P(signed-rank statistic <= w) for n values, from the counts of each rank
+ * sum: how many of the 2^n sign patterns give it. */
+static double signed_rank_below(size_t n, size_t w)
+{
+    size_t most = n * (n + 1) / 2;
+    double *count = calloc(most + 1, sizeof *count), p = 0.0;
+    if (count == NULL)
+        return NAN;
+    count[0] = 1.0;
+    for (size_t r = 1; r <= n; r++)
+        for (size_t s = most; s >= r; s--)
+            count[s] += count[s - r];
+    for (size_t s = 0; s <= w && s <= most; s++)
+        p += count[s];
+    free(count);
+    return p / pow(2.0, (double)n);
+}
+
+struct estimate estimate_hodges_lehmann(const double *values, size_t n)
+{
+    struct estimate e = {0, NAN, NAN, NAN, 0.0};
+    size_t k;
+    double *sorted = sorted_finite(values, n, &k);
+    size_t m = k * (k + 1) / 2;
+    double *walsh = k > 0 ? malloc(m * sizeof *walsh) : NULL;
+    if (sorted != NULL && walsh != NULL) {
+        size_t w = 0;
+        for (size_t i = 0; i < k; i++)
+            for (size_t j = i; j < k; j++)
+                walsh[w++] = (sorted[i] + sorted[j]) / 2.0;
+        qsort(walsh, m, sizeof *walsh, compare_doubles);
+        e.n = k;
+        e.value = quantile_sorted(walsh, m, 0.5);
+        /* the largest c with P(T <= c - 1) <= 2.5%, at least 1: the ends are
+         * the c-th smallest and the c-th largest Walsh averages */
+        size_t c = 1;
+        while (c < m / 2 && signed_rank_below(k, c) <= 0.025)
+            c++;
+        e.coverage = k > 1 ? 1.0 - 2.0 * signed_rank_below(k, c - 1) : 0.0;
+        e.low = k > 1 ? walsh[c - 1] : NAN;
+        e.high = k > 1 ? walsh[m - c] : NAN;
+    }
+    free(sorted);
+    free(walsh);
+    return e;
+}
+
 double couple_ratio(double x1, double b1, double x2, double b2)
 {
     return exp((log(x1 / b1) + log(x2 / b2)) / 2.0);

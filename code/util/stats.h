@@ -59,6 +59,12 @@ int composite_draws(size_t k, const double *const groups[], const size_t n[],
 /* Half the interval's width, as a fraction of the estimate (NAN if 0 or unknown). */
 double estimate_half_width(struct estimate e);
 
+/* The Hodges-Lehmann estimate of the finite values' centre (the median of
+ * their pairwise means) with the signed-rank test's exact interval, for
+ * values symmetric about it: the cross-check beside the median
+ * (@sec:appendix-pooled). */
+struct estimate estimate_hodges_lehmann(const double *values, size_t n);
+
 /* A couple's ratio: the geometric mean of its two duets' ratios, x over b. */
 double couple_ratio(double x1, double b1, double x2, double b2);
 /* A triple's ratio: x over the geometric mean of the baseline runs around it. */
