@@ -96,22 +96,26 @@ struct arch_state {
 };
 
 static int open_python_row(struct arch_state *st, const struct harness_env *env,
-                           char *err, size_t err_size)
+                           const struct sweep_job *job, char *err, size_t err_size)
 {
     const struct arch_row *row = st->row;
+    struct worker_part part = {job->n_bars, (size_t)(row->part.combo_step > 0
+                                                         ? row->part.combo_step : 1)};
     if (st->worker == NULL)
         return set_error(err, err_size, "%s needs the Python worker, which is not running",
                          row->name);
     if (row->transport == TRANSPORT_SPAWN)
-        return worker_prepare(st->worker, row->name, "engine", env->engine, err, err_size);
+        return worker_prepare(st->worker, row->name, &part, "engine", env->engine, err,
+                              err_size);
     if (row->transport == TRANSPORT_NONE)
-        return worker_prepare(st->worker, row->name, NULL, NULL, err, err_size);
+        return worker_prepare(st->worker, row->name, &part, NULL, NULL, err, err_size);
     struct session_options o = {row->transport, row->name, row->kernel, NULL, 0, 0, NULL,
                                 NULL};
     if (session_open(&st->session, env, &o, err, err_size) != 0)
         return -1;
     st->has_session = 1;
-    return worker_prepare(st->worker, row->name, "socket", st->session.socket_path, err, err_size);
+    return worker_prepare(st->worker, row->name, &part, "socket", st->session.socket_path, err,
+                          err_size);
 }
 
 static int open_c_row(struct arch_state *st, const struct harness_env *env,
@@ -150,7 +154,7 @@ struct arch_state *arch_open(const struct arch_row *row, const struct harness_en
     sweep_workspace_init(&st->ws, NULL);
     int status = 0;
     if (row->client == CLIENT_PYTHON)
-        status = open_python_row(st, env, err, err_size);
+        status = open_python_row(st, env, job, err, err_size);
     else if (row->client == CLIENT_C)
         status = open_c_row(st, env, job, err, err_size);
     if (status != 0) {

@@ -61,8 +61,10 @@ static void usage(FILE *to)
         "  --combos N      parameter combinations, 1..%d (default %d)\n"
         "  --seed N        seed of the series and of the rounds' order (default %d)\n"
         "  --budget S      seconds of rounds at most, 1..86400 (default %.0f)\n"
-        "  --target PCT    stop once the duet A/A control's interval is within\n"
-        "                  +-PCT%% of one, 0..100 (default %.1f)\n"
+        "  --target PCT    the duet A/A control's goal, +-PCT%% of one, reported\n"
+        "                  beside every round (no longer a stop rule), 0..100 (default %.1f)\n"
+        "  --units PLAN    units each row wants, as row=N,... (N 1..1000); a row not\n"
+        "                  named wants --min-rounds, a headline row %d\n"
         "  --min-rounds N  rounds at least, 1..10000 (default %d)\n"
         "  --max-rounds N  rounds at most, 1..10000 (default %d)\n"
         "  --rounds N      exactly N rounds (sets both)\n"
@@ -83,7 +85,7 @@ static void usage(FILE *to)
         "2 for a refused command line, or a failed run or measurement.\n",
         DEFAULT_BARS, MAX_COMBOS, DEFAULT_COMBOS, DEFAULT_SEED,
         SCHEDULE_DEFAULT_LIMITS.budget_s, SCHEDULE_DEFAULT_LIMITS.target * 100.0,
-        SCHEDULE_DEFAULT_LIMITS.min_rounds, SCHEDULE_DEFAULT_LIMITS.max_rounds);
+        HEADLINE_UNITS, SCHEDULE_DEFAULT_LIMITS.min_rounds, SCHEDULE_DEFAULT_LIMITS.max_rounds);
 }
 
 static void list_everything(void)
@@ -101,6 +103,26 @@ static void list_everything(void)
         printf("  %-24s %d-byte vectors; %s\n", tuned_path_name(p), tuned_path_bytes(p),
                lack != NULL ? lack : "this machine runs it");
     }
+}
+
+/* A plan, "row=N,...": every row a row of the table, every N from 1 to 1000. */
+static int units_check(const char *plan, char *err, size_t n)
+{
+    char item[128];
+    for (const char *p = plan; *p != '\0';) {
+        size_t len = strcspn(p, ",");
+        snprintf(item, sizeof item, "%.*s", (int)(len < sizeof item ? len : sizeof item - 1), p);
+        char *eq = strchr(item, '='), *end;
+        long units = eq != NULL ? strtol(eq + 1, &end, 10) : 0;
+        if (eq == NULL || eq == item || *end != '\0' || units < 1 || units > 1000)
+            return set_error(err, n, "--units: '%s' is not row=N with N from 1 to 1000", item);
+        *eq = '\0';
+        if (arch_row_named(item) < 0)
+            return set_error(err, n, "--units: no architecture named '%s' (see --list)", item);
+        p += len;
+        p += *p == ',';
+    }
+    return 0;
 }
 
 /* One option and its value; 0, or -1 with a message in err. */
@@ -140,6 +162,10 @@ static int take_option(int opt, struct bench_config *cfg, char *err, size_t n)
         status = option_double("--target", optarg, 0, 100, &pct, err, n);
         l->target = pct / 100;
         break;
+    case 'u':
+        l->units = optarg;
+        status = units_check(optarg, err, n);
+        break;
     case 'S': status = option_double("--scale", optarg, 0.01, 100, &cfg->scale, err, n); break;
     case 'a':
         cfg->rows = optarg;
@@ -165,6 +191,7 @@ static int parse_options(int argc, char **argv, struct bench_config *cfg, int *s
         {"bars", required_argument, 0, 'b'}, {"combos", required_argument, 0, 'c'},
         {"seed", required_argument, 0, 's'}, {"budget", required_argument, 0, 'B'},
         {"target", required_argument, 0, 'T'}, {"min-rounds", required_argument, 0, 'm'},
+        {"units", required_argument, 0, 'u'},
         {"max-rounds", required_argument, 0, 'M'}, {"rounds", required_argument, 0, 'r'},
         {"arch", required_argument, 0, 'a'}, {"measure", required_argument, 0, 'x'},
         {"scale", required_argument, 0, 'S'}, {"out", required_argument, 0, 'o'},
@@ -277,6 +304,8 @@ static int write_run(const char *dir, const struct bench_config *cfg, const char
     setting(&out, "scale", NULL, cfg->scale);
     setting(&out, "budget_s", NULL, cfg->limits.budget_s);
     setting(&out, "target", NULL, cfg->limits.target);
+    setting(&out, "units", cfg->limits.units != NULL ? cfg->limits.units : "default", 0);
+    setting(&out, "headline_units", NULL, HEADLINE_UNITS);
     setting(&out, "min_rounds", NULL, cfg->limits.min_rounds);
     setting(&out, "max_rounds", NULL, cfg->limits.max_rounds);
     setting(&out, "rounds", NULL, how->rounds);

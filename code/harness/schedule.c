@@ -30,6 +30,7 @@ struct row_record {
     double *ratios;                    /* its units' ratios to the baseline */
     size_t n_ratios;
     double last_unit_s;                /* how long its last unit took */
+    int planned;                       /* the units the plan wants of it */
 };
 
 struct schedule {
@@ -79,8 +80,6 @@ static int make_part(struct schedule *sc, struct row_record *r, char *err, size_
     size_t step = (size_t)(p->combo_step > 0 ? p->combo_step : 1);
     size_t bars = whole->n_bars / (size_t)(p->bar_divisor > 0 ? p->bar_divisor : 1);
     size_t combos = (whole->n_combos + step - 1) / step;
-    if (r->row->client == CLIENT_PYTHON && (bars != whole->n_bars || step != 1))
-        return set_error(err, err_size, "%s: a Python row runs the whole job", r->row->name);
     r->params = malloc(combos * sizeof *r->params);
     r->reference = malloc(combos * sizeof *r->reference);
     if (r->params == NULL || r->reference == NULL)
@@ -334,11 +333,18 @@ static int push_ratio(struct row_record *r, double ratio)
     return 0;
 }
 
-static void run_round(struct schedule *sc, int round, int every_row, uint32_t seed)
+/* Whether row i still wants a unit: an active row short of its plan. */
+static int wants_a_unit(const struct schedule *sc, size_t i)
+{
+    const struct row_record *r = &sc->rec[i];
+    return r->active && (int)i != sc->baseline && r->n_ratios < (size_t)r->planned;
+}
+
+static void run_round(struct schedule *sc, int round, uint32_t seed)
 {
     size_t rows[N_ARCH_ROWS], order[N_ARCH_ROWS], n = 0;
     for (size_t i = 0; i < sc->n; i++)
-        if (sc->rec[i].active && (int)i != sc->baseline && (every_row || sc->rec[i].row->headline))
+        if (wants_a_unit(sc, i))
             rows[n++] = i;
     mt19937_seed(&sc->mt, round_seed(seed, round));
     random_order(&sc->mt, order, n);
@@ -354,18 +360,56 @@ static void run_round(struct schedule *sc, int round, int every_row, uint32_t se
     }
 }
 
-/* Seconds the next round (headline rows only) will take, by their last units. */
-static double next_round_s(const struct schedule *sc)
+/* Seconds the next round will take, and all the rounds left, by the rows'
+ * last units: each row still short of its plan, once or once per unit. */
+static double rounds_left_s(const struct schedule *sc, int all)
 {
     double s = 0.0;
     for (size_t i = 0; i < sc->n; i++)
-        if (sc->rec[i].active && sc->rec[i].row->headline && (int)i != sc->baseline)
-            s += sc->rec[i].last_unit_s;
+        if (wants_a_unit(sc, i))
+            s += sc->rec[i].last_unit_s *
+                 (all ? (double)((size_t)sc->rec[i].planned - sc->rec[i].n_ratios) : 1.0);
     return s;
 }
 
-static int prepare(struct schedule *sc, const char *rows, const char *out_dir,
-                   char *err, size_t err_size)
+static size_t rows_wanting(const struct schedule *sc)
+{
+    size_t n = 0;
+    for (size_t i = 0; i < sc->n; i++)
+        n += wants_a_unit(sc, i);
+    return n;
+}
+
+/* The plan's units made and wanted, over every active row. */
+static void plan_progress(const struct schedule *sc, long *made, long *wanted)
+{
+    *made = *wanted = 0;
+    for (size_t i = 0; i < sc->n; i++)
+        if (sc->rec[i].active && (int)i != sc->baseline) {
+            *wanted += sc->rec[i].planned;
+            *made += (long)(sc->rec[i].n_ratios < (size_t)sc->rec[i].planned
+                                ? sc->rec[i].n_ratios
+                                : (size_t)sc->rec[i].planned);
+        }
+}
+
+/* The units the plan wants of a row: "row=N" in the plan, or the default:
+ * the minimum, a headline row's twelve; never fewer than the minimum. */
+static int planned_units(const struct arch_row *row, const struct schedule_limits *lim)
+{
+    int units = row->headline ? HEADLINE_UNITS : lim->min_rounds;
+    size_t len = strlen(row->name);
+    for (const char *p = lim->units; p != NULL && *p != '\0';) {
+        if (strncmp(p, row->name, len) == 0 && p[len] == '=')
+            units = atoi(p + len + 1);
+        p = strchr(p, ',');
+        p = p != NULL ? p + 1 : NULL;
+    }
+    return units > lim->min_rounds ? units : lim->min_rounds;
+}
+
+static int prepare(struct schedule *sc, const char *rows, const struct schedule_limits *lim,
+                   const char *out_dir, char *err, size_t err_size)
 {
     sc->rec = calloc(N_ARCH_ROWS, sizeof *sc->rec);
     for (int s = 0; s < 2; s++)
@@ -379,6 +423,7 @@ static int prepare(struct schedule *sc, const char *rows, const char *out_dir,
             continue;                          /* the baseline always runs */
         struct row_record *r = &sc->rec[sc->n++];
         r->row = &ARCH_ROWS[i];
+        r->planned = planned_units(r->row, lim);
         if (make_part(sc, r, err, err_size) != 0)
             return -1;
         if (r->row->pairing == PAIRING_NONE)
@@ -416,35 +461,61 @@ static void finish(struct schedule *sc)
     free(sc->rec);
 }
 
+static void print_round(const struct schedule *sc, const struct schedule_limits *lim,
+                        int round, const struct schedule_outcome *how)
+{
+    long made, wanted;
+    char control[64];
+    plan_progress(sc, &made, &wanted);
+    double left = fmin(rounds_left_s(sc, 1), fmax(lim->budget_s - how->seconds, 0.0));
+    if (isinf(how->reach))
+        snprintf(control, sizeof control, "A/A control: too few units yet");
+    else
+        snprintf(control, sizeof control, "A/A control within +-%.1f%%", how->reach * 100.0);
+    fprintf(stderr, "  round %3d  %6.0f s  %4ld of %ld planned units  about %4.0f s left  %s\n",
+            round, how->seconds, made, wanted, left, control);
+}
+
+static void print_ending(const struct schedule *sc, const struct schedule_outcome *how)
+{
+    static const char *const why[] = {"resolved", "every row has its planned units",
+                                       "budget", "the budget would be overrun by another round",
+                                       "max_rounds", "the most rounds allowed were made"};
+    const char *said = how->stop_reason;
+    for (size_t i = 0; i < sizeof why / sizeof why[0]; i += 2)
+        if (strcmp(why[i], how->stop_reason) == 0)
+            said = why[i + 1];
+    fprintf(stderr, "ipctax-bench: %d rounds in %.0f s, stopped: %s\n", how->rounds,
+            how->seconds, said);
+    for (size_t i = 0; i < sc->n; i++)
+        if (wants_a_unit(sc, i))
+            fprintf(stderr, "  %s: %zu of its %d planned units\n", sc->rec[i].row->name,
+                    sc->rec[i].n_ratios, sc->rec[i].planned);
+}
+
 static void run_rounds(struct schedule *sc, const struct schedule_limits *lim, uint32_t seed,
                        struct schedule_outcome *how)
 {
     sc->started_ns = clock_ns();
     how->stop_reason = "max_rounds";
     for (int round = 1; round <= lim->max_rounds && sc->rec[sc->baseline].active; round++) {
-        run_round(sc, round, round <= lim->min_rounds, seed);
+        run_round(sc, round, seed);
         how->rounds = round;
         how->seconds = seconds_between(sc->started_ns, clock_ns());
         how->reach = control_reach(sc);
-        if (isinf(how->reach))
-            fprintf(stderr, "  round %3d  %7.1f s  A/A control: too few units for a 95%% interval\n",
-                    round, how->seconds);
-        else
-            fprintf(stderr, "  round %3d  %7.1f s  A/A control within +-%.2f%%\n", round,
-                    how->seconds, how->reach * 100.0);
+        print_round(sc, lim, round, how);
         if (round < lim->min_rounds)
             continue;
-        if (how->reach <= lim->target) {
+        if (rows_wanting(sc) == 0) {
             how->stop_reason = "resolved";
             break;
         }
-        if (how->seconds + next_round_s(sc) > lim->budget_s) {
+        if (how->seconds + rounds_left_s(sc, 0) > lim->budget_s) {
             how->stop_reason = "budget";
             break;
         }
     }
-    fprintf(stderr, "ipctax-bench: %d rounds in %.1f s, stopped: %s\n", how->rounds,
-            how->seconds, how->stop_reason);
+    print_ending(sc, how);
 }
 
 int schedule_run(const struct harness_env *env, const struct sweep_job *job,
@@ -454,7 +525,7 @@ int schedule_run(const struct harness_env *env, const struct sweep_job *job,
 {
     struct schedule sc = {.env = env, .job = job, .reference = reference};
     memset(how, 0, sizeof *how);
-    int status = prepare(&sc, rows, out_dir, err, err_size);
+    int status = prepare(&sc, rows, limits, out_dir, err, err_size);
     if (status == 0) {
         set_up(&sc);
         run_rounds(&sc, limits, seed, how);

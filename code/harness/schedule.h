@@ -14,10 +14,13 @@
 struct schedule_limits {
     int min_rounds, max_rounds;
     double budget_s;           /* seconds of rounds at most, once min_rounds are made */
-    double target;             /* stop once the duet's A/A control is within 1 +- target */
+    double target;             /* the A/A control's goal, reported: no longer a stop rule */
+    const char *units;         /* the plan: "row=N,...", NULL for every row's default */
 };
 
-#define SCHEDULE_DEFAULT_LIMITS ((struct schedule_limits){6, 40, 600.0, 0.005})
+enum { HEADLINE_UNITS = 12 };  /* a headline row's units when the plan does not say */
+
+#define SCHEDULE_DEFAULT_LIMITS ((struct schedule_limits){6, 40, 600.0, 0.015, NULL})
 
 struct schedule_outcome {
     int rounds;

@@ -116,10 +116,11 @@ void worker_stop(struct worker *w)
     memset(w, 0, sizeof *w);
 }
 
-int worker_prepare(struct worker *w, const char *row, const char *key, const char *value,
-                   char *err, size_t err_size)
+int worker_prepare(struct worker *w, const char *row, const struct worker_part *part,
+                   const char *key, const char *value, char *err, size_t err_size)
 {
-    json_t *command = json_pack("{s:s,s:s}", "cmd", "prepare", "row", row);
+    json_t *command = json_pack("{s:s,s:s,s:I,s:I}", "cmd", "prepare", "row", row, "bars",
+                                (json_int_t)part->bars, "step", (json_int_t)part->combo_step);
     if (key != NULL)
         json_object_set_new(command, key, json_string(value));
     return command_ok(w, command, err, err_size);

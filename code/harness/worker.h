@@ -25,9 +25,15 @@ int worker_start(struct worker *w, const struct harness_env *env, const struct s
 /* Sends a command (it takes the reference) and returns the answer, which
  * had "ok": true; NULL with err set otherwise. json_decref the answer. */
 json_t *worker_command(struct worker *w, json_t *command, char *err, size_t err_size);
-/* Sets a row up; key/value (may be NULL) say where its engine is. */
-int worker_prepare(struct worker *w, const char *row, const char *key, const char *value,
-                   char *err, size_t err_size);
+/* The part of the job a row runs: the first `bars` bars, and every
+ * `combo_step`-th parameter set from the first. */
+struct worker_part {
+    size_t bars, combo_step;
+};
+/* Sets a row up on its part of the job; key/value (may be NULL) say where
+ * its engine is. */
+int worker_prepare(struct worker *w, const char *row, const struct worker_part *part,
+                   const char *key, const char *value, char *err, size_t err_size);
 /* A call's record as the worker reports it, by calls.csv's column names;
  * a field it lacks stays unknown. */
 struct call_record worker_call_record(const json_t *c);

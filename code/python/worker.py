@@ -77,6 +77,16 @@ class Job:
         self.close = close.astype(np.float64)
         self.params = params.astype(np.int64)
 
+    def part(self, bars, step):
+        """The part of the job a row runs: the first bars bars, every step-th set."""
+        if not 1 <= bars <= len(self.close) or step < 1:
+            raise Failure(f"no part of {bars} bars and every {step}th set in a job of "
+                          f"{len(self.close)} bars")
+        part = Job.__new__(Job)
+        part.close = np.ascontiguousarray(self.close[:bars])
+        part.params = np.ascontiguousarray(self.params[::step])
+        return part
+
 
 class NumbaInProcess:
     """numba_in_process: the kernel of paper/37-numba.md in this interpreter."""
@@ -347,6 +357,7 @@ class Worker:
         self.channel = channel
         self.job = None
         self.rows = {}
+        self.row_jobs = {}              # each prepared row's part of the job
         self.probes = None              # the state probes' engine (@sec:mechanisms)
         self.probe_array = None
         self.stretch_arrays = None
@@ -376,12 +387,15 @@ class Worker:
             raise Failure("prepare needs a job")
         self.close_row(name)                # a failed prepare leaves it unprepared
         row = ROWS[name]()
+        job = self.job.part(int(message.get("bars", len(self.job.close))),
+                            int(message.get("step", 1)))
         try:
-            row.prepare(self.job, message)
+            row.prepare(job, message)
         except BaseException:
             row.close()
             raise
         self.rows[name] = row
+        self.row_jobs[name] = job
         return {"ok": True}
 
     def cmd_run(self, message):
@@ -392,11 +406,12 @@ class Worker:
         faults, cpu_start = minor_faults(), current_cpu()
         c0 = time.process_time_ns()
         t0 = time.perf_counter_ns()
-        pnl, trades, calls = row.run(self.job, timing)
+        job = self.row_jobs[message.get("row")]
+        pnl, trades, calls = row.run(job, timing)
         t1 = time.perf_counter_ns()
         c1 = time.process_time_ns()
         cpu_end, faults = current_cpu(), minor_faults() - faults
-        witnesses = row.witness(self.job, calls) if timing else []
+        witnesses = row.witness(job, calls) if timing else []
         return {"ok": True, "seconds": (t1 - t0) * 1e-9, "client_cpu_s": (c1 - c0) * 1e-9,
                 "cpu_start": cpu_start, "cpu_end": cpu_end, "client_minor_faults": faults,
                 "pnl": [float.hex(float(x)) for x in pnl],

@@ -14,15 +14,6 @@
 #include "report/summarize.h"
 #include "report/units.h"
 
-/* Calls an architecture makes per sweep (the per-bar one times a sample). */
-static double calls_per_sweep(const struct unit_view *u, const struct unit_calls *c)
-{
-    int i = arch_row_named(u->row[0]->architecture);
-    if (i >= 0 && ARCH_ROWS[i].grain == GRAIN_BAR)
-        return (double)u->row[0]->bars + 2.0;
-    return (double)c->calls / (u->duet ? 2.0 : 1.0);
-}
-
 /* The phases the paper reports, each a field of struct call_phases. */
 struct phase_key {
     const char *name;
@@ -86,7 +77,7 @@ static void collect_call_values(const struct run_data *d, const char *arch,
         double w[N_WITNESS_VALUES];
         if (!units[i].complete || unit_calls(d, &units[i], &c) != 0)
             continue;
-        v->calls = calls_per_sweep(&units[i], &c);
+        v->calls = calls_per_whole_sweep(d, arch);
         doubles_push(&v->share, c.share_pct);
         doubles_push(&v->per_call, c.boundary_us);
         doubles_push(&v->compute, c.compute_us);

@@ -26,8 +26,7 @@ static size_t unit_boundaries(const struct run_data *d, const char *arch, int pe
         if (!u[i].complete || unit_calls(d, &u[i], &c) != 0)
             continue;
         double over_warm = unit_last_rtt(d, &u[i]) - unit_witness(d, &u[i], "warm", 0);
-        out[k++] = per_sweep ? c.mean_boundary_us * (double)c.calls / (u[i].duet ? 2.0 : 1.0) *
-                                   1e-3
+        out[k++] = per_sweep ? c.mean_boundary_us * calls_per_whole_sweep(d, arch) * 1e-3
                    : isfinite(over_warm) ? over_warm
                                          : c.boundary_us;
     }
@@ -116,13 +115,11 @@ static const struct derivation DERIVATIONS[] = {
      "ms", "cross.spawn_over_persistent_us", 1e-3},
     {"a spawn per combination, per call", "orig.spawn.per_spawn_ms", "ms",
      "call.spawn_per_combo.per_call_us", 1e-3},
-    {"a spawn per combination, over its part (20 combinations; the original: all 80)",
-     "orig.spawn.per_combo_s", "s",
+    {"a spawn per combination, over a whole sweep", "orig.spawn.per_combo_s", "s",
      "call.spawn_per_combo.sweep_boundary_ms", 1e-3},
-    {"an engine consulted per bar, over its part (a fifth of the bars)", "orig.breakeven.per_bar_ipc_s",
-     "s", "call.per_bar_unix.sweep_boundary_ms", 1e-3},
-    {"a chatty JSON service over its part (10 combinations; the original: its encoding of all)",
-     "orig.serial.json_chatty_s", "s",
+    {"an engine consulted per bar, over a whole sweep", "orig.breakeven.per_bar_ipc_s", "s",
+     "call.per_bar_unix.sweep_boundary_ms", 1e-3},
+    {"a chatty JSON service over a whole sweep", "orig.serial.json_chatty_s", "s",
      "call.json_chatty_unix.sweep_boundary_ms", 1e-3},
     {"chatty against batch, extra per sweep", "orig.chatty.extra_ms", "ms",
      "cross.chatty_extra_ms", 1},

@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "report/units.h"
+#include "schema/architectures.h"
 #include "util/stats.h"
 
 static const struct run_row *run_numbered(const struct run_data *d, long run)
@@ -201,6 +202,23 @@ double unit_witness(const struct run_data *d, const struct unit_view *u, const c
     double m = rtt != NULL ? median_of(rtt, n) : NAN;
     free(rtt);
     return m;
+}
+
+double calls_per_whole_sweep(const struct run_data *d, const char *arch)
+{
+    int i = arch_row_named(arch);
+    if (i < 0)
+        return NAN;
+    switch (ARCH_ROWS[i].grain) {
+    case GRAIN_SWEEP:
+        return 1.0;
+    case GRAIN_COMBO:
+    case GRAIN_LOADED:
+        return kv_number(&d->run, "combos");
+    case GRAIN_BAR:
+        return kv_number(&d->run, "bars") + 2.0;
+    }
+    return NAN;
 }
 
 double unit_last_rtt(const struct run_data *d, const struct unit_view *u)

@@ -46,6 +46,10 @@ struct unit_calls {
 /* What the calls of u's runs say; 0, or -1 when the unit has no timed call. */
 int unit_calls(const struct run_data *d, const struct unit_view *u, struct unit_calls *out);
 
+/* The calls arch makes in a sweep of the whole job, whatever part its runs
+ * did: one per sweep, per combination, or per bar and two more. */
+double calls_per_whole_sweep(const struct run_data *d, const char *arch);
+
 /* The median round trip (µs) of u's witnesses of a kind (@sec:witnesses):
  * the first after each run (seq 1) when `first`, else the later ones; NAN
  * when the unit has none, as a run made before the witnesses has. */

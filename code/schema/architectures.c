@@ -13,6 +13,8 @@
 #define DUET PAIRING_DUET
 #define TURN PAIRING_SEQUENTIAL
 #define WHOLE {1, 1}
+#define FIFTH {5, 1}          /* the first fifth of the bars */
+#define QUARTER {1, 4}        /* every fourth combination */
 const struct arch_row ARCH_ROWS[] = {
     {"in_process", IN, TRANSPORT_NONE, "naive", ENCODING_BINARY, GRAIN_SWEEP,
      PAIRING_NONE, 1, WHOLE, "the kernel called directly, no boundary"},
@@ -22,50 +24,50 @@ const struct arch_row ARCH_ROWS[] = {
      TURN, 1, WHOLE, "in_process again, in turn between two baseline runs: the A/A control "
      "of sequential pairs (and, against another unit's baseline, of the earlier rounds)"},
     {"in_process_tuned_1core", IN, TRANSPORT_NONE, "tuned", ENCODING_BINARY,
-     GRAIN_SWEEP, DUET, 0, WHOLE, "the tuned kernel on one thread, no boundary"},
+     GRAIN_SWEEP, DUET, 0, FIFTH, "the tuned kernel on one thread, no boundary"},
     {"in_process_tuned_1core_sequential", IN, TRANSPORT_NONE, "tuned",
-     ENCODING_BINARY, GRAIN_SWEEP, TURN, 0, WHOLE,
+     ENCODING_BINARY, GRAIN_SWEEP, TURN, 0, FIFTH,
      "in_process_tuned_1core again, in sequential pairs: does the duet bias a ratio?"},
     {"in_process_tuned", IN, TRANSPORT_NONE, "tuned_all_cores", ENCODING_BINARY,
-     GRAIN_SWEEP, TURN, 0, WHOLE, "the tuned kernel on every core, no boundary"},
+     GRAIN_SWEEP, TURN, 0, FIFTH, "the tuned kernel on every core, no boundary"},
     {"batch_unix", C, TRANSPORT_UNIX, "naive", ENCODING_BINARY, GRAIN_SWEEP, DUET, 1,
      WHOLE, "persistent engine on a Unix socket, one round trip per sweep"},
-    {"batch_tcp", C, TRANSPORT_TCP, "naive", ENCODING_BINARY, GRAIN_SWEEP, DUET, 0, WHOLE,
+    {"batch_tcp", C, TRANSPORT_TCP, "naive", ENCODING_BINARY, GRAIN_SWEEP, DUET, 0, FIFTH,
      "persistent engine on TCP loopback (TCP_NODELAY), one round trip per sweep"},
     {"batch_shm", C, TRANSPORT_SHM_FUTEX, "naive", ENCODING_BINARY, GRAIN_SWEEP, DUET, 0,
-     WHOLE, "persistent engine over shared memory (futex wait), one round trip per sweep"},
+     FIFTH, "persistent engine over shared memory (futex wait), one round trip per sweep"},
     {"batch_unix_tuned", C, TRANSPORT_UNIX, "tuned", ENCODING_BINARY,
-     GRAIN_SWEEP, DUET, 0, WHOLE, "batch_unix with the tuned kernel (one thread) behind it"},
+     GRAIN_SWEEP, DUET, 0, FIFTH, "batch_unix with the tuned kernel (one thread) behind it"},
     {"chatty_unix", C, TRANSPORT_UNIX, "naive", ENCODING_BINARY, GRAIN_COMBO, DUET, 1,
-     WHOLE, "one round trip per combination, the series re-sent each time"},
-    {"stateful_unix", C, TRANSPORT_UNIX, "naive", ENCODING_BINARY, GRAIN_LOADED, DUET, 1,
-     WHOLE, "the series loaded once per connection, one 48-byte call per combination"},
-    {"per_bar_unix", C, TRANSPORT_UNIX, "naive", ENCODING_BINARY, GRAIN_BAR, DUET, 0,
-     {5, 1}, "one round trip per bar: one close out, every position back (a fifth of the bars)"},
+     QUARTER, "one round trip per combination, the series re-sent each time"},
+    {"stateful_unix", C, TRANSPORT_UNIX, "naive", ENCODING_BINARY, GRAIN_LOADED, DUET, 0,
+     QUARTER, "the series loaded once per connection, one 48-byte call per combination"},
+    {"per_bar_unix", C, TRANSPORT_UNIX, "naive", ENCODING_BINARY, GRAIN_BAR, DUET, 1,
+     FIFTH, "one round trip per bar: one close out, every position back"},
     {"spawn_stdin", C, TRANSPORT_SPAWN, "naive", ENCODING_BINARY, GRAIN_SWEEP, DUET, 1,
      WHOLE, "a fresh engine per sweep, request on stdin, reply on stdout"},
-    {"spawn_per_combo", C, TRANSPORT_SPAWN, "naive", ENCODING_BINARY, GRAIN_COMBO, DUET, 0,
-     {1, 4}, "a fresh engine per combination (every fourth combination)"},
-    {"json_unix", C, TRANSPORT_UNIX, "naive", ENCODING_JSON, GRAIN_SWEEP, DUET, 0, WHOLE,
+    {"spawn_per_combo", C, TRANSPORT_SPAWN, "naive", ENCODING_BINARY, GRAIN_COMBO, DUET, 1,
+     QUARTER, "a fresh engine per combination"},
+    {"json_unix", C, TRANSPORT_UNIX, "naive", ENCODING_JSON, GRAIN_SWEEP, DUET, 0, FIFTH,
      "JSON request and reply, one round trip per sweep"},
-    {"json_chatty_unix", C, TRANSPORT_UNIX, "naive", ENCODING_JSON, GRAIN_COMBO, DUET, 0,
-     {1, 8}, "JSON, one round trip per combination with the series (every eighth combination)"},
+    {"json_chatty_unix", C, TRANSPORT_UNIX, "naive", ENCODING_JSON, GRAIN_COMBO, DUET, 1,
+     {1, 8}, "JSON, one round trip per combination with the series"},
     {"numba_in_process", PY, TRANSPORT_NONE, "numba", ENCODING_BINARY, GRAIN_SWEEP, DUET, 1,
-     WHOLE, "the original's baseline: the kernel in numba, called from Python"},
+     FIFTH, "the original's baseline: the kernel in numba, called from Python"},
     {"python_batch_unix", PY, TRANSPORT_UNIX, "naive", ENCODING_BINARY, GRAIN_SWEEP, DUET,
      1, WHOLE, "the original's configuration: Python calls the engine once per sweep"},
     {"python_batch_unix_copying", PY, TRANSPORT_UNIX, "naive", ENCODING_BINARY, GRAIN_SWEEP,
      DUET, 0, WHOLE, "python_batch_unix the original's way: the series copied (tobytes, "
      "b\"\".join) and a new reply buffer, per call"},
     {"python_batch_unix_tuned", PY, TRANSPORT_UNIX, "tuned", ENCODING_BINARY,
-     GRAIN_SWEEP, DUET, 0, WHOLE,
+     GRAIN_SWEEP, DUET, 1, FIFTH,
      "Python calls the engine once per sweep, the tuned kernel behind it"},
     {"python_chatty_unix", PY, TRANSPORT_UNIX, "naive", ENCODING_BINARY, GRAIN_COMBO, DUET,
-     0, WHOLE, "Python calls the engine once per combination, re-sending the series"},
+     0, QUARTER, "Python calls the engine once per combination, re-sending the series"},
     {"python_stateful_unix", PY, TRANSPORT_UNIX, "naive", ENCODING_BINARY, GRAIN_LOADED,
-     DUET, 1, WHOLE, "Python loads the series once, then one call per combination"},
+     DUET, 1, QUARTER, "Python loads the series once, then one call per combination"},
     {"python_spawn_stdin", PY, TRANSPORT_SPAWN, "naive", ENCODING_BINARY, GRAIN_SWEEP,
-     DUET, 0, WHOLE, "Python spawns the engine per sweep, as the original's rust_spawn_stdin"},
+     DUET, 1, WHOLE, "Python spawns the engine per sweep, as the original's rust_spawn_stdin"},
 };
 #undef C
 #undef PY
@@ -73,6 +75,8 @@ const struct arch_row ARCH_ROWS[] = {
 #undef DUET
 #undef TURN
 #undef WHOLE
+#undef FIFTH
+#undef QUARTER
 const size_t N_ARCH_ROWS = sizeof ARCH_ROWS / sizeof ARCH_ROWS[0];
 
 int arch_row_named(const char *name)

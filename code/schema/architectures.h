@@ -42,7 +42,7 @@ struct arch_row {
     enum arch_encoding encoding;
     enum arch_grain grain;
     enum arch_pairing pairing; /* PAIRING_NONE: the baseline itself */
-    int headline;              /* measured in every round, not only the minimum */
+    int headline;              /* a claim rests on it: at least HEADLINE_UNITS units */
     struct job_part part;
     const char *description;
 };

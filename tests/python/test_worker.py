@@ -117,6 +117,27 @@ class TheWorkerEndToEnd(unittest.TestCase):
                 pnl = np.array([float.fromhex(h) for h in reply["pnl"]])
                 self.assertTrue(support.same_bits(pnl, self.c_pnl))
 
+    def test_a_row_prepared_on_a_part_runs_that_part(self):
+        bars, step = 3000, 2
+        with ipc.Engine(self.server.path) as engine:
+            pnl, trades = engine.sweep(self.close[:bars], self.params[::step])
+        for row in ("python_stateful_unix", "numba_in_process"):
+            with self.subTest(row=row):
+                message = dict(prepare_message(row, self.server.path), bars=bars, step=step)
+                self.assertTrue(self.worker.send(message)["ok"])
+                reply = self.run_row(row)
+                self.assertEqual(reply["pnl"], [float(x).hex() for x in pnl])
+                self.assertEqual(reply["trades"], trades.tolist())
+                # prepared again on the whole job, for the other tests
+                self.assertTrue(self.worker.send(prepare_message(row, self.server.path))["ok"])
+
+    def test_a_part_outside_the_job_is_refused(self):
+        message = dict(prepare_message("numba_in_process", self.server.path), bars=10 ** 9)
+        reply = self.worker.send(message)
+        self.assertFalse(reply["ok"])
+        self.assertIn("no part of", reply["error"])
+        self.assertTrue(self.worker.send(prepare_message("numba_in_process", self.server.path))["ok"])
+
     def test_each_row_makes_the_calls_its_architecture_makes(self):
         n = len(self.params)
         expected = {"numba_in_process": (0, set()),
