@@ -5,10 +5,8 @@
  * width with ROWS_BYTES, ROWS_BLOCKS, ROWS_STEPS, ROWS_TARGET and ROWS(name)
  * defined, so it has no include guard.
  */
-/* Without predictive commoning, which would carry rows over as register moves. */
-ROWS_TARGET __attribute__((optimize("no-predictive-commoning")))
-static void ROWS(wma_rows)(const double *in, size_t rows, int64_t n, const double *weights,
-                           double weight_sum, double *out)
+ROWS_TARGET static void ROWS(wma_rows)(const double *in, size_t rows, int64_t n,
+                                       const double *weights, double weight_sum, double *out)
 {
     typedef double lanes __attribute__((vector_size(ROWS_BYTES)));
     enum { BLOCKS = ROWS_BLOCKS, STEPS = ROWS_STEPS };
@@ -18,7 +16,7 @@ static void ROWS(wma_rows)(const double *in, size_t rows, int64_t n, const doubl
         const double *window = in + ((ptrdiff_t)m - (ptrdiff_t)(n - 1)) * LANES;
         lanes s[BLOCKS] = {0};
         int64_t j = 0;
-        for (; j + STEPS <= n; j += STEPS) {       /* STEPS positions, each row loaded once */
+        for (; j + STEPS <= n; j += STEPS) {       /* STEPS positions on the rows they read */
             lanes x[BLOCKS + STEPS - 1];
     #pragma GCC unroll 32
             for (int k = 0; k < BLOCKS + STEPS - 1; k++)
