@@ -328,6 +328,8 @@ static void tuned_parts(const struct run_data *d, struct store *s, const struct 
     free(sweep);
 }
 
+enum { TUNED_GOAL_PCT = 75 };          /* of one core's peak, the tuned kernel's goal */
+
 void summarize_roofline(const struct run_data *d, struct store *s)
 {
     struct roof r;
@@ -443,6 +445,9 @@ void summarize_roofline(const struct run_data *d, struct store *s)
     kernel_rate(d, s, &t, &fig, "numba_in_process", averages + mixes, &r, ONE);
     kernel_rate(d, s, &t, &fig, "in_process_tuned_1core", averages + mixes, &r, ONE);
     kernel_rate(d, s, &t, &fig, "in_process_tuned", averages + mixes, &r, ALL);
+    struct estimate goal = store_estimate(s, "roof.in_process_tuned_1core.fraction_pct");
+    put_text(s, "roof.tuned_goal", goal.n == 0 ? "not measured"
+                                 : goal.value >= TUNED_GOAL_PCT ? "reached" : "missed");
     table_close(s, &t);
     table_close(s, &fig);
     tuned_parts(d, s, &r, averages, mixes);
