@@ -23,13 +23,13 @@ enum {
     PEAK_CHAINS = 12,
     PEAK_STEPS = 32,           /* terms per chain per pass over the array */
     PEAK_SPAN = PEAK_CHAINS * PEAK_STEPS * 8,   /* doubles: enough for 8 lanes */
-    PEAK_ITERATIONS = 750000,  /* passes over the array per timed call */
+    PEAK_ITERATIONS = 600000,  /* passes over the array per timed call */
     PEAK_PASSES = 5,
     PEAK_TRIES = 4,            /* timings of one row at most, while a CPU is lost */
     FIRST_OFFSET = 32,         /* bytes past a cache line: where the first loop's array lay */
     MAX_PEAK_THREADS = 64,
 };
-#define CLOCK_ADDITIONS 64000000ULL    /* a timed chain: some 20 ms at 3 GHz */
+#define CLOCK_ADDITIONS 48000000ULL    /* a timed chain: some 15 ms at 3 GHz */
 #define KEPT_SHARE 0.9         /* a thread that ran for less of its time lost its CPU */
 
 /* Defeats dead-code elimination: every loop's sums end up here. */
@@ -240,9 +240,10 @@ static double run_peak(const struct peak_kind *k, const double *x, int n, const 
     return seconds;
 }
 
-/* How many timings lost a CPU, and how many rows were kept though every try did. */
+/* How many timings lost a CPU, how many rows were kept though every try did (or
+ * the budget of repeats was spent), and how many repeats are left. */
 struct lost_cpus {
-    int timings, kept;
+    int timings, kept, budget;
 };
 
 typedef double timed_fn(void *arg, int *lost);
@@ -258,6 +259,8 @@ static double time_keeping_cpus(timed_fn *fn, void *arg, struct lost_cpus *lost_
             return seconds;
         lost_cpus->timings++;
         fastest = try == 0 || seconds < fastest ? seconds : fastest;
+        if (lost_cpus->budget-- <= 0)
+            break;
     }
     lost_cpus->kept++;
     return fastest;
@@ -370,6 +373,10 @@ static double time_config(const struct roof_config *c, const double *x, const in
         return time_keeping_cpus(tuned_call, tuned, lost);
     struct peak_call call = {&KINDS[c->kind], x, c->threads,
                              c->cpu != CPU_ANY ? &c->cpu : c->threads > 1 ? cpus : NULL};
+    if (KINDS[c->kind].form == CLOCK) {        /* the CPU up to speed, untimed, first */
+        int lost_here;
+        peak_call(&call, &lost_here);
+    }
     return time_keeping_cpus(peak_call, &call, lost);
 }
 
@@ -395,7 +402,7 @@ int measure_roofline(const struct measure_context *ctx, char *err, size_t err_si
     size_t order[MAX_CONFIGS];
     int cpus[MAX_PEAK_THREADS], n_cpus = placement_cpus(cpus, MAX_PEAK_THREADS);
     size_t n = roof_configs(configs, cpus, n_cpus);
-    struct lost_cpus lost = {0, 0};
+    struct lost_cpus lost = {0, 0, (int)n / 2};
     struct sweep_workspace ws;
     struct tuned_call tuned = {ctx->job, &ws, malloc(ctx->job->n_combos * sizeof *tuned.results),
                                {0}};
@@ -408,7 +415,7 @@ int measure_roofline(const struct measure_context *ctx, char *err, size_t err_si
     int status = tuned.results == NULL ? set_error(err, err_size, "out of memory") :
                  measure_open(ctx, "roofline.csv", &out, err, err_size);
     for (size_t i = 0; status == 0 && i < n; i++)
-        time_config(&configs[i], x, cpus, &tuned, &(struct lost_cpus){0, 0});   /* warm-up */
+        time_config(&configs[i], x, cpus, &tuned, &(struct lost_cpus){0, 0, 0});   /* warm-up */
     int passes = scaled(ctx, PEAK_PASSES, 2);
     for (int pass = 1; status == 0 && pass <= passes; pass++) {
         struct mt19937 mt;
