@@ -63,16 +63,29 @@ static double clock_loop(const double *x, long iterations)
 /* weights[j] = j + 1, filled before the first timing. */
 static double peak_weights[PEAK_STEPS];
 
+/* Every loop's chains start at zero and end added up, lane 0 returned, so
+ * that the compiler can leave no work out. */
+#define PEAK_CHAINS_START                                                                 \
+    const lanes zero = {0};                                                             \
+    lanes s[PEAK_CHAINS];                                                               \
+    _Pragma("GCC unroll 16")                                                            \
+    for (int c = 0; c < PEAK_CHAINS; c++)                                               \
+        s[c] = zero
+#define PEAK_CHAINS_END                                                                   \
+    lanes sum = zero;                                                                   \
+    _Pragma("GCC unroll 16")                                                            \
+    for (int c = 0; c < PEAK_CHAINS; c++)                                               \
+        sum = sum + s[c];                                                               \
+    double lane[LANES];                                                                 \
+    memcpy(lane, &sum, sizeof lane);                                                    \
+    return lane[0]
+
 #define PEAK_LOOP(NAME, ATTRIBUTE, WIDTH_BYTES, LANES_TYPE, WEIGHT)                        \
     ATTRIBUTE static double NAME(const double *x, long iterations)                      \
     {                                                                                   \
         typedef LANES_TYPE lanes;                                                       \
         enum { LANES = WIDTH_BYTES / 8 };                                               \
-        const lanes zero = {0};                                                         \
-        lanes s[PEAK_CHAINS];                                                           \
-        _Pragma("GCC unroll 16")                                                        \
-        for (int c = 0; c < PEAK_CHAINS; c++)                                           \
-            s[c] = zero;                                                                \
+        PEAK_CHAINS_START;                                                              \
         for (long it = 0; it < iterations; it++)                                        \
             for (int j = 0; j < PEAK_STEPS; j++) {                                      \
                 const double weight = WEIGHT;                                           \
@@ -83,13 +96,7 @@ static double peak_weights[PEAK_STEPS];
                     s[c] = s[c] + terms * weight;                                       \
                 }                                                                       \
             }                                                                           \
-        lanes sum = zero;                                                               \
-        _Pragma("GCC unroll 16")                                                        \
-        for (int c = 0; c < PEAK_CHAINS; c++)                                           \
-            sum = sum + s[c];                                                           \
-        double lane[LANES];                                                             \
-        memcpy(lane, &sum, sizeof lane);                                                \
-        return lane[0];                                                                 \
+        PEAK_CHAINS_END;                                                                \
     }
 
 #if defined(__x86_64__) || defined(__i386__)
@@ -105,11 +112,8 @@ static double peak_weights[PEAK_STEPS];
     {                                                                                   \
         typedef LANES_TYPE lanes;                                                       \
         enum { LANES = WIDTH_BYTES / 8 };                                               \
-        const lanes zero = {0};                                                         \
-        lanes s[PEAK_CHAINS], term = zero + x[0], weight = zero + x[1];                 \
-        _Pragma("GCC unroll 16")                                                        \
-        for (int c = 0; c < PEAK_CHAINS; c++)                                           \
-            s[c] = zero;                                                                \
+        PEAK_CHAINS_START;                                                              \
+        lanes term = zero + x[0], weight = zero + x[1];                                 \
         for (long it = 0; it < iterations; it++)                                        \
             for (int j = 0; j < PEAK_STEPS; j++) {                                      \
                 _Pragma("GCC unroll 16")                                                \
@@ -118,13 +122,7 @@ static double peak_weights[PEAK_STEPS];
                     __asm__ volatile("" : IN_A_REGISTER(term));                         \
                 }                                                                       \
             }                                                                           \
-        lanes sum = zero;                                                               \
-        _Pragma("GCC unroll 16")                                                        \
-        for (int c = 0; c < PEAK_CHAINS; c++)                                           \
-            sum = sum + s[c];                                                           \
-        double lane[LANES];                                                             \
-        memcpy(lane, &sum, sizeof lane);                                                \
-        return lane[0];                                                                 \
+        PEAK_CHAINS_END;                                                                \
     }
 
 typedef double v2 __attribute__((vector_size(16)));

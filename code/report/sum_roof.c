@@ -141,6 +141,12 @@ static void widest(const struct run_data *d, struct roof *r)
     r->bits = (int)lanes * 64;
 }
 
+/* A recorded whole number, or -1 where the run did not record it (NAN). */
+static long whole(double x)
+{
+    return isfinite(x) && fabs(x) < 1e9 ? (long)x : -1;
+}
+
 static const char *text_or(const struct kv_file *f, const char *key, const char *otherwise)
 {
     const char *v = kv_get(f, key);
@@ -195,8 +201,8 @@ static int roof_open(const struct run_data *d, struct roof *r)
     for (size_t i = 0; i < sizeof arrays / sizeof arrays[0]; i++)
         *arrays[i] = block + i * (size_t)(r->passes > 0 ? r->passes : 1);
     r->pipes = processor_pipes(kv_get(&d->machine, "cpu_vendor"),
-                               (long)kv_number(&d->machine, "cpu_family"),
-                               (long)kv_number(&d->machine, "cpu_model"));
+                               whole(kv_number(&d->machine, "cpu_family")),
+                               whole(kv_number(&d->machine, "cpu_model")));
     widest(d, r);
     r->flops_per_cycle = pipes_flops_per_cycle(r->pipes, r->bits);
     clocks(d, r);
@@ -377,7 +383,8 @@ void summarize_roofline(const struct run_data *d, struct store *s)
     }
     const char *path = kv_get(&d->roof_settings, "tuned_path");   /* absent before it was kept */
     put_text(s, "roof.tuned_path", path != NULL ? path : "unrecorded");
-    double tuned = pipes_flops_per_cycle(r.pipes, (int)kv_number(&d->roof_settings, "tuned_bytes") * 8),
+    double tuned = pipes_flops_per_cycle(r.pipes, (int)whole(kv_number(&d->roof_settings,
+                                                                        "tuned_bytes")) * 8),
            most = 0;
     for (int bits = 64; bits <= 512; bits *= 2)
         most = fmax(most, pipes_flops_per_cycle(r.pipes, bits));
