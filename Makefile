@@ -186,6 +186,7 @@ TEST_LAYERS_test_kernel := kernel
 TEST_LAYERS_test_kernel_tuned := kernel
 TEST_LAYERS_test_load := wire
 TEST_LAYERS_test_reproductions := report harness
+TEST_LAYERS_test_roofline := report harness
 TEST_LAYERS_test_serialization := wire
 TEST_LAYERS_test_shm := harness
 TEST_LAYERS_test_stream := kernel

@@ -1,7 +1,7 @@
 # roofline.gp - each kernel's GFLOP/s with its interval (WOVEN/roofline.csv)
-# against the peak loops of its thread count (WOVEN/roofline_peaks.csv), on a
-# log axis. Tangled from paper/94-appendix-figures.md; the Makefile sets the
-# terminal and WOVEN.
+# against the peak and the loops of its thread count (WOVEN/roofline_peaks.csv),
+# on a log axis. Tangled from paper/94-appendix-figures.md; the Makefile sets
+# the terminal and WOVEN.
 set datafile separator comma
 # Text sizes are fractions of the terminal's own font, read from its options
 # (they hold, say, `font 'DejaVu Sans,13'`); 12 if a terminal names none.
@@ -25,7 +25,7 @@ estimate(f, v, lo, hi) = sprintf(f." [".f.", ".f."]", v, lo, hi)
 R = WOVEN."/roofline.csv"
 PEAKS = WOVEN."/roofline_peaks.csv"
 
-# The kernels are rows; a peak spans the rows of its thread count: one
+# The kernels are rows; a line spans the rows of its thread count: one
 # thread, or the most threads any kernel used.
 stats R skip 1 using 2 nooutput
 N = STATS_records
@@ -39,44 +39,52 @@ ALL_FIRST = STATS_min
 ALL_LAST = STATS_max
 first(t) = t == 1 ? ONE_FIRST : t == ALL ? ALL_FIRST : NaN
 last(t) = t == 1 ? ONE_LAST : t == ALL ? ALL_LAST : NaN
-# A peak's name goes above its rows for one thread, below them for all.
-name_y(t) = t == 1 ? first(t) - 0.75 : last(t) + 0.75
-# A row's label: the kernel, its threads if more than one, its share of the peak.
-share(rate, peak) = sprintf("%.0f%% of the peak", 100 * rate / peak)
-kernel(k, t, rate, peak) = (t > 1 ? sprintf("%s, %d threads", k, t) : k)."\n".share(rate, peak)
+# A row's label: the kernel, and below it its threads if more than one and its
+# share of the peak, short enough for the PDF's margin.
+share(p) = p == p ? sprintf("%.0f%% of peak", p) : "peak n/a"
+kernel(k, t, p) = k."\n".(t > 1 ? sprintf("%d threads: ", t) : "").share(p)
 tip(dummy) = strcol(1).": ".estimate("%.2f GFLOP/s", $2, $3, $4)
-peak_tip(dummy) = sprintf("%s, %d thread%s: ", strcol(1), $2, $2 > 1 ? "s" : "") \
-                  .estimate("%.2f GFLOP/s", $3, $4, $5)
+line_tip(dummy) = sprintf("%s (%s), %d thread%s: ", strcol(1), strcol(2), $3, $3 > 1 ? "s" : "") \
+                  .estimate("%.2f GFLOP/s", $4, $5, $6)
+# A line of the file, where its name is `name`; NaN elsewhere.
+is(name) = strcol(1) eq name
 
 stats R skip 1 using 3 nooutput
 XLO = STATS_min
-stats PEAKS skip 1 using 5 nooutput
+stats PEAKS skip 1 using 6 nooutput
 XHI = STATS_max
 stats R skip 1 using 4 nooutput
 XHI = STATS_max > XHI ? STATS_max : XHI
 
 set tmargin at screen 0.97
-set bmargin at screen 0.19
-set lmargin at screen 0.30
-set rmargin at screen 0.97
+set bmargin at screen 0.31
+set lmargin at screen 0.36
+set rmargin at screen 0.95
 set ytics scale 0 font SMALL
-set yrange [N - 0.5 + 0.9 : -0.5 - 0.9]
+set yrange [N - 0.5 + 0.6 : -0.5 - 0.6]
 set logscale x
 set xrange [10 ** floor(log10(XLO)) * 0.999 : 10 ** ceil(log10(XHI)) * 1.001]
 set format x "%g"
 set mxtics 10
 set grid xtics mxtics lc rgb "#eeeeee"
 set xlabel "GFLOP/s (log scale)" offset 0, 0.4
-set key at screen 0.5, screen 0.045 center center horizontal maxcols 3 samplen 1.5 \
+# The key's five entries in two rows below the axis's label.
+set key at screen 0.5, screen 0.075 center center horizontal maxcols 3 samplen 1.5 \
     width -4 font SMALL
-plot R skip 1 using 2:0:ytic(kernel(strcol(1), $6, $2, $5)) with points ps 0 notitle, \
-     PEAKS skip 1 using 3:(first($2) - 0.45):(0):(last($2) - first($2) + 0.9) with vectors \
-         nohead dt 2 lw 1.5 lc rgb GREY title "peak loop: median, 95% band", \
-     PEAKS skip 1 using 3:(first($2) - 0.45):4:5:(first($2) - 0.45):(last($2) + 0.45) \
-         with boxxyerror fs solid 0.12 noborder fc rgb GREY notitle, \
-     PEAKS skip 1 using 3:(name_y($2)):1 with labels font SMALL tc rgb GREY notitle, \
-     PEAKS skip 1 using 3:(first($2) + (last($2) - first($2)) / 2):(peak_tip(0)) \
+span(t) = last(t) - first(t) + 0.9
+plot R skip 1 using 2:0:ytic(kernel(strcol(1), $6, $5)) with points ps 0 notitle, \
+     PEAKS skip 1 using (is("peak") ? $4 : NaN):(first($3) - 0.45):5:6:(first($3) - 0.45):(last($3) + 0.45) \
+         with boxxyerror fs solid 0.15 noborder fc rgb GREY notitle, \
+     PEAKS skip 1 using (is("peak") ? $4 : NaN):(first($3) - 0.45):(0):(span($3)) with vectors \
+         nohead lw 2 lc rgb "#333333" title "peak", \
+     PEAKS skip 1 using (is("registers") ? $4 : NaN):(first($3) - 0.45):(0):(span($3)) \
+         with vectors nohead dt 2 lw 1.5 lc rgb GREY title "registers", \
+     PEAKS skip 1 using (is("loads") ? $4 : NaN):(first($3) - 0.45):(0):(span($3)) \
+         with vectors nohead dt 3 lw 1.5 lc rgb GREY title "a load a term", \
+     PEAKS skip 1 using (is("one double") ? $4 : NaN):(first($3) - 0.45):(0):(span($3)) \
+         with vectors nohead dt 4 lw 1.5 lc rgb ORANGE title "one double", \
+     PEAKS skip 1 using 4:(first($3) + (last($3) - first($3)) / 2):(line_tip(0)) \
          with labels hypertext point pt 7 ps 0 lc rgb GREY notitle, \
      R skip 1 using 2:0:3:4 with xerrorbars pt 7 ps 0.9 lw 1.5 lc rgb BLUE \
-         title "kernel: median, 95% interval", \
+         title "kernel", \
      R skip 1 using 2:0:(tip(0)) with labels hypertext point pt 7 ps 0.9 lc rgb BLUE notitle

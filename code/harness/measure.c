@@ -22,8 +22,8 @@ const struct measurement MEASUREMENTS[] = {
      measure_spawn},
     {"layout", "the kernel's time over layouts of its data and code, in the process and the engine",
      measure_layout},
-    {"roofline", "this machine's peak for the kernel's multiply-and-add mix, per width and threads",
-     measure_roofline},
+    {"roofline", "this machine's clock and peak for the kernel's multiply-and-add mix, per width "
+                 "and threads", measure_roofline},
     {"counts", "instructions (callgrind) of the kernel in and out of the engine, and of a request",
      measure_counts},
 };

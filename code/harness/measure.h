@@ -49,6 +49,8 @@ int measure_serialization(const struct measure_context *ctx, char *err, size_t e
 int measure_spawn(const struct measure_context *ctx, char *err, size_t err_size);
 int measure_layout(const struct measure_context *ctx, char *err, size_t err_size);
 int measure_roofline(const struct measure_context *ctx, char *err, size_t err_size);
+/* `additions` dependent integer additions, one cycle each: returns their sum, `additions`. */
+uint64_t clock_chain(uint64_t additions);
 int measure_counts(const struct measure_context *ctx, char *err, size_t err_size);
 
 #endif

@@ -33,15 +33,20 @@ static void cpu_set_for(int cpu, cpu_set_t *set)
     *set = started_with;
 }
 
-int placement_duet_cpus(int cpus[2])
+int placement_cpus(int *cpus, int room)
 {
     cpu_set_t set;
     int found = 0;
     cpu_set_for(CPU_ANY, &set);
-    for (int c = 0; c < CPU_SETSIZE && found < 2; c++)
+    for (int c = 0; c < CPU_SETSIZE && found < room; c++)
         if (CPU_ISSET(c, &set))
             cpus[found++] = c;
-    return found == 2 ? 0 : -1;
+    return found;
+}
+
+int placement_duet_cpus(int cpus[2])
+{
+    return placement_cpus(cpus, 2) == 2 ? 0 : -1;
 }
 
 int pin_this_thread(int cpu)

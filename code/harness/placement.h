@@ -16,6 +16,8 @@ enum {
 /* Remembers the CPUs the process may use now, the set CPU_ANY restores;
  * call it before pinning anything. */
 void placement_init(void);
+/* The CPUs the harness may use, in order, into cpus (room at most); how many. */
+int placement_cpus(int *cpus, int room);
 /* The two CPUs a duet puts its sides on: the first two the harness may use.
  * 0, or -1 when it may use fewer than two. */
 int placement_duet_cpus(int cpus[2]);

@@ -16,10 +16,12 @@
 #include <unistd.h>
 
 #include "kernel/kernel_tuned.h"
+#include "util/timing.h"
 
-/* Rows per block: as many sums as fit in the registers with the rows they share
- * (measured with GCC 12, @sec:tuned-bounds). */
+/* Rows per block: as many sums as fit in the registers with the rows they read;
+ * positions per round of loads (measured with GCC 12, @sec:tuned-bounds). */
 enum { BLOCKS_512 = 8, BLOCKS_256 = 6, BLOCKS_128 = 6 };
+enum { STEPS_512 = 2, STEPS_256 = 2, STEPS_128 = 2 };
 
 /* A row in which some columns' bars may trade; bit i of lanes: column i. */
 struct row_event {
@@ -28,8 +30,8 @@ struct row_event {
 };
 
 /* Rows 0..rows-1 (whole blocks) of out: the WMA of window n over in, halo filled. */
-typedef void wma_rows_fn(const double *in, size_t rows, int64_t n, double weight_sum,
-                         double *out);
+typedef void wma_rows_fn(const double *in, size_t rows, int64_t n, const double *weights,
+                         double weight_sum, double *out);
 /* fast = 2 fast - slow, or with middle (3 fast - middle) - slow, rows 0..rows-1. */
 typedef void mix_rows_fn(double *fast, const double *middle, const double *slow, size_t rows);
 /* The rows where the lines may cross into events (row -1 filled); returns how many. */
@@ -45,12 +47,14 @@ typedef size_t crossing_rows_fn(const double *hma, const double *hma3, size_t ro
 #if TUNED_X86
 #define ROWS_BYTES 64
 #define ROWS_BLOCKS BLOCKS_512
+#define ROWS_STEPS STEPS_512
 #define ROWS_TARGET __attribute__((target("avx512f")))
 #define ROWS(name) name##_512
 #include "kernel/kernel_tuned_rows.h"
 
 #define ROWS_BYTES 32
 #define ROWS_BLOCKS BLOCKS_256
+#define ROWS_STEPS STEPS_256
 #define ROWS_TARGET __attribute__((target("avx2")))
 #define ROWS(name) name##_256
 #include "kernel/kernel_tuned_rows.h"
@@ -58,6 +62,7 @@ typedef size_t crossing_rows_fn(const double *hma, const double *hma3, size_t ro
 
 #define ROWS_BYTES 16              /* SSE2 on x86-64, NEON on ARM, scalars elsewhere */
 #define ROWS_BLOCKS BLOCKS_128
+#define ROWS_STEPS STEPS_128
 #define ROWS_TARGET
 #define ROWS(name) name##_128
 #include "kernel/kernel_tuned_rows.h"
@@ -263,13 +268,16 @@ static void fill_halo(const struct column_shape *c, double *row0)
     }
 }
 
-/* What every combination of a sweep reads: the path, and the series both ways. */
+/* What every combination of a sweep reads: the path, the series both ways, the
+ * weights 1, 2, ... up to the longest window. */
 struct tuned_input {
     const struct tuned_path *path;
     struct column_shape shape;
     const double *close, *columns;     /* bar by bar, and in columns with the halo */
     size_t n_bars;
+    const double *weights;             /* weights[j] = j + 1 */
     const atomic_int *stop;            /* the caller's workspace's flag */
+    double *part_seconds;              /* NULL, or each part's time (@sec:tuned-bounds) */
 };
 
 /* wma() of kernel.c on every row of every column, to the bit; x has its halo
@@ -287,8 +295,24 @@ static void wma_columns(const struct tuned_input *in, const double *x, int64_t n
     const double weight_sum = (double)n * (double)(n + 1) / 2.0;
     for (size_t m = 0; m < c->rows && !sweep_stop_asked(in->stop); m += slice) {
         const size_t rows = c->rows - m < slice ? c->rows - m : slice;
-        in->path->wma_rows(x + m * lanes, rows, n, weight_sum, out + m * lanes);
+        in->path->wma_rows(x + m * lanes, rows, n, in->weights, weight_sum, out + m * lanes);
     }
+}
+
+/* The clock, when the sweep is timed part by part; 0 otherwise. */
+static uint64_t part_start(const struct tuned_input *in)
+{
+    return in->part_seconds != NULL ? clock_ns() : 0;
+}
+
+/* Adds the time since *t to `part`, where the next part's time starts. */
+static void part_end(const struct tuned_input *in, int part, uint64_t *t)
+{
+    if (in->part_seconds == NULL)
+        return;
+    uint64_t now = clock_ns();
+    in->part_seconds[part] += seconds_between(*t, now);
+    *t = now;
 }
 
 /* A thread's arrays in columns; the event loop's lists overwrite middle and slow. */
@@ -310,19 +334,25 @@ static struct tuned_arrays tuned_arrays(struct sweep_workspace *ws, const struct
 static void tuned_lines(const struct tuned_input *in, const struct combo_params *p,
                         const struct tuned_arrays *a)
 {
+    uint64_t t = part_start(in);
     /* hma = wma(2*wma(close, h_half) - wma(close, h_len), h_sqrt) */
     wma_columns(in, in->columns, p->h_half, a->fast);
     wma_columns(in, in->columns, p->h_len, a->slow);
+    part_end(in, TUNED_AVERAGES, &t);
     in->path->mix_rows(a->fast, NULL, a->slow, in->shape.rows);
     fill_halo(&in->shape, a->fast);
+    part_end(in, TUNED_MIXES, &t);
     wma_columns(in, a->fast, p->h_sqrt, a->hma);
     /* hma3 = wma((3*wma(close, t_third) - wma(close, t_half)) - wma(close, t_len), t_len) */
     wma_columns(in, in->columns, p->t_third, a->fast);
     wma_columns(in, in->columns, p->t_half, a->middle);
     wma_columns(in, in->columns, p->t_len, a->slow);
+    part_end(in, TUNED_AVERAGES, &t);
     in->path->mix_rows(a->fast, a->middle, a->slow, in->shape.rows);
     fill_halo(&in->shape, a->fast);
+    part_end(in, TUNED_MIXES, &t);
     wma_columns(in, a->fast, p->t_len, a->hma3);
+    part_end(in, TUNED_AVERAGES, &t);
 }
 
 enum { MAX_LANES = COLUMN_ALIGN / sizeof(double) };
@@ -333,6 +363,7 @@ static struct combo_result trade_columns(const struct tuned_input *in,
 {
     const struct column_shape *c = &in->shape;
     size_t count[MAX_LANES] = {0};
+    uint64_t t0 = part_start(in);
     fill_halo(c, a->hma);                      /* row -1: each column's bar before its first */
     fill_halo(c, a->hma3);
     size_t n_events = in->path->crossing_rows(a->hma, a->hma3, c->rows, a->events);
@@ -341,6 +372,7 @@ static struct combo_result trade_columns(const struct tuned_input *in,
             a->crossings[(size_t)i * c->rows + count[i]] = a->events[e].row;   /* count <= e */
             count[i] += a->events[e].lanes >> i & 1u;
         }
+    part_end(in, TUNED_CROSSINGS, &t0);
     struct position p = {0, 0.0, {0.0, 0}};
     for (int i = 0; i < c->lanes; i++)
         for (size_t e = 0; e < count[i]; e++) {
@@ -353,6 +385,7 @@ static struct combo_result trade_columns(const struct tuned_input *in,
         }
     if (in->n_bars > 0)
         position_finish(&p, in->close[in->n_bars - 1]);
+    part_end(in, TUNED_STEPS, &t0);
     return p.result;
 }
 
@@ -447,20 +480,31 @@ static int64_t longest_window(const struct combo_params *params, size_t n_combos
     return longest;
 }
 
+/* weights[j] = j + 1 for every window of up to `longest` bars; NULL when out of memory. */
+static double *weights_up_to(int64_t longest)
+{
+    double *weights = malloc((size_t)longest * sizeof *weights);
+    for (int64_t j = 0; weights != NULL && j < longest; j++)
+        weights[j] = (double)(j + 1);
+    return weights;
+}
+
 static int sweep_tuned_with(struct sweep_workspace *ws, const double *close, size_t n_bars,
                             const struct combo_params *params, size_t n_combos,
                             struct combo_result *results, int n_threads,
-                            const struct tuned_path *path)
+                            const struct tuned_path *path, double *part_seconds)
 {
     int n = thread_count(n_threads, n_combos);
-    struct column_shape shape = column_shape(path, n_bars,
-                                             longest_window(params, n_combos, n_bars));
+    int64_t longest = longest_window(params, n_combos, n_bars);
+    struct column_shape shape = column_shape(path, n_bars, longest);
     size_t doubles = column_doubles(&shape);
     struct combo_order *order = malloc((n_combos > 0 ? n_combos : 1) * sizeof *order);
-    if (order == NULL || sweep_workspace_load(ws, close, n_bars) != 0 ||
+    double *weights = weights_up_to(longest);
+    if (order == NULL || weights == NULL || sweep_workspace_load(ws, close, n_bars) != 0 ||
         sweep_workspace_reserve(ws, doubles) != 0 ||
         sweep_workspace_helpers(ws, n - 1, doubles) != 0) {
         free(order);
+        free(weights);
         return -1;
     }
     for (size_t k = 0; k < n_combos; k++)
@@ -468,7 +512,8 @@ static int sweep_tuned_with(struct sweep_workspace *ws, const double *close, siz
     qsort(order, n_combos, sizeof *order, most_work_first);
     double *columns = column_row0(ws->mix, &shape);
     columns_from_bars(&shape, ws->series, n_bars, columns);
-    struct tuned_input in = {path, shape, ws->series, columns, n_bars, &ws->stop};
+    struct tuned_input in = {path, shape, ws->series, columns, n_bars, weights, &ws->stop,
+                             part_seconds};
     struct tuned_sweep sw = {.input = &in, .params = params, .results = results,
                              .order = order, .n_combos = n_combos};
     atomic_init(&sw.next, 0);
@@ -487,6 +532,7 @@ static int sweep_tuned_with(struct sweep_workspace *ws, const double *close, siz
     for (int i = 0; i < started; i++)
         pthread_join(threads[i], NULL);
     free(order);
+    free(weights);
     return atomic_load(&sw.stopped) ? SWEEP_STOPPED : 0;
 }
 
@@ -495,7 +541,7 @@ int sweep_tuned_in(struct sweep_workspace *ws, const double *close, size_t n_bar
                    struct combo_result *results, int n_threads)
 {
     return sweep_tuned_with(ws, close, n_bars, params, n_combos, results, n_threads,
-                            &PATHS[tuned_path_in_use()]);
+                            &PATHS[tuned_path_in_use()], NULL);
 }
 
 int sweep_tuned_path(const double *close, size_t n_bars, const struct combo_params *params,
@@ -506,7 +552,8 @@ int sweep_tuned_path(const double *close, size_t n_bars, const struct combo_para
         return -1;
     struct sweep_workspace ws;
     sweep_workspace_init(&ws, NULL);
-    int status = sweep_tuned_with(&ws, close, n_bars, params, n_combos, results, n_threads, p);
+    int status = sweep_tuned_with(&ws, close, n_bars, params, n_combos, results, n_threads, p,
+                                  NULL);
     sweep_workspace_free(&ws);
     return status;
 }
@@ -518,21 +565,37 @@ int sweep_tuned(const double *close, size_t n_bars, const struct combo_params *p
                             tuned_path_in_use());
 }
 
+const char *tuned_part_name(int part)
+{
+    static const char *const names[TUNED_PARTS] = {"averages", "mixes", "crossings", "steps"};
+    return part >= 0 && part < TUNED_PARTS ? names[part] : "none";
+}
+
+int sweep_tuned_parts(struct sweep_workspace *ws, const double *close, size_t n_bars,
+                      const struct combo_params *params, size_t n_combos,
+                      struct combo_result *results, double part_seconds[TUNED_PARTS])
+{
+    return sweep_tuned_with(ws, close, n_bars, params, n_combos, results, 1,
+                            &PATHS[tuned_path_in_use()], part_seconds);
+}
+
 int kernel_tuned_lines(const double *close, size_t n_bars, const struct combo_params *params,
                        double *hma, double *hma3, int path)
 {
     const struct tuned_path *p = runnable_path(path);
     if (p == NULL)
         return -1;
-    struct column_shape c = column_shape(p, n_bars, longest_window(params, 1, n_bars));
+    int64_t longest = longest_window(params, 1, n_bars);
+    struct column_shape c = column_shape(p, n_bars, longest);
     struct sweep_workspace ws;
     sweep_workspace_init(&ws, NULL);
-    int status = sweep_workspace_reserve(&ws, column_doubles(&c));
+    double *weights = weights_up_to(longest);
+    int status = weights == NULL ? -1 : sweep_workspace_reserve(&ws, column_doubles(&c));
     if (status == 0) {
         double *columns = column_row0(ws.mix, &c);
         columns_from_bars(&c, close, n_bars, columns);
         static const atomic_int never = 0;
-        struct tuned_input in = {p, c, close, columns, n_bars, &never};
+        struct tuned_input in = {p, c, close, columns, n_bars, weights, &never, NULL};
         struct tuned_arrays a = tuned_arrays(&ws, &c);
         tuned_lines(&in, params, &a);
         for (size_t t = 0; t < n_bars; t++) {  /* bar t: row t mod rows, lane t div rows */
@@ -540,6 +603,7 @@ int kernel_tuned_lines(const double *close, size_t n_bars, const struct combo_pa
             hma3[t] = a.hma3[t % c.rows * (size_t)c.lanes + t / c.rows];
         }
     }
+    free(weights);
     sweep_workspace_free(&ws);
     return status;
 }

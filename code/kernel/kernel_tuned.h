@@ -47,6 +47,15 @@ int tuned_path_force(const char *name, char *err, size_t err_size);
 int tuned_path_force_from_environment(char *err, size_t err_size);
 int tuned_path_in_use(void);                       /* forced, or the best here */
 
+/* The parts of a sweep (@sec:tuned-bounds): the averages; the mixes, with the halos
+ * they refill; finding the rows where the lines may cross; stepping through them. */
+enum tuned_part { TUNED_AVERAGES, TUNED_MIXES, TUNED_CROSSINGS, TUNED_STEPS, TUNED_PARTS };
+const char *tuned_part_name(int part);             /* "averages", ... */
+/* sweep_tuned_in on one thread, adding each part's seconds to part_seconds[part]. */
+int sweep_tuned_parts(struct sweep_workspace *ws, const double *close, size_t n_bars,
+                      const struct combo_params *params, size_t n_combos,
+                      struct combo_result *results, double part_seconds[TUNED_PARTS]);
+
 /* For the tests, on one path (-1 also when this machine cannot run it). */
 int sweep_tuned_path(const double *close, size_t n_bars, const struct combo_params *params,
                      size_t n_combos, struct combo_result *results, int n_threads, int path);

@@ -2,28 +2,38 @@
  * kernel_tuned_rows.h - the tuned kernel's three loops at one vector width.
  *
  * Tangled from paper/35-tuned-kernel.md. kernel_tuned.c includes it once per
- * width with ROWS_BYTES, ROWS_BLOCKS, ROWS_TARGET and ROWS(name) defined, so
- * it has no include guard.
+ * width with ROWS_BYTES, ROWS_BLOCKS, ROWS_STEPS, ROWS_TARGET and ROWS(name)
+ * defined, so it has no include guard.
  */
 ROWS_TARGET static void ROWS(wma_rows)(const double *in, size_t rows, int64_t n,
-                                       double weight_sum, double *out)
+                                       const double *weights, double weight_sum, double *out)
 {
     typedef double lanes __attribute__((vector_size(ROWS_BYTES)));
-    enum { BLOCKS = ROWS_BLOCKS };
+    enum { BLOCKS = ROWS_BLOCKS, STEPS = ROWS_STEPS };
     /* Lane i of s[b] holds the running sum of row m + b of column i. */
     enum { LANES = sizeof(lanes) / sizeof(double) };
     for (size_t m = 0; m < rows; m += BLOCKS) {
         const double *window = in + ((ptrdiff_t)m - (ptrdiff_t)(n - 1)) * LANES;
         lanes s[BLOCKS] = {0};
-        for (int64_t j = 0; j < n; j++) {
-            const double weight = (double)(j + 1);
+        int64_t j = 0;
+        for (; j + STEPS <= n; j += STEPS) {       /* STEPS positions on the rows they read */
+            lanes x[BLOCKS + STEPS - 1];
+    #pragma GCC unroll 32
+            for (int k = 0; k < BLOCKS + STEPS - 1; k++)
+                memcpy(&x[k], window + (j + k) * LANES, sizeof x[k]);   /* one whole row */
+    #pragma GCC unroll 16
+            for (int u = 0; u < STEPS; u++)
+    #pragma GCC unroll 16
+                for (int b = 0; b < BLOCKS; b++)
+                    s[b] = s[b] + x[u + b] * weights[j + u];
+        }
+        for (; j < n; j++)                         /* the positions left over, one at a time */
     #pragma GCC unroll 16
             for (int b = 0; b < BLOCKS; b++) {
                 lanes terms;
-                memcpy(&terms, window + (j + b) * LANES, sizeof terms);   /* one whole row */
-                s[b] = s[b] + terms * weight;
+                memcpy(&terms, window + (j + b) * LANES, sizeof terms);
+                s[b] = s[b] + terms * weights[j];
             }
-        }
     #pragma GCC unroll 16
         for (int b = 0; b < BLOCKS; b++) {
             lanes mean = s[b] / weight_sum;
@@ -80,5 +90,6 @@ ROWS_TARGET static size_t ROWS(crossing_rows)(const double *hma, const double *h
 
 #undef ROWS_BYTES
 #undef ROWS_BLOCKS
+#undef ROWS_STEPS
 #undef ROWS_TARGET
 #undef ROWS

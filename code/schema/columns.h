@@ -203,13 +203,13 @@
     _(row, pass, INT, ORDINAL, "", "the pass")                                                     \
     _(row, seconds, NUM, TIMED_S, "s", "the kernel's own time")
 
-/* roofline.csv: one timed peak loop */
+/* roofline.csv: one timed loop, a CPU's clock, or a part of the tuned kernel */
 #define ROOF_COLUMNS(_, row)                                                                       \
-    _(row, kind, TEXT, NAME_OF(15), "", "scalar, sse2, avx2, avx512")                              \
+    _(row, kind, TEXT, NAME_OF(15), "", "avx512, reg_avx512, clock_cpu0, tuned_steps, ...")        \
     _(row, lanes, INT, ORDINAL, "", "doubles per vector")                                          \
     _(row, threads, INT, ORDINAL, "", "threads that ran it")                                       \
     _(row, pass, INT, ORDINAL, "", "the pass")                                                     \
-    _(row, flops, NUM, COUNT, "flops", "operations performed")                                     \
+    _(row, flops, NUM, COUNT, "flops", "operations performed; a clock's additions; 0 for the tuned kernel") \
     _(row, seconds, NUM, TIMED_S, "s", "its time")
 
 /* counts.csv: instructions or system calls */
