@@ -63,6 +63,7 @@ static void every_processor_a_kept_run_names_has_its_pipes(void **state)
 {
     (void)state;
     static const char *const patterns[] = {"data/machine.csv", "reproductions/*/machine.csv",
+                                           "reproductions/*/machine.csv.gz",
                                            "tests/kept-machines/*.csv"};
     size_t machines = 0;
     for (size_t i = 0; i < sizeof patterns / sizeof patterns[0]; i++) {
