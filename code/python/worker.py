@@ -466,7 +466,7 @@ class Worker:
 
     def probe_engine(self, path):
         """The probes' engine at path, connected once and kept."""
-        if self.probes is None or self.probes.where != path:
+        if self.probes is None or self.probes.path != os.fspath(path):
             self.probes = ipc.Engine(path)
         return self.probes
 
