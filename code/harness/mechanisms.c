@@ -25,14 +25,16 @@
 
 enum {
     MECH_PASSES = 12,          /* the unit: every probe once */
+    AWAY_PASSES = 6,           /* the passes that also make the away probes */
     FAULT_PAGES = 2048,        /* 8 MiB per fault probe */
     PAGE_BYTES = 4096,
 };
 
 enum state { STATE_HOT, STATE_ENGINE, STATE_CLIENT, STATE_IDLE, N_STATES };
-enum stretch { STRETCH_NONE, STRETCH_SHORT, STRETCH_LONG, N_STRETCHES };
+enum stretch { STRETCH_NONE, STRETCH_SHORT, STRETCH_LONG, STRETCH_AWAY, N_STRETCHES };
+static const uint64_t AWAY_NS = 1000000000u;  /* a sweep's order: the away probes' pause */
 static const char *const STATE_NAMES[N_STATES] = {"hot", "engine", "client", "idle"};
-static const char *const STRETCH_NAMES[N_STRETCHES] = {"none", "short", "long"};
+static const char *const STRETCH_NAMES[N_STRETCHES] = {"none", "short", "long", "away"};
 
 struct cell {
     int python;                /* the Python worker's client, not the C one */
@@ -51,6 +53,7 @@ static const struct cell CELLS[] = {
     {0, STATE_IDLE, STRETCH_LONG, 0},     {0, STATE_IDLE, STRETCH_LONG, 1},
     {1, STATE_HOT, STRETCH_NONE, 0},      {1, STATE_HOT, STRETCH_NONE, 1},
     {1, STATE_CLIENT, STRETCH_LONG, 0},   {1, STATE_CLIENT, STRETCH_LONG, 1},
+    {0, STATE_IDLE, STRETCH_AWAY, 1},     {1, STATE_IDLE, STRETCH_AWAY, 1},
 };
 enum { N_CELLS = sizeof CELLS / sizeof CELLS[0] };
 
@@ -91,7 +94,7 @@ static void partner_stop(struct partner *p)
 struct mech {
     const struct measure_context *ctx;
     struct data_out states, faults;
-    struct session engine[N_STRETCHES];    /* [SHORT] and [LONG]; [NONE] unused */
+    struct session engine[N_STRETCHES];    /* [SHORT] and [LONG]; the others unused */
     int has_engine[N_STRETCHES];
     struct session python_engine;          /* the Python worker's, connected by it */
     int has_python_engine;
@@ -138,12 +141,12 @@ static int stretch(struct mech *m, const struct cell *c, uint64_t *ns, char *err
         return 0;
     case STATE_CLIENT:
     case STATE_IDLE:                   /* the engine just served: only the stretch comes between */
-        if (session_echo(&m->engine[STRETCH_LONG], job->close, 1, m->back, NULL, err,
-                         err_size) != 0)
+        if (session_echo(&m->engine[STRETCH_LONG], job->close, c->series ? job->n_bars : 1,
+                         m->back, NULL, err, err_size) != 0)
             return -1;
         t0 = clock_ns();
         if (c->state == STATE_IDLE) {
-            uint64_t want = m->last_stretch_ns[c->stretch];
+            uint64_t want = c->stretch == STRETCH_AWAY ? AWAY_NS : m->last_stretch_ns[c->stretch];
             struct timespec sleep = {(time_t)(want / 1000000000u), (long)(want % 1000000000u)};
             nanosleep(&sleep, NULL);
         } else if (c->stretch == STRETCH_SHORT)
@@ -236,7 +239,9 @@ static int python_probe(struct mech *m, const struct cell *c, size_t floats,
         &m->worker,
         json_pack("{s:s,s:s,s:s,s:I,s:I}", "cmd", "state", "socket",
                   m->python_engine.socket_path, "state", STATE_NAMES[c->state], "floats",
-                  (json_int_t)floats, "stretch_ns", (json_int_t)m->last_stretch_ns[STRETCH_LONG]),
+                  (json_int_t)floats, "stretch_ns",
+                  (json_int_t)(c->stretch == STRETCH_AWAY ? AWAY_NS
+                                                          : m->last_stretch_ns[STRETCH_LONG])),
         err, err_size);
     if (answer == NULL)
         return -1;
@@ -344,7 +349,9 @@ static int mech_pass(struct mech *m, struct mt19937 *mt, int pass, char *err, si
         size_t order[N_CELLS];
         random_order(mt, order, N_CELLS);
         for (size_t i = 0; status == 0 && i < N_CELLS; i++)
-            status = state_probe(m, &CELLS[order[i]], busy, pass, (int)i + 1, err, err_size);
+            if (CELLS[order[i]].stretch != STRETCH_AWAY || (busy && pass <= AWAY_PASSES))
+                status = state_probe(m, &CELLS[order[i]], busy, pass, (int)i + 1, err,
+                                     err_size);
         if (busy)
             partner_stop(&m->partner);
     }

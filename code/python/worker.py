@@ -441,8 +441,8 @@ class Worker:
 
     def cmd_state(self, message):
         state, n = message["state"], int(message["floats"])
-        if state not in ("hot", "client"):
-            raise Failure(f"a Python state probe is hot or client, not {state!r}")
+        if state not in ("hot", "client", "idle"):
+            raise Failure(f"a Python state probe is hot, client or idle, not {state!r}")
         engine = self.probe_engine(message["socket"])
         values = np.ascontiguousarray(self.job.close[:n])
         back = self.probe_out(n)
@@ -450,13 +450,16 @@ class Worker:
         if state == "hot":
             engine.echo(values, out=back)   # the same echo just before: the curve's condition
         else:
-            engine.echo(values[:1], out=back[:1])  # the engine just served: only the stretch between
+            engine.echo(values, out=back)   # every buffer just touched: only the stretch between
             t0 = time.perf_counter_ns()
-            self.stretch(int(message["stretch_ns"]))
+            if state == "client":
+                self.stretch(int(message["stretch_ns"]))
+            else:
+                time.sleep(int(message["stretch_ns"]) * 1e-9)
         t1 = time.perf_counter_ns()
         engine.echo(values, timing=True, out=back)
         return {"ok": True, "call": engine.last_call.as_dict(),
-                "stretch_ns": t1 - t0 if state == "client" else 0}
+                "stretch_ns": t1 - t0 if state != "hot" else 0}
 
     def probe_out(self, n):
         """A kept array of n doubles for the probes' echoes: they allocate nothing."""

@@ -63,7 +63,7 @@ static const struct probe_field PROBE_FIELDS[] = {
 
 static void summarize_probe(const struct run_data *d, struct store *s, const struct probe *p)
 {
-    static double value[MAX_PASSES], hot[MAX_PASSES];
+    double value[MAX_PASSES], hot[MAX_PASSES];   /* on the stack: summaries run side by side */
     char key[KEY_SIZE];
     const char *payload = p->series ? "series" : "one";
     struct probe h = {p->client, "hot", "none", p->partner, p->series};
@@ -87,7 +87,7 @@ static void summarize_states(const struct run_data *d, struct store *s)
 {
     static const char *const clients[] = {"c", "python"};
     static const char *const states[] = {"engine", "client", "idle"};
-    static const char *const stretches[] = {"short", "long"};
+    static const char *const stretches[] = {"short", "long", "away"};
     static const char *const partners[] = {"busy", "idle"};
     for (int cl = 0; cl < 2; cl++)
         for (int pa = 0; pa < 2; pa++)
@@ -95,7 +95,7 @@ static void summarize_states(const struct run_data *d, struct store *s)
                 summarize_probe(d, s, &(struct probe){clients[cl], "hot", "none", partners[pa],
                                                       series});
                 for (int st = 0; st < 3; st++)
-                    for (int sr = 0; sr < 2; sr++)
+                    for (int sr = 0; sr < 3; sr++)
                         summarize_probe(d, s, &(struct probe){clients[cl], states[st],
                                                               stretches[sr], partners[pa],
                                                               series});
@@ -162,10 +162,18 @@ void summarize_mechanisms(const struct run_data *d, struct store *s)
     summarize_fault_role(d, s, "c");
     summarize_fault_role(d, s, "python");
     summarize_engine_faults(d, s);
-    long passes = 0;
-    for (size_t i = 0; i < d->n_states; i++)
+    long passes = 0, away_passes = 0;
+    for (size_t i = 0; i < d->n_states; i++) {
         passes = d->states[i].pass > passes ? d->states[i].pass : passes;
+        if (strcmp(d->states[i].stretch, "away") == 0 && d->states[i].pass > away_passes)
+            away_passes = d->states[i].pass;
+    }
     put_count(s, "mech.passes", (double)passes);
+    if (away_passes > 0) {
+        put_count(s, "mech.away_passes", (double)away_passes);
+        put_number(s, "mech.away_s",
+                   store_number(s, "mech.c.idle.away.busy.series.stretch_us") * 1e-6, 1);
+    }
     if (d->n_faults > 0)
         put_count(s, "mech.fault_pages", d->faults[0].pages);
 }

@@ -20,6 +20,8 @@ struct primitives {
     double stretch_us[2];              /* short and long stretches, as the engine timed them */
     /* the `client` probe after each stretch, partner busy, by client (enum arch_client) */
     struct probe_phases one[3][2], series[3][2];
+    double away_us;                    /* the away probes' pause, as the client timed it */
+    struct probe_phases away[3];       /* the series after it, by client */
     double series_bytes;               /* the series echo's payload, each way */
     double fault_us[3];                /* first-touch price by client (enum arch_client) */
     double engine_fault_us;            /* ... and the engine's */
@@ -56,6 +58,16 @@ static void read_hot(const struct store *s, const char *client, const char *payl
                                   fields[f]));
 }
 
+static void read_away(const struct store *s, const char *client, struct probe_phases *out)
+{
+    char key[KEY_SIZE];
+    static const char *const fields[] = {"rtt", "encode", "request", "reply", "decode"};
+    double *at[] = {&out->rtt, &out->encode, &out->request, &out->reply, &out->decode};
+    for (int f = 0; f < 5; f++)
+        *at[f] = value_of(s, keyf(key, "mech.%s.idle.away.busy.series.%s_us", client,
+                                  fields[f]));
+}
+
 static void read_primitives(const struct store *s, const struct run_data *d,
                             struct primitives *p)
 {
@@ -72,6 +84,9 @@ static void read_primitives(const struct store *s, const struct run_data *d,
     read_probe(s, "python", "long", "series", &p->series[CLIENT_PYTHON][1]);
     read_hot(s, "python", "one", &p->one[CLIENT_PYTHON][0]);
     read_hot(s, "python", "series", &p->series[CLIENT_PYTHON][0]);
+    p->away_us = value_of(s, "mech.c.idle.away.busy.series.stretch_us");
+    read_away(s, "c", &p->away[CLIENT_C]);
+    read_away(s, "python", &p->away[CLIENT_PYTHON]);
     p->series_bytes = NAN;
     for (size_t i = 0; i < d->n_states; i++)
         if (d->states[i].floats > 1)
@@ -146,12 +161,23 @@ static struct probe_phases between(const struct probe_phases x[2], double w)
                                  x[0].decode + w * (x[1].decode - x[0].decode)};
 }
 
+/* The series probe a call of c µs meets: between the stretches', and past
+ * the long one between it and the away probe (an older run has none). */
+static struct probe_phases series_at(const struct primitives *p, int client, double c)
+{
+    double hi = p->stretch_us[1], away = p->away_us;
+    if (!(c > hi) || !(away > hi) || !isfinite(p->away[client].rtt))
+        return between(p->series[client], stretch_weight(p, c));
+    struct probe_phases pair[2] = {p->series[client][1], p->away[client]};
+    return between(pair, c < away ? log(c / hi) / log(away / hi) : 1.0);
+}
+
 /* A call's bytes at the state's prices: out and back, and the engine's codec. */
-static double bytes_term(const struct primitives *p, int client, double w, double out,
+static double bytes_term(const struct primitives *p, int client, double c, double out,
                          double back)
 {
-    struct probe_phases one = between(p->one[client], w);
-    struct probe_phases series = between(p->series[client], w);
+    struct probe_phases one = between(p->one[client], stretch_weight(p, c));
+    struct probe_phases series = series_at(p, client, c);
     double span = p->series_bytes - 8.0;
     double per_out = (series.encode + series.request - one.encode - one.request) / span;
     double per_back = (series.reply + series.decode - one.reply - one.decode) / span;
@@ -172,7 +198,7 @@ static void predict(const struct store *s, const struct arch_row *row,
         term[t] = 0.0;
     /* a spawned call is measured over its warm twin: the crossing cancels */
     term[T_STATE] = spawns ? 0.0 : between(p->one[row->client], w).rtt;
-    term[T_BYTES] = spawns ? 0.0 : bytes_term(p, row->client, w, out, back);
+    term[T_BYTES] = spawns ? 0.0 : bytes_term(p, row->client, in->compute_us, out, back);
     if (spawns)
         term[T_LANE] = echo_fit_us(s, "c", "pipe", "raw", each_way) -
                        echo_fit_us(s, "c", "unix", "raw", each_way);
