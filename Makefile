@@ -27,7 +27,7 @@ CHAPTERS := $(sort $(wildcard paper/[0-9]*.md))
 COMMIT := $(shell git describe --always --dirty 2>/dev/null || echo unknown)
 PYTHON := /usr/bin/python3
 
-.PHONY: all help paper test weave figures compare tangle check-tangle measure clean \
+.PHONY: all help paper test weave figures compare tangle check-tangle measure clean register-chunks \
         unit-tests check-cff check-spec check-woven check-browser check-sanitize \
         check-valgrind check-packages check-python check-bibtex check-data-readme unused-values \
         check-registration check-weave-failure check-provenance check-layers check-publish check-reproduction check-any-text \
@@ -103,13 +103,13 @@ deps-fuzz:
 
 # --- Tangle ------------------------------------------------------------------
 # code/ is committed; the tangler is built from its own committed source and
-# the command-line module every program shares (which needs nothing else).
+# the command-line module every program shares, and nettle for --hashes.
 # It is not rebuilt for each commit (everything is re-tangled when it is), so
 # its --version names no commit.
 TANGLE_SRC := code/tools/tangle.c code/util/options.c code/util/error.c
 $(BUILD)/tangle: $(TANGLE_SRC) code/util/options.h code/util/error.h
 	@mkdir -p $(@D)
-	$(CC) $(CFLAGS_ALL) -Icode -o $@ $(TANGLE_SRC)
+	$(CC) $(CFLAGS_ALL) -Icode -o $@ $(TANGLE_SRC) -lnettle
 
 tangle: $(BUILD)/tangle
 	$(BUILD)/tangle --stray code $(CHAPTERS)
@@ -319,6 +319,9 @@ check-registration:
 	@git show $(REGISTERED_AT):paper/claims.csv | cmp -s - paper/claims-registered.csv || { \
 	  echo "check-registration: paper/claims-registered.csv is not paper/claims.csv as of" \
 	       "$(REGISTERED_AT)"; exit 1; }
+	@git show $(REGISTERED_AT):paper/registered-chunks.csv | cmp -s - paper/registered-chunks.csv || { \
+	  echo "check-registration: paper/registered-chunks.csv is not as registered at" \
+	       "$(REGISTERED_AT)"; exit 1; }
 	@echo "check-registration: the registered claims are those of $(REGISTERED_AT)"
 
 # Every file includes, and every library needs, only the layers its unit may
@@ -421,9 +424,11 @@ endif
 STAGE := $(BUILD)/run
 STAGE_KV := $(BUILD)/run-kv
 
-measure: all $(BUILD)/tests/test_load $(BUILD)/tests/drive_engine
+PLAN := $(BUILD)/plan/units.txt     # the plan's rule is below, after the kept runs' stamp
+
+measure: all $(BUILD)/tests/test_load $(BUILD)/tests/drive_engine $(PLAN)
 	@rm -rf $(STAGE) $(STAGE_KV) && mkdir -p $(STAGE) $(STAGE_KV)
-	$(BUILD)/ipctax-bench --out $(STAGE) $(BENCH_ARGS)
+	$(BUILD)/ipctax-bench --out $(STAGE) $$(sed 's/^./--units &/' $(PLAN)) $(BENCH_ARGS)
 	IPCTAX_ROOT=$(CURDIR) IPCTAX_LOAD_OUT=$(STAGE_KV)/load.kv $(BUILD)/tests/test_load
 	$(BUILD)/ipctax-record $(STAGE)/load.csv < $(STAGE_KV)/load.kv
 	VALGRIND_OUT=$(STAGE_KV)/valgrind.kv tests/check_valgrind.sh $(BUILD)/ipctax-engine \
@@ -482,14 +487,41 @@ $(REPRODUCTIONS_STAMP): FORCE
 	@mkdir -p $(@D)
 	@find reproductions -printf '%P %s %T@\n' 2>/dev/null | sort > $@.new; \
 	cmp -s $@.new $@ && rm -f $@.new || mv -f $@.new $@
-$(WOVEN)/values.csv: $(BUILD)/ipctax-summary $(DATA_FILES) $(REPRODUCTIONS_STAMP) \
-  $(wildcard paper/claims*.csv paper/deviations.csv paper/registration.csv)
+# The plan (paper/90-appendix-report.md, "The plan"): the units each row
+# needs for the claims resting on it, from the kept runs' intervals; made
+# again only when they, the claims or the summary change. It names only the
+# rows whose units differ from the rounds' default, so it may be empty.
+$(PLAN): $(BUILD)/ipctax-summary $(REPRODUCTIONS_STAMP) paper/claims.csv
+	@mkdir -p $(@D)
+	@echo "plan: the kept runs' intervals, claim by claim (about a minute, once)"
+	$(BUILD)/ipctax-summary --plan reproductions $(@D) > $@.new && mv $@.new $@
+	@echo "plan: $$(cat $@ | sed 's/^$$/every row at its default/')"
+
+# Every chunk's digest, for the chunks the registration holds
+# (paper/registered-chunks.csv): the summary stops on one that changed
+# without a deviation naming its new digest.
+CHUNK_HASHES := $(BUILD)/chunk-hashes.csv
+$(CHUNK_HASHES): $(BUILD)/tangle $(CHAPTERS)
+	@{ echo chunk,sha256; $(BUILD)/tangle --hashes $(CHAPTERS); } > $@.new && mv $@.new $@
+
+# The digests of the registered chunks as the chapters have them now:
+# run only when registering (paper/registration.csv's commit moves with it).
+register-chunks: $(CHUNK_HASHES)
+	@awk -F, 'NR == FNR { h[$$1] = $$2; next } FNR == 1 { print; next } \
+	  { if (!($$2 in h)) { print "register-chunks: no chunk " $$2 > "/dev/stderr"; exit 1 } \
+	    print $$1 "," $$2 "," h[$$2] }' $(CHUNK_HASHES) paper/registered-chunks.csv \
+	  > paper/registered-chunks.csv.new && mv paper/registered-chunks.csv.new paper/registered-chunks.csv
+	@echo "register-chunks: paper/registered-chunks.csv holds the chapters' digests now"
+
+$(WOVEN)/values.csv: $(BUILD)/ipctax-summary $(DATA_FILES) $(REPRODUCTIONS_STAMP) $(CHUNK_HASHES) \
+  $(wildcard paper/claims*.csv paper/deviations.csv paper/registration.csv paper/registered-chunks.csv)
 	@rm -rf $(PUBLISHED) && mkdir -p $(PUBLISHED)
 	@if git ls-files --error-unmatch data/machine.csv >/dev/null 2>&1; then \
 	  git archive HEAD data | tar -x -C $(PUBLISHED); else cp -r data $(PUBLISHED)/; fi
 	@$(BUILD)/ipctax-summary $(PUBLISHED)/data $(PUBLISHED)/woven >/dev/null 2>&1 || \
 	  echo "note: the published data/ could not be fully summarized (an older layout?)"
-	$(BUILD)/ipctax-summary --reproductions reproductions data $(WOVEN) $(PUBLISHED)/woven
+	$(BUILD)/ipctax-summary --reproductions reproductions --chunk-hashes $(CHUNK_HASHES) \
+	  data $(WOVEN) $(PUBLISHED)/woven
 
 compare: all
 	@rm -f $(WOVEN)/values.csv

@@ -56,6 +56,27 @@ static const char *refusal_of(const char *chapter)
     return read_back("errors.txt");
 }
 
+static int count_lines(const char *s)
+{
+    int n = 0;
+    for (; *s; s++)
+        n += *s == '\n';
+    return n;
+}
+
+/* The line of text that starts with prefix, copied (one per call site). */
+static const char *line_of(const char *text, const char *prefix)
+{
+    static char lines[4][256];
+    static int next;
+    char *out = lines[next++ % 4];
+    const char *p = strstr(text, prefix);
+    assert_non_null(p);
+    size_t n = strcspn(p, "\n");
+    snprintf(out, sizeof lines[0], "%.*s", (int)n, p);
+    return out;
+}
+
 static int exists(const char *path)
 {
     struct stat st;
@@ -278,6 +299,33 @@ static void an_expansion_past_the_size_limit_is_refused(void **state)
 }
 
 /* Issue 22: an acyclic chain deeper than 64 was reported as a cycle. */
+/* A chunk's digest is of its whole expansion: editing a chunk it uses
+ * changes it, editing a chunk it does not use leaves it; the claims'
+ * registration rests on exactly this. */
+static void a_digest_follows_the_expansion(void **state)
+{
+    (void)state;
+    char before[4096], after[4096];
+    const char *web =
+        "```{.c file=out/h.c}\n<<step>>\n<<other>>\n```\n\n"
+        "```{.c #step}\n<<inner>>\n```\n\n"
+        "```{.c #inner}\nint i = %d;\n```\n\n"
+        "```{.c #other}\nint o;\n```\n";
+    char text[512];
+    snprintf(text, sizeof text, web, 1);
+    write_file("h.md", text);
+    assert_int_equal(tangle("--hashes h.md > hashes.txt"), 0);
+    snprintf(before, sizeof before, "%s", read_back("hashes.txt"));
+    snprintf(text, sizeof text, web, 2);
+    write_file("h.md", text);
+    assert_int_equal(tangle("--hashes h.md > hashes.txt"), 0);
+    snprintf(after, sizeof after, "%s", read_back("hashes.txt"));
+    assert_int_equal(count_lines(before), 4);
+    assert_string_not_equal(line_of(before, "step,"), line_of(after, "step,"));
+    assert_string_not_equal(line_of(before, "inner,"), line_of(after, "inner,"));
+    assert_string_equal(line_of(before, "other,"), line_of(after, "other,"));
+}
+
 static void depth_is_not_mistaken_for_a_cycle(void **state)
 {
     (void)state;
@@ -307,6 +355,7 @@ int main(void)
         cmocka_unit_test(an_empty_name_is_refused),
         cmocka_unit_test(an_expansion_past_the_size_limit_is_refused),
         cmocka_unit_test(depth_is_not_mistaken_for_a_cycle),
+        cmocka_unit_test(a_digest_follows_the_expansion),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }

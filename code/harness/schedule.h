@@ -18,8 +18,6 @@ struct schedule_limits {
     const char *units;         /* the plan: "row=N,...", NULL for every row's default */
 };
 
-enum { HEADLINE_UNITS = 12 };  /* a headline row's units when the plan does not say */
-
 #define SCHEDULE_DEFAULT_LIMITS ((struct schedule_limits){6, 40, 600.0, 0.015, NULL})
 
 struct schedule_outcome {

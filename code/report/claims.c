@@ -38,7 +38,7 @@ const char *verdict_name(enum verdict v)
 enum { CLAIM_TEXT = 512 };
 
 struct claim {
-    char id[64], statement[CLAIM_TEXT], estimate[KEY_SIZE], unit[16];
+    char id[64], statement[CLAIM_TEXT], estimate[KEY_SIZE], unit[16], rows[256];
     char reason[CLAIM_TEXT], overturn[CLAIM_TEXT];
     enum claim_test test;
     double low, high;
@@ -83,6 +83,7 @@ static int parse_claim(const struct csv_table *t, size_t row, struct claim *c, c
     if (c->test == WITHIN && (high == NULL || end == high || *end != '\0'))
         return snprintf(err, size, "a within claim needs a number in high"), -1;
     c->decimals = atoi(field(t, row, "decimals"));
+    snprintf(c->rows, sizeof c->rows, "%s", field(t, row, "rows") ? field(t, row, "rows") : "");
     return 0;
 }
 
@@ -107,6 +108,29 @@ static int load_registry(const char *path, struct registry *r, char *err, size_t
     return r->claims != NULL ? 0 : (snprintf(err, size, "out of memory"), -1);
 }
 
+int claims_load(const char *dir, struct claim_spec **out, size_t *n, char *err, size_t err_size)
+{
+    struct registry r;
+    char path[4096];
+    snprintf(path, sizeof path, "%s/claims.csv", dir);
+    *out = NULL, *n = 0;
+    if (load_registry(path, &r, err, err_size) != 0)
+        return -1;
+    *out = calloc(r.n ? r.n : 1, sizeof **out);
+    for (size_t i = 0; *out != NULL && i < r.n; i++) {
+        struct claim_spec *c = &(*out)[i];
+        snprintf(c->id, sizeof c->id, "%s", r.claims[i].id);
+        snprintf(c->estimate, sizeof c->estimate, "%s", r.claims[i].estimate);
+        snprintf(c->rows, sizeof c->rows, "%s", r.claims[i].rows);
+        c->test = r.claims[i].test, c->low = r.claims[i].low, c->high = r.claims[i].high;
+    }
+    free(r.claims);
+    if (*out == NULL)
+        return snprintf(err, err_size, "out of memory"), -1;
+    *n = r.n;
+    return 0;
+}
+
 static const struct claim *claim_named(const struct registry *r, const char *id)
 {
     for (size_t i = 0; i < r->n; i++)
@@ -127,13 +151,31 @@ static int deviates(const struct claim *now, const struct claim *then)
            !same_number(now->high, then->high);
 }
 
-static int listed(const struct csv_table *deviations, const char *id)
+/* Whether word is one of the words of list, separated by spaces. */
+static int has_word(const char *list, const char *word)
 {
-    int c = csv_table_column(deviations, "claim");
-    for (size_t i = 0; c >= 0 && i < deviations->n_rows; i++)
-        if (strcmp(csv_table_cell(deviations, i, c), id) == 0)
+    size_t len = strlen(word);
+    for (const char *p = list; (p = strstr(p, word)) != NULL; p += len)
+        if ((p == list || p[-1] == ' ') && (p[len] == '\0' || p[len] == ' '))
             return 1;
     return 0;
+}
+
+/* The first deviation whose claims name id (and, given word, whose chunks
+ * hold it); -1 if none. */
+static long deviation_of(const struct csv_table *deviations, const char *id, const char *word)
+{
+    int c = csv_table_column(deviations, "claims"), k = csv_table_column(deviations, "chunks");
+    for (size_t i = 0; c >= 0 && i < deviations->n_rows; i++)
+        if (has_word(csv_table_cell(deviations, i, c), id) &&
+            (word == NULL || (k >= 0 && has_word(csv_table_cell(deviations, i, k), word))))
+            return (long)i;
+    return -1;
+}
+
+static int listed(const struct csv_table *deviations, const char *id)
+{
+    return deviation_of(deviations, id, NULL) >= 0;
 }
 
 /* Every deviation of now from then must be listed; returns how many are not. */
@@ -282,15 +324,82 @@ static void check_preconditions(struct store *s, FILE *text)
     put_count(s, "preconditions.passed", passed);
 }
 
+/* The digest of chunk in the tangler's list; NULL if the chapters have none. */
+static const char *digest_of(const struct csv_table *hashes, const char *chunk)
+{
+    for (size_t r = 0; r < hashes->n_rows; r++)
+        if (strcmp(csv_table_cell(hashes, r, 0), chunk) == 0)
+            return csv_table_cell(hashes, r, 1);
+    return NULL;
+}
+
+/* Every registered chunk as it is now: the table, and an error for each
+ * changed one that no deviation lists with its new digest. */
+static void check_chunks(struct store *s, const char *dir, const struct csv_table *deviations)
+{
+    static const char *const header[] = {"Claim", "Chunk", "Registered", "Now", "Listed"};
+    struct csv_table reg, now;
+    struct csv_out t;
+    char path[4096], err[512], word[256], commit[64];
+    snprintf(path, sizeof path, "%s/registered-chunks.csv", dir);
+    if (s->chunk_hashes == NULL) {
+        put_text(s, "registration.chunks_checked", "no");
+        return;
+    }
+    if (csv_table_load(path, &reg, err, sizeof err) != 0) {
+        fprintf(stderr, "ipctax-summary: %s\n", err);
+        s->errors++;
+        return;
+    }
+    if (csv_table_load(s->chunk_hashes, &now, err, sizeof err) != 0 ||
+        table_open(s, "registered_chunks", &t, header, CSV_COLUMNS(header)) != 0) {
+        fprintf(stderr, "ipctax-summary: %s\n", err);
+        s->errors++;
+        csv_table_free(&reg);
+        return;
+    }
+    int changed = 0, unlisted = 0;
+    for (size_t r = 0; r < reg.n_rows; r++) {
+        const char *claim = csv_table_cell(&reg, r, 0), *chunk = csv_table_cell(&reg, r, 1);
+        const char *then = csv_table_cell(&reg, r, 2), *digest = digest_of(&now, chunk);
+        int same = digest != NULL && strcmp(digest, then) == 0;
+        snprintf(word, sizeof word, "%s=%s", chunk, digest != NULL ? digest : "gone");
+        long at = same ? -1 : deviation_of(deviations, claim, word);
+        int c = csv_table_column(deviations, "commit");
+        snprintf(commit, sizeof commit, "%s",
+                 same ? "unchanged" : at >= 0 && c >= 0 ? csv_table_cell(deviations, at, c)
+                                                        : "NOT LISTED");
+        changed += !same;
+        if (!same && at < 0) {
+            fprintf(stderr, "ipctax-summary: chunk <<%s>>, which measures claim %s, changed "
+                            "since the registration; list it in paper/deviations.csv with "
+                            "%s in its chunks\n", chunk, claim, word);
+            unlisted++;
+        }
+        const char *cells[] = {claim, chunk, then, digest != NULL ? digest : "gone", commit};
+        for (size_t k = 0; k < 5; k++)
+            csv_out_text(&t, k == 2 || k == 3 ? (snprintf(word, 13, "%s", cells[k]), word)
+                                              : cells[k]);
+        csv_out_end_row(&t);
+    }
+    table_close(s, &t);
+    put_text(s, "registration.chunks_checked", "yes");
+    put_count(s, "registration.chunks", (double)reg.n_rows);
+    put_count(s, "registration.chunks_changed", changed);
+    s->errors += unlisted;
+    csv_table_free(&reg);
+    csv_table_free(&now);
+}
+
 static int copy_deviations(struct store *s, const struct csv_table *d)
 {
-    static const char *const header[] = {"Claim", "Change", "Reason", "Commit"};
-    static const char *const columns[] = {"claim", "change", "reason", "commit"};
+    static const char *const header[] = {"Commit", "Of", "Claims", "Change", "Why"};
+    static const char *const columns[] = {"commit", "kind", "claims", "change", "reason"};
     struct csv_out t;
     if (table_open(s, "deviations", &t, header, CSV_COLUMNS(header)) != 0)
         return -1;
     for (size_t r = 0; r < d->n_rows; r++) {
-        for (size_t c = 0; c < 4; c++) {
+        for (size_t c = 0; c < 5; c++) {
             int at = csv_table_column(d, columns[c]);
             csv_out_text(&t, at >= 0 ? csv_table_cell(d, r, at) : "");
         }
@@ -368,6 +477,7 @@ void summarize_claims(const struct run_data *d, struct store *s)
         snprintf(registered, sizeof registered, "%s", commit != NULL ? commit->text : "unknown");
         s->errors += unlisted_deviations(&now, &then, &deviations);
         copy_deviations(s, &deviations);
+        check_chunks(s, dir, &deviations);
         judge_all(s, &now, &then, registered, text);
         check_preconditions(s, text);
         if (fclose(text) != 0)

@@ -20,6 +20,7 @@
 #include "report/bundle.h"
 #include "report/csvread.h"
 #include "report/manifest.h"
+#include "report/plan.h"
 #include "report/reproduce.h"
 #include "report/summarize.h"
 #include "util/error.h"
@@ -627,9 +628,10 @@ static void *summary_worker(void *arg)
 {
     struct summary_jobs *j = arg;
     for (size_t i; (i = atomic_fetch_add(&j->next, 1)) < j->n_jobs;) {
-        if (i == 0)
-            summarize_all(j->d, j->s);
-        else
+        if (i == 0) {
+            if (j->d != NULL)
+                summarize_all(j->d, j->s);
+        } else
             j->r[i - 1].ok = summarize_one(j->out_dir, j->registry, j->root, &j->r[i - 1]) == 0;
     }
     return NULL;
@@ -726,6 +728,12 @@ void summarize_with_reproductions(const struct run_data *d, struct store *s,
         put_count(s, "across.reduced", (double)reduced);
         claims_table(s, r, n_full, kept);      /* with none kept, the tables are headers */
         machines_table(s, r, kept);
+        const struct store **full = calloc(n_full ? n_full : 1, sizeof *full);
+        for (size_t i = 0; full != NULL && i < n_full; i++)
+            full[i] = &r[i].s;
+        if (full != NULL)
+            plan_units(d, s, full, n_full);
+        free((void *)full);
     } else if (root != NULL) {
         s->errors++;
     }

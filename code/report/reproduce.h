@@ -38,10 +38,11 @@ void reproduction_reduced_because(const struct run_data *d, char *why, size_t si
 int reproduction_receive(const char *file, const char *root, char *made, size_t made_size,
                          char *err, size_t err_size);
 
-/* Summarizes the run d into s and, when root is not NULL, every
- * reproduction under root (into OUT/reproductions/ID/), then judges the
- * claims on each and writes the claim-by-claim table and the machines'
- * table into s. The summaries share nothing they write, so they run side
+/* Summarizes the run d into s (none when d is NULL: the plan before a
+ * run) and, when root is not NULL, every reproduction under root (into
+ * OUT/reproductions/ID/), then judges the claims on each, writes the
+ * claim-by-claim table and the machines' table into s, and plans the next
+ * run's units from the full ones (@sec:plan). The summaries share nothing they write, so they run side
  * by side, one thread per CPU. A folder that is not a whole run, or not a
  * folder of its own, is an error of s. */
 void summarize_with_reproductions(const struct run_data *d, struct store *s,

@@ -22,6 +22,7 @@ struct value {
 struct store {
     const char *out_dir;       /* where values.csv, tables/ and the figures' files go */
     const char *registry;      /* the folder of claims.csv and its registration (paper/) */
+    const char *chunk_hashes;  /* tangle --hashes of the chapters, or NULL: not checked */
     struct value *values;
     size_t n, cap;
     int errors;                /* anything that went wrong; the summary then fails */

@@ -273,6 +273,32 @@ static void model_row(struct csv_out *t, struct csv_out *f, const struct arch_ro
     csv_out_end_row(f);
 }
 
+/* The row's measure over the model's price, and its share of the sweep over
+ * the share that price predicts (1/(1+G), G its kernel's time over the
+ * price): the estimates the model's claims test. The interval is the
+ * measure's; the price is taken as exact. */
+static void put_over_model(struct store *s, const struct arch_row *row,
+                           const struct call_inputs *in, double predicted)
+{
+    char key[KEY_SIZE];
+    const struct value *unit = store_get(s, keyf(key, "call.%s.per_call_us.unit", row->name));
+    char unit_name[TEXT_SIZE];         /* a copy: putting values moves the store's */
+    snprintf(unit_name, sizeof unit_name, "%s", unit != NULL ? unit->text : "units");
+    struct estimate m = in->measured;
+    put_estimate(s, keyf(key, "model.%s.over_model", row->name),
+                 (struct estimate){m.n, m.value / predicted, m.low / predicted,
+                                   m.high / predicted, m.coverage},
+                 2, unit_name);
+    struct estimate share = store_estimate(s, keyf(key, "call.%s.share_pct", row->name));
+    double predicted_pct = 100.0 * predicted / (predicted + in->compute_us);
+    if (share.n > 0 && predicted_pct > 0.0)
+        put_estimate(s, keyf(key, "model.%s.share_over_model", row->name),
+                     (struct estimate){share.n, share.value / predicted_pct,
+                                       share.low / predicted_pct, share.high / predicted_pct,
+                                       share.coverage},
+                     2, unit_name);
+}
+
 void summarize_model(const struct run_data *d, struct store *s)
 {
     static const char *const header[] = {"Architecture", "Predicted (µs)",
@@ -308,6 +334,7 @@ void summarize_model(const struct run_data *d, struct store *s)
         double ratio = predicted / in.measured.value;
         put_number(s, keyf(key, "model.%s.predicted_us", row->name), predicted, 1);
         put_number(s, keyf(key, "model.%s.ratio", row->name), ratio, 2);
+        put_over_model(s, row, &in, predicted);
         for (int k = 0; k < N_TERMS; k++)
             put_number(s, keyf(key, "model.%s.%s_us", row->name, TERM_NAMES[k]), term[k], 1);
         rows++;

@@ -22,11 +22,12 @@
 
 static void usage(FILE *to)
 {
-    fprintf(to, "usage: ipctax-summary [--registry DIR] [--reproductions DIR] DATA_DIR OUT_DIR\n"
-                "                     [PUBLISHED_OUT_DIR]\n"
+    fprintf(to, "usage: ipctax-summary [--registry DIR] [--reproductions DIR]\n"
+                "                     [--chunk-hashes FILE] DATA_DIR OUT_DIR [PUBLISHED_OUT_DIR]\n"
                 "       ipctax-summary --reproduction DATA_DIR ROOT [--id ID] [--by NAME]\n"
                 "                     [--conditions TEXT] [--pack DIR]\n"
                 "       ipctax-summary --receive FILE ROOT\n"
+                "       ipctax-summary [--registry DIR] --plan ROOT OUT_DIR\n"
                 "       ipctax-summary --check DATA_DIR\n"
                 "       ipctax-summary --manifest DIR\n"
                 "       ipctax-summary --install STAGE_DIR DATA_DIR\n"
@@ -35,7 +36,8 @@ static void usage(FILE *to)
                 "in DIR (default paper: claims.csv, claims-registered.csv, deviations.csv,\n"
                 "registration.csv). With PUBLISHED_OUT_DIR (the OUT_DIR of a summary of the\n"
                 "published run) it also compares the two runs (OUT_DIR/tables/compare.csv and\n"
-                "OUT_DIR/compare.txt).\n"
+                "OUT_DIR/compare.txt). --chunk-hashes FILE (chunk,sha256: tangle --hashes\n"
+                "under that header) checks the chunks the registration holds against it.\n"
                 "--check loads and checks DATA_DIR as the summary would; --manifest writes\n"
                 "DIR/manifest.csv for the run's files in DIR; --install checks the run in\n"
                 "STAGE_DIR and exchanges it with DATA_DIR in one step (see data/README.md).\n"
@@ -45,6 +47,9 @@ static void usage(FILE *to)
                 "an existing one, and prints ROOT/ID, then (with --pack) the one file\n"
                 "DIR/reproduction-ID.tar it also wrote, then 'full' or why the run is\n"
                 "reduced; --receive checks such a file and adds the run in it as ROOT/ID.\n"
+                "--plan summarizes the runs under ROOT (into OUT_DIR) and prints the units\n"
+                "each row needs for the claims resting on it, as ipctax-bench --units takes\n"
+                "them.\n"
                 "\n"
                 "  -h, --help   this text\n"
                 "  --version    the commit this program was built from\n"
@@ -161,6 +166,24 @@ static int reproduction_command(int argc, char **argv)
     return 0;
 }
 
+/* The plan before a run: the kept runs summarized, and the units printed. */
+static int plan_command(int argc, char **argv, const char *registry)
+{
+    struct store s;
+    if (argc != 4)
+        return usage_error("ipctax-summary", "--plan takes ROOT OUT_DIR");
+    mkdir(argv[3], 0777);
+    store_init(&s, argv[3]);
+    s.registry = registry;
+    summarize_with_reproductions(NULL, &s, argv[2]);
+    const struct value *units = store_get(&s, "plan.units");
+    if (units != NULL && s.errors == 0)
+        printf("%s\n", units->text);
+    int status = units != NULL && s.errors == 0 && store_write(&s) == 0 ? 0 : 1;
+    store_free(&s);
+    return status;
+}
+
 static int receive_command(int argc, char **argv)
 {
     char made[256], err[2048];
@@ -177,7 +200,7 @@ int main(int argc, char **argv)
     char err[1024];
     struct run_data d;
     struct store s;
-    const char *registry = "paper", *reproductions = NULL;
+    const char *registry = "paper", *reproductions = NULL, *chunk_hashes = NULL;
     for (int i = 1; i < argc; i++) {
         if (strcmp(argv[i], "-h") == 0 || strcmp(argv[i], "--help") == 0) {
             usage(stdout);
@@ -187,14 +210,19 @@ int main(int argc, char **argv)
             return print_version("ipctax-summary", IPCTAX_COMMIT);
     }
     while (argc > 2 && (strcmp(argv[1], "--registry") == 0 ||
-                        strcmp(argv[1], "--reproductions") == 0)) {
-        *(strcmp(argv[1], "--registry") == 0 ? &registry : &reproductions) = argv[2];
+                        strcmp(argv[1], "--reproductions") == 0 ||
+                        strcmp(argv[1], "--chunk-hashes") == 0)) {
+        *(strcmp(argv[1], "--registry") == 0       ? &registry
+          : strcmp(argv[1], "--reproductions") == 0 ? &reproductions
+                                                    : &chunk_hashes) = argv[2];
         argc -= 2, argv += 2;
     }
     if (argc >= 2 && strcmp(argv[1], "--reproduction") == 0)
         return reproduction_command(argc, argv);
     if (argc >= 2 && strcmp(argv[1], "--receive") == 0)
         return receive_command(argc, argv);
+    if (argc >= 2 && strcmp(argv[1], "--plan") == 0)
+        return plan_command(argc, argv, registry);
     if (argc >= 2 && argv[1][0] == '-')
         return data_folder_command(argc, argv);
     if (argc != 3 && argc != 4)
@@ -207,6 +235,7 @@ int main(int argc, char **argv)
     mkdir(argv[2], 0777);
     store_init(&s, argv[2]);
     s.registry = registry;
+    s.chunk_hashes = chunk_hashes;
     summarize_with_reproductions(&d, &s, reproductions);
     if (argc == 4)
         compare_with_published(&s, argv[3]);

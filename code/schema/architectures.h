@@ -50,6 +50,10 @@ struct arch_row {
 extern const struct arch_row ARCH_ROWS[];
 extern const size_t N_ARCH_ROWS;
 
+/* A headline row's units when the plan does not say: the summary's plan
+ * (@sec:plan) and the rounds' default agree on it. */
+enum { HEADLINE_UNITS = 12 };
+
 /* A bar-grain row records every PER_BAR_SAMPLE-th call (and its first and
  * last) in calls.csv: the report needs to know it too. */
 enum { PER_BAR_SAMPLE = 1000 };

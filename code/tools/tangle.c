@@ -16,6 +16,8 @@
 #include <strings.h>
 #include <sys/stat.h>
 
+#include <nettle/sha2.h>
+
 #include "util/options.h"
 
 /* Deepest nesting of references. This book nests a few levels; 64 leaves
@@ -563,6 +565,26 @@ static void report_links(struct web *web, const char *out_dir)
     }
 }
 
+static int print_hashes(struct web *web)
+{
+    for (int c = 0; c < web->n_chunks; c++) {
+        struct expansion x = {.web = web};
+        struct sha256_ctx ctx;
+        uint8_t digest[SHA256_DIGEST_SIZE];
+        append(&x.out, "", 0);
+        expand(&x, &web->chunks[c], "");
+        sha256_init(&ctx);
+        sha256_update(&ctx, x.out.len, (const uint8_t *)x.out.data);
+        sha256_digest(&ctx, sizeof digest, digest);
+        printf("%s,", web->chunks[c].name);
+        for (size_t k = 0; k < sizeof digest; k++)
+            printf("%02x", digest[k]);
+        putchar('\n');
+        free(x.out.data);
+    }
+    return fflush(stdout) == 0 && web->n_errors == 0 ? 0 : 1;
+}
+
 static int ends_with(const char *s, const char *suffix)
 {
     size_t n = strlen(s), m = strlen(suffix);
@@ -572,11 +594,13 @@ static int ends_with(const char *s, const char *suffix)
 static void usage(FILE *to)
 {
     fputs("usage: tangle [-l] [-o DIR] [--check] [--stray DIR]... FILE.md...\n"
+          "       tangle --hashes FILE.md...\n"
           "Writes every root chunk of the chapters FILE.md to its file.\n"
           "\n"
           "  -l           put #line directives into .c and .h files\n"
           "  -o DIR       write roots under DIR instead of at their own path\n"
           "  --check      write nothing; fail if any file differs from the paper\n"
+          "  --hashes     write nothing; print chunk,sha256 of every chunk's expansion\n"
           "  --stray DIR  fail if DIR holds a file that no root produces (16 at most)\n"
           "  -h, --help   this text\n"
           "  --version    what this program is\n"
@@ -593,10 +617,11 @@ int main(int argc, char **argv)
     struct web web = {0};
     const char *out_dir = "";
     const char *stray_dirs[16];
-    int n_stray = 0, check_only = 0, line_directives = 0, i;
+    int n_stray = 0, check_only = 0, line_directives = 0, hashes = 0, i;
 
     static const struct option options[] = {
         {"check", no_argument, 0, 'c'}, {"stray", required_argument, 0, 's'},
+        {"hashes", no_argument, 0, 'H'},
         {"help", no_argument, 0, 'h'}, {"version", no_argument, 0, 'V'}, {0, 0, 0, 0},
     };
     char err[256];
@@ -616,6 +641,8 @@ int main(int argc, char **argv)
             out_dir = prefix;
         } else if (opt == 'c') {
             check_only = 1;
+        } else if (opt == 'H') {
+            hashes = 1;
         } else if (opt == 's' && n_stray < 16) {
             stray_dirs[n_stray++] = optarg;
         } else if (opt == 's') {
@@ -655,6 +682,8 @@ int main(int argc, char **argv)
         fprintf(stderr, "tangle: %d error(s); nothing written\n", web.n_errors);
         return 1;
     }
+    if (hashes)
+        return print_hashes(&web);
     int differ = 0;
     for (int c = 0; c < web.n_chunks; c++) {
         char path[4096];
