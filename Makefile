@@ -27,7 +27,7 @@ CHAPTERS := $(sort $(wildcard paper/[0-9]*.md))
 COMMIT := $(shell git describe --always --dirty 2>/dev/null || echo unknown)
 PYTHON := /usr/bin/python3
 
-.PHONY: all help paper test weave figures compare tangle check-tangle measure clean \
+.PHONY: all help paper test check weave figures compare tangle check-tangle measure clean \
         unit-tests check-cff check-spec check-woven check-browser check-sanitize \
         check-valgrind check-packages check-python check-bibtex check-data-readme unused-values \
         check-registration check-weave-failure check-provenance check-layers check-publish check-reproduction check-any-text \
@@ -37,6 +37,7 @@ FORCE:
 help:
 	@echo "make paper      install what is missing, build, measure, plot, weave site/"
 	@echo "make test       unit tests (also sanitized), valgrind, Python, browser, tangle, citation"
+	@echo "make check      the fast tier: the quick unit tests and the tangle (under a minute)"
 	@echo "make check-python  the numba kernel, the Python client and worker (tests/python)"
 	@echo "make install-python  copy the Python client where python3 finds it (PREFIX=DIR),"
 	@echo "                or pip-install it into a virtual environment (VENV=DIR)"
@@ -170,6 +171,7 @@ LAYERS_ipctax-pack := util
 LAYERS_ipctax-publish := util
 # Each test program (tests/*.c with a main): the layers it tests, or that
 # its shared headers use (testengine.h judges results with the harness's gate).
+TEST_LAYERS_test_analysis := report harness
 TEST_LAYERS_test_bench := report harness
 TEST_LAYERS_test_calibrate := report
 TEST_LAYERS_test_client := wire
@@ -287,8 +289,28 @@ $(BUILD)/tests/test_fuzz_shm_regressions $(ASAN)/tests/test_fuzz_shm_regressions
 $(BUILD)/tests/test_fuzz_options_regressions $(ASAN)/tests/test_fuzz_options_regressions: \
   tests/fuzz/fuzz_options.c $(FUZZ_COMMON)
 
+# Runs the test programs $(1) with the environment $(2), each to its end,
+# and names every one that failed, not only the first; $(3) names the tier.
+define run-tests
+	@failed=""; for t in $(1); do echo "== $$t"; \
+	  $(2) IPCTAX_ROOT=$(CURDIR) $$t || failed="$$failed $${t##*/}"; done; \
+	if [ -n "$$failed" ]; then echo "$(3): these test programs failed:$$failed"; exit 1; fi
+endef
+
 unit-tests: $(TESTS:%=$(BUILD)/tests/%) $(BUILD)/tangle all
-	@for t in $(TESTS:%=$(BUILD)/tests/%); do echo "== $$t"; IPCTAX_ROOT=$(CURDIR) $$t || exit 1; done
+	$(call run-tests,$(TESTS:%=$(BUILD)/tests/%),,unit-tests)
+	@echo "unit-tests: every unit test passed"
+
+# The fast tier: the unit tests that need neither an engine under load nor
+# seconds of measuring (the slow ones below), and the tangle; no sanitizer,
+# valgrind, browser or weave. Under a minute once the tree is built; `make
+# test` runs everything.
+SLOW_TESTS := test_bench test_engine test_kernel_tuned test_load test_reproductions test_shm
+CHECK_TESTS := $(filter-out $(SLOW_TESTS),$(TESTS))
+check: check-tangle $(CHECK_TESTS:%=$(BUILD)/tests/%) all
+	$(call run-tests,$(CHECK_TESTS:%=$(BUILD)/tests/%),,check)
+	@echo "check: the fast tier passed ($(words $(CHECK_TESTS)) test programs and the tangle;" \
+	      "make test runs everything)"
 
 # The unit tests again with AddressSanitizer and UndefinedBehaviorSanitizer;
 # any report fails. The load test runs the sanitized engine with its memory
@@ -296,9 +318,8 @@ unit-tests: $(TESTS:%=$(BUILD)/tests/%) $(BUILD)/tangle all
 ASAN_ENV := ASAN_OPTIONS=detect_leaks=1:abort_on_error=0:strict_string_checks=1 \
             UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
 check-sanitize: $(TESTS:%=$(ASAN)/tests/%) $(ASAN)/ipctax-engine all $(BUILD)/tangle
-	@for t in $(TESTS:%=$(ASAN)/tests/%); do echo "== $$t (sanitized)"; \
-	  $(ASAN_ENV) IPCTAX_ROOT=$(CURDIR) IPCTAX_ENGINE=$(CURDIR)/$(ASAN)/ipctax-engine \
-	  IPCTAX_LOAD_MEMORY_BOUNDS=0 $$t || exit 1; done
+	$(call run-tests,$(TESTS:%=$(ASAN)/tests/%),$(ASAN_ENV) \
+	  IPCTAX_ENGINE=$(CURDIR)/$(ASAN)/ipctax-engine IPCTAX_LOAD_MEMORY_BOUNDS=0,check-sanitize)
 	@echo "check-sanitize: every unit test passed under ASan and UBSan"
 
 # The citation file against its schema and the paper's rules (both licences,
