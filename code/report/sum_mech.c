@@ -63,7 +63,8 @@ static const struct probe_field PROBE_FIELDS[] = {
 
 static void summarize_probe(const struct run_data *d, struct store *s, const struct probe *p)
 {
-    static double value[MAX_PASSES], hot[MAX_PASSES];
+    /* one per thread: the summaries of kept runs run side by side */
+    static _Thread_local double value[MAX_PASSES], hot[MAX_PASSES];
     char key[KEY_SIZE];
     const char *payload = p->series ? "series" : "one";
     struct probe h = {p->client, "hot", "none", p->partner, p->series};
