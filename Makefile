@@ -59,7 +59,8 @@ help:
 	@echo "make check-provenance  the weave refuses numbers whose provenance is wrong"
 	@echo "make check-data-readme  data/README.md describes every file and column of data/"
 	@echo "make check-layers  every file and library uses only the layers below it"
-	@echo "make unused-values  values and tables the summarizer writes and no chapter uses"
+	@echo "make unused-values  values and tables the summarizer writes and no chapter uses:"
+	@echo "                published unread, or computed for nobody (fails)"
 	@echo "make clean      remove build/"
 	@echo "QUICK=1         a reduced job (smoke test), for paper and measure"
 
@@ -781,12 +782,14 @@ check-publish: $(BUILD)/ipctax-publish
 	tests/check_publish.sh $(BUILD)/ipctax-publish $(BUILD)/publish-check
 
 # What the summarizer computes and no chapter uses: the keys of values.csv
-# and the tables that the last weave's used-keys.txt (values.lua) lacks.
+# that the last weave's used-keys.txt (values.lua) lacks, counted as
+# published (a family of paper/provenance.csv describes them) or computed
+# for nobody (listed; a failure), and the tables no chapter shows
+# (tests/unused_values.py). test_analysis holds every value a whole run
+# gives to a family, without a weave.
 unused-values:
 	@test -s $(WOVEN)/used-keys.txt || { echo "unused-values: weave first (make weave)"; exit 1; }
-	@comm -23 <(tail -n +2 $(WOVEN)/values.csv | cut -d, -f1 | sort -u) \
-	  <(sort $(WOVEN)/used-keys.txt)
-	@comm -23 <(cd $(WOVEN) && ls tables/*.csv | sort) <(sort $(WOVEN)/used-keys.txt)
+	@$(PYTHON) -B tests/unused_values.py $(WOVEN) paper/provenance.csv
 
 # The committed site/ and figures/ must be what the committed paper/ and
 # data/ weave, byte for byte (CI runs this on a clean clone).

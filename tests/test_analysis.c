@@ -227,7 +227,8 @@ static void expect_text(const char *key, const char *text)
 }
 
 /* The printed number of key is x rounded to the digits it has: within half
- * a unit of its last digit (and a hair for the binary fractions). */
+ * a unit of its last digit (and a hair for the binary fractions); a whole
+ * number's trailing zeros may be rounding (1,210 for 1,205). */
 static void expect_number(const char *key, double x)
 {
     const char *got = value_of(key);
@@ -243,6 +244,8 @@ static void expect_number(const char *key, double x)
     double v = strtod(plain, &end);
     const char *dot = strchr(plain, '.');
     double unit = dot != NULL ? pow(10.0, -(double)strlen(dot + 1)) : 1.0;
+    for (size_t i = n; dot == NULL && i > 1 && plain[i - 1] == '0'; i--)
+        unit *= 10;
     if (end == plain || *end != '\0')
         fail_msg("values.csv: %s is \"%s\", not a number; expected %.6g", key, got, x);
     if (!(fabs(v - x) <= unit / 2 + 1e-9 * fmax(1.0, fabs(x))))
@@ -1152,6 +1155,115 @@ static void the_crossings_composites_are_their_medians_function(void **state)
     expect_composite("cross.stateful_over_floor", py_stateful / py_one, lo1 / hi2, hi1 / lo2, 1);
 }
 
+/* ---- The model of a call ------------------------------------------------------------------------------------ */
+
+/* A state probe's parts (µs, medians over the passes: the pass factors'
+ * median is 1), by client, after a stretch (short 0, long 1, or the hot
+ * echo, -1), partner busy, one double or the series. */
+struct probe_parts {
+    double rtt, encode, request, reply, decode;
+};
+
+static struct probe_parts probe_parts(const char *client, int stretch, int series)
+{
+    static const char *const STRETCH[] = {"short", "long"};
+    double rtt = syn_hot_us(client, "busy", series) +
+                 (stretch < 0 ? 0 : syn_state_extra_us("client", STRETCH[stretch]));
+    return (struct probe_parts){rtt, 0.05 * rtt, 0.40 * rtt, 0.35 * rtt, 0.05 * rtt};
+}
+
+static struct probe_parts probe_between(struct probe_parts a, struct probe_parts b, double w)
+{
+    return (struct probe_parts){a.rtt + w * (b.rtt - a.rtt), a.encode + w * (b.encode - a.encode),
+                                a.request + w * (b.request - a.request),
+                                a.reply + w * (b.reply - a.reply),
+                                a.decode + w * (b.decode - a.decode)};
+}
+
+/* The fitted echo of a C lane on one CPU at b bytes each way: its line. */
+static double fitted_echo_us(const char *transport, const char *mode, double b)
+{
+    struct syn_lane l = lane("c", transport, "same", mode);
+    double t0, bytes_per_us;
+    syn_lane_line(&l, &t0, &bytes_per_us);
+    return t0 + 2 * b / bytes_per_us;
+}
+
+/* The model's terms for row r (state, bytes, lane, codec, faults, process;
+ * 68-model.md) from the primitives the generator made, and what it is set
+ * against: the row's boundary per call, or a spawn's extra over a warm or
+ * a persistent engine. */
+static double model_terms(const struct syn_row *r, double term[6])
+{
+    const struct arch_row *a = r->row;
+    int spawns = a->transport == TRANSPORT_SPAWN, python = a->client == CLIENT_PYTHON;
+    const char *client = python ? "python" : "c";
+    double series_bytes = 8.0 * SYN_SERIES_FLOATS, c = r->compute_us;
+    double lo = syn_stretch_us("short"), hi = syn_stretch_us("long");
+    double w = c <= lo ? 0 : c >= hi ? 1 : log(c / lo) / log(hi / lo);
+    /* Python's calls all follow a long kernel: its short probe is its hot echo */
+    struct probe_parts one = probe_between(probe_parts(client, python ? -1 : 0, 0),
+                                           probe_parts(client, 1, 0), w);
+    struct probe_parts series = probe_between(probe_parts(client, python ? -1 : 0, 1),
+                                              probe_parts(client, 1, 1), w);
+    double out = r->request_bytes - 4, back = r->reply_bytes - 4, each_way = (out + back) / 2;
+    double span = series_bytes - 8;
+    double per_out = (series.encode + series.request - one.encode - one.request) / span;
+    double per_back = (series.reply + series.decode - one.reply - one.decode) / span;
+    term[0] = spawns ? 0 : one.rtt;
+    term[1] = spawns ? 0 : fmax(out - 8, 0) * per_out + fmax(back - 8, 0) * per_back +
+                           out * series.decode / series_bytes + back * series.encode / series_bytes;
+    term[2] = spawns ? fitted_echo_us("pipe", "raw", each_way) - fitted_echo_us("unix", "raw", each_way)
+            : a->transport != TRANSPORT_UNIX
+                ? fitted_echo_us(transport_name(a->transport), "protocol", each_way) -
+                      fitted_echo_us("unix", "protocol", each_way)
+                : 0;
+    term[3] = a->encoding == ENCODING_JSON
+                  ? fmin(r->request_bytes / series_bytes, 1.0) * (9000.0 + 15000.0) : 0;
+    term[4] = r->client_faults * syn_fault_us(client) + r->engine_faults * SYN_SPAWN_FAULT_US;
+    term[5] = spawns ? SYN_SPAWN_EXIT_MS * 1e3 : 0;
+    if (spawns && a->grain == GRAIN_SWEEP)
+        return row_named("spawn_stdin")->boundary_us - row_named("batch_unix")->boundary_us;
+    if (spawns)
+        return over_rounds(over_warm, r, NULL).value;
+    return r->boundary_us;         /* the units' median boundary: UNIT_SCALE's median is 1 */
+}
+
+/* Every crossing row's boundary per call, predicted from the primitives
+ * alone (the state probes, the echo's lines, the codec, the faults' and a
+ * process's price), term by term, and over what its calls measured. */
+static void the_model_predicts_every_row_from_the_primitives(void **state)
+{
+    (void)state;
+    static const char *const TERMS[] = {"state", "bytes", "lane", "codec", "faults", "process"};
+    char key[KEY_SIZE];
+    int rows = 0, within = 0;
+    double worst = 1;
+    const char *worst_name = "none";
+    summarize_synthetic_run();
+    for (size_t i = 1; i < gen.n_rows; i++) {
+        const struct syn_row *r = &gen.rows[i];
+        double term[6], predicted = 0;
+        if (r->row->transport == TRANSPORT_NONE)
+            continue;
+        double measured = model_terms(r, term);
+        for (int t = 0; t < 6; t++) {
+            expect_number(keyf(key, "model.%s.%s_us", r->row->name, TERMS[t]), term[t]);
+            predicted += term[t];
+        }
+        expect_number(keyf(key, "model.%s.predicted_us", r->row->name), predicted);
+        expect_number(keyf(key, "model.%s.ratio", r->row->name), predicted / measured);
+        rows++;
+        within += predicted / measured >= 0.8 && predicted / measured <= 1.25;
+        if (fabs(log(predicted / measured)) > fabs(log(worst)))
+            worst = predicted / measured, worst_name = r->row->name;
+    }
+    expect_number("model.rows", rows);
+    expect_number("model.within", within);
+    expect_number("model.worst.ratio", worst);
+    expect_text("model.worst.architecture", worst_name);
+}
+
 /* ---- What the run records, passed through ------------------------------------------------------------- */
 
 static void the_runs_records_are_passed_through(void **state)
@@ -1181,6 +1293,7 @@ static void the_runs_records_are_passed_through(void **state)
     expect_number("sweep.last.pnl", SYN_FIRST_PNL + 0.25 * (DEFAULT_COMBOS - 1));
     expect_number("sweep.last.trades", 100 + DEFAULT_COMBOS - 1);
     expect_number("sweep.combos", DEFAULT_COMBOS);
+    expect_number("sweep.first.L", (double)gen.d.sweep[0].L);
     expect_number("oracle.mismatches", 0);
     expect_text("oracle.numpy", "1.24.2");
     expect_number("load.lost", 0);
@@ -1215,6 +1328,8 @@ static void the_claims_are_judged_on_the_known_intervals(void **state)
     expect_number("claims.undecided", 2);
     expect_number("preconditions.count", 7);
     expect_number("preconditions.passed", 7);
+    expect_text("precondition.gate", "passed");
+    expect_text("precondition.valgrind_leaks", "passed");
     expect_number("deviations.count", 1);
     expect_text("registration.commit", "0123abc");
     expect_text("registration.date", "2026-11-01");
@@ -1269,6 +1384,48 @@ static int family_of(const struct csv_table *prov, int col, const char *key)
         if (matches(csv_table_cell(prov, r, col), key))
             return (int)r;
     return -1;
+}
+
+/* The key an estimate's part belongs to: X for X.low, X.high, X.n, X.unit,
+ * X.coverage_pct and X.level_pct, else the key itself. */
+static const char *whole_key(const char *key, char out[KEY_SIZE])
+{
+    static const char *const PARTS[] = {".low", ".high", ".n", ".unit", ".coverage_pct",
+                                        ".level_pct"};
+    size_t len = strlen(key);
+    snprintf(out, KEY_SIZE, "%s", key);
+    for (size_t i = 0; i < sizeof PARTS / sizeof PARTS[0]; i++) {
+        size_t n = strlen(PARTS[i]);
+        if (len > n && strcmp(key + len - n, PARTS[i]) == 0)
+            out[len - n] = '\0';
+    }
+    return out;
+}
+
+/* values.csv is published beside the page: every value the summary writes
+ * is described there by a family of paper/provenance.csv (its unit, its
+ * estimator, where it comes from), read by the paper or not. */
+static void every_value_the_summary_writes_has_a_family(void **state)
+{
+    (void)state;
+    char path[4096], err[512], whole[KEY_SIZE], list[2048] = "";
+    struct csv_table prov;
+    summarize_synthetic_run();
+    if (csv_table_load(root_path(path, sizeof path, "paper/provenance.csv"), &prov, err,
+                       sizeof err) != 0)
+        fail_msg("%s", err);
+    int col = csv_table_column(&prov, "key"), k = csv_table_column(&values, "key");
+    size_t undescribed = 0;
+    for (size_t r = 0; r < values.n_rows; r++) {
+        const char *key = whole_key(csv_table_cell(&values, r, k), whole);
+        if (family_of(&prov, col, key) >= 0)
+            continue;
+        if (undescribed++ < 20)
+            snprintf(list + strlen(list), sizeof list - strlen(list), " %s", key);
+    }
+    csv_table_free(&prov);
+    if (undescribed > 0)
+        fail_msg("%zu values no family of paper/provenance.csv describes:%s", undescribed, list);
 }
 
 /* Runs last: every family of paper/provenance.csv (by its first part:
@@ -1404,10 +1561,12 @@ int main(int argc, char **argv)
         T(the_roofline_rates_the_kernels_against_the_peak),
         T(the_counts_are_differences_of_requests),
         T(the_crossings_composites_are_their_medians_function),
+        T(the_model_predicts_every_row_from_the_primitives),
         T(the_runs_records_are_passed_through),
         T(the_claims_are_judged_on_the_known_intervals),
         T(the_run_is_compared_and_counted_once),
         T(the_pairing_estimator_covers_what_it_promises),
+        T(every_value_the_summary_writes_has_a_family),
         T(every_family_of_values_is_checked),
     };
     return cmocka_run_group_tests(tests, group_setup, group_teardown);
