@@ -31,6 +31,7 @@ PYTHON := /usr/bin/python3
         unit-tests check-cff check-spec check-woven check-browser check-sanitize \
         check-valgrind check-packages check-python check-bibtex check-data-readme unused-values \
         check-registration check-weave-failure check-provenance check-layers check-publish check-reproduction check-any-text \
+        check-index \
         fuzz install-python FORCE
 FORCE:
 
@@ -56,7 +57,9 @@ help:
 	@echo "make check-publish  a publication onto a full disk leaves site/ and figures/ whole"
 	@echo "make check-reproduction  make reproduction and make receive on hostile input"
 	@echo "make check-any-text  text of any characters from a kept run weaves into the PDF"
-	@echo "make check-provenance  the weave refuses numbers whose provenance is wrong"
+	@echo "make check-provenance  the weave refuses numbers whose provenance is wrong,"
+	@echo "                and .when values outside the sets their families declare"
+	@echo "make check-index  the book's index of identifiers links where each is defined and used"
 	@echo "make check-data-readme  data/README.md describes every file and column of data/"
 	@echo "make check-layers  every file and library uses only the layers below it"
 	@echo "make unused-values  values and tables the summarizer writes and no chapter uses:"
@@ -421,7 +424,7 @@ endif
 
 test: deps-test check-tangle check-layers unit-tests check-sanitize check-valgrind check-cff check-python \
       check-browser check-bibtex check-data-readme check-registration check-weave-failure \
-      check-publish check-reproduction check-any-text check-provenance
+      check-publish check-reproduction check-any-text check-provenance check-index
 	@echo "test: every check passed"
 
 # --- Measure -----------------------------------------------------------------
@@ -629,6 +632,9 @@ DATA_STATE := $(shell c=$$(git log -1 --format=%H -- data 2>/dev/null | cut -c1-
        [ -z "$$(git ls-files --others --exclude-standard -- data 2>/dev/null)" ]; then \
     echo "committed in $$c"; else echo "not committed"; fi)
 
+# The headers whose functions and types the book's index of identifiers
+# lists (paper/filters/index.lua), as tangled.
+INDEXED_HEADERS = $(sort $(wildcard code/*/*.h))
 # IPCTAX_EDITION (paper/filters/edition.lua): "book", everything, or
 # "paper", Part I and its references alone. IPCTAX_FIGURES: the folder the
 # figures are read from, the weave's own (FIGURES_READ; the browser check
@@ -646,9 +652,11 @@ $(WOVEN)/ast/%.json: paper/%.md
 PANDOC = IPCTAX_WOVEN=$(WOVEN) IPCTAX_WEAVE_COMMIT=$(WEAVE_COMMIT) \
   IPCTAX_DATA_STATE="$(DATA_STATE)" IPCTAX_FIGURES=$(FIGURES_READ) \
   IPCTAX_CHAPTER_ASTS="$(CHAPTER_ASTS)" \
-  IPCTAX_DATA_FILES="$(sort $(DATA_FILES))" pandoc paper/metadata.yaml $(WEAVE_EXTRA) \
+  IPCTAX_DATA_FILES="$(sort $(DATA_FILES))" IPCTAX_HEADERS="$(INDEXED_HEADERS)" \
+  pandoc paper/metadata.yaml $(WEAVE_EXTRA) \
   --from markdown --number-sections --resource-path=. \
-  --lua-filter paper/filters/chapters.lua --lua-filter paper/filters/reader.lua \
+  --lua-filter paper/filters/chapters.lua --lua-filter paper/filters/index.lua \
+  --lua-filter paper/filters/reader.lua \
   --lua-filter paper/filters/values.lua --lua-filter paper/filters/crossref.lua \
   --lua-filter paper/filters/chunks.lua --lua-filter paper/filters/edition.lua \
   --citeproc --bibliography paper/references.bib \
@@ -845,6 +853,13 @@ check-browser: $(TEST_PAGE)
 check-provenance: all
 	$(BUILD)/ipctax-summary data $(WOVEN) $(WOVEN) >/dev/null
 	$(PYTHON) -B tests/check_provenance.py $(WOVEN)
+
+# The book's index of identifiers (paper/filters/index.lua): a small book
+# woven to HTML and LaTeX lists each exported function and type with the
+# chunk that defines it and those that use it; one that no chunk defines
+# stops the weave (tests/check_index.py).
+check-index:
+	$(PYTHON) -B tests/check_index.py
 
 # The BibTeX of the "Cite this paper" box, as the weave wrote it, through
 # bibtex with the standard styles: any warning fails.
