@@ -51,13 +51,13 @@
 #include "report/model.h"
 #include "schema/architectures.h"
 #include "util/random.h"
+#include "testvalues.h"
 
 enum {
     SYN_ROUNDS = 9,            /* units per row: every row runs in every round */
     SYN_PASSES = 5,            /* passes of the echo, the state probes, the fault probes */
     SYN_ECHO_REPS = 3,         /* round trips in a block */
     SYN_REPS = 5,              /* repetitions: cold, spawn, serialization */
-    SYN_LAYOUT_PASSES = 8,
     SYN_ROOF_PASSES = 3,
     SYN_WITNESS_REPS = 3,
     SYN_MAX_ROWS = 64,
@@ -695,19 +695,11 @@ static void syn_faults(struct synthetic_run *s)
             }
 }
 
-/* The layout: per side, two cells (arrays at offset 0 and 576) in each pass;
- * in logs, a pass's offset plus or minus half the cells' difference in that
- * pass. The engine's cells differ by about 5% every pass (an effect), the
- * other sides' by a difference whose sign changes (none). The engine is 5%
- * slower than in_process; its shifted builds (code at +16 and +32, arrays at
+/* The layout: per side, the two cells of testvalues.h in each pass. The
+ * engine's cells differ by about 5% every pass (an effect), the other
+ * sides' by a difference whose sign changes (none). The engine is 5% slower
+ * than in_process; its shifted builds (code at +16 and +32, arrays at
  * offset 0) differ as little as in_process's cells. */
-static const double SYN_LAYOUT_PASS[SYN_LAYOUT_PASSES] = {0, 0.02, -0.01, 0.03, -0.02, 0.01, 0, -0.03};
-static const double SYN_EFFECT_GAP[SYN_LAYOUT_PASSES] = {0.050, 0.060, 0.040, 0.055,
-                                                         0.045, 0.065, 0.035, 0.050};
-static const double SYN_NO_GAP[SYN_LAYOUT_PASSES] = {0.0312, -0.0221, 0.0137, -0.0268,
-                                                     0.0183, -0.0094, 0.0245, -0.0171};
-#define SYN_LAYOUT_BASE_S 0.3
-
 struct syn_layout_side {
     const char *side;
     double over;               /* the side's time over in_process's */
@@ -716,18 +708,18 @@ struct syn_layout_side {
 };
 
 static const struct syn_layout_side SYN_LAYOUT_SIDES[] = {
-    {"in_process", 1.0, NAN, SYN_NO_GAP},          {"engine", 1.05, NAN, SYN_EFFECT_GAP},
-    {"engine", 1.05, 16, SYN_NO_GAP},
-    {"in_process_tuned_kept", 0.40, NAN, SYN_NO_GAP},
-    {"in_process_tuned_fresh", 0.42, NAN, SYN_NO_GAP},
-    {"engine_tuned", 0.41, NAN, SYN_NO_GAP},
+    {"in_process", 1.0, NAN, LAYOUT_NO_GAP},          {"engine", 1.05, NAN, LAYOUT_EFFECT_GAP},
+    {"engine", 1.05, 16, LAYOUT_NO_GAP},
+    {"in_process_tuned_kept", 0.40, NAN, LAYOUT_NO_GAP},
+    {"in_process_tuned_fresh", 0.42, NAN, LAYOUT_NO_GAP},
+    {"engine_tuned", 0.41, NAN, LAYOUT_NO_GAP},
 };
 enum { SYN_LAYOUT_N_SIDES = sizeof SYN_LAYOUT_SIDES / sizeof SYN_LAYOUT_SIDES[0] };
 
 /* The log time of one cell of a side in pass p (0-based). */
 static double syn_layout_log_s(const struct syn_layout_side *side, int cell, int p)
 {
-    return log(SYN_LAYOUT_BASE_S * side->over) + SYN_LAYOUT_PASS[p] +
+    return log(LAYOUT_BASE_S * side->over) + LAYOUT_PASS[p] +
            (cell == 0 ? 0.5 : -0.5) * side->gap[p];
 }
 
@@ -737,7 +729,7 @@ static void syn_layout(struct synthetic_run *s)
         const struct syn_layout_side *side = &SYN_LAYOUT_SIDES[i];
         int shifted = !isnan(side->code_shift);
         for (int cell = 0; cell < 2; cell++)
-            for (int p = 0; p < SYN_LAYOUT_PASSES; p++) {
+            for (int p = 0; p < LAYOUT_PASSES; p++) {
                 struct layout_row r;
                 memset(&r, 0, sizeof r);
                 snprintf(r.side, sizeof r.side, "%s", side->side);
@@ -863,7 +855,7 @@ static void syn_key_values(struct synthetic_run *s)
     syn_kv(&d->run, "cold_reps", "%d", SYN_REPS);
     syn_kv(&d->run, "spawn_reps", "%d", SYN_REPS);
     syn_kv(&d->run, "serialization_reps", "%d", SYN_REPS);
-    syn_kv(&d->run, "layout_passes", "%d", SYN_LAYOUT_PASSES);
+    syn_kv(&d->run, "layout_passes", "%d", LAYOUT_PASSES);
     syn_kv(&d->oracle, "bars", "%d", SYN_BARS);
     syn_kv(&d->oracle, "combos", "%d", DEFAULT_COMBOS);
     syn_kv(&d->oracle, "identical", "%d", DEFAULT_COMBOS);

@@ -39,6 +39,7 @@
 #include <math.h>
 
 #include "testengine.h"
+#include "testvalues.h"
 #include "synthetic_run.h"
 #include "report/calibrate.h"
 #include "report/compare.h"
@@ -204,26 +205,24 @@ static void summarize_synthetic_run(void)
 static char (*checked)[KEY_SIZE];
 static size_t n_checked;
 
-static const char *value_of(const char *key)
+static void note_checked(const char *key)
 {
-    int k = csv_table_column(&values, "key"), v = csv_table_column(&values, "value");
     char (*grown)[KEY_SIZE] = realloc(checked, (n_checked + 1) * sizeof *checked);
     assert_non_null(grown);
     checked = grown;
     snprintf(checked[n_checked++], KEY_SIZE, "%s", key);
-    for (size_t r = 0; k >= 0 && v >= 0 && r < values.n_rows; r++)
-        if (strcmp(csv_table_cell(&values, r, k), key) == 0)
-            return csv_table_cell(&values, r, v);
-    return NULL;
+}
+
+static const char *value_of(const char *key)
+{
+    note_checked(key);
+    return values_text(&values, key);
 }
 
 static void expect_text(const char *key, const char *text)
 {
-    const char *got = value_of(key);
-    if (got == NULL)
-        fail_msg("values.csv has no %s (expected %s)", key, text);
-    if (strcmp(got, text) != 0)
-        fail_msg("values.csv: %s is \"%s\"; expected \"%s\"", key, got, text);
+    note_checked(key);
+    expect_values_text(&values, key, text);
 }
 
 /* The printed number of key is x rounded to the digits it has: within half
@@ -937,14 +936,14 @@ static double two_cell_f(const double *d, int n)
  * within passes (each flips that pass's d) whose F reaches the observed. */
 static double exact_p(const double *gap)
 {
-    double d[SYN_LAYOUT_PASSES], observed = two_cell_f(gap, SYN_LAYOUT_PASSES);
+    double d[LAYOUT_PASSES], observed = two_cell_f(gap, LAYOUT_PASSES);
     int as_large = 0;
-    for (int pattern = 0; pattern < 1 << SYN_LAYOUT_PASSES; pattern++) {
-        for (int p = 0; p < SYN_LAYOUT_PASSES; p++)
+    for (int pattern = 0; pattern < 1 << LAYOUT_PASSES; pattern++) {
+        for (int p = 0; p < LAYOUT_PASSES; p++)
             d[p] = pattern >> p & 1 ? -gap[p] : gap[p];
-        as_large += two_cell_f(d, SYN_LAYOUT_PASSES) >= observed * (1 - 1e-9);
+        as_large += two_cell_f(d, LAYOUT_PASSES) >= observed * (1 - 1e-9);
     }
-    return (double)as_large / (1 << SYN_LAYOUT_PASSES);
+    return (double)as_large / (1 << LAYOUT_PASSES);
 }
 
 /* A cell's spread over the passes: the standard deviation of its logs. */
@@ -952,11 +951,11 @@ static double noise_of(const double *gap)
 {
     double noise = 0;
     for (int cell = 0; cell < 2; cell++) {
-        double mean = 0, sq = 0, t[SYN_LAYOUT_PASSES];
-        for (int p = 0; p < SYN_LAYOUT_PASSES; p++)
-            t[p] = SYN_LAYOUT_PASS[p] + (cell == 0 ? 0.5 : -0.5) * gap[p], mean += t[p] / SYN_LAYOUT_PASSES;
-        for (int p = 0; p < SYN_LAYOUT_PASSES; p++)
-            sq += (t[p] - mean) * (t[p] - mean) / (SYN_LAYOUT_PASSES - 1);
+        double mean = 0, sq = 0, t[LAYOUT_PASSES];
+        for (int p = 0; p < LAYOUT_PASSES; p++)
+            t[p] = LAYOUT_PASS[p] + (cell == 0 ? 0.5 : -0.5) * gap[p], mean += t[p] / LAYOUT_PASSES;
+        for (int p = 0; p < LAYOUT_PASSES; p++)
+            sq += (t[p] - mean) * (t[p] - mean) / (LAYOUT_PASSES - 1);
         noise += sqrt(sq) / 2;
     }
     return noise;
@@ -966,10 +965,10 @@ static void expect_layout_test(const char *name, const double *gap)
 {
     char key[KEY_SIZE];
     double mean = 0;
-    for (int p = 0; p < SYN_LAYOUT_PASSES; p++)
-        mean += gap[p] / SYN_LAYOUT_PASSES;
+    for (int p = 0; p < LAYOUT_PASSES; p++)
+        mean += gap[p] / LAYOUT_PASSES;
     double p = exact_p(gap);
-    expect_number(keyf(key, "layout.%s.f", name), two_cell_f(gap, SYN_LAYOUT_PASSES));
+    expect_number(keyf(key, "layout.%s.f", name), two_cell_f(gap, LAYOUT_PASSES));
     /* 10,000 draws: within five of their standard errors, and the draws' own +1 */
     expect_near(keyf(key, "layout.%s.p", name), p, 5 * sqrt(p * (1 - p) / 10000) + 0.001);
     expect_number(keyf(key, "layout.%s.range_pct", name), (exp(fabs(mean)) - 1) * 100);
@@ -982,23 +981,23 @@ static void expect_layout_test(const char *name, const double *gap)
 static void the_layout_test_finds_the_effect_that_is_there(void **state)
 {
     (void)state;
-    double ratio[2 * SYN_LAYOUT_PASSES];
+    double ratio[2 * LAYOUT_PASSES];
     summarize_synthetic_run();
-    expect_layout_test("data.engine", SYN_EFFECT_GAP);
-    expect_layout_test("data.in_process", SYN_NO_GAP);
-    expect_layout_test("code", SYN_NO_GAP);
+    expect_layout_test("data.engine", LAYOUT_EFFECT_GAP);
+    expect_layout_test("data.in_process", LAYOUT_NO_GAP);
+    expect_layout_test("code", LAYOUT_NO_GAP);
     expect_text("layout.any_effect", "yes");
     for (int cell = 0; cell < 2; cell++)
-        for (int p = 0; p < SYN_LAYOUT_PASSES; p++)
-            ratio[cell * SYN_LAYOUT_PASSES + p] =
+        for (int p = 0; p < LAYOUT_PASSES; p++)
+            ratio[cell * LAYOUT_PASSES + p] =
                 exp(syn_layout_log_s(&SYN_LAYOUT_SIDES[1], cell, p) -
                     syn_layout_log_s(&SYN_LAYOUT_SIDES[0], cell, p));
-    expect_estimate("layout.engine_over_in_process", truth_of(ratio, 2 * SYN_LAYOUT_PASSES));
+    expect_estimate("layout.engine_over_in_process", truth_of(ratio, 2 * LAYOUT_PASSES));
     double fresh = 0.42 / 0.40;
-    struct truth t = truth_of(ratio, 2 * SYN_LAYOUT_PASSES);
+    struct truth t = truth_of(ratio, 2 * LAYOUT_PASSES);
     expect_estimate("layout.tuned_fresh_over_kept",
                     (struct truth){t.n, fresh, fresh, fresh, t.coverage_pct});
-    expect_number("layout.passes", SYN_LAYOUT_PASSES);
+    expect_number("layout.passes", LAYOUT_PASSES);
 }
 
 /* ---- The roofline and the counts ------------------------------------------------------------------ */

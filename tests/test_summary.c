@@ -24,6 +24,7 @@
 #include <math.h>
 
 #include "testengine.h"
+#include "testvalues.h"
 #include "report/compare.h"
 #include "report/csvread.h"
 #include "report/manifest.h"
@@ -35,8 +36,7 @@
 
 /* ---- The run, made by hand ------------------------------------------------ */
 
-enum { ROUNDS = 9, COLD_REPS = 5, ECHO_SIZES = 5, ECHO_PASSES = 3, ECHO_REPS = 3,
-       LAYOUT_PASSES = 8 };
+enum { ROUNDS = 9, COLD_REPS = 5, ECHO_SIZES = 5, ECHO_PASSES = 3, ECHO_REPS = 3 };
 
 /* Each round's unit ratio, in the order the rounds ran: batch_unix's couple
  * and in_process_tuned's triple. Sorted, batch_unix's are 1.10, 1.15, ...,
@@ -65,16 +65,11 @@ static const double ECHO_REP[ECHO_REPS] = {0.95, 1.00, 1.20};
 #define ECHO_B_BYTES_PER_US 2000.0
 #define ECHO_OUTLIER_FLOATS 50000
 
-/* The layout: two cells (arrays at offset 0 and 576) in each of 8 passes.
- * In logs, a cell's time is a pass's offset a, plus or minus half the
- * cells' difference in that pass: d for the engine (always positive: an
- * effect), e for in_process (either sign: none). The engine is 5% slower. */
-static const double LAYOUT_PASS[LAYOUT_PASSES] = {0, 0.02, -0.01, 0.03, -0.02, 0.01, 0, -0.03};
-static const double ENGINE_GAP[LAYOUT_PASSES] = {0.050, 0.060, 0.040, 0.055,
-                                                 0.045, 0.065, 0.035, 0.050};
-static const double IN_PROCESS_GAP[LAYOUT_PASSES] = {0.0312, -0.0221, 0.0137, -0.0268,
-                                                     0.0183, -0.0094, 0.0245, -0.0171};
-#define LAYOUT_BASE_S 0.3
+/* The layout: the cells of testvalues.h, the engine's with the effect (its
+ * cells' difference d always positive), in_process's without (e, either
+ * sign). The engine is 5% slower. */
+#define ENGINE_GAP LAYOUT_EFFECT_GAP
+#define IN_PROCESS_GAP LAYOUT_NO_GAP
 #define LAYOUT_ENGINE_OVER 1.05
 
 /* Fresh engines: each one's cold and warm boundary (ms), cold over warm
@@ -373,21 +368,13 @@ static void summarize_golden_run(void)
 
 static const char *value_of(const char *key)
 {
-    int k = csv_table_column(&values, "key"), v = csv_table_column(&values, "value");
-    for (size_t r = 0; k >= 0 && v >= 0 && r < values.n_rows; r++)
-        if (strcmp(csv_table_cell(&values, r, k), key) == 0)
-            return csv_table_cell(&values, r, v);
-    return NULL;
+    return values_text(&values, key);
 }
 
 /* values.csv's text for key is the hand's. */
 static void expect(const char *key, const char *by_hand)
 {
-    const char *got = value_of(key);
-    if (got == NULL)
-        fail_msg("values.csv has no %s (by hand: %s)", key, by_hand);
-    if (strcmp(got, by_hand) != 0)
-        fail_msg("values.csv: %s is %s; by hand it is %s", key, got, by_hand);
+    expect_values_text(&values, key, by_hand);
 }
 
 /* An estimate: its value, interval, units and the interval's coverage (%). */
