@@ -544,7 +544,7 @@ static void syn_cold(struct synthetic_run *s)
             snprintf(c.warmth, sizeof c.warmth, "%s", warm ? "warm" : "cold");
             c.rep = rep;
             c.compute_ns = 2e6;
-            c.rtt_ns = c.compute_ns + (warm ? SYN_WARM_MS : SYN_COLD_MS)[rep - 1] * 1e6;
+            c.rtt_ns = c.compute_ns + (warm ? SYN_WARM_MS[rep - 1] : SYN_COLD_MS[rep - 1]) * 1e6;
             c.encode_ns = c.send_ns = c.receive_ns = 1000, c.decode_ns = 100;
             c.wait_ns = c.rtt_ns - 3100;
             c.engine_ns = c.rtt_ns - 4000;
@@ -902,7 +902,9 @@ static void syn_original(struct synthetic_run *s)
     }
 }
 
-/* Makes the run: golden (noise 0) or with per-run noise drawn from seed. */
+/* Makes the run: golden (noise 0), every file of it; or, with per-run
+ * noise drawn from seed, its rounds alone (architectures.csv's rows: what a
+ * test of the pairing estimator reads). */
 static void synthetic_run_make(struct synthetic_run *s, int noise, uint32_t seed)
 {
     struct mt19937 mt;
@@ -911,6 +913,8 @@ static void synthetic_run_make(struct synthetic_run *s, int noise, uint32_t seed
     mt19937_seed(&mt, seed);
     syn_rows(s);
     syn_rounds(s, &mt);
+    if (noise)
+        return;
     syn_gates(s);
     syn_key_values(s);
     syn_sweep(s);

@@ -151,9 +151,10 @@ static void write_published(const char *dir, const char *values_path)
     assert_int_equal(fclose(f), 0);
 }
 
-/* Generates, writes, loads and summarizes the golden run once, as
- * ipctax-summary does with --reproductions (the run kept twice) and a
- * published run to compare with. */
+/* Generates, writes, loads and summarizes the golden run once (in the
+ * group's setup, before any test's watchdog is armed: under the sanitizers
+ * it takes a while), as ipctax-summary does with --reproductions (the run
+ * kept twice) and a published run to compare with. */
 static void summarize_synthetic_run(void)
 {
     char err[1024], made[256], root[256], published[256], path[512];
@@ -1515,7 +1516,10 @@ static void the_pairing_estimator_covers_what_it_promises(void **state)
 static int group_setup(void **state)
 {
     (void)state;
-    return test_dir_create();
+    if (test_dir_create() != 0)
+        return -1;
+    summarize_synthetic_run();
+    return summarized > 0 ? 0 : -1;
 }
 
 static int group_teardown(void **state)
