@@ -27,16 +27,18 @@ CHAPTERS := $(sort $(wildcard paper/[0-9]*.md))
 COMMIT := $(shell git describe --always --dirty 2>/dev/null || echo unknown)
 PYTHON := /usr/bin/python3
 
-.PHONY: all help paper test weave figures compare tangle check-tangle measure clean register-chunks \
+.PHONY: all help paper test check weave figures compare tangle check-tangle measure clean register-chunks \
         unit-tests check-cff check-spec check-woven check-browser check-sanitize \
         check-valgrind check-packages check-python check-bibtex check-data-readme unused-values \
         check-registration check-weave-failure check-provenance check-layers check-publish check-reproduction check-any-text \
+        check-index \
         fuzz install-python FORCE
 FORCE:
 
 help:
 	@echo "make paper      install what is missing, build, measure, plot, weave site/"
 	@echo "make test       unit tests (also sanitized), valgrind, Python, browser, tangle, citation"
+	@echo "make check      the fast tier: the quick unit tests and the tangle (under a minute)"
 	@echo "make check-python  the numba kernel, the Python client and worker (tests/python)"
 	@echo "make install-python  copy the Python client where python3 finds it (PREFIX=DIR),"
 	@echo "                or pip-install it into a virtual environment (VENV=DIR)"
@@ -55,10 +57,13 @@ help:
 	@echo "make check-publish  a publication onto a full disk leaves site/ and figures/ whole"
 	@echo "make check-reproduction  make reproduction and make receive on hostile input"
 	@echo "make check-any-text  text of any characters from a kept run weaves into the PDF"
-	@echo "make check-provenance  the weave refuses numbers whose provenance is wrong"
+	@echo "make check-provenance  the weave refuses numbers whose provenance is wrong,"
+	@echo "                and .when values outside the sets their families declare"
+	@echo "make check-index  the book's index of identifiers links where each is defined and used"
 	@echo "make check-data-readme  data/README.md describes every file and column of data/"
 	@echo "make check-layers  every file and library uses only the layers below it"
-	@echo "make unused-values  values and tables the summarizer writes and no chapter uses"
+	@echo "make unused-values  values and tables the summarizer writes and no chapter uses:"
+	@echo "                published unread, or computed for nobody (fails)"
 	@echo "make clean      remove build/"
 	@echo "QUICK=1         a reduced job (smoke test), for paper and measure"
 
@@ -170,6 +175,7 @@ LAYERS_ipctax-pack := util
 LAYERS_ipctax-publish := util
 # Each test program (tests/*.c with a main): the layers it tests, or that
 # its shared headers use (testengine.h judges results with the harness's gate).
+TEST_LAYERS_test_analysis := report harness
 TEST_LAYERS_test_bench := report harness
 TEST_LAYERS_test_calibrate := report
 TEST_LAYERS_test_client := wire
@@ -288,8 +294,28 @@ $(BUILD)/tests/test_fuzz_shm_regressions $(ASAN)/tests/test_fuzz_shm_regressions
 $(BUILD)/tests/test_fuzz_options_regressions $(ASAN)/tests/test_fuzz_options_regressions: \
   tests/fuzz/fuzz_options.c $(FUZZ_COMMON)
 
+# Runs the test programs $(1) with the environment $(2), each to its end,
+# and names every one that failed, not only the first; $(3) names the tier.
+define run-tests
+	@failed=""; for t in $(1); do echo "== $$t"; \
+	  $(2) IPCTAX_ROOT=$(CURDIR) $$t || failed="$$failed $${t##*/}"; done; \
+	if [ -n "$$failed" ]; then echo "$(3): these test programs failed:$$failed"; exit 1; fi
+endef
+
 unit-tests: $(TESTS:%=$(BUILD)/tests/%) $(BUILD)/tangle all
-	@for t in $(TESTS:%=$(BUILD)/tests/%); do echo "== $$t"; IPCTAX_ROOT=$(CURDIR) $$t || exit 1; done
+	$(call run-tests,$(TESTS:%=$(BUILD)/tests/%),,unit-tests)
+	@echo "unit-tests: every unit test passed"
+
+# The fast tier: the unit tests that need neither an engine under load nor
+# seconds of measuring (the slow ones below), and the tangle; no sanitizer,
+# valgrind, browser or weave. Under a minute once the tree is built; `make
+# test` runs everything.
+SLOW_TESTS := test_bench test_engine test_kernel_tuned test_load test_reproductions test_shm
+CHECK_TESTS := $(filter-out $(SLOW_TESTS),$(TESTS))
+check: check-tangle $(CHECK_TESTS:%=$(BUILD)/tests/%) all
+	$(call run-tests,$(CHECK_TESTS:%=$(BUILD)/tests/%),,check)
+	@echo "check: the fast tier passed ($(words $(CHECK_TESTS)) test programs and the tangle;" \
+	      "make test runs everything)"
 
 # The unit tests again with AddressSanitizer and UndefinedBehaviorSanitizer;
 # any report fails. The load test runs the sanitized engine with its memory
@@ -297,9 +323,8 @@ unit-tests: $(TESTS:%=$(BUILD)/tests/%) $(BUILD)/tangle all
 ASAN_ENV := ASAN_OPTIONS=detect_leaks=1:abort_on_error=0:strict_string_checks=1 \
             UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
 check-sanitize: $(TESTS:%=$(ASAN)/tests/%) $(ASAN)/ipctax-engine all $(BUILD)/tangle
-	@for t in $(TESTS:%=$(ASAN)/tests/%); do echo "== $$t (sanitized)"; \
-	  $(ASAN_ENV) IPCTAX_ROOT=$(CURDIR) IPCTAX_ENGINE=$(CURDIR)/$(ASAN)/ipctax-engine \
-	  IPCTAX_LOAD_MEMORY_BOUNDS=0 $$t || exit 1; done
+	$(call run-tests,$(TESTS:%=$(ASAN)/tests/%),$(ASAN_ENV) \
+	  IPCTAX_ENGINE=$(CURDIR)/$(ASAN)/ipctax-engine IPCTAX_LOAD_MEMORY_BOUNDS=0,check-sanitize)
 	@echo "check-sanitize: every unit test passed under ASan and UBSan"
 
 # The citation file against its schema and the paper's rules (both licences,
@@ -403,7 +428,7 @@ endif
 
 test: deps-test check-tangle check-layers unit-tests check-sanitize check-valgrind check-cff check-python \
       check-browser check-bibtex check-data-readme check-registration check-weave-failure \
-      check-publish check-reproduction check-any-text check-provenance
+      check-publish check-reproduction check-any-text check-provenance check-index
 	@echo "test: every check passed"
 
 # --- Measure -----------------------------------------------------------------
@@ -640,6 +665,9 @@ DATA_STATE := $(shell c=$$(git log -1 --format=%H -- data 2>/dev/null | cut -c1-
        [ -z "$$(git ls-files --others --exclude-standard -- data 2>/dev/null)" ]; then \
     echo "committed in $$c"; else echo "not committed"; fi)
 
+# The headers whose functions and types the book's index of identifiers
+# lists (paper/filters/index.lua), as tangled.
+INDEXED_HEADERS = $(sort $(wildcard code/*/*.h))
 # IPCTAX_EDITION (paper/filters/edition.lua): "book", everything, or
 # "paper", Part I and its references alone. IPCTAX_FIGURES: the folder the
 # figures are read from, the weave's own (FIGURES_READ; the browser check
@@ -657,9 +685,11 @@ $(WOVEN)/ast/%.json: paper/%.md
 PANDOC = IPCTAX_WOVEN=$(WOVEN) IPCTAX_WEAVE_COMMIT=$(WEAVE_COMMIT) \
   IPCTAX_DATA_STATE="$(DATA_STATE)" IPCTAX_FIGURES=$(FIGURES_READ) \
   IPCTAX_CHAPTER_ASTS="$(CHAPTER_ASTS)" \
-  IPCTAX_DATA_FILES="$(sort $(DATA_FILES))" pandoc paper/metadata.yaml $(WEAVE_EXTRA) \
+  IPCTAX_DATA_FILES="$(sort $(DATA_FILES))" IPCTAX_HEADERS="$(INDEXED_HEADERS)" \
+  pandoc paper/metadata.yaml $(WEAVE_EXTRA) \
   --from markdown --number-sections --resource-path=. \
-  --lua-filter paper/filters/chapters.lua --lua-filter paper/filters/reader.lua \
+  --lua-filter paper/filters/chapters.lua --lua-filter paper/filters/index.lua \
+  --lua-filter paper/filters/reader.lua \
   --lua-filter paper/filters/values.lua --lua-filter paper/filters/crossref.lua \
   --lua-filter paper/filters/chunks.lua --lua-filter paper/filters/edition.lua \
   --citeproc --bibliography paper/references.bib \
@@ -793,12 +823,14 @@ check-publish: $(BUILD)/ipctax-publish
 	tests/check_publish.sh $(BUILD)/ipctax-publish $(BUILD)/publish-check
 
 # What the summarizer computes and no chapter uses: the keys of values.csv
-# and the tables that the last weave's used-keys.txt (values.lua) lacks.
+# that the last weave's used-keys.txt (values.lua) lacks, counted as
+# published (a family of paper/provenance.csv describes them) or computed
+# for nobody (listed; a failure), and the tables no chapter shows
+# (tests/unused_values.py). test_analysis holds every value a whole run
+# gives to a family, without a weave.
 unused-values:
 	@test -s $(WOVEN)/used-keys.txt || { echo "unused-values: weave first (make weave)"; exit 1; }
-	@comm -23 <(tail -n +2 $(WOVEN)/values.csv | cut -d, -f1 | sort -u) \
-	  <(sort $(WOVEN)/used-keys.txt)
-	@comm -23 <(cd $(WOVEN) && ls tables/*.csv | sort) <(sort $(WOVEN)/used-keys.txt)
+	@$(PYTHON) -B tests/unused_values.py $(WOVEN) paper/provenance.csv
 
 # The committed site/ and figures/ must be what the committed paper/ and
 # data/ weave, byte for byte (CI runs this on a clean clone).
@@ -854,6 +886,13 @@ check-browser: $(TEST_PAGE)
 check-provenance: all
 	$(BUILD)/ipctax-summary data $(WOVEN) $(WOVEN) >/dev/null
 	$(PYTHON) -B tests/check_provenance.py $(WOVEN)
+
+# The book's index of identifiers (paper/filters/index.lua): a small book
+# woven to HTML and LaTeX lists each exported function and type with the
+# chunk that defines it and those that use it; one that no chunk defines
+# stops the weave (tests/check_index.py).
+check-index:
+	$(PYTHON) -B tests/check_index.py
 
 # The BibTeX of the "Cite this paper" box, as the weave wrote it, through
 # bibtex with the standard styles: any warning fails.

@@ -16,6 +16,7 @@
 #include "testengine.h"
 #include "report/csvread.h"
 #include "schema/architectures.h"
+#include "report/summarize.h"
 
 /* ---- The fake engine ------------------------------------------------------ */
 
@@ -790,6 +791,154 @@ static int group_teardown(void **state)
     return 0;
 }
 
+/* ---- The stop rule, through what the bench records ------------------------- */
+
+/* The runs of architectures.csv in dir up to round `last`, as the report
+ * reads them (report/model.h's rows, the fields the units need). */
+static void runs_up_to(const char *dir, long last, struct run_data *d)
+{
+    struct csv_table t;
+    load(dir, "architectures.csv", &t);
+    memset(d, 0, sizeof *d);
+    d->runs = calloc(t.n_rows + 1, sizeof *d->runs);
+    assert_non_null(d->runs);
+    for (size_t i = 0; i < t.n_rows; i++) {
+        struct run_row *r = &d->runs[d->n_runs];
+        r->round = atol(cell(&t, i, "round"));
+        if (r->round > last)
+            continue;
+        snprintf(r->architecture, sizeof r->architecture, "%s", cell(&t, i, "architecture"));
+        snprintf(r->pairing, sizeof r->pairing, "%s", cell(&t, i, "pairing"));
+        snprintf(r->status, sizeof r->status, "%s", cell(&t, i, "status"));
+        r->unit = atol(cell(&t, i, "unit"));
+        r->slot = atol(cell(&t, i, "slot"));
+        r->run = atol(cell(&t, i, "run"));
+        r->partner = cell(&t, i, "partner")[0] != '\0' ? strtod(cell(&t, i, "partner"), NULL) : NAN;
+        r->start_s = strtod(cell(&t, i, "start_s"), NULL);
+        r->seconds = strtod(cell(&t, i, "seconds"), NULL);
+        d->n_runs++;
+    }
+    csv_table_free(&t);
+}
+
+/* How far the deciding A/A control's interval reaches from 1, as the report
+ * computes it from architectures.csv (the units it finds there, their
+ * ratios, the median's interval): INFINITY while it covers less than 95%. */
+static double offline_reach(const char *dir, long last, const char *control)
+{
+    struct run_data d;
+    runs_up_to(dir, last, &d);
+    struct estimate e = ratio_to_baseline(&d, control);
+    free(d.runs);
+    return e.coverage >= 0.95 ? fmax(fabs(e.low - 1), fabs(e.high - 1)) : INFINITY;
+}
+
+/* The stop rule decides on the units' ratios the schedule computes as it
+ * goes; the report recomputes them from the file. Each round's reach, as
+ * the bench printed it, and the last, as run.csv keeps it, must be what
+ * the report finds in architectures.csv for the same rounds (to the
+ * nanosecond architectures.csv keeps the times to). Returns the rounds. */
+static long online_is_offline(const char *dir, const char *stderr_text)
+{
+    struct csv_table t;
+    load(dir, "run.csv", &t);
+    long rounds = atol(lookup(&t, "key", "rounds", "value"));
+    double kept = strtod(lookup(&t, "key", "aa_reach", "value"), NULL);
+    const char *control = strcmp(lookup(&t, "key", "duet_cpus", "value"), "none") != 0
+                              ? "in_process_control_1" : "in_process_control_2";
+    long seen = 0;
+    for (const char *line = stderr_text; line != NULL && *line != '\0';) {
+        int round;
+        double seconds, pct;
+        if (sscanf(line, " round %d %lf s A/A control within +-%lf%%", &round, &seconds, &pct) == 3) {
+            double reach = offline_reach(dir, round, control);
+            if (!(fabs(pct - 100 * reach) <= 0.005 + 1e-3))
+                fail_msg("round %d: the bench's A/A reach was %.2f%%, the report's %.4f%%", round,
+                         pct, 100 * reach);
+            seen++;
+        } else if (sscanf(line, " round %d %lf s A/A control: too few", &round, &seconds) == 2) {
+            if (!isinf(offline_reach(dir, round, control)))
+                fail_msg("round %d: the bench had too few units, the report had enough", round);
+            seen++;
+        }
+        line = strchr(line, '\n');
+        line = line != NULL ? line + 1 : NULL;
+    }
+    assert_int_equal(seen, rounds);
+    double reach = offline_reach(dir, rounds, control);
+    if (!(fabs(kept - reach) <= 1e-5))
+        fail_msg("run.csv's aa_reach is %.9f; the report finds %.9f in architectures.csv", kept,
+                 reach);
+    csv_table_free(&t);
+    return rounds;
+}
+
+/* Runs the bench with args, exit 0 expected; its stop reason in run.csv, and
+ * its stderr kept in *r for online_is_offline. */
+static const char *bench_stops(const char *dir, char *const args[], struct run_result *r,
+                               char *why, size_t size)
+{
+    struct csv_table t;
+    run_bench(args, NULL, r);
+    if (exit_code(r) != 0)
+        fail_msg("ipctax-bench exited %d; stderr:\n%s", exit_code(r), r->err);
+    load(dir, "run.csv", &t);
+    snprintf(why, size, "%s", lookup(&t, "key", "stop_reason", "value"));
+    csv_table_free(&t);
+    return why;
+}
+
+/* A target anyone meets (the control within +-100% of one) ends the rounds
+ * as soon as the minimum is made and the interval promises 95%: resolved. */
+static void a_met_target_ends_the_rounds_resolved(void **state)
+{
+    (void)state;
+    char dir[256], why[64];
+    struct run_result r;
+    out_dir(dir, "resolved");
+    char *const args[] = {"--bars", "2000", "--combos", "2", "--measure", "none",
+                          "--arch", "in_process_control_1,in_process_control_2",
+                          "--min-rounds", "6", "--max-rounds", "40", "--target", "100",
+                          "--out", dir, NULL};
+    assert_string_equal(bench_stops(dir, args, &r, why, sizeof why), "resolved");
+    assert_int_equal(online_is_offline(dir, r.err), 6);
+    run_result_free(&r);
+}
+
+/* A target no run meets (0%) and a budget of one second: the rounds end
+ * when the next would not fit, far short of the maximum. */
+static void a_spent_budget_ends_the_rounds(void **state)
+{
+    (void)state;
+    char dir[256], why[64];
+    struct run_result r;
+    out_dir(dir, "budget");
+    char *const args[] = {"--bars", "2000", "--combos", "2", "--measure", "none",
+                          "--arch", "in_process_control_1", "--min-rounds", "1",
+                          "--max-rounds", "10000", "--target", "0", "--budget", "1",
+                          "--out", dir, NULL};
+    assert_string_equal(bench_stops(dir, args, &r, why, sizeof why), "budget");
+    long rounds = online_is_offline(dir, r.err);
+    assert_true(rounds >= 1 && rounds < 10000);
+    run_result_free(&r);
+}
+
+/* Neither met nor spent: the rounds end at the maximum, above the minimum. */
+static void the_maximum_ends_the_rounds_otherwise(void **state)
+{
+    (void)state;
+    char dir[256], why[64];
+    struct run_result r;
+    out_dir(dir, "max-rounds");
+    char *const args[] = {"--bars", "2000", "--combos", "2", "--measure", "none",
+                          "--arch", "in_process_control_1,in_process_control_2",
+                          "--min-rounds", "2", "--max-rounds", "7", "--target", "0",
+                          "--budget", "86400", "--out", dir, NULL};
+    assert_string_equal(bench_stops(dir, args, &r, why, sizeof why), "max_rounds");
+    assert_int_equal(online_is_offline(dir, r.err), 7);
+    run_result_free(&r);
+}
+
 #define T(f) cmocka_unit_test_setup_teardown(f, test_arm_watchdog, test_disarm_watchdog)
 
 int main(int argc, char **argv)
@@ -803,6 +952,9 @@ int main(int argc, char **argv)
     }
     const struct CMUnitTest tests[] = {
         T(tiny_job_writes_its_files),
+        T(a_met_target_ends_the_rounds_resolved),
+        T(a_spent_budget_ends_the_rounds),
+        T(the_maximum_ends_the_rounds_otherwise),
         T(duet_runs_overlap_in_time),
         T(cold_and_warm_calls_are_told_apart),
         T(serialization_records_order_buffers_and_faults),

@@ -119,6 +119,38 @@ static void put(struct store *s, const char *key, const char *text, double numbe
     v->number = number;
 }
 
+enum { MOST_PROSE_DECIMALS = 6 };
+
+/* x to `decimals` decimals (below zero: to tens, hundreds, ...), grouped. */
+static const char *format_rounded(char *buf, double x, int decimals)
+{
+    if (decimals >= 0 || !isfinite(x))
+        return format_fixed(buf, x, decimals);
+    double step = pow(10.0, -decimals);
+    return format_fixed(buf, round(x / step) * step, 0);
+}
+
+/* 1 when y differs from x but prints as x at `decimals`. */
+static int prints_as(double y, double x, int decimals)
+{
+    char a[FIXED_SIZE], b[FIXED_SIZE];
+    return isfinite(y) && y != x &&
+           strcmp(format_rounded(a, y, decimals), format_rounded(b, x, decimals)) == 0;
+}
+
+static int estimate_decimals(struct estimate e, int most)
+{
+    if (!isfinite(e.value))
+        return most;
+    int d = e.value != 0 ? 2 - (int)floor(log10(fabs(e.value))) : 2;
+    if (isfinite(e.low) && isfinite(e.high) && e.high > e.low)
+        d = (int)fmax(d, -floor(log10((e.high - e.low) / 2)));
+    d = d < MOST_PROSE_DECIMALS ? d : MOST_PROSE_DECIMALS;
+    while (d < MOST_PROSE_DECIMALS && (prints_as(e.low, e.value, d) || prints_as(e.high, e.value, d)))
+        d++;
+    return d < most ? d : most;
+}
+
 void put_text(struct store *s, const char *key, const char *text)
 {
     put(s, key, text, NAN);
@@ -138,10 +170,11 @@ void put_count(struct store *s, const char *key, double n)
 void put_estimate(struct store *s, const char *key, struct estimate e, int decimals,
                   const char *unit)
 {
-    char k[KEY_SIZE];
-    put_number(s, key, e.value, decimals);
-    put_number(s, keyf(k, "%s.low", key), e.low, decimals);
-    put_number(s, keyf(k, "%s.high", key), e.high, decimals);
+    char k[KEY_SIZE], buf[FIXED_SIZE];
+    int d = estimate_decimals(e, decimals);
+    put(s, key, format_rounded(buf, e.value, d), e.value);
+    put(s, keyf(k, "%s.low", key), format_rounded(buf, e.low, d), e.low);
+    put(s, keyf(k, "%s.high", key), format_rounded(buf, e.high, d), e.high);
     put_count(s, keyf(k, "%s.n", key), (double)e.n);
     put_number(s, keyf(k, "%s.coverage_pct", key), e.coverage * 100.0, 1);
     put_text(s, keyf(k, "%s.unit", key), unit);

@@ -40,7 +40,8 @@ void put_text(struct store *s, const char *key, const char *text);
 void put_number(struct store *s, const char *key, double x, int decimals);   /* 2,043.4 */
 void put_count(struct store *s, const char *key, double n);                  /* 150,000 */
 /* An estimate: its value, the ends of its interval, n, the coverage the
- * interval keeps (percent) and the name of its unit (couples, passes, ...). */
+ * interval keeps (percent) and the name of its unit (couples, passes, ...);
+ * its three numbers printed as the paper prints them (decimals at most). */
 void put_estimate(struct store *s, const char *key, struct estimate e, int decimals,
                   const char *unit);
 

@@ -177,7 +177,8 @@ static double f_ratio(double t[MAX_PASSES][MAX_CELLS], long passes_n, size_t cel
 static void layout_test(const struct run_data *d, struct store *s, const char *name,
                         const char *side, int shifted)
 {
-    static double t[MAX_PASSES][MAX_CELLS], shuffled[MAX_PASSES][MAX_CELLS];
+    /* one per thread: the summaries of kept runs run side by side */
+    static _Thread_local double t[MAX_PASSES][MAX_CELLS], shuffled[MAX_PASSES][MAX_CELLS];
     char key[KEY_SIZE];
     long n_passes;
     size_t cells = layout_grid(d, side, shifted, t, &n_passes);

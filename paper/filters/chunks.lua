@@ -571,6 +571,21 @@ local function number_link(el)
   return out
 end
 
+-- A link to a piece of a chunk from outside the code (index.lua's index):
+-- a Span of class "chunk-ref", name= and piece= (1 the definition, 2 ...
+-- its appendages), bare="1" for the label alone. One that names no piece
+-- stops the weave, like a <<name>> no block defines.
+local function chunk_ref(el)
+  if not el.classes:includes("chunk-ref") then return nil end
+  local name, index = el.attributes["name"], tonumber(el.attributes["piece"] or "1")
+  local c = chunks[name]
+  if not c or not c.pieces[index] then
+    error("chunks.lua: a link to piece " .. tostring(index) .. " of <<" .. tostring(name)
+          .. ">>, which no block defines")
+  end
+  return pandoc.RawInline(is_latex and "latex" or "html", link(name, index, el.attributes["bare"] == "1"))
+end
+
 local function Pandoc(doc)
   collect(doc.blocks)
   local table_of_provenance, unknown = provenance(doc.meta)
@@ -579,8 +594,9 @@ local function Pandoc(doc)
           .. table.concat(unknown, "; ") .. " (paper/provenance.csv)")
   end
   doc.meta["ipctax-provenance"] = nil
-  local blocks = pandoc.walk_block(pandoc.Div(doc.blocks),
-                                   {Span = number_link, Code = number_link}).content
+  local blocks = pandoc.walk_block(pandoc.Div(doc.blocks), {
+    Span = function(el) return chunk_ref(el) or number_link(el) end,
+    Code = number_link}).content
   blocks = render_all(blocks)
   if not is_latex and #table_of_provenance.families > 0 then
     blocks:insert(pandoc.RawBlock("html", '<script type="application/json" id="provenance">'

@@ -30,6 +30,15 @@
 -- else, and are checked even in the branch that is dropped, so a misspelt
 -- key cannot wait for the run whose verdict would show it.
 --
+-- The values a .when may meet are declared once, by the key's family in
+-- paper/provenance.csv: a family of words names them as its unit, "yes or
+-- no", "holds, fails or undecided" (a last alternative "a text" admits any
+-- other text as well); any other family is one of numbers, and its .when
+-- compares whole numbers. A value outside its family's set, or an is= or
+-- not= alternative outside it (a word the value can never be), stops the
+-- build with the key, the value and the set: a sentence is never dropped
+-- because a run said something no branch expected.
+--
 -- Values come from $IPCTAX_WOVEN/values.csv (default build/woven). A
 -- placeholder whose key is missing stops the build, after every missing key
 -- has been listed, so a number can never silently go stale or blank.
@@ -257,7 +266,11 @@ local function number_attributes(key)
   local v = load_values()
   local n = v[key .. ".n"]
   if n and v[key .. ".low"] and v[key .. ".high"] then
-    -- the units n counts and the interval's coverage, as the report recorded them
+    -- the units n counts and the interval's coverage, as the report recorded
+    -- them; all of them read, for the panel of the number (used-keys.txt)
+    for _, part in ipairs({".low", ".high", ".n", ".unit", ".coverage_pct"}) do
+      if v[key .. part] then used[key .. part] = true end
+    end
     attrs[2] = {"data-e", table.concat({v[key .. ".low"], v[key .. ".high"], n,
                                         v[key .. ".unit"] or "", v[key .. ".coverage_pct"] or ""},
                                        ";")}
@@ -340,52 +353,14 @@ local function article_for(text)
   return "a"
 end
 
--- --- Rounding for the prose -----------------------------------------------------
--- The prose prints an estimate to as many decimals as its value needs for three
--- significant figures, or as its interval needs for one significant figure of
--- its half-width, whichever is more, so that a ratio near one keeps the digits
--- its interval resolves and a time of 195,883 µs is not read to a tenth
--- (tables and data/ keep every digit); one decimal more where a bound that
--- differs from the value would print as it. A plain value marked .sig gets three
--- significant figures. Values that are not numbers are printed as they are.
-local function number_of(text)
-  local plain = text:gsub(",", "")
-  return tonumber(plain:match("^%-?%d+%.?%d*$") and plain or nil)
-end
-
-local function grouped(x, decimals)
-  local text
-  if decimals >= 0 then
-    text = string.format("%." .. decimals .. "f", x)
-  else
-    local step = 10 ^ (-decimals)
-    text = string.format("%.0f", math.floor(x / step + 0.5) * step)
-  end
-  if text:match("^%-0%.?0*$") then text = text:sub(2) end
-  local sign, int, rest = text:match("^(%-?)(%d+)(.*)$")
-  int = int:reverse():gsub("(%d%d%d)", "%1,"):reverse():gsub("^,", "")
-  return sign .. int .. rest
-end
-
-local function prose_decimals(value, low, high)
-  local function log10(x) return math.log(x, 10) end
-  local d = value ~= 0 and 2 - math.floor(log10(math.abs(value))) or 2
-  if low and high and high > low then
-    d = math.max(d, -math.floor(log10((high - low) / 2)))
-  end
-  return math.min(d, 6)
-end
-
--- The texts of value (and interval) rounded for the prose, or nil to keep them.
-local function rounded(v, lo, hi)
-  local x, a, b = number_of(v), lo and number_of(lo), hi and number_of(hi)
-  if not x or (lo and not (a and b)) then return nil end
-  local d = prose_decimals(x, a, b)
-  -- A bound that differs from the value is not printed as the value.
-  local function merged(y) return y and y ~= x and grouped(y, d) == grouped(x, d) end
-  while d < 6 and (merged(a) or merged(b)) do d = d + 1 end
-  return grouped(x, d), a and grouped(a, d), b and grouped(b, d)
-end
+-- --- Digits -------------------------------------------------------------------
+-- Every digit is the summary's: ipctax-summary prints each value as the
+-- paper prints it (an estimate to the digits its interval resolves; see
+-- put_estimate, paper/90-appendix-report.md) and this filter prints the
+-- text it finds. It once rounded estimates again here, from texts already
+-- rounded, which could round twice and add zeros no measurement had; a
+-- class that asked for that (.sig) stops the build, so that no chapter
+-- waits for it.
 
 -- A value that is code (compiler flags, a command) is asked for as
 -- [key]{.num .code} and printed verbatim as inline code: no minus sign.
@@ -398,8 +373,6 @@ local function num_span(el)
   if el.classes:includes("code") then out = pandoc.Code(v, attr)
   elseif el.classes:includes("ci") then
     local lo, hi = value_of(key .. ".low"), value_of(key .. ".high")
-    local rv, rlo, rhi = rounded(v, lo, hi)
-    if rv then v, lo, hi = rv, rlo, rhi end
     local inl = value_inlines(v)
     inl[#inl + 1] = pandoc.Str("\u{00A0}[")
     for _, x in ipairs(value_inlines(lo)) do inl[#inl + 1] = x end
@@ -409,7 +382,10 @@ local function num_span(el)
     inl[#inl + 1] = pandoc.Str("]")
     out = pandoc.Span(inl, pandoc.Attr("", {"num", "ci"}, attrs))
   else
-    if el.classes:includes("sig") then v = rounded(v) or v end
+    if el.classes:includes("sig") then
+      error("values.lua: [" .. key .. "]{.num .sig}: the summary decides every digit; "
+            .. "write [" .. key .. "]{.num} (put_estimate, paper/90-appendix-report.md)")
+    end
     out = pandoc.Span(value_inlines(v), attr)
   end
   local capital = el.classes:includes("Article")
@@ -436,6 +412,60 @@ end
 
 -- True when the element's condition holds; nil (and the build stops at the
 -- end) when it cannot be read.
+-- The closed set a family's unit declares, as a set of words and whether
+-- any other text is admitted too; nil for a family of numbers.
+local function declared_set(unit)
+  local body, last = unit:match("^(.-) or (.+)$")
+  if not body then return nil end
+  local words, set, open = {}, {}, false
+  for w in (body .. ","):gmatch("%s*([^,]-)%s*,") do words[#words + 1] = w end
+  words[#words + 1] = last
+  for i, w in ipairs(words) do
+    if w == "a text" and i == #words then open = true
+    elseif w:match("^[%w_]+$") then set[w] = true
+    else return nil end
+  end
+  return set, open
+end
+
+local function whole_number(text)
+  return text:match("^%d[%d,]*$") ~= nil
+end
+
+-- Why value (or an alternative) is outside the set the key's family
+-- declares, or nil when it is inside.
+local function outside(f, v, what)
+  local set, open = declared_set(f.unit)
+  if set then
+    if set[v] or (open and what == "value") then return nil end
+    local words = {}
+    for w in pairs(set) do words[#words + 1] = w end
+    table.sort(words)
+    return what .. " \"" .. v .. "\" is not one of " .. table.concat(words, ", ")
+      .. (open and " (or a text, for a value)" or "") .. ", the values family " .. f.key
+      .. " declares (its unit in " .. PROVENANCE .. ")"
+  end
+  if whole_number(v) then return nil end
+  return what .. " \"" .. v .. "\" is not a whole number, and family " .. f.key
+    .. " (unit \"" .. f.unit .. "\") declares no words (a unit \"a or b\" in "
+    .. PROVENANCE .. " would)"
+end
+
+local outside_sets = {}   -- .when values and alternatives outside their declared sets
+
+-- Holds key's value and the element's alternatives to its family's set.
+local function check_when_values(key, v, is, isnt)
+  local f = family_of(key)
+  if not f then return end
+  local why = outside(f, v, "value")
+  for _, list in ipairs({is or "", isnt or ""}) do
+    for _, alt in ipairs(list ~= "" and alternatives(list) or {}) do
+      why = why or outside(f, alt, "alternative")
+    end
+  end
+  if why then outside_sets[#outside_sets + 1] = ".when key=" .. key .. ": " .. why end
+end
+
 local function when_holds(el)
   local key, is, isnt = el.attributes["key"], el.attributes["is"], el.attributes["not"]
   if not key or key == "" or (not is and not isnt) then
@@ -443,12 +473,13 @@ local function when_holds(el)
     return nil
   end
   used[key] = true
-  family_of(key)
   local v = load_values()[key]
   if v == nil then
+    family_of(key)
     missing[#missing + 1] = key .. " (in .when)"
     return nil
   end
+  check_when_values(key, v, is, isnt)
   if is and not one_of(v, alternatives(is)) then return false end
   if isnt and one_of(v, alternatives(isnt)) then return false end
   return true
@@ -657,8 +688,13 @@ local function Div(el)
   end
   if el.classes:includes("if-reduced") then
     used["run.reduced"] = true
-    family_of("run.reduced")
-    if load_values()["run.reduced"] == "yes" then return el end
+    local v = load_values()["run.reduced"]
+    if v == nil then
+      missing[#missing + 1] = "run.reduced (in .if-reduced)"
+      return {}
+    end
+    check_when_values("run.reduced", v, "yes", nil)
+    if v == "yes" then return el end
     return {}
   end
   if el.classes:includes("when") then
@@ -689,6 +725,11 @@ local function Pandoc(doc)
     io.stderr:write("values.lua: the paper asks for values that data/ does not give:\n")
     for _, key in ipairs(missing) do io.stderr:write("  " .. key .. "\n") end
     error("values.lua: " .. #missing .. " missing value(s); see above")
+  end
+  if #outside_sets > 0 then
+    io.stderr:write("values.lua: .when values outside the sets their families declare:\n")
+    for _, why in ipairs(outside_sets) do io.stderr:write("  " .. why .. "\n") end
+    error("values.lua: " .. #outside_sets .. " .when value(s) outside their sets; see above")
   end
   if #unsourced > 0 then
     local seen, list = {}, {}
