@@ -25,6 +25,9 @@ BUILD := build
 JOBS ?= $(shell nproc 2>/dev/null || echo 1)
 CHAPTERS := $(sort $(wildcard paper/[0-9]*.md))
 COMMIT := $(shell git describe --always --dirty 2>/dev/null || echo unknown)
+# The release a reader cites: CITATION.cff's version, the one place it is
+# kept; every program's --version prints it beside the commit.
+RELEASE := $(shell sed -n 's/^version: *"\{0,1\}\([^"]*\)"\{0,1\} *$$/\1/p' CITATION.cff 2>/dev/null)
 PYTHON := /usr/bin/python3
 
 .PHONY: all help paper test weave figures compare tangle check-tangle measure clean \
@@ -107,9 +110,9 @@ deps-fuzz:
 # It is not rebuilt for each commit (everything is re-tangled when it is), so
 # its --version names no commit.
 TANGLE_SRC := code/tools/tangle.c code/util/options.c code/util/error.c
-$(BUILD)/tangle: $(TANGLE_SRC) code/util/options.h code/util/error.h
+$(BUILD)/tangle: $(TANGLE_SRC) code/util/options.h code/util/error.h $(BUILD)/release.txt
 	@mkdir -p $(@D)
-	$(CC) $(CFLAGS_ALL) -Icode -o $@ $(TANGLE_SRC)
+	$(CC) $(CFLAGS_ALL) $(DEFS_util/options) -Icode -o $@ $(TANGLE_SRC)
 
 tangle: $(BUILD)/tangle
 	$(BUILD)/tangle --stray code $(CHAPTERS)
@@ -199,6 +202,11 @@ $(BUILD)/commit.txt: FORCE
 	@mkdir -p $(@D)
 	@echo '$(COMMIT)' | cmp -s - $@ || echo '$(COMMIT)' > $@
 
+# The release, likewise: only the options module, which prints it, rebuilds.
+$(BUILD)/release.txt: FORCE
+	@mkdir -p $(@D)
+	@echo '$(RELEASE)' | cmp -s - $@ || echo '$(RELEASE)' > $@
+
 define LAYER_LIB
 $(1)/lib$(2).a: $(patsubst code/%.c,$(1)/obj/%.o,$(call layer_src,$(2)))
 	@rm -f $$@
@@ -225,6 +233,7 @@ $(1)/obj/%.o: code/%.c $(BUILD)/tangled.stamp
 	$(2) $(CFLAGS_ALL) $(3) $$(DEFS_$$*) -Icode -MMD -MP -c -o $$@ $$<
 $(1)/obj/harness/machine.o: $(BUILD)/commit.txt
 $(1)/obj/engine/engine.o: $(BUILD)/commit.txt
+$(1)/obj/util/options.o: $(BUILD)/release.txt
 $(foreach L,$(LAYERS),$(eval $(call LAYER_LIB,$(1),$(L))))
 $(foreach P,$(PROGRAMS),$(eval $(call PROGRAM,$(1),$(2),$(3),$(P))))
 $(foreach T,$(patsubst tests/%.c,%,$(wildcard tests/test_*.c)),$(eval $(call TEST_PROGRAM,$(1),$(2),$(3),$(T))))
@@ -237,6 +246,7 @@ endef
 KERNEL_OBJS := $(patsubst code/%.c,%,$(wildcard code/kernel/*.c))
 $(foreach o,$(KERNEL_OBJS),$(eval DEFS_$(o) = -falign-functions=64))
 # Definitions one object needs beyond the flags: DEFS_<layer>/<file>.
+DEFS_util/options = -DIPCTAX_RELEASE='"$(or $(RELEASE),unreleased)"'
 DEFS_harness/machine = -DIPCTAX_CFLAGS='"$(CFLAGS_ALL)"' -DIPCTAX_COMMIT='"$(shell cat $(BUILD)/commit.txt)"'
 # Every program's --version names the commit: only its main object rebuilds.
 VERSIONED_MAINS := harness/bench engine/engine report/summary tools/kernel tools/record \
