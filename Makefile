@@ -25,6 +25,9 @@ BUILD := build
 JOBS ?= $(shell nproc 2>/dev/null || echo 1)
 CHAPTERS := $(sort $(wildcard paper/[0-9]*.md))
 COMMIT := $(shell git describe --always --dirty 2>/dev/null || echo unknown)
+# The release a reader cites: CITATION.cff's version, the one place it is
+# kept; every program's --version prints it beside the commit.
+RELEASE := $(shell sed -n 's/^version: *"\{0,1\}\([^"]*\)"\{0,1\} *$$/\1/p' CITATION.cff 2>/dev/null)
 PYTHON := /usr/bin/python3
 
 .PHONY: all help paper test check weave figures compare tangle check-tangle measure clean register-chunks \
@@ -44,7 +47,8 @@ help:
 	@echo "                or pip-install it into a virtual environment (VENV=DIR)"
 	@echo "make weave      re-weave site/ (page, paper.pdf, book.pdf, values.csv) and figures/"
 	@echo "                from data/ without measuring; a failed weave changes nothing"
-	@echo "make compare    this build's key figures and verdicts beside the published run's"
+	@echo "make compare    this run beside the published one, from the kept summaries: the"
+	@echo "                results, the claims (the changed first, and why), what to run next"
 	@echo "make reproduction  keep data/ as reproductions/ID (ID=, BY=, CONDITIONS=) and as"
 	@echo "                one file to send, build/reproduction-ID.tar"
 	@echo "make receive FILE=...  check such a file and keep the run in it in reproductions/"
@@ -112,9 +116,9 @@ deps-fuzz:
 # It is not rebuilt for each commit (everything is re-tangled when it is), so
 # its --version names no commit.
 TANGLE_SRC := code/tools/tangle.c code/util/options.c code/util/error.c
-$(BUILD)/tangle: $(TANGLE_SRC) code/util/options.h code/util/error.h
+$(BUILD)/tangle: $(TANGLE_SRC) code/util/options.h code/util/error.h $(BUILD)/release.txt
 	@mkdir -p $(@D)
-	$(CC) $(CFLAGS_ALL) -Icode -o $@ $(TANGLE_SRC) -lnettle
+	$(CC) $(CFLAGS_ALL) $(DEFS_util/options) -Icode -o $@ $(TANGLE_SRC) -lnettle
 
 tangle: $(BUILD)/tangle
 	$(BUILD)/tangle --stray code $(CHAPTERS)
@@ -206,6 +210,11 @@ $(BUILD)/commit.txt: FORCE
 	@mkdir -p $(@D)
 	@echo '$(COMMIT)' | cmp -s - $@ || echo '$(COMMIT)' > $@
 
+# The release, likewise: only the options module, which prints it, rebuilds.
+$(BUILD)/release.txt: FORCE
+	@mkdir -p $(@D)
+	@echo '$(RELEASE)' | cmp -s - $@ || echo '$(RELEASE)' > $@
+
 define LAYER_LIB
 $(1)/lib$(2).a: $(patsubst code/%.c,$(1)/obj/%.o,$(call layer_src,$(2)))
 	@rm -f $$@
@@ -232,6 +241,7 @@ $(1)/obj/%.o: code/%.c $(BUILD)/tangled.stamp
 	$(2) $(CFLAGS_ALL) $(3) $$(DEFS_$$*) -Icode -MMD -MP -c -o $$@ $$<
 $(1)/obj/harness/machine.o: $(BUILD)/commit.txt
 $(1)/obj/engine/engine.o: $(BUILD)/commit.txt
+$(1)/obj/util/options.o: $(BUILD)/release.txt
 $(foreach L,$(LAYERS),$(eval $(call LAYER_LIB,$(1),$(L))))
 $(foreach P,$(PROGRAMS),$(eval $(call PROGRAM,$(1),$(2),$(3),$(P))))
 $(foreach T,$(patsubst tests/%.c,%,$(wildcard tests/test_*.c)),$(eval $(call TEST_PROGRAM,$(1),$(2),$(3),$(T))))
@@ -244,6 +254,7 @@ endef
 KERNEL_OBJS := $(patsubst code/%.c,%,$(wildcard code/kernel/*.c))
 $(foreach o,$(KERNEL_OBJS),$(eval DEFS_$(o) = -falign-functions=64))
 # Definitions one object needs beyond the flags: DEFS_<layer>/<file>.
+DEFS_util/options = -DIPCTAX_RELEASE='"$(or $(RELEASE),unreleased)"'
 DEFS_harness/machine = -DIPCTAX_CFLAGS='"$(CFLAGS_ALL)"' -DIPCTAX_COMMIT='"$(shell cat $(BUILD)/commit.txt)"'
 # Every program's --version names the commit: only its main object rebuilds.
 VERSIONED_MAINS := harness/bench engine/engine report/summary tools/kernel tools/record \
@@ -495,13 +506,31 @@ FIGURE_NAMES := $(notdir $(FIGURE_SCRIPTS:.gp=))
 STAGED_FIGURE_FILES := $(FIGURE_NAMES:%=$(STAGED_FIGURES)/%.svg) \
                        $(FIGURE_NAMES:%=$(STAGED_FIGURES)/%.pdf) $(STAGED_FIGURES)/data.stamp
 STAGED_SITE_FILES := $(STAGED_SITE)/index.html $(STAGED_SITE)/paper.pdf \
-                     $(STAGED_SITE)/book.pdf $(STAGED_SITE)/values.csv
+                     $(STAGED_SITE)/book.pdf $(STAGED_SITE)/values.csv $(STAGED_SITE)/files.stamp
 
 # The published run is data/ as committed (git HEAD); it is summarized on
 # its own and compared with whatever data/ holds now, which after `make
 # paper` is this machine's run. A clone without git history compares the
-# data with itself.
+# data with itself. Its summary is kept in build/published/ and made again
+# only when what it is made from changed: the published data (git's id of
+# HEAD's data/, or data/'s manifest without git), the summarizer, the
+# registry. An older layout that the summarizer cannot read leaves a summary
+# with no values, kept like any other, and the comparison says so.
 PUBLISHED := $(BUILD)/published
+PUBLISHED_STAMP := $(BUILD)/published.stamp
+REGISTRY_FILES := $(wildcard paper/claims*.csv paper/deviations.csv paper/registration.csv \
+  paper/registered-chunks.csv)
+$(PUBLISHED_STAMP): FORCE
+	@mkdir -p $(@D)
+	@id=$$(git rev-parse -q --verify 'HEAD:data' 2>/dev/null || sha256sum < data/manifest.csv); \
+	echo "$$id" | cmp -s - $@ || echo "$$id" > $@
+$(PUBLISHED)/woven/values.csv: $(PUBLISHED_STAMP) $(BUILD)/ipctax-summary $(REGISTRY_FILES)
+	@rm -rf $(PUBLISHED) && mkdir -p $(PUBLISHED)/woven
+	@if git ls-files --error-unmatch data/machine.csv >/dev/null 2>&1; then \
+	  git archive HEAD data | tar -x -C $(PUBLISHED); else cp -r data $(PUBLISHED)/; fi
+	@$(BUILD)/ipctax-summary $(PUBLISHED)/data $(PUBLISHED)/woven >/dev/null 2>&1 || { \
+	  echo "note: the published data/ could not be fully summarized (an older layout?)"; \
+	  [ -s $@ ] || echo "key,value" > $@; }
 # What reproductions/ holds, as one stamp that changes when a kept run does:
 # the names, lengths and times of its entries as find lists them. A kept
 # run's folder is named by whoever made it, so its name is only ever data
@@ -538,18 +567,15 @@ register-chunks: $(CHUNK_HASHES)
 	  > paper/registered-chunks.csv.new && mv paper/registered-chunks.csv.new paper/registered-chunks.csv
 	@echo "register-chunks: paper/registered-chunks.csv holds the chapters' digests now"
 
-$(WOVEN)/values.csv: $(BUILD)/ipctax-summary $(DATA_FILES) $(REPRODUCTIONS_STAMP) $(CHUNK_HASHES) \
-  $(wildcard paper/claims*.csv paper/deviations.csv paper/registration.csv paper/registered-chunks.csv)
-	@rm -rf $(PUBLISHED) && mkdir -p $(PUBLISHED)
-	@if git ls-files --error-unmatch data/machine.csv >/dev/null 2>&1; then \
-	  git archive HEAD data | tar -x -C $(PUBLISHED); else cp -r data $(PUBLISHED)/; fi
-	@$(BUILD)/ipctax-summary $(PUBLISHED)/data $(PUBLISHED)/woven >/dev/null 2>&1 || \
-	  echo "note: the published data/ could not be fully summarized (an older layout?)"
+$(WOVEN)/values.csv: $(BUILD)/ipctax-summary $(DATA_FILES) $(REPRODUCTIONS_STAMP) \
+  $(REGISTRY_FILES) $(CHUNK_HASHES) $(PUBLISHED)/woven/values.csv
 	$(BUILD)/ipctax-summary --reproductions reproductions --chunk-hashes $(CHUNK_HASHES) \
 	  data $(WOVEN) $(PUBLISHED)/woven
 
+# The comparison of the last summary, made again only if what it reads
+# changed: the kept runs' summaries are kept too (paper/96-reproductions.md),
+# so this takes seconds once data/ has been summarized.
 compare: all
-	@rm -f $(WOVEN)/values.csv
 	@$(MAKE) --no-print-directory $(WOVEN)/values.csv >/dev/null
 	@cat $(WOVEN)/compare.txt
 
@@ -664,6 +690,10 @@ DATA_STATE := $(shell c=$$(git log -1 --format=%H -- data 2>/dev/null | cut -c1-
   elif git diff --quiet HEAD -- data 2>/dev/null && \
        [ -z "$$(git ls-files --others --exclude-standard -- data 2>/dev/null)" ]; then \
     echo "committed in $$c"; else echo "not committed"; fi)
+# The published data's state, for the citation of a copy woven from a
+# reader's own run, which cites the published version (reader.lua).
+PUBLISHED_DATA := $(shell c=$$(git log -1 --format=%H -- data 2>/dev/null | cut -c1-12); \
+  [ -n "$$c" ] && echo "committed in $$c")
 
 # The headers whose functions and types the book's index of identifiers
 # lists (paper/filters/index.lua), as tangled.
@@ -683,7 +713,8 @@ $(WOVEN)/ast/%.json: paper/%.md
 	@mkdir -p $(@D)
 	pandoc $< --from markdown --to json -o $@
 PANDOC = IPCTAX_WOVEN=$(WOVEN) IPCTAX_WEAVE_COMMIT=$(WEAVE_COMMIT) \
-  IPCTAX_DATA_STATE="$(DATA_STATE)" IPCTAX_FIGURES=$(FIGURES_READ) \
+  IPCTAX_DATA_STATE="$(DATA_STATE)" IPCTAX_PUBLISHED_DATA="$(PUBLISHED_DATA)" \
+  IPCTAX_FIGURES=$(FIGURES_READ) \
   IPCTAX_CHAPTER_ASTS="$(CHAPTER_ASTS)" \
   IPCTAX_DATA_FILES="$(sort $(DATA_FILES))" IPCTAX_HEADERS="$(INDEXED_HEADERS)" \
   pandoc paper/metadata.yaml $(WEAVE_EXTRA) \
@@ -714,6 +745,22 @@ $(STAGED_SITE)/index.html: $(WEAVE_INPUTS) $(CHAPTER_ASTS) $(WOVEN)/values.csv \
 $(STAGED_SITE)/values.csv: $(WOVEN)/values.csv
 	@mkdir -p $(@D)
 	cp $< $@
+
+# What the page links to travels with it, so that site/ served on its own
+# (or copied anywhere) keeps every link: the data it was woven from
+# (site/data/, with data/README.md), every table's file (site/tables/) and
+# every figure's data (site/figures/). In git they cost nothing more: the
+# same bytes are one object, whichever folder holds them.
+define site-files
+	@rm -rf $(1)/data $(1)/tables $(1)/figures && mkdir -p $(1)/data $(1)/tables $(1)/figures
+	@cp data/*.csv data/README.md $(1)/data/
+	@cp $(WOVEN)/tables/*.csv $(1)/tables/
+	@for f in $$(grep -ohE "$(FIGURE_DATA_RE)" $(FIGURE_SCRIPTS) | sed 's,.*/,,' | sort -u); do \
+	  cp $(WOVEN)/$$f $(1)/figures/$$f || exit 1; done
+endef
+$(STAGED_SITE)/files.stamp: $(WOVEN)/values.csv $(DATA_FILES) $(FIGURE_SCRIPTS)
+	$(call site-files,$(STAGED_SITE))
+	@touch $@
 
 # The PDFs: pandoc writes the LaTeX of each edition, and pdflatex runs in
 # build/woven/latex until the cross-references have settled (the .aux, .toc
@@ -764,7 +811,9 @@ $(STAGED_SITE)/%.pdf: $(LATEX_DIR)/%.tex
 # (paper/98-appendix-publish.md): every file is copied beside its place
 # and flushed, and only when every copy of both folders is whole are they
 # renamed into place; a full disk leaves both as they were, and no copy.
-PUBLISH_SITE = $(STAGED_SITE) $(WEAVE_SITE) html,pdf,csv
+PUBLISH_SITE = $(STAGED_SITE) $(WEAVE_SITE) html,pdf,csv \
+  $(STAGED_SITE)/data $(WEAVE_SITE)/data csv,md $(STAGED_SITE)/tables $(WEAVE_SITE)/tables csv \
+  $(STAGED_SITE)/figures $(WEAVE_SITE)/figures csv
 PUBLISH_FIGURES = $(STAGED_FIGURES) $(WEAVE_FIGURES) svg,pdf,csv
 
 # Weaving always starts from data/: the summary, the figures and the site
@@ -847,14 +896,29 @@ check-woven: weave
 check-packages:
 	$(PYTHON) tests/check_packages.py $(PAPER_DEBS)
 
+# It ends with the comparison of the run just made with the published one
+# (paper/90-appendix-report.md): the results, the claims (the changed ones
+# first, with the figures that explain them) and the command to run next.
+# Ctrl-C says, by the stage it stopped, what was kept: a run reaches data/
+# and a weave site/ only whole, so an interrupted stage left them as they
+# were.
 paper: deps-paper
-	$(MAKE) --no-print-directory check-packages
-	$(MAKE) --no-print-directory -j$(JOBS) all $(BUILD)/tests/test_load $(BUILD)/tests/drive_engine
-	$(MAKE) --no-print-directory measure
-	$(MAKE) --no-print-directory weave
+	@stage=build; \
+	trap 'echo; case $$stage in \
+	  build) echo "paper: interrupted while building; nothing was measured, and data/ and site/ are as they were.";; \
+	  measure) echo "paper: interrupted while measuring; data/ and site/ are as they were (the unfinished run in $(STAGE) is not kept).";; \
+	  weave) echo "paper: interrupted while weaving; data/ holds the new run (the previous one is in $(BUILD)/data.previous), and site/ and figures/ are as they were: make weave finishes.";; \
+	esac; exit 130' INT TERM; \
+	$(MAKE) --no-print-directory check-packages && \
+	$(MAKE) --no-print-directory -j$(JOBS) all $(BUILD)/tests/test_load $(BUILD)/tests/drive_engine && \
+	stage=measure && $(MAKE) --no-print-directory measure && \
+	stage=weave && $(MAKE) --no-print-directory weave
 	@echo "paper: site/index.html, site/paper.pdf and site/book.pdf woven from data/"
-	@echo "paper: the claims, judged on this build's data:"
-	@sed 's/^/  /' $(WOVEN)/claims.txt
+	@! grep -q '^FAILED.*precondition' $(WOVEN)/claims.txt || { \
+	  echo "paper: preconditions that failed (every verdict rests on them):"; \
+	  grep '^FAILED.*precondition' $(WOVEN)/claims.txt | sed 's/^/  /'; }
+	@echo
+	@cat $(WOVEN)/compare.txt
 
 # --- Browser check -------------------------------------------------------------
 # Weaves the page into build/ from the committed figures (the checkout is not
@@ -866,15 +930,17 @@ paper: deps-paper
 # /usr/bin/python3). See tests/browser/.
 # The page's values.csv is copied beside it, as the weave publishes it. The
 # PDFs it checks (pages, parts) are the committed ones in site/, which
-# check-woven holds to what the sources weave.
+# check-woven holds to what the sources weave. Its values are the weave's
+# own summary, beside the published run's, made only if it is not current.
 TEST_PAGE := $(BUILD)/test-site/index.html
 $(TEST_PAGE): FIGURES_READ = figures
 $(TEST_PAGE): all $(CHAPTER_ASTS) FORCE
 	@mkdir -p $(dir $(TEST_PAGE))
-	$(BUILD)/ipctax-summary --reproductions reproductions data $(WOVEN) $(WOVEN) >/dev/null
+	@$(MAKE) --no-print-directory $(WOVEN)/values.csv
 	$(PANDOC_HTML) -o $(TEST_PAGE:.html=.whole.html)
 	$(BUILD)/ipctax-pack $(TEST_PAGE:.html=.whole.html) $(TEST_PAGE)
 	cp $(WOVEN)/values.csv $(dir $(TEST_PAGE))values.csv
+	$(call site-files,$(dir $(TEST_PAGE)))
 
 check-browser: $(TEST_PAGE)
 	$(PYTHON) tests/browser/check_page.py $(TEST_PAGE)
@@ -884,7 +950,7 @@ check-browser: $(TEST_PAGE)
 # weaves; a key without a family, a file or column data/ lacks, or a chunk
 # no block defines stops the weave (tests/check_provenance.py).
 check-provenance: all
-	$(BUILD)/ipctax-summary data $(WOVEN) $(WOVEN) >/dev/null
+	@$(MAKE) --no-print-directory $(WOVEN)/values.csv
 	$(PYTHON) -B tests/check_provenance.py $(WOVEN)
 
 # The book's index of identifiers (paper/filters/index.lua): a small book

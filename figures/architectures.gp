@@ -30,6 +30,7 @@ stats ORIGINAL skip 1 using (strcol(1) eq "machine" ? (MACHINE = strcol(2), 0) :
 MACHINE = strstrt(MACHINE, ";") > 0 ? MACHINE[1 : strstrt(MACHINE, ";") - 1] : MACHINE
 ORIGINAL_TITLE = "original (".MACHINE.")"
 A = WOVEN."/architectures.csv"
+P = WOVEN."/architectures_published.csv"
 
 # Two blocks of rows, each in the file's order: the rows far from 1 at the
 # top, read on the logarithmic axis above them, and the rows within a factor
@@ -58,6 +59,14 @@ AA_LO = exists("STATS_min") ? STATS_min : NaN
 stats A skip 1 using (strcol(1) eq "in_process_control_1" ? $4 : NaN) nooutput
 AA_HI = exists("STATS_max") ? STATS_max : NaN
 
+stats P skip 1 using 5 nooutput
+PUBLISHED = exists("STATS_max") && STATS_max > 0
+found(list, name) = index_of(list, name, 1) == index_of(list, name, 1)
+pnear(name) = found(NEAR_ROWS, name)
+prow(name) = (pnear(name) ? NF + GAP + index_of(NEAR_ROWS, name, 1) : index_of(FAR_ROWS, name, 1)) \
+             + 0.33
+ptip(name, r, lo, hi) = name.", published run: ".estimate("%.3f", r, lo, hi)
+
 # The linear axis spans the near rows' intervals, 1 and the original's
 # ratios on those rows; the log axis the far rows' and 1, in whole decades.
 stats A skip 1 using (near($2) ? $3 : NaN) nooutput
@@ -67,7 +76,6 @@ ZHI = STATS_max > 1 ? STATS_max : 1
 stats A skip 1 using (near($2) ? orig(0) : NaN) nooutput
 ZLO = exists("STATS_min") && STATS_min < ZLO ? STATS_min : ZLO
 ZHI = exists("STATS_max") && STATS_max > ZHI ? STATS_max : ZHI
-PAD = (ZHI - ZLO) * 0.04
 LLO = 1
 LHI = 1
 do for [c in "3 4 6"] {           # the interval's ends, the original's ratio
@@ -76,9 +84,21 @@ do for [c in "3 4 6"] {           # the interval's ends, the original's ratio
     LLO = exists("STATS_min") && STATS_min < LLO ? STATS_min : LLO
     LHI = exists("STATS_max") && STATS_max > LHI ? STATS_max : LHI
 }
+if (PUBLISHED) {                  # and the published run's intervals, on either axis
+    do for [c in "3 4"] {
+        stats P skip 1 using (pnear(strcol(1)) ? column(int(c)) : NaN) nooutput
+        ZLO = exists("STATS_min") && STATS_min < ZLO ? STATS_min : ZLO
+        ZHI = exists("STATS_max") && STATS_max > ZHI ? STATS_max : ZHI
+        stats P skip 1 using (found(FAR_ROWS, strcol(1)) ? column(int(c)) : NaN) nooutput
+        LLO = exists("STATS_min") && STATS_min < LLO ? STATS_min : LLO
+        LHI = exists("STATS_max") && STATS_max > LHI ? STATS_max : LHI
+    }
+}
+PAD = (ZHI - ZLO) * 0.04
 
 set tmargin at screen 0.93
-set bmargin at screen 0.155
+BOTTOM = PUBLISHED ? 0.19 : 0.155    # the key below the row labels: one entry more
+set bmargin at screen BOTTOM
 set lmargin at screen 0.31
 set rmargin at screen 0.97
 set yrange [NF + GAP + NN - 0.5 : -0.5]
@@ -108,10 +128,13 @@ if (AA_LO == AA_LO) {
 }
 set samples 100
 # The key: in the corner below the row labels, which the layout leaves empty.
-set key at screen 0.035, screen 0.150 left top Left reverse samplen 1.5 spacing 0.95 font ROWFONT
+set key at screen 0.035, screen BOTTOM - 0.005 left top Left reverse samplen 1.5 spacing 0.95 \
+    font ROWFONT
+THIS_TITLE = PUBLISHED ? "this run: median, 95% interval" : "median, 95% interval"
+PUBLISHED_TITLE = PUBLISHED ? "published run" : ""
 plot A skip 1 using (1):(row(@ROW)):ytic(1) with points ps 0 notitle, \
      A skip 1 using (near($2) ? $2 : NaN):(row(@ROW)):3:4 with xerrorbars pt 7 ps 0.8 \
-         lw 1.5 lc rgb BLUE title "median, 95% interval", \
+         lw 1.5 lc rgb BLUE title THIS_TITLE, \
      A skip 1 using (near($2) ? $2 : NaN):(row(@ROW)):(tip(strcol(1), $2, $3, $4)) \
          with labels hypertext point pt 7 ps 0.8 lc rgb BLUE notitle, \
      A skip 1 using (near($2) ? NaN : $2):(row(@ROW)):3:4 axes x2y1 with xerrorbars \
@@ -122,6 +145,16 @@ plot A skip 1 using (1):(row(@ROW)):ytic(1) with points ps 0 notitle, \
          ps ORIGINAL_PS lw 1.5 lc rgb "black" title ORIGINAL_TITLE, \
      A skip 1 using (near($2) ? NaN : orig(0)):(row(@ROW)) axes x2y1 with points pt ORIGINAL_PT \
          ps ORIGINAL_PS lw 1.5 lc rgb "black" notitle, \
+     P skip 1 using ($5 > 0 && pnear(strcol(1)) ? $2 : NaN):(prow(strcol(1))):3:4 \
+         with xerrorbars pt 6 ps 0.8 lw 1.2 lc rgb ORANGE title PUBLISHED_TITLE, \
+     P skip 1 using ($5 > 0 && pnear(strcol(1)) ? $2 : NaN):(prow(strcol(1))): \
+         (ptip(strcol(1), $2, $3, $4)) with labels hypertext point pt 6 ps 0.8 lc rgb ORANGE \
+         notitle, \
+     P skip 1 using ($5 > 0 && found(FAR_ROWS, strcol(1)) ? $2 : NaN):(prow(strcol(1))):3:4 \
+         axes x2y1 with xerrorbars pt 6 ps 0.8 lw 1.2 lc rgb ORANGE notitle, \
+     P skip 1 using ($5 > 0 && found(FAR_ROWS, strcol(1)) ? $2 : NaN):(prow(strcol(1))): \
+         (ptip(strcol(1), $2, $3, $4)) axes x2y1 with labels hypertext point pt 6 ps 0.8 \
+         lc rgb ORANGE notitle, \
      [NF - 0.5 + GAP:1000] '+' using (1):1 with lines dt 2 lw 1.5 lc rgb GREY \
          title "in_process = 1", \
      keyentry with boxes fs solid noborder fc rgb "#e9e9e9" title "duet A/A control, 95%", \

@@ -11,7 +11,10 @@ addresses. Left out, nothing may name an address (no citation_pdf_url,
 citation_public_url or DC.source tag); filled in, the tags, the citation,
 the reproduce box and the paper's links into book.pdf must all use them.
 It also checks the tags every copy carries: both licences, the authors as
-an entity, the report's institution. Needs pandoc (Debian's).
+an entity, the report's institution; and that a copy re-woven from a
+reader's own run (data/ not committed) cites the published version, which
+others can retrieve, and names the local run apart, in the page, the PDF
+and the BibTeX. Needs pandoc (Debian's).
 """
 
 import os
@@ -27,14 +30,16 @@ SITE = "https://example.org/ipctax/"
 REPO = "https://example.org/ipctax.git"
 
 
-def weave(cff, fmt, extra_env=None):
+def weave(cff, fmt, extra_env=None, values=None):
     with tempfile.TemporaryDirectory(prefix="ipctax-citation-") as tmp:
         doc = os.path.join(tmp, "doc.md")
         with open(doc, "w") as f:
             f.write("---\ntitle: test\nabstract: An abstract.\n---\n\nA paragraph.\n")
+        with open(os.path.join(tmp, "values.csv"), "w") as f:
+            f.write("key,value\n" + "".join("%s,%s\n" % kv for kv in (values or {}).items()))
         env = dict(os.environ, IPCTAX_CITATION=cff, IPCTAX_WOVEN=tmp,
-                   IPCTAX_WEAVE_COMMIT="0123456789ab", IPCTAX_DATA_STATE="committed in 0123456",
-                   **(extra_env or {}))
+                   IPCTAX_WEAVE_COMMIT="0123456789ab", IPCTAX_DATA_STATE="committed in 0123456")
+        env.update(extra_env or {})
         out = subprocess.run(["pandoc", doc, "--standalone", "--to", fmt,
                               "--lua-filter", "paper/filters/reader.lua",
                               "--lua-filter", "paper/filters/head.lua"],
@@ -99,6 +104,31 @@ def main(argv):
                 "the paper's links into book.pdf use the published address")
         c.check(REPO in tex and SITE + "index.html" in tex,
                 "the PDF's boxes give the repository and the page")
+    # A copy re-woven from a reader's own run: the published version is cited.
+    local = {"machine.commit": "1111111", "machine.date": "2026-12-03T10:00:00Z",
+             "machine.cpu": "Test CPU", "compare.published.commit": "6061c77",
+             "compare.same_run": "no"}
+    env = {"IPCTAX_DATA_STATE": "not committed", "IPCTAX_PUBLISHED_DATA": "committed in abcdef123456"}
+    html = weave(cff, "html5", env, local)
+    plain = re.search(r'id="citation-plain">(.*?)</p>', html, re.S)
+    named = re.search(r'id="citation-local">(.*?)</p>', html, re.S)
+    bib = re.search(r'id="citation-bibtex"><code>(.*?)</code>', html, re.S)
+    c.check(plain and "data measured at commit 6061c77 (committed in abcdef123456)" in plain.group(1)
+            and "1111111" not in plain.group(1) and "not committed" not in plain.group(1),
+            "a copy of a local run cites the published version's data",
+            plain.group(1) if plain else "no citation")
+    c.check(named and "1111111" in named.group(1) and "2026-12-03T10:00:00Z" in named.group(1)
+            and "Test CPU" in named.group(1),
+            "and names the local run apart: its date, machine and commit",
+            named.group(1) if named else "no note of the local run")
+    c.check(bib and "6061c77" in bib.group(1) and "1111111" not in bib.group(1),
+            "its BibTeX cites the published version", bib.group(1) if bib else "no BibTeX")
+    tex = weave(cff, "latex", env, local)
+    c.check("committed in abcdef123456" in tex and "shows a local run" in tex,
+            "the PDF cites the published version and names the local run")
+    local["compare.same_run"] = "yes"
+    html = weave(cff, "html5", {"IPCTAX_DATA_STATE": "committed in abcdef123456"}, local)
+    c.check('id="citation-local"' not in html, "the published copy names no local run")
     return c.summary("check-citation")
 
 

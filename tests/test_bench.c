@@ -426,6 +426,14 @@ static void bad_options_exit_2_name_the_option_and_write_nothing(void **state)
         {{"--scale", "0"}, "--scale: '0' is not a number in 0.01..100"},
         {{"--min-rounds", "9", "--max-rounds", "3"}, "--min-rounds 9 is above --max-rounds 3"},
         {{"stray"}, "unexpected argument 'stray'"},
+        /* getopt_long takes a prefix of a long option; --bar 10 was once read as --bars 10 */
+        {{"--bar", "1000"}, "unknown option '--bar' (a long option is written whole: --bars?)"},
+        {{"--round=2"}, "unknown option '--round' (a long option is written whole: --rounds?)"},
+        /* the grid's longest window is 200 bars; per_bar_unix runs a fifth of them */
+        {{"--bars", "199"}, "--bars 199 is too few"},
+        {{"--combos", "80", "--bars", "900", "--arch", "in_process,per_bar_unix"},
+         "--bars 900 is too few: the grid of 80 combinations has windows of up to 200 bars, "
+         "and the architectures chosen need at least 1000"},
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
         char *args[20];
@@ -447,11 +455,72 @@ static void bad_options_exit_2_name_the_option_and_write_nothing(void **state)
     }
 }
 
+static int list_tree(const char *dir, char *list, size_t size);
+
+/*
+ * A run is written into an empty folder only: --out data once replaced 13
+ * files of data/ and left 4 of the older run beside them. A data folder (it
+ * holds a manifest) and any other folder that holds a file are refused
+ * before anything runs, and left as they were.
+ */
+static void an_output_folder_that_holds_files_is_refused_first(void **state)
+{
+    (void)state;
+    char data[256], other[256], path[300];
+    out_dir(data, "data");
+    out_dir(other, "not-empty");
+    const char *const folders[] = {data, other};
+    const char *const files[] = {"manifest.csv", "architectures.csv"};
+    const char *const needles[] = {"is a data folder (it holds manifest.csv)",
+                                   "is not empty (it holds architectures.csv)"};
+    for (size_t i = 0; i < 2; i++) {
+        assert_int_equal(mkdir(folders[i], 0700), 0);
+        snprintf(path, sizeof path, "%s/%s", folders[i], files[i]);
+        FILE *f = fopen(path, "w");
+        assert_non_null(f);
+        fputs("kept as it was\n", f);
+        fclose(f);
+        char *const args[] = {TINY, "--rounds", "1", "--arch", "in_process", "--out",
+                              (char *)folders[i], NULL};
+        struct run_result r;
+        run_bench(args, NULL, &r);
+        if (exit_code(&r) != 2 || strstr(r.err, needles[i]) == NULL ||
+            strstr(r.err, "starting") != NULL)
+            fail_msg("--out %s: exit %d, stderr \"%s\"", folders[i], exit_code(&r), r.err);
+        run_result_free(&r);
+        char left[8192] = "";
+        assert_int_equal(list_tree(folders[i], left, sizeof left), 1);   /* only its file */
+    }
+}
+
+/* The same in the checkout: `ipctax-bench --out data` is refused, data/ untouched. */
+static void out_data_is_refused_in_the_checkout(void **state)
+{
+    (void)state;
+    char data[4200];
+    const char *root = getenv("IPCTAX_ROOT");
+    if (root == NULL)
+        skip();
+    snprintf(data, sizeof data, "%s/data", root);
+    struct stat before, after;
+    assert_int_equal(stat(data, &before), 0);
+    char *const args[] = {TINY, "--rounds", "1", "--arch", "in_process", "--out", data, NULL};
+    struct run_result r;
+    run_bench(args, NULL, &r);
+    if (exit_code(&r) != 2 || strstr(r.err, "is a data folder") == NULL)
+        fail_msg("--out data: exit %d, stderr \"%s\"", exit_code(&r), r.err);
+    run_result_free(&r);
+    assert_int_equal(stat(data, &after), 0);
+    assert_true(before.st_mtim.tv_sec == after.st_mtim.tv_sec &&
+                before.st_mtim.tv_nsec == after.st_mtim.tv_nsec);
+}
+
 /* An output folder that cannot be written is refused before anything runs. */
 static void unwritable_output_is_refused_first(void **state)
 {
     (void)state;
-    char *const args[] = {TINY, "--rounds", "1", "--out", "/proc/ipctax-cannot-be-here", NULL};
+    char *const args[] = {TINY, "--rounds", "1", "--arch", "in_process", "--out",
+                          "/proc/ipctax-cannot-be-here", NULL};
     struct run_result r;
     run_bench(args, NULL, &r);
     if (exit_code(&r) != 2 || strstr(r.err, "--out /proc/ipctax-cannot-be-here") == NULL ||
@@ -472,6 +541,9 @@ static void help_and_version_go_to_stdout(void **state)
     run_bench(version, NULL, &r);
     assert_int_equal(exit_code(&r), 0);
     assert_int_equal(strncmp(r.out, "ipctax-bench ", 13), 0);
+    /* the release a reader cites (CITATION.cff's version), then the commit */
+    if (strstr(r.out, "(commit ") == NULL || !(r.out[13] >= '0' && r.out[13] <= '9'))
+        fail_msg("--version printed \"%s\", not \"ipctax-bench RELEASE (commit C)\"", r.out);
     run_result_free(&r);
 }
 
@@ -535,6 +607,10 @@ static void engine_refusing_is_a_failed_run(void **state)
     run_bench(args, "error", &r);
     if (exit_code(&r) != 2 || strstr(r.err, "fake engine refuses on purpose") == NULL)
         fail_msg("refusing engine: exit %d, stderr:\n%s", exit_code(&r), r.err);
+    /* it stops the run there, and says so once: no round, no measurement */
+    if (strstr(r.err, "stopped after an architecture failed") == NULL ||
+        strstr(r.err, "round ") != NULL)
+        fail_msg("refusing engine: the run went on, or did not say it stopped:\n%s", r.err);
     run_result_free(&r);
     struct csv_table t;
     load(dir, "gate.csv", &t);
@@ -961,6 +1037,8 @@ int main(int argc, char **argv)
         T(round_order_replays_from_the_seed),
         T(bad_options_exit_2_name_the_option_and_write_nothing),
         T(unwritable_output_is_refused_first),
+        T(an_output_folder_that_holds_files_is_refused_first),
+        T(out_data_is_refused_in_the_checkout),
         T(help_and_version_go_to_stdout),
         T(real_engine_passes_the_gate),
         T(wrong_results_fail_the_gate_and_exit_1),

@@ -125,6 +125,41 @@ static void an_unknown_option_is_one_line_naming_it(void **state)
     const char *short_one[] = {"-q", NULL};
     assert_refused("ipctax-engine", short_one, "unknown option '-q'");
     assert_refused("tangle", short_one, "unknown option '-q'");
+    /* a prefix of a long option is not that option (getopt_long would take it) */
+    const char *engine[] = {"--std", NULL}, *bench[] = {"--bar", "1000", NULL},
+               *tangle[] = {"--chec", "x.md", NULL};
+    assert_refused("ipctax-engine", engine, "unknown option '--std' (a long option is "
+                                            "written whole: --stdin?)");
+    assert_refused("ipctax-bench", bench, "unknown option '--bar'");
+    assert_refused("tangle", tangle, "unknown option '--chec'");
+}
+
+/* --version names the release a reader cites (CITATION.cff's) and the commit. */
+static void version_names_the_release_and_the_commit(void **state)
+{
+    (void)state;
+    char want[64], path[4200];
+    const char *root = getenv("IPCTAX_ROOT");
+    snprintf(path, sizeof path, "%s/CITATION.cff", root != NULL ? root : ".");
+    FILE *cff = fopen(path, "r");
+    if (cff == NULL)
+        skip();                             /* not run from the checkout */
+    char line[256];
+    want[0] = '\0';
+    while (fgets(line, sizeof line, cff) != NULL)
+        if (sscanf(line, "version: \"%40[^\"]\"", want + 1) == 1)
+            want[0] = ' ';
+    fclose(cff);
+    assert_true(want[0] == ' ');
+    strcat(want, " (commit ");
+    for (size_t p = 0; p < N_PROGRAMS; p++) {
+        const char *args[] = {"--version", NULL};
+        struct run_result r;
+        run(PROGRAMS[p], args, &r);
+        if (exit_code(&r) != 0 || strstr(r.out, want) == NULL)
+            fail_msg("%s --version: \"%s\", not its name, then\"%s...)\"", PROGRAMS[p], r.out, want);
+        run_result_free(&r);
+    }
 }
 
 static void a_missing_value_or_operand_is_one_line(void **state)
@@ -181,6 +216,8 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test_setup_teardown(help_goes_to_stdout_with_the_exit_statuses,
+                                        test_arm_watchdog, test_disarm_watchdog),
+        cmocka_unit_test_setup_teardown(version_names_the_release_and_the_commit,
                                         test_arm_watchdog, test_disarm_watchdog),
         cmocka_unit_test_setup_teardown(version_goes_to_stdout, test_arm_watchdog,
                                         test_disarm_watchdog),

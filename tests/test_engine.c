@@ -2241,12 +2241,18 @@ static void help_and_version(void **state)
         assert_non_null(strstr(r.out, "listening tcp:HOST:PORT"));
         run_result_free(&r);
     }
-    char commit_path[4096], commit[128] = "", expected[160];
-    FILE *f = fopen(root_path(commit_path, sizeof commit_path, "build/commit.txt"), "r");
+    char path[4096], commit[128] = "", release[64] = "", expected[240];
+    FILE *f = fopen(root_path(path, sizeof path, "build/commit.txt"), "r");
     assert_non_null(f);
     assert_non_null(fgets(commit, sizeof commit, f));
     fclose(f);
-    snprintf(expected, sizeof expected, "ipctax-engine %s", commit);   /* commit ends in \n */
+    f = fopen(root_path(path, sizeof path, "build/release.txt"), "r");   /* CITATION.cff's */
+    assert_non_null(f);
+    assert_non_null(fgets(release, sizeof release, f));
+    fclose(f);
+    commit[strcspn(commit, "\n")] = '\0';
+    release[strcspn(release, "\n")] = '\0';
+    snprintf(expected, sizeof expected, "ipctax-engine %s (commit %s)\n", release, commit);
     char *argv[] = {(char *)engine_binary(), "--version", NULL};
     struct run_result r;
     assert_int_equal(run_program(argv, NULL, NULL, 0, 3000, &r), 0);

@@ -629,13 +629,14 @@ static void a_claim_the_published_run_lacks_is_new_not_changed(void **state)
     snprintf(path, sizeof path, "%s/tables/claims_compared.csv", out);
     if (csv_table_load(path, &t, err, sizeof err) != 0)
         fail_msg("no claims table beside the published verdicts: %s", err);
-    size_t last = t.n_cols - 1, news = 0;
-    for (size_t r = 0; r < t.n_rows; r++)
-        news += strcmp(csv_table_cell(&t, r, last), "new") == 0;
-    int ok = t.n_rows > 0 && strcmp(t.cells[last], "Published") == 0 && news == t.n_rows;
+    int col = csv_table_column(&t, "Published verdict");
+    size_t news = 0;
+    for (size_t r = 0; col >= 0 && r < t.n_rows; r++)
+        news += strcmp(csv_table_cell(&t, r, col), "new") == 0;
+    int ok = t.n_rows > 0 && col >= 0 && news == t.n_rows;
     csv_table_free(&t);
     if (!ok)
-        fail_msg("the claims table's last column does not call every claim new");
+        fail_msg("the claims table's published verdicts do not call every claim new");
 }
 
 /* ---- Reproductions: kept runs, their verdicts side by side ----------------- */
@@ -997,6 +998,134 @@ static void a_changed_verdict_is_named(void **state)
         fail_msg("one changed verdict was not counted and named as below_holds");
 }
 
+/* The value of `key` in the values text replaced by `value` (the key must be there). */
+static void set_value(char *text, size_t size, const char *key, const char *value)
+{
+    char line_start[KEY_SIZE + 4];
+    snprintf(line_start, sizeof line_start, "\n%s,", key);
+    char *at = strstr(text, line_start);
+    if (at == NULL)
+        fail_msg("the hand-made run's values have no %s", key);
+    at += strlen(line_start);
+    char *end = strchr(at, '\n');
+    size_t rest = strlen(end), n = strlen(value);
+    assert_true((size_t)(at - text) + n + rest < size);
+    memmove(at + n, end, rest + 1);
+    memcpy(at, value, n);
+}
+
+/* The key of the first echo point's median (a primitive figure) in the text. */
+static void first_echo_point(const char *text, char *key, size_t size)
+{
+    for (const char *line = text; line != NULL && *line != '\0';) {
+        const char *comma = strchr(line, ',');
+        if (strncmp(line, "echo.", 5) == 0 && comma != NULL) {
+            const char *p50 = strstr(line, ".p50_us.");
+            if (p50 != NULL && p50 < comma && strcspn(p50 + 8, ".,") == (size_t)(comma - p50 - 8)) {
+                snprintf(key, size, "%.*s", (int)(comma - line), line);
+                return;
+            }
+        }
+        line = strchr(line, '\n');
+        line = line != NULL ? line + 1 : NULL;
+    }
+    fail_msg("the hand-made run has no echo point");
+}
+
+/* compare.txt of the golden run against a published run made from its own
+ * values by `changes` (pairs of key and value, NULL-ended); the values of
+ * the comparison are left in s. */
+static void compare_against(struct store *s, const char *name, const char *const *changes,
+                            char *text, size_t size)
+{
+    char published[256], out[256], path[600];
+    static char values[1 << 20];
+    summarize_golden_run();
+    scratch_path(published, sizeof published, "out");
+    snprintf(path, sizeof path, "%s/values.csv", published);
+    read_all(path, values, sizeof values);
+    for (size_t i = 0; changes[i] != NULL; i += 2)
+        set_value(values, sizeof values, changes[i], changes[i + 1]);
+    snprintf(path, sizeof path, "%s-published", name);
+    assert_int_equal(mkdir(scratch_path(published, sizeof published, path), 0777), 0);
+    FILE *f = create_in(published, "values.csv");
+    fputs(values, f);
+    finish(f);
+    summarize_golden_into(s, name, out, sizeof out);
+    compare_with_published(s, published);
+    snprintf(path, sizeof path, "%s/compare.txt", out);
+    read_all(path, text, size);
+}
+
+/* No line of the comparison is wider than 100 columns. */
+static void fits_100_columns(const char *text)
+{
+    int line = 1;
+    for (const char *p = text; *p != '\0'; line++) {
+        size_t n = strcspn(p, "\n");
+        if (n > 100)
+            fail_msg("line %d of compare.txt is %zu columns: %.*s", line, n, (int)n, p);
+        p += n + (p[n] == '\n');
+    }
+}
+
+/*
+ * Two stored runs that differ in one claim and in their results: the
+ * published values are the hand-made run's, with one verdict changed, the
+ * results' digest changed and one echo point ten times slower. The text
+ * says the results differ and that this is a failed reproduction, says what
+ * "changed" means, lists the changed claim first with its threshold and
+ * with the echo point among the figures that differ most, and sends the
+ * reader to make check-spec; then the same with the results alike, which is
+ * a finding about the machine, not a failed reproduction (the hand-made run
+ * is a reduced one, so what comes next is a full run, not check-spec).
+ */
+static void compare_tells_a_failed_reproduction_from_a_changed_verdict(void **state)
+{
+    (void)state;
+    static char text[1 << 16], golden[1 << 20];
+    char echo[KEY_SIZE], path[600];
+    struct store s;
+    summarize_golden_run();
+    scratch_path(path, sizeof path, "out");
+    strcat(path, "/values.csv");
+    read_all(path, golden, sizeof golden);
+    first_echo_point(golden, echo, sizeof echo);
+    const char *differ[] = {"claim.below_holds.verdict", "fails", "sweep.sha256",
+                            "0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef",
+                            "machine.date", "2020-01-01T00:00:00Z", echo, "\"99,999.9\"", NULL};
+    compare_against(&s, "compared-differ", differ, text, sizeof text);
+    const struct value *results = store_get(&s, "compare.results");
+    const struct value *changed = store_get(&s, "compare.changed_list");
+    int ok = results != NULL && strcmp(results->text, "different") == 0 && changed != NULL &&
+             strcmp(changed->text, "below_holds") == 0;
+    store_free(&s);
+    if (!ok)
+        fail_msg("the values do not say the results differ and below_holds changed:\n%s", text);
+    fits_100_columns(text);
+    const char *claims = strstr(text, "\nThe claims (");
+    const char *first = claims != NULL ? strchr(claims + 1, '\n') : NULL;
+    if (strstr(text, "Results: DIFFERENT") == NULL || strstr(text, "failed reproduction") == NULL ||
+        strstr(text, "What \"changed\" means") == NULL || first == NULL ||
+        strncmp(first + 1, "CHANGED  below_holds: holds here, fails in the published run "
+                           "(threshold: ", 69) != 0 ||
+        strstr(first, echo) == NULL || strstr(text, "Next: make check-spec") == NULL)
+        fail_msg("compare.txt does not tell a failed reproduction:\n%s", text);
+
+    const char *alike[] = {"claim.below_holds.verdict", "fails", "machine.date",
+                           "2020-01-01T00:00:00Z", NULL};
+    compare_against(&s, "compared-alike", alike, text, sizeof text);
+    results = store_get(&s, "compare.results");
+    ok = results != NULL && strcmp(results->text, "same") == 0;
+    store_free(&s);
+    fits_100_columns(text);
+    if (!ok || strstr(text, "Results: the same") == NULL ||
+        strstr(text, "failed reproduction") != NULL ||
+        strstr(text, "CHANGED  below_holds") == NULL || strstr(text, "\nNext: ") == NULL ||
+        strstr(text, "check-spec") != NULL)
+        fail_msg("compare.txt does not tell a changed verdict on the same results:\n%s", text);
+}
+
 /* ---- run_data_load refuses a run it cannot read ---------------------------- */
 
 /* A fresh copy of the run in test_dir/name, `from` replaced by `to` (the
@@ -1092,6 +1221,7 @@ int main(void)
         T(a_claims_verdict_follows_its_interval),
         T(a_run_compared_with_itself_changes_no_verdict),
         T(a_claim_the_published_run_lacks_is_new_not_changed),
+        T(compare_tells_a_failed_reproduction_from_a_changed_verdict),
         T(a_changed_verdict_is_named),
         T(three_reproductions_give_the_known_verdicts),
         T(the_same_run_kept_twice_is_counted_once),

@@ -208,14 +208,13 @@ int engine_parse_options(int argc, char **argv, struct engine_options *o,
     };
     int opt, wants = CLI_RUN;
     optind = 0;                        /* a fresh scan, however often we are called */
-    opterr = 0;                        /* getopt's own messages: ours name the range */
     if (tuned_path_force_from_environment(err, err_size) != 0)   /* options override it */
         return CLI_BAD;
-    while ((opt = getopt_long(argc, argv, ":h", options, NULL)) != -1) {
+    while ((opt = option_next(argc, argv, ":h", options, err, err_size)) != -1) {
         if (opt == 'h' || opt == 'V')
             wants = wants != CLI_RUN ? wants : opt == 'h' ? CLI_HELP : CLI_VERSION;
-        else if (opt == '?' || opt == ':')
-            return option_getopt_error(opt, argv, err, err_size), CLI_BAD;
+        else if (opt == '?')
+            return CLI_BAD;
         else if (take_option(opt, optarg, o, err, err_size) != 0)
             return CLI_BAD;
     }

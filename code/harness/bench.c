@@ -3,6 +3,7 @@
  *
  * Tangled from paper/40-harness.md.
  */
+#include <dirent.h>
 #include <errno.h>
 #include <getopt.h>
 #include <stdio.h>
@@ -57,7 +58,9 @@ static void usage(FILE *to)
         "every result bit for bit, runs the boundary measurements, and writes tidy\n"
         "CSV files (see data/README.md).\n"
         "\n"
-        "  --bars N        bars in the series, 1..100000000 (default %d)\n"
+        "  --bars N        bars in the series, up to 100000000 (default %d), and at\n"
+        "                  least what the grid's longest window needs (200 for 2 or\n"
+        "                  more combinations), times the part some architectures run\n"
         "  --combos N      parameter combinations, 1..%d (default %d)\n"
         "  --seed N        seed of the series and of the rounds' order (default %d)\n"
         "  --budget S      seconds of rounds at most, 1..86400 (default %.0f)\n"
@@ -71,12 +74,12 @@ static void usage(FILE *to)
         "  --arch LIST     comma-separated architectures (default: all; see --list)\n"
         "  --measure LIST  comma-separated measurements (default: all; 'none')\n"
         "  --scale X       multiply the measurements' repetitions, 0.01..100 (default 1)\n"
-        "  --out DIR       where the CSV files go (default build/run, never data/:\n"
-        "                  see make measure); checked first\n"
+        "  --out DIR       where the CSV files go: an empty or new folder (default\n"
+        "                  build/run; never data/: see make measure); checked first\n"
         "  --engine PATH   the engine (default: ipctax-engine beside this program)\n"
         "  --python PATH   the Python with numpy and numba (default /usr/bin/python3)\n"
         "  --list          the architectures, measurements and tuned kernel's paths\n"
-        "  --version       the commit this program was built from\n"
+        "  --version       the release and the commit this program was built from\n"
         "  -h, --help      this text\n"
         "\n"
         "IPCTAX_TUNED_PATH forces a path of the tuned kernel here and in its engines.\n"
@@ -183,6 +186,28 @@ static int take_option(int opt, struct bench_config *cfg, char *err, size_t n)
     return status;
 }
 
+static int64_t longest_window(size_t n_combos)
+{
+    int64_t longest = 1;
+    for (size_t k = 0; k < n_combos; k++) {
+        struct combo_params p = grid_params(grid_length(k, n_combos));
+        const int64_t w[] = {p.h_half, p.h_len, p.h_sqrt, p.t_third, p.t_half, p.t_len};
+        for (size_t i = 0; i < sizeof w / sizeof w[0]; i++)
+            longest = w[i] > longest ? w[i] : longest;
+    }
+    return longest;
+}
+
+static size_t least_bars(const struct bench_config *cfg)
+{
+    int divisor = 1;
+    for (size_t i = 0; i < N_ARCH_ROWS; i++)
+        if ((names_include(cfg->rows, ARCH_ROWS[i].name) || ARCH_ROWS[i].pairing == PAIRING_NONE)
+            && ARCH_ROWS[i].part.bar_divisor > divisor)
+            divisor = ARCH_ROWS[i].part.bar_divisor;
+    return (size_t)longest_window(cfg->n_combos) * (size_t)divisor;
+}
+
 /* 0: run. Otherwise the command line has been answered (--help, --version,
  * --list, or a refusal printed) and *status is the exit status. */
 static int parse_options(int argc, char **argv, struct bench_config *cfg, int *status)
@@ -201,9 +226,8 @@ static int parse_options(int argc, char **argv, struct bench_config *cfg, int *s
     };
     char err[512];
     int opt;
-    opterr = 0;                        /* getopt's own messages: ours name the range */
     *status = 0;
-    while ((opt = getopt_long(argc, argv, ":h", options, NULL)) != -1) {
+    while ((opt = option_next(argc, argv, ":h", options, err, sizeof err)) != -1) {
         if (opt == 'h' || opt == 'V' || opt == 'l') {
             if (opt == 'h')
                 usage(stdout);
@@ -213,9 +237,7 @@ static int parse_options(int argc, char **argv, struct bench_config *cfg, int *s
                 list_everything();
             return 1;
         }
-        if (opt == '?' || opt == ':')
-            option_getopt_error(opt, argv, err, sizeof err);
-        if (opt == '?' || opt == ':' || take_option(opt, cfg, err, sizeof err) != 0) {
+        if (opt == '?' || take_option(opt, cfg, err, sizeof err) != 0) {
             *status = usage_error("ipctax-bench", "%s", err);
             return 1;
         }
@@ -225,7 +247,37 @@ static int parse_options(int argc, char **argv, struct bench_config *cfg, int *s
     else if (cfg->limits.min_rounds > cfg->limits.max_rounds)
         *status = usage_error("ipctax-bench", "--min-rounds %d is above --max-rounds %d",
                               cfg->limits.min_rounds, cfg->limits.max_rounds);
+    else if (cfg->n_bars < least_bars(cfg))
+        *status = usage_error("ipctax-bench", "--bars %zu is too few: the grid of %zu "
+                              "combinations has windows of up to %lld bars, and the "
+                              "architectures chosen need at least %zu", cfg->n_bars,
+                              cfg->n_combos, (long long)longest_window(cfg->n_combos),
+                              least_bars(cfg));
     return *status != 0;
+}
+
+/* 0 when dir holds nothing; else -1, with a refusal printed. */
+static int out_dir_empty(const char *dir)
+{
+    char path[4200], first[256] = "";
+    struct stat st;
+    DIR *d = opendir(dir);
+    for (struct dirent *e; d != NULL && (e = readdir(d)) != NULL && first[0] == '\0';)
+        if (strcmp(e->d_name, ".") != 0 && strcmp(e->d_name, "..") != 0)
+            snprintf(first, sizeof first, "%s", e->d_name);
+    if (d != NULL)
+        closedir(d);
+    if (first[0] == '\0')
+        return 0;
+    snprintf(path, sizeof path, "%s/manifest.csv", dir);
+    if (stat(path, &st) == 0)
+        fprintf(stderr, "ipctax-bench: --out %s is a data folder (it holds manifest.csv): a run "
+                "reaches data/ only whole, through make measure; name an empty folder\n", dir);
+    else
+        fprintf(stderr, "ipctax-bench: --out %s is not empty (it holds %s): a run is written "
+                "into an empty folder, so that no file of another run stays beside it\n", dir,
+                first);
+    return -1;
 }
 
 static int check_out_dir(const char *dir)
@@ -235,6 +287,8 @@ static int check_out_dir(const char *dir)
         fprintf(stderr, "ipctax-bench: --out %s: cannot create it: %s\n", dir, strerror(errno));
         return -1;
     }
+    if (out_dir_empty(dir) != 0)
+        return -1;
     snprintf(probe, sizeof probe, "%s/.ipctax-write-probe", dir);
     FILE *f = fopen(probe, "w");
     if (f == NULL || fclose(f) != 0) {
@@ -335,6 +389,11 @@ int main(int argc, char **argv)
         return answered;
     if (check_out_dir(cfg.out_dir) != 0)
         return 2;
+    char note[ENV_NOTE_BYTES];
+    snprintf(note, sizeof note, "\nipctax-bench: interrupted: %s keeps only the files of the "
+             "stages that had finished, which are not a run (no weave reads them); nothing "
+             "else was written", cfg.out_dir);
+    env_note_for_a_signal(note);
     if (env_open(&env, cfg.engine, cfg.python, err, sizeof err) != 0) {
         fprintf(stderr, "ipctax-bench: %s\n", err);
         return 2;
@@ -372,8 +431,13 @@ int main(int argc, char **argv)
     }
     gate_failed = how.gate_failures > 0;
     failed |= how.failures > how.gate_failures;        /* could not run, beyond a wrong answer */
-    struct measure_context ctx = {&env, &job, cfg.out_dir, cfg.scale, cfg.seed};
-    failed |= measurements_run(&ctx, cfg.measures) != 0;
+    if (failed || gate_failed) {
+        fprintf(stderr, "ipctax-bench: stopped after an architecture failed (above): nothing was "
+                "measured beyond it, and %s holds its gate.csv, not a run\n", cfg.out_dir);
+    } else {
+        struct measure_context ctx = {&env, &job, cfg.out_dir, cfg.scale, cfg.seed};
+        failed |= measurements_run(&ctx, cfg.measures) != 0;
+    }
     if (write_sweep(cfg.out_dir, &job, reference) != 0 || write_machine(cfg.out_dir) != 0 ||
         write_run(cfg.out_dir, &cfg, sha256, &how) != 0) {
         fprintf(stderr, "ipctax-bench: cannot write the run's files in %s: %s\n", cfg.out_dir,

@@ -92,8 +92,20 @@ pid_t env_spawn(char *const argv[], int in_fd, int out_fd, char *err, size_t err
     return pid;
 }
 
+static char note[ENV_NOTE_BYTES];
+static volatile size_t note_length;
+
+void env_note_for_a_signal(const char *line)
+{
+    note_length = 0;
+    snprintf(note, sizeof note, "%s\n", line);
+    note_length = strlen(note);
+}
+
 static void on_termination(int sig)
 {
+    if (note_length > 0 && write(STDERR_FILENO, note, note_length) < 0)
+        note_length = 0;                   /* nothing more to do about it */
     stop_children();
     signal(sig, SIG_DFL);
     raise(sig);

@@ -38,4 +38,9 @@ void env_untrack_child(pid_t pid);
 /* SIGTERM to a child's process group, then its end; it is no longer tracked. */
 void env_stop_child(pid_t pid);
 
+/* The line a termination signal prints before the harness ends (copied;
+ * at most ENV_NOTE_BYTES): what the interrupted run leaves and where. */
+enum { ENV_NOTE_BYTES = 1024 };
+void env_note_for_a_signal(const char *line);
+
 #endif

@@ -147,7 +147,8 @@ static void warm_up(struct schedule *sc, struct row_record *r)
     call_sink_free(&none);
 }
 
-static void set_up(struct schedule *sc)
+/* 0, or -1 at the first row that failed (stop_row said why). */
+static int set_up(struct schedule *sc)
 {
     char err[ERR_SIZE];
     for (size_t i = 0; i < sc->n; i++) {
@@ -158,13 +159,16 @@ static void set_up(struct schedule *sc)
         if (r->state == NULL) {
             stop_row(r, err);
             record_failure(sc, r);
-            continue;
+            return -1;
         }
         r->active = 1;
         warm_up(sc, r);
-        if (!r->active)
+        if (!r->active) {
             record_failure(sc, r);
+            return -1;
+        }
     }
+    return 0;
 }
 
 /* Where a run sits in the schedule. */
@@ -527,8 +531,10 @@ int schedule_run(const struct harness_env *env, const struct sweep_job *job,
     memset(how, 0, sizeof *how);
     int status = prepare(&sc, rows, limits, out_dir, err, err_size);
     if (status == 0) {
-        set_up(&sc);
-        run_rounds(&sc, limits, seed, how);
+        if (set_up(&sc) == 0)
+            run_rounds(&sc, limits, seed, how);
+        else
+            how->stop_reason = "failed";
         for (size_t i = 0; i < sc.n; i++) {
             how->gate_failures += sc.rec[i].verdict.combos > 0 && !sc.rec[i].verdict.passed;
             how->failures += sc.rec[i].error[0] != '\0';

@@ -22,7 +22,7 @@ struct schedule_limits {
 
 struct schedule_outcome {
     int rounds;
-    const char *stop_reason;   /* "resolved", "budget" or "max_rounds" */
+    const char *stop_reason;   /* "resolved", "budget", "max_rounds", or "failed" (no round) */
     double seconds;            /* spent in rounds */
     int gate_failures;         /* architectures whose results differed */
     int failures;              /* architectures that could not run */

@@ -504,6 +504,14 @@ def describe(error):
     return f"{type(error).__name__}: {error}"
 
 
+def where(error):
+    """The file and line the exception was raised at: " (at worker.py:123)"."""
+    frames = traceback.extract_tb(error.__traceback__)
+    if not frames:
+        return ""
+    return f" (at {os.path.basename(frames[-1].filename)}:{frames[-1].lineno})"
+
+
 def main():
     out = os.fdopen(os.dup(1), "wb")    # the protocol's own copy of standard output
     os.dup2(2, 1)                       # anything else written to fd 1 goes to stderr
@@ -520,8 +528,9 @@ def main():
             except EOFError:
                 break
             except Exception as error:      # every failure is a reply, never a crash
-                traceback.print_exc(file=sys.stderr)
-                reply = {"ok": False, "error": describe(error)}
+                if os.environ.get("IPCTAX_TRACEBACK"):
+                    traceback.print_exc(file=sys.stderr)
+                reply = {"ok": False, "error": describe(error) + where(error)}
             channel.send(reply if reply is not None else {"ok": True})
             if reply is None:
                 break                       # quit

@@ -461,10 +461,96 @@ static void readme_line(const char *dir, const char *key, char *value, size_t si
     }
 }
 
+static const char *const REGISTRY_FILES[] = {"claims.csv", "claims-registered.csv",
+                                             "deviations.csv", "registration.csv"};
+
+/* "NAME SHA-256" of path, one line, at the end of key (size bytes); -1 if unreadable. */
+static int key_line(char *key, size_t size, const char *name, const char *path)
+{
+    char sha[65], err[512];
+    uint64_t bytes;
+    if (file_digest(path, UINT64_MAX, &bytes, sha, err, sizeof err) != 0)
+        return -1;
+    size_t used = strlen(key);
+    snprintf(key + used, size - used, "%s %s\n", name, sha);
+    return 0;
+}
+
+/* What the summary of the kept run in dir is made from, into key; -1 if
+ * any of it cannot be read (the summary is then made, and not kept). */
+static int summary_key(const char *dir, const char *registry, char *key, size_t size)
+{
+    char path[4500];
+    key[0] = '\0';
+    int bad = key_line(key, size, "program", "/proc/self/exe");
+    for (size_t i = 0; i < sizeof REGISTRY_FILES / sizeof REGISTRY_FILES[0]; i++) {
+        snprintf(path, sizeof path, "%s/%s", registry, REGISTRY_FILES[i]);
+        bad |= key_line(key, size, REGISTRY_FILES[i], path);
+    }
+    snprintf(path, sizeof path, "%s/manifest.csv", dir);
+    bad |= key_line(key, size, "manifest.csv", path);
+    return bad ? -1 : 0;
+}
+
+/* Whether out holds a summary made from key, read back into s. */
+static int kept_summary(const char *out, const char *key, struct store *s)
+{
+    char path[4500], kept[2048], err[512];
+    size_t n = 0;
+    snprintf(path, sizeof path, "%s/summary.key", out);
+    FILE *f = fopen(path, "rb");
+    if (f != NULL) {
+        n = fread(kept, 1, sizeof kept - 1, f);
+        fclose(f);
+    }
+    kept[n] = '\0';
+    if (n == 0 || strcmp(kept, key) != 0)
+        return 0;
+    snprintf(path, sizeof path, "%s/values.csv", out);
+    if (store_read(s, path, err, sizeof err) == 0 && s->errors == 0)
+        return 1;
+    const char *out_dir = s->out_dir, *registry = s->registry;
+    store_free(s);                     /* half read: made again */
+    store_init(s, out_dir);
+    s->registry = registry;
+    return 0;
+}
+
+/* Keeps the summary s made from key: its values, then the key, so that a
+ * key is never beside values it did not make. */
+static void keep_summary(struct store *s, const char *key)
+{
+    char path[4500];
+    snprintf(path, sizeof path, "%s/summary.key", s->out_dir);
+    remove(path);
+    if (key[0] == '\0' || s->errors > 0 || store_write(s) != 0)
+        return;
+    FILE *f = fopen(path, "wb");
+    if (f != NULL && (fputs(key, f) < 0) | (fclose(f) != 0))
+        remove(path);
+}
+
+static void describe_the_machine(const struct run_data *d, struct reproduction *r)
+{
+    char raw[1024];
+    snprintf(raw, sizeof raw, "%s, family %s model %s, %s cores",
+             kv_or(&d->machine, "cpu", "?"), kv_or(&d->machine, "cpu_family", "?"),
+             kv_or(&d->machine, "cpu_model", "?"), kv_or(&d->machine, "cores", "?"));
+    text_clean(r->machine, sizeof r->machine, raw, strlen(raw));
+    const char *simd = kv_or(&d->machine, "simd_enabled", "?");
+    const char *kernel = kv_or(&d->machine, "kernel", "?");
+    const char *date = kv_or(&d->machine, "date", "?");
+    text_clean(r->simd, sizeof r->simd, simd, strlen(simd));
+    text_clean(r->kernel, sizeof r->kernel, kernel, strlen(kernel));
+    text_clean(r->date, sizeof r->date, date, strnlen(date, 10));
+    reproduction_reduced_because(d, raw, sizeof raw);
+    text_clean(r->reduced, sizeof r->reduced, raw, strlen(raw));
+}
+
 static int summarize_one(const char *out_dir, const char *registry, const char *root,
                          struct reproduction *r)
 {
-    char dir[4400], out[4400], err[1024], shown[1024], raw[1024];
+    char dir[4400], out[4400], err[1024], shown[1024];
     struct run_data d;
     snprintf(dir, sizeof dir, "%s/%s", root, r->id);
     if (run_data_load_folder(&d, dir, RUN_KEPT, err, sizeof err) != 0) {
@@ -483,19 +569,14 @@ static int summarize_one(const char *out_dir, const char *registry, const char *
     store_init(&r->s, strdup(out));
     r->s.registry = registry;
     r->summarized = 1;
-    summarize_all(&d, &r->s);
-    snprintf(raw, sizeof raw, "%s, family %s model %s, %s cores",
-             kv_or(&d.machine, "cpu", "?"), kv_or(&d.machine, "cpu_family", "?"),
-             kv_or(&d.machine, "cpu_model", "?"), kv_or(&d.machine, "cores", "?"));
-    text_clean(r->machine, sizeof r->machine, raw, strlen(raw));
-    const char *simd = kv_or(&d.machine, "simd_enabled", "?");
-    const char *kernel = kv_or(&d.machine, "kernel", "?");
-    const char *date = kv_or(&d.machine, "date", "?");
-    text_clean(r->simd, sizeof r->simd, simd, strlen(simd));
-    text_clean(r->kernel, sizeof r->kernel, kernel, strlen(kernel));
-    text_clean(r->date, sizeof r->date, date, strnlen(date, 10));
-    reproduction_reduced_because(&d, raw, sizeof raw);
-    text_clean(r->reduced, sizeof r->reduced, raw, strlen(raw));
+    char key[2048];
+    if (summary_key(dir, registry, key, sizeof key) != 0)
+        key[0] = '\0';
+    if (key[0] == '\0' || !kept_summary(out, key, &r->s)) {
+        summarize_all(&d, &r->s);
+        keep_summary(&r->s, key);
+    }
+    describe_the_machine(&d, r);
     readme_line(dir, "conditions", r->conditions, sizeof r->conditions);
     run_data_free(&d);
     if (r->s.errors > 0)
@@ -539,20 +620,23 @@ static void describe_difference(char *list, struct reproduction *r, size_t n,
         snprintf(list + used, TEXT_SIZE - used, ")");
 }
 
-static void claims_table(struct store *s, struct reproduction *r, size_t n_full, size_t n)
+static void claims_table(struct store *s, struct reproduction *r, size_t n_full, size_t n,
+                         int this_run)
 {
-    const char **header = calloc(n + 2, sizeof *header);
+    const char **header = calloc(n + 3, sizeof *header);
     char key[KEY_SIZE], cell[64], everywhere[TEXT_SIZE] = "", differ[TEXT_SIZE] = "";
     struct csv_out t;
     if (header == NULL) {
         s->errors++;
         return;
     }
+    int at = this_run ? 2 : 1;                 /* the first kept run's column */
     header[0] = "Claim";
+    header[1] = "This run";
     for (size_t i = 0; i < n; i++)
-        header[i + 1 + (i >= n_full)] = r[i].label;
-    header[n_full + 1] = "Agree";
-    int opened = table_open(s, "reproductions", &t, header, (int)n + 2) == 0;
+        header[at + i + (i >= n_full)] = r[i].label;
+    header[at + n_full] = "Agree";
+    int opened = table_open(s, "reproductions", &t, header, (int)n + 1 + at) == 0;
     free(header);
     if (!opened)
         return;
@@ -570,6 +654,8 @@ static void claims_table(struct store *s, struct reproduction *r, size_t n_full,
         const char *most = "n/a";
         int agree = agreeing(r, n_full, claim, &most);
         csv_out_text(&t, claim);
+        if (this_run)
+            csv_out_text(&t, verdict_of(s, claim));
         for (size_t i = 0; i < n_full; i++)
             csv_out_text(&t, verdict_of(&r[i].s, claim));
         snprintf(cell, sizeof cell, "%d of %zu", agree, n_full);
@@ -594,23 +680,29 @@ static void claims_table(struct store *s, struct reproduction *r, size_t n_full,
     put_text(s, "across.differ", differ[0] != '\0' ? differ : "none");
 }
 
-static void machines_table(struct store *s, struct reproduction *r, size_t n)
+static void machine_row(struct csv_out *t, const struct reproduction *r)
+{
+    char run[300];
+    snprintf(run, sizeof run, "%s%s", r->reduced[0] != '\0' ? "reduced: " : "full", r->reduced);
+    const char *cells[] = {r->label, r->id, r->machine, r->simd, r->kernel, run, r->conditions};
+    for (size_t c = 0; c < sizeof cells / sizeof cells[0]; c++)
+        csv_out_text(t, cells[c]);
+    csv_out_end_row(t);
+}
+
+/* this_run: the run being woven, first, when it is not kept; or NULL. */
+static void machines_table(struct store *s, const struct reproduction *r, size_t n,
+                           const struct reproduction *this_run)
 {
     static const char *const header[] = {"", "Reproduction (its folder)", "Processor",
                                          "Vectors enabled", "Kernel", "Run", "Conditions"};
     struct csv_out t;
-    char run[300];
     if (table_open(s, "machines", &t, header, CSV_COLUMNS(header)) != 0)
         return;
-    for (size_t i = 0; i < n; i++) {
-        snprintf(run, sizeof run, "%s%s", r[i].reduced[0] != '\0' ? "reduced: " : "full",
-                 r[i].reduced);
-        const char *cells[] = {r[i].label, r[i].id, r[i].machine, r[i].simd, r[i].kernel, run,
-                               r[i].conditions};
-        for (size_t c = 0; c < sizeof cells / sizeof cells[0]; c++)
-            csv_out_text(&t, cells[c]);
-        csv_out_end_row(&t);
-    }
+    if (this_run != NULL)
+        machine_row(&t, this_run);
+    for (size_t i = 0; i < n; i++)
+        machine_row(&t, &r[i]);
     table_close(s, &t);
 }
 
@@ -681,6 +773,23 @@ static size_t label(struct reproduction *r, size_t n)
     return n_full;
 }
 
+/* Whether the run summarized into s is one of the kept runs r (the same
+ * machine's date and commit: the published run, kept as a reproduction). */
+static int kept_already(const struct store *s, const struct reproduction *r, size_t n)
+{
+    static const char *const SAME[] = {"machine.date", "machine.commit"};
+    for (size_t i = 0; i < n; i++) {
+        int same = 1;
+        for (size_t k = 0; k < 2; k++) {
+            const struct value *a = store_get(s, SAME[k]), *b = store_get(&r[i].s, SAME[k]);
+            same &= a != NULL && b != NULL && strcmp(a->text, b->text) == 0;
+        }
+        if (same)
+            return 1;
+    }
+    return 0;
+}
+
 /* "B is the same run as A" for each folder that repeats another, or "none". */
 static void name_same_runs(struct store *s, struct reproduction *r, size_t n)
 {
@@ -724,10 +833,19 @@ void summarize_with_reproductions(const struct run_data *d, struct store *s,
     free(names);
     if (root != NULL && r != NULL) {
         size_t n_full = label(r, kept);
+        struct reproduction self;
+        int show = d != NULL && !kept_already(s, r, kept);   /* no run: a plan */
+        if (show) {
+            memset(&self, 0, sizeof self);
+            describe_the_machine(d, &self);
+            snprintf(self.label, sizeof self.label, "This run");
+            snprintf(self.id, sizeof self.id, "data/, not kept");
+        }
         put_count(s, "across.count", (double)n_full);
         put_count(s, "across.reduced", (double)reduced);
-        claims_table(s, r, n_full, kept);      /* with none kept, the tables are headers */
-        machines_table(s, r, kept);
+        put_text(s, "across.this_run", show ? "shown" : "kept");
+        claims_table(s, r, n_full, kept, show); /* with none kept, the tables are headers */
+        machines_table(s, r, kept, show ? &self : NULL);
         const struct store **full = calloc(n_full ? n_full : 1, sizeof *full);
         for (size_t i = 0; full != NULL && i < n_full; i++)
             full[i] = &r[i].s;

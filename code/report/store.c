@@ -10,6 +10,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "report/csvread.h"
 #include "report/store.h"
 
 /* Enough for any double printed with %.*f and MAX_DECIMALS, grouped. */
@@ -209,6 +210,36 @@ int store_write(struct store *s)
         csv_out_end_row(&out);
     }
     return csv_out_close(&out);
+}
+/* The number text shows ("2,043.4" is 2043.4), or NAN. */
+static double number_shown(const char *text)
+{
+    char plain[TEXT_SIZE], *end;
+    size_t n = 0;
+    for (const char *p = text; *p != '\0' && n + 1 < sizeof plain; p++)
+        if (*p != ',')
+            plain[n++] = *p;
+    plain[n] = '\0';
+    double x = strtod(plain, &end);
+    return n > 0 && *end == '\0' && (plain[0] == '-' || (plain[0] >= '0' && plain[0] <= '9'))
+               ? x
+               : NAN;
+}
+
+int store_read(struct store *s, const char *path, char *err, size_t err_size)
+{
+    struct csv_table t;
+    if (csv_table_load(path, &t, err, err_size) != 0)
+        return -1;
+    int k = csv_table_column(&t, "key"), v = csv_table_column(&t, "value");
+    int status = k < 0 || v < 0 ? -1 : 0;
+    if (status != 0)
+        snprintf(err, err_size, "%s has no key and value columns", path);
+    for (size_t r = 0; status == 0 && r < t.n_rows; r++)
+        put(s, csv_table_cell(&t, r, k), csv_table_cell(&t, r, v),
+            number_shown(csv_table_cell(&t, r, v)));
+    csv_table_free(&t);
+    return status;
 }
 
 static int open_at(struct store *s, const char *path, struct csv_out *out,

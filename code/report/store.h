@@ -32,6 +32,10 @@ void store_init(struct store *s, const char *out_dir);
 void store_free(struct store *s);
 /* Writes OUT/values.csv; 0 or -1. */
 int store_write(struct store *s);
+/* Puts the values of a values.csv that store_write wrote (a summary kept
+ * from an earlier build) into s, each as its text, with the number the
+ * text shows (its commas dropped) or NAN. 0, or -1 with err. */
+int store_read(struct store *s, const char *path, char *err, size_t err_size);
 
 /* Formats a key (printf-style) into buf and returns buf. */
 const char *keyf(char buf[KEY_SIZE], const char *fmt, ...) __attribute__((format(printf, 2, 3)));

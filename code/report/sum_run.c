@@ -5,6 +5,7 @@
  * Tangled from paper/90-appendix-report.md.
  */
 #include <math.h>
+#include <nettle/sha2.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -95,6 +96,23 @@ static void put_combo(struct store *s, const char *which, const struct sweep_row
     put_count(s, keyf(key, "sweep.%s.L", which), (double)r->L);
 }
 
+static void put_results_digest(const struct run_data *d, struct store *s)
+{
+    struct sha256_ctx sha;
+    uint8_t digest[SHA256_DIGEST_SIZE];
+    char line[96], hex[2 * SHA256_DIGEST_SIZE + 1];
+    sha256_init(&sha);
+    for (size_t i = 0; i < d->n_sweep; i++) {
+        int n = snprintf(line, sizeof line, "%ld %a %ld\n", d->sweep[i].combo, d->sweep[i].pnl,
+                         d->sweep[i].trades);
+        sha256_update(&sha, (size_t)n, (const uint8_t *)line);
+    }
+    sha256_digest(&sha, sizeof digest, digest);
+    for (size_t i = 0; i < sizeof digest; i++)
+        snprintf(hex + 2 * i, 3, "%02x", digest[i]);
+    put_text(s, "sweep.sha256", hex);
+}
+
 void summarize_sweep(const struct run_data *d, struct store *s)
 {
     if (d->n_sweep == 0) {
@@ -105,6 +123,7 @@ void summarize_sweep(const struct run_data *d, struct store *s)
     put_combo(s, "first", &d->sweep[0]);
     put_combo(s, "last", &d->sweep[d->n_sweep - 1]);
     put_count(s, "sweep.combos", (double)d->n_sweep);
+    put_results_digest(d, s);
     double combos = kv_number(&d->oracle, "combos"), identical = kv_number(&d->oracle, "identical");
     put_count(s, "oracle.combos", combos);
     put_count(s, "oracle.identical", identical);

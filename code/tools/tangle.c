@@ -626,13 +626,12 @@ int main(int argc, char **argv)
     };
     char err[256];
     int opt;
-    opterr = 0;
-    while ((opt = getopt_long(argc, argv, ":lo:h", options, NULL)) != -1) {
+    while ((opt = option_next(argc, argv, ":lo:h", options, err, sizeof err)) != -1) {
         if (opt == 'h') {
             usage(stdout);
             return 0;
         } else if (opt == 'V') {
-            return print_version("tangle", "(the ipctax tangler, built from code/tools/tangle.c)");
+            return print_version("tangle", "none: the tangler is built once, from code/tools/tangle.c");
         } else if (opt == 'l') {
             line_directives = 1;
         } else if (opt == 'o') {
@@ -648,7 +647,6 @@ int main(int argc, char **argv)
         } else if (opt == 's') {
             return usage_error("tangle", "--stray: at most 16 folders");
         } else {
-            option_getopt_error(opt, argv, err, sizeof err);
             return usage_error("tangle", "%s", err);
         }
     }

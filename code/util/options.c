@@ -108,7 +108,7 @@ int option_double(const char *name, const char *text, double min, double max,
     return set_error(err, err_size, "%s: '%s' is not a number in %g..%g", name, text, min, max);
 }
 
-void option_getopt_error(int opt, char **argv, char *err, size_t err_size)
+static void getopt_error(int opt, char **argv, char *err, size_t err_size)
 {
     const char *arg = optind > 0 ? argv[optind - 1] : "";
     char shown[64];
@@ -120,6 +120,28 @@ void option_getopt_error(int opt, char **argv, char *err, size_t err_size)
         set_error(err, err_size, "%s needs a value", shown);
     else
         set_error(err, err_size, "unknown option '%s'", shown);
+}
+int option_next(int argc, char **argv, const char *shorts, const struct option *options,
+                char *err, size_t err_size)
+{
+    int index = -1;
+    opterr = 0;
+    int opt = getopt_long(argc, argv, shorts, options, &index);
+    if (opt == '?' || opt == ':') {
+        getopt_error(opt, argv, err, err_size);
+        return '?';
+    }
+    if (opt == -1 || index < 0)
+        return opt;
+    const struct option *o = &options[index];
+    int apart = o->has_arg == required_argument && optarg == argv[optind - 1];
+    const char *given = argv[optind - 1 - apart];
+    size_t n = strlen(o->name), written = strcspn(given, "=");
+    if (written == n + 2 && strncmp(given + 2, o->name, n) == 0)
+        return opt;
+    set_error(err, err_size, "unknown option '%.*s' (a long option is written whole: --%s?)",
+              (int)(written < 60 ? written : 60), given, o->name);
+    return '?';
 }
 
 int usage_error(const char *program, const char *fmt, ...)
@@ -133,9 +155,13 @@ int usage_error(const char *program, const char *fmt, ...)
     return EXIT_USAGE;
 }
 
+#ifndef IPCTAX_RELEASE
+#define IPCTAX_RELEASE "unreleased"
+#endif
+
 int print_version(const char *program, const char *commit)
 {
-    printf("%s %s\n", program, commit);
+    printf("%s %s (commit %s)\n", program, IPCTAX_RELEASE, commit);
     return 0;
 }
 int options_of_operands(int argc, char **argv, const char *program, const char *commit,

@@ -29,9 +29,13 @@ int option_double(const char *name, const char *text, double min, double max,
 int option_longs(const char *name, const char *text, int count, long min, long max,
                  long *values, char *err, size_t err_size);
 
-/* The message for what getopt_long returned instead of an option ('?' for
- * an unknown one, ':' for a missing value): "unknown option '--x'". */
-void option_getopt_error(int opt, char **argv, char *err, size_t err_size);
+/* getopt_long for every program: the next option's value (its short
+ * name, or its `val`), -1 after the last, or '?' with the message in err
+ * for an unknown option, a missing value, or a long option not written
+ * whole ("--bar" for "--bars"). shorts starts with ':', and opterr is 0. */
+struct option;
+int option_next(int argc, char **argv, const char *shorts, const struct option *options,
+                char *err, size_t err_size);
 
 /* For a program whose arguments are operands (ipctax-summary, -record,
  * -kernel): answers -h, --help and --version wherever they are, and refuses
@@ -42,7 +46,9 @@ int options_of_operands(int argc, char **argv, const char *program, const char *
 
 /* Prints "PROGRAM: MESSAGE (see --help)" on standard error; returns EXIT_USAGE. */
 int usage_error(const char *program, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-/* Prints "PROGRAM COMMIT" on standard output; returns 0. */
+/* Prints "PROGRAM RELEASE (commit COMMIT)" on standard output; returns 0.
+ * The release is CITATION.cff's version, which the Makefile gives this
+ * module as IPCTAX_RELEASE. */
 int print_version(const char *program, const char *commit);
 
 #endif

@@ -69,6 +69,10 @@
 
 local is_latex = FORMAT:match("latex") ~= nil
 local chunks = {}       -- name -> {root, pieces = {anchor...}, seq = {n...}, users = {...}}
+-- The summary's tables by the chunk that writes them: a table is opened by
+-- its name as a literal (table_open(s, "NAME", ...) or, for a table made as
+-- text first, write_csv_table(s, "NAME", ...)). NAME -> {name, anchor}.
+local table_writers = {}
 local taken = {}        -- anchor -> true
 local sequence = 0      -- pieces so far, in document order (the labels)
 local cut_seen = false  -- past the edition's cut: what follows is in the book only
@@ -120,6 +124,12 @@ local function collect(blocks)
       sequence = sequence + 1
       c.pieces[#c.pieces + 1] = anchor
       c.seq[#c.pieces] = sequence
+      for table in b.text:gmatch('table_open%(s, "([%w_]+)"') do
+        table_writers[table] = table_writers[table] or {name = name, anchor = anchor}
+      end
+      for table in b.text:gmatch('write_csv_table%(s, "([%w_]+)"') do
+        table_writers[table] = table_writers[table] or {name = name, anchor = anchor}
+      end
       local n = 0
       for line in each_line(b.text) do
         n = n + 1
@@ -586,6 +596,18 @@ local function chunk_ref(el)
   return pandoc.RawInline(is_latex and "latex" or "html", link(name, index, el.attributes["bare"] == "1"))
 end
 
+-- A table's caption on the page ends with the chunk that writes it
+-- (values.lua leaves the mark, with the table's name): nothing if no chunk
+-- opens a table of that name.
+local function table_source(el)
+  if not el.classes:includes("table-source") then return nil end
+  local w = table_writers[el.attributes["data-table"] or ""]
+  if not w then return {} end
+  return {pandoc.Str(";"), pandoc.Space(), pandoc.Str("made"), pandoc.Space(), pandoc.Str("by"),
+          pandoc.Space(), pandoc.Link({pandoc.Str("\u{27E8}" .. w.name .. "\u{27E9}")},
+                                      "#" .. w.anchor, "", pandoc.Attr("", {"chunk-ref"}))}
+end
+
 local function Pandoc(doc)
   collect(doc.blocks)
   local table_of_provenance, unknown = provenance(doc.meta)
@@ -594,9 +616,9 @@ local function Pandoc(doc)
           .. table.concat(unknown, "; ") .. " (paper/provenance.csv)")
   end
   doc.meta["ipctax-provenance"] = nil
-  local blocks = pandoc.walk_block(pandoc.Div(doc.blocks), {
-    Span = function(el) return chunk_ref(el) or number_link(el) end,
-    Code = number_link}).content
+  local blocks = pandoc.walk_block(pandoc.Div(doc.blocks), {Span = function(el)
+    return chunk_ref(el) or table_source(el) or number_link(el)
+  end, Code = number_link}).content
   blocks = render_all(blocks)
   if not is_latex and #table_of_provenance.families > 0 then
     blocks:insert(pandoc.RawBlock("html", '<script type="application/json" id="provenance">'

@@ -32,8 +32,9 @@
 -- caption ends with links to the data it draws: the files its script
 -- (figures/NAME.gp) plots, found in the script as WOVEN."/FILE.csv" (the
 -- summary's figure files, committed beside the figure as figures/FILE.csv by
--- the weave) and DATA."/FILE.csv" (files of data/). The links are relative
--- to site/, as the page's other links to the repository are.
+-- the weave) and DATA."/FILE.csv" (files of data/). The links are to the
+-- copies the weave publishes inside site/ (site/figures/FILE.csv,
+-- site/data/FILE.csv), so that they work when site/ is served on its own.
 
 local is_latex = FORMAT:match("latex") ~= nil
 local FIGURES = os.getenv("IPCTAX_FIGURES") or "figures"
@@ -166,7 +167,7 @@ local function data_links(name)
   local script = read("figures/" .. name .. ".gp")
   local out, seen = {}, {}
   for dir, file in script:gmatch("(%u+)%.[\"']/([%w_%.%-]+%.csv)") do
-    local href = dir == "WOVEN" and ("../figures/" .. file) or dir == "DATA" and ("../data/" .. file)
+    local href = dir == "WOVEN" and ("figures/" .. file) or dir == "DATA" and ("data/" .. file)
     if href and not seen[href] then
       seen[href] = true
       out[#out + 1] = {file, href}

@@ -11,8 +11,12 @@
 --    (machine.commit) and whether data/ is as committed (and in which
 --    commit: $IPCTAX_DATA_STATE, "committed in X" or "not committed"), and
 --    the commit the weave read its sources from ($IPCTAX_WEAVE_COMMIT); the
---    Makefile sets both. The BibTeX is also written to
---    $IPCTAX_WOVEN/citation.bib, for tests/check_bibtex.py.
+--    Makefile sets both. A copy re-woven from a reader's own run (data/ not
+--    committed) cites what others can retrieve: the published version, its
+--    data measured at the published run's commit (compare.published.commit)
+--    and committed in $IPCTAX_PUBLISHED_DATA; the local run is named apart,
+--    below the citation, as what this copy shows. The BibTeX is also
+--    written to $IPCTAX_WOVEN/citation.bib, for tests/check_bibtex.py.
 --  * The addresses, from CITATION.cff alone: `url`, where site/ is
 --    published (the landing page), and `repository-code`, the repository.
 --    Until there is one, the field is left out of the file, and everything
@@ -32,8 +36,9 @@
 --  * Files: the two PDFs beside the page (paper.pdf, Part I alone; book.pdf,
 --    the whole book), the values its numbers are read from (values.csv,
 --    beside it too), and the data files the page was woven from
---    ($IPCTAX_DATA_FILES, as ../data/NAME.csv: site/ sits beside data/ in
---    the repository), with their sizes.
+--    ($IPCTAX_DATA_FILES, as data/NAME.csv: the weave publishes a copy of
+--    data/ inside site/, so the links work when site/ is served on its
+--    own), with their sizes.
 --  * HTML only: scholarly <meta name="citation_..."> tags from the same
 --    file (citation_abstract is added by head.lua, once the abstract's
 --    numbers are filled), a "Contents" title for the table of contents, and
@@ -59,9 +64,11 @@ local CFF = os.getenv("IPCTAX_CITATION") or "CITATION.cff"
 local WOVEN = os.getenv("IPCTAX_WOVEN") or "build/woven"
 local WEAVE_COMMIT = os.getenv("IPCTAX_WEAVE_COMMIT") or "unknown"
 local DATA_STATE = os.getenv("IPCTAX_DATA_STATE") or "not committed"
+local PUBLISHED_DATA = os.getenv("IPCTAX_PUBLISHED_DATA") or ""
 local PAPER_ONLY = os.getenv("IPCTAX_EDITION") == "paper"
 local SCRIPTS = {"paper/web/pack.js", "paper/web/figures.js", "paper/web/chunks.js",
-                 "paper/web/cite.js", "paper/web/nav.js", "paper/web/numbers.js"}
+                 "paper/web/cite.js", "paper/web/nav.js", "paper/web/numbers.js",
+                 "paper/web/tables.js"}
 local STYLE = "paper/web/style.css"
 local MONTHS = {"jan", "feb", "mar", "apr", "may", "jun", "jul", "aug", "sep", "oct", "nov", "dec"}
 
@@ -86,17 +93,33 @@ local function html_escape(s)
   return (s:gsub("&", "&amp;"):gsub("<", "&lt;"):gsub(">", "&gt;"):gsub('"', "&quot;"))
 end
 
--- The commit the data was measured at, as values.csv has it (the boxes ask
--- for it as a placeholder too; the BibTeX, being code, cannot).
-local function data_commit()
+-- A value of values.csv, as the summary wrote it (the boxes ask for the
+-- data's commit as a placeholder too; the BibTeX, being code, cannot), or
+-- nil.
+local function woven_value(key)
   local f = io.open(WOVEN .. "/values.csv", "r")
-  if not f then return "unknown" end
+  if not f then return nil end
+  local pattern = "^" .. key:gsub("%.", "%%.") .. ",(.*)$"
   for line in f:lines() do
-    local v = line:match("^machine%.commit,(.*)$")
+    local v = line:match(pattern)
     if v then f:close(); return (v:gsub('^"(.*)"$', "%1")) end
   end
   f:close()
-  return "unknown"
+  return nil
+end
+
+local function data_commit()
+  return woven_value("machine.commit") or "unknown"
+end
+
+-- Whether this copy was woven from a run that is not the published one (a
+-- reader's own, data/ not committed) while the published run is known:
+-- then the citation is the published version's, and the local run is
+-- named apart.
+local function local_run()
+  local published = woven_value("compare.published.commit")
+  return DATA_STATE == "not committed" and PUBLISHED_DATA ~= "" and published ~= nil
+    and published ~= "n/a" and woven_value("compare.same_run") == "no"
 end
 
 -- --- CITATION.cff ----------------------------------------------------------
@@ -181,8 +204,20 @@ end
 
 local function provenance_text(entry, top)
   local version, data, weave = provenance(entry, top)
+  local state = DATA_STATE
+  if local_run() then
+    data, state = woven_value("compare.published.commit"), PUBLISHED_DATA
+  end
   return (version and ("version " .. version .. ", ") or "")
-    .. "data measured at commit " .. data .. " (" .. DATA_STATE .. "), woven from commit " .. weave
+    .. "data measured at commit " .. data .. " (" .. state .. "), woven from commit " .. weave
+end
+
+-- The local run this copy shows, named apart from the citation.
+local function local_run_text()
+  return "This copy shows a local run, not the published one: measured on "
+    .. (woven_value("machine.date") or "?") .. " on " .. (woven_value("machine.cpu") or "?")
+    .. " at commit " .. data_commit() .. " (not committed). Cite the published version above;"
+    .. " name the local run, if you quote its figures, by that date, machine and commit."
 end
 
 -- "Authors (2026). Title. Report, version 1.0.0, data measured at commit
@@ -421,12 +456,12 @@ local function html_files()
   local files = {}
   for _, path in ipairs(data_files()) do
     local size = size_text(path)
-    files[#files + 1] = html_link("../" .. path, path:match("[^/]+$"))
+    files[#files + 1] = html_link(path, path:match("[^/]+$"))
       .. (size and (' <span class="file-size">' .. size .. "</span>") or "")
   end
   if #files > 0 then
-    items[#items + 1] = "<li>the data this copy was woven from, in " .. html_link("../data/", "data/")
-      .. " of the repository: " .. table.concat(files, ", ") .. "</li>"
+    items[#items + 1] = "<li>the data this copy was woven from, in " .. html_link("data/README.md", "data/")
+      .. " beside this page (described in its README.md): " .. table.concat(files, ", ") .. "</li>"
   end
   return '<ul class="files">' .. table.concat(items) .. "</ul>"
 end
@@ -458,6 +493,10 @@ local function html_boxes(top, pc, refs)
   cite:insert(pandoc.Para({pandoc.Strong(text("Cite this paper"))}))
   cite:insert(pandoc.RawBlock("html", '<p class="citation-plain" id="citation-plain">'
     .. linked(plain_citation(pc, top, true)) .. "</p>"))
+  if local_run() then
+    cite:insert(pandoc.RawBlock("html", '<p class="citation-local" id="citation-local">'
+      .. html_escape(local_run_text()) .. "</p>"))
+  end
   if refs and refs[1] then
     cite:insert(pandoc.RawBlock("html", '<p class="citation-original">and the study it re-runs: '
       .. linked(plain_citation(refs[1], refs[1], false)) .. "</p>"))
@@ -511,6 +550,7 @@ local function latex_boxes(top, pc, site)
   body:insert(pandoc.Para(files))
   body:insert(pandoc.Para(inlines(pandoc.Strong({pandoc.Str("Cite as.")}), " ",
     plain_citation(pc, top, true))))
+  if local_run() then body:insert(pandoc.Para(text(local_run_text()))) end
   write_bib(bibtex(pc, top))
   local l = inlines(pandoc.Strong({pandoc.Str("Licence.")}), " The text, figures and data are under ")
   l:extend(lic(paper_license))
@@ -580,6 +620,14 @@ local function mark_packed(blocks)
   end
 end
 
+-- The boxes follow the verdict strip, which stands right under the abstract
+-- (paper/10-introduction.md): where they go.
+local function after_the_strip(blocks)
+  local first = blocks[1]
+  if first and first.t == "Div" and first.classes:includes("verdict-strip") then return 2 end
+  return 1
+end
+
 function Pandoc(doc)
   local top, pc, refs = load_cff()
   if doc.meta["site-url"] then
@@ -608,9 +656,9 @@ function Pandoc(doc)
     doc.meta["include-after"] = pandoc.MetaList(script_blocks())
     if not doc.meta["toc-title"] then doc.meta["toc-title"] = pandoc.MetaInlines({pandoc.Str("Contents")}) end
     mark_packed(doc.blocks)
-    doc.blocks:insert(1, html_boxes(top, pc, refs))
+    doc.blocks:insert(after_the_strip(doc.blocks), html_boxes(top, pc, refs))
   elseif is_latex then
-    doc.blocks:insert(1, latex_boxes(top, pc, site))
+    doc.blocks:insert(after_the_strip(doc.blocks), latex_boxes(top, pc, site))
   end
   return doc
 end

@@ -10,7 +10,17 @@
 --                         EPYC", "a Xeon", "an 8-core", "an 11,000"; .Article
 --                         capitalises it ("An AMD EPYC") to start a sentence
 -- ::: {.datatable #tbl:x src=name}  -> the table in tables/name.csv, with the
---   caption ...caption... :::          div's text as its caption
+--   caption ...caption... :::          div's text as its caption; on the page
+--                                      the caption ends with the table's data
+--                                      (tables/name.csv, which the weave
+--                                      publishes beside the page) and the
+--                                      chunk that writes it (chunks.lua finds
+--                                      it by the table's name)
+-- ::: {.datatable .verdict-strip ...} -> the same, a table of verdicts: each
+--                                      cell a letter (H, F, U) on its
+--                                      verdict's colour, the word as its
+--                                      title; the claims' names, the header,
+--                                      set upright
 -- ::: {.if-reduced} ... :::         -> kept only when the run was reduced
 --
 -- Choosing words by value: a div (or a span) with the class "when" keeps its
@@ -505,14 +515,17 @@ end
 
 -- --- Tables -----------------------------------------------------------------------
 
--- In the PDF an identifier in a cell (in_process_tuned_1core) may break
+-- An identifier in a cell (in_process_tuned_1core_sequential) may break
 -- after an underscore, so that a narrow column wraps it instead of letting
--- it run into the next one.
+-- it run into the next one (the PDF) or push the table past the window
+-- (the page, where a word that cannot break sets a table's least width).
 local function cell_inlines(text)
-  if not (is_latex and text:find("_", 1, true) and not text:find("%s")) then
+  if not (text:find("_", 1, true) and not text:find("%s")) then
     return value_inlines(text)
   end
   local out, pos = {}, 1
+  local mark = is_latex and pandoc.RawInline("latex", "\\allowbreak{}")
+                        or pandoc.RawInline("html", "<wbr>")
   while pos <= #text do
     local stop = text:find("_", pos, true)
     if not stop then
@@ -520,7 +533,7 @@ local function cell_inlines(text)
       break
     end
     out[#out + 1] = pandoc.Str(text:sub(pos, stop))
-    out[#out + 1] = pandoc.RawInline("latex", "\\allowbreak{}")
+    out[#out + 1] = mark
     pos = stop + 1
   end
   return any_text(out, text)
@@ -642,6 +655,43 @@ end
 -- starts on the next.
 local UNBROKEN_LINES = 18
 
+-- The verdict strip's cells: a verdict as its letter on its colour, with
+-- the word as its title (a colour alone says nothing to some readers, and
+-- nothing in grey print); the claims' names of its header set upright.
+local VERDICT_LETTER = {holds = "H", fails = "F", undecided = "U"}
+
+local function verdict_cell(text)
+  local letter = VERDICT_LETTER[text]
+  if not letter then return cell(text == "n/a" and "\u{2013}" or text) end
+  if is_latex then
+    return {pandoc.Plain({pandoc.RawInline("latex", "\\IpctaxVerdict{" .. text .. "}{" .. letter .. "}")})}
+  end
+  return {pandoc.Plain({pandoc.Span({pandoc.Str(letter)},
+    pandoc.Attr("", {"verdict", "v-" .. text}, {{"title", text}, {"aria-label", text}}))})}
+end
+
+local function upright_cell(text)
+  if is_latex then
+    local inl = pandoc.List({pandoc.RawInline("latex", "\\rotatebox{90}{")})
+    inl:extend(cell_inlines(text))
+    inl:insert(pandoc.RawInline("latex", "}"))
+    return {pandoc.Plain(inl)}
+  end
+  return {pandoc.Plain({pandoc.Span(cell_inlines(text), pandoc.Attr("", {"strip-claim"}))})}
+end
+
+-- On the page, what a table's caption ends with: its data file, published
+-- beside the page, and a mark that chunks.lua makes a link to the chunk
+-- that writes the table.
+local function table_source(name)
+  if is_latex then return {} end
+  local file = "tables/" .. name .. ".csv"
+  return {pandoc.Space(), pandoc.Span({pandoc.Str("Data:"), pandoc.Space(),
+    pandoc.Link({pandoc.Str(name .. ".csv")}, file),
+    pandoc.Span({}, pandoc.Attr("", {"table-source"}, {{"data-table", name}}))},
+    pandoc.Attr("", {"table-data"}))}
+end
+
 -- Builds a pandoc Table from tables/NAME.csv, numeric columns right-aligned.
 local function data_table(div)
   local name = div.attributes["src"]
@@ -651,23 +701,32 @@ local function data_table(div)
     missing[#missing + 1] = "table " .. name
     return {pandoc.Para({pandoc.Str("??table " .. name .. "??")})}
   end
+  local strip = div.classes:includes("verdict-strip")
   local header, aligns, numeric, body = {}, {}, {}, {}
   for c, text in ipairs(rows[1]) do
-    header[c] = cell(text)
+    header[c] = (strip and c > 1) and upright_cell(text) or cell(text)
     numeric[c] = #rows > 1
     for r = 2, #rows do
       if rows[r][c] ~= "" and not looks_numeric(rows[r][c]) then numeric[c] = false end
     end
-    aligns[c] = numeric[c] and pandoc.AlignRight or pandoc.AlignLeft
+    aligns[c] = (strip and c > 1) and pandoc.AlignCenter
+      or numeric[c] and pandoc.AlignRight or pandoc.AlignLeft
   end
   local widths = column_widths(rows, numeric)
+  if strip then
+    for c = 1, #widths do widths[c] = 0 end      -- letters: the natural widths fit
+  end
   for r = 2, #rows do
     local cells = {}
-    for c = 1, #rows[1] do cells[c] = cell(rows[r][c] or "") end
+    for c = 1, #rows[1] do
+      cells[c] = (strip and c > 1) and verdict_cell(rows[r][c] or "") or cell(rows[r][c] or "")
+    end
     body[#body + 1] = cells
   end
   local caption = {}
   if div.content[1] then caption = div.content[1].content end
+  caption = pandoc.List(caption)
+  caption:extend(table_source(name))
   local simple = pandoc.SimpleTable(caption, aligns, widths, header, body)
   local out = {pandoc.utils.from_simple_table(simple)}
   local lines = table_lines(rows, widths, pandoc.utils.stringify(caption))
@@ -683,7 +742,9 @@ local function Div(el)
     local blocks = data_table(el)
     local tbl = table.remove(blocks)
     local out = pandoc.List(blocks)
-    out:insert(pandoc.Div({tbl}, pandoc.Attr(el.identifier, {"datatable"})))
+    local classes = {"datatable"}
+    if el.classes:includes("verdict-strip") then classes[2] = "verdict-strip" end
+    out:insert(pandoc.Div({tbl}, pandoc.Attr(el.identifier, classes)))
     return out
   end
   if el.classes:includes("if-reduced") then

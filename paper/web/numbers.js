@@ -11,7 +11,8 @@
  *
  * Clicking a number, or reaching it with the keyboard, opens a panel under
  * it with all of that: the key and the value, the interval and n, the unit,
- * the estimator, the data files (linked, as ../data/FILE from site/) and
+ * the estimator, the data files (linked to the copies published beside the
+ * page, data/FILE, so that site/ works on its own) and
  * their columns, the chunk (linked; chunks.js opens it if it is folded),
  * and the values file published beside the page (values.csv), where the key
  * can be looked up. Escape, the close button, or a click elsewhere closes
@@ -93,7 +94,7 @@
     f.s.forEach(function (i, n) {
       var s = table.sources[i];
       if (n > 0) from.appendChild(document.createTextNode("; "));
-      link(from, "../data/" + s[0], "data/" + s[0]);
+      link(from, "data/" + s[0], "data/" + s[0]);
       if (s[1].length > 0) from.appendChild(document.createTextNode(": " + s[1].join(", ")));
     });
     var chunk = document.getElementById(f.c);

@@ -35,9 +35,11 @@ What it checks, as a reader would meet it:
     (which exist) and a chunk that exists, which the panel's link opens;
   - a visible permalink on every heading, table, figure and chunk; the
     contents mark, in view, the section being read;
-  - at 1280 and 390 pixels no table overflows its box: it fits, or its box
-    has taken the room the window gives and scrolls; on a phone the
-    contents fold under a button;
+  - at 1280, 1000 and 390 pixels no table is cut: the last cell of every
+    row of every table is in view, in the window and in its box, without
+    scrolling sideways (a table too wide for its box is set as a list of
+    its rows, tables.js); the check itself fails on a page made with a cut
+    table; on a phone the contents fold under a button;
   - chunks fold: "fold all" folds every chunk, a click on a folded chunk's
     header opens it, a jump to an anchor inside a folded chunk opens it,
     "as written" restores the chapters' folds; every chunk's label is its
@@ -81,6 +83,9 @@ from selenium.webdriver.common.keys import Keys
 
 CHROMIUM = os.environ.get("CHROMIUM", "/usr/bin/chromium")
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+# The page's own folder: what it links to must be inside it, as site/ is
+# served on its own (main sets it).
+HERE = None
 # The page's weight: one offline file of at most 1.5 MB (the issue that
 # asked for the page fixed it), and what a web server sends, compressed.
 # Parts II and III travel packed (gzip in base64), so the file grows with
@@ -359,16 +364,17 @@ def check_figure_extras(driver, c, name, fig):
     rel = driver.execute_script("""
         return Array.prototype.map.call(arguments[0].querySelectorAll('figcaption .figure-data a'),
                                         function (a) { return a.getAttribute('href'); });""", fig)
-    missing = [h for h in rel if not os.path.exists(os.path.normpath(os.path.join(ROOT, "site", h)))]
+    missing = [h for h in rel if not os.path.exists(os.path.normpath(os.path.join(HERE, h)))]
     c.check(len(rel) > 0 and not missing and all(h.endswith(".csv") for h in rel),
-            "%s: the caption links the figure's data files (%s), each beside site/" % (name, ", ".join(rel)),
+            "%s: the caption links the figure's data files (%s), each inside the page's folder"
+            % (name, ", ".join(rel)),
             "missing: " + ", ".join(missing))
     # every file the figure's script plots, and no other
     script = os.path.join(ROOT, "figures", fig.get_attribute("data-name") or "", ) + ".gp"
     if os.path.exists(script):
         with open(script, encoding="utf-8") as f:
             reads = re.findall(r"""(WOVEN|DATA)\.["']/([\w.-]+\.csv)""", f.read())
-        want = sorted(set(("../figures/" if d == "WOVEN" else "../data/") + n for d, n in reads))
+        want = sorted(set(("figures/" if d == "WOVEN" else "data/") + n for d, n in reads))
         c.check(sorted(set(rel)) == want, name + ": the links are the files its script plots",
                 "%s against %s" % (rel, want))
     else:
@@ -606,7 +612,7 @@ def check_numbers(driver, c):
         p = driver.execute_script("""
             var p = document.querySelector('.num-panel');
             return {text: p.innerText,
-                    data: Array.prototype.map.call(p.querySelectorAll('a[href^="../data/"]'),
+                    data: Array.prototype.map.call(p.querySelectorAll('a[href^="data/"]'),
                                                    function (a) { return a.getAttribute('href'); }),
                     chunk: (p.querySelector('a.num-panel-chunk') || {getAttribute: function () { return ''; }})
                              .getAttribute('href'),
@@ -617,7 +623,7 @@ def check_numbers(driver, c):
         c.check(key in text and all(w in text for w in want) and p["values"],
                 "%s: the panel gives its key, value, unit, estimator%s and values.csv"
                 % (key, ", interval and n" if n.get_attribute("data-e") else ""), repr(text[:200]))
-        missing = [h for h in p["data"] if not os.path.exists(os.path.join(ROOT, "site", h))]
+        missing = [h for h in p["data"] if not os.path.exists(os.path.join(HERE, h))]
         c.check(p["data"] and not missing or "no file" in text,
                 "%s: the panel names its data files (%s), each in data/" % (key, ", ".join(p["data"])),
                 ", ".join(missing))
@@ -695,30 +701,60 @@ def check_contents_follow(driver, c):
     driver.execute_script("window.scrollTo(0, 0);")
 
 
-def check_tables(driver, c, width):
-    """No table overflows its box: it fits, or its box scrolls and has taken
-    all the room the window gives it, and the box stays in the window."""
+CLIPPED_CELLS = """
+    var bad = [], room = document.documentElement.clientWidth;
+    var toc = document.getElementById('TOC');
+    var side = toc && getComputedStyle(toc).position === 'fixed' ? toc.getBoundingClientRect().right : 0;
+    document.querySelectorAll('table').forEach(function (t) {
+      var box = t.closest('.table-scroll');
+      var name = (t.closest('[id]') || t).id || '(table)';
+      if (!box) { bad.push(name + ': no box'); return; }
+      var b = box.getBoundingClientRect();
+      if (b.right > room + 0.5 || b.left < side - 0.5) { bad.push(name + ': box outside the window'); return; }
+      var right = Math.min(b.left + box.clientWidth, room), left = Math.max(b.left, side);
+      t.querySelectorAll('tr').forEach(function (tr) {
+        var last = tr.lastElementChild;
+        if (!last) return;
+        var r = last.getBoundingClientRect();
+        if (r.width === 0 && r.height === 0) return;          /* a header set aside */
+        if (r.right > right + 0.5 || r.left < left - 0.5)
+          bad.push(name + ': a last cell ("' + last.textContent.trim().slice(0, 24) + '") spans '
+                   + Math.round(r.left) + '-' + Math.round(r.right) + 'px; its box shows '
+                   + Math.round(left) + '-' + Math.round(right));
+      });
+    });
+    return bad;"""
+
+
+def clipped_tables(driver, width):
+    """Every table's rows' last cells that are not in view at this width,
+    without scrolling anything sideways: outside the window, under the
+    contents, or past the visible part of the table's box."""
     driver.set_window_size(width, 900)
-    time.sleep(0.2)
-    bad = driver.execute_script("""
-        var bad = [], room = document.documentElement.clientWidth;
-        var toc = document.getElementById('TOC'), tr = toc.getBoundingClientRect();
-        var side = getComputedStyle(toc).position === 'fixed' ? tr.right : 0;
-        var body = getComputedStyle(document.body);
-        document.querySelectorAll('table').forEach(function (t) {
-          var box = t.closest('.table-scroll');
-          var name = (t.closest('[id]') || t).id || '(table)';
-          if (!box) { bad.push(name + ': no box'); return; }
-          var b = box.getBoundingClientRect();
-          if (b.right > room + 0.5 || b.left < side - 0.5) { bad.push(name + ': box outside the window'); return; }
-          if (t.scrollWidth <= box.clientWidth + 1) return;
-          if (getComputedStyle(box).overflowX !== 'auto') { bad.push(name + ': clipped'); return; }
-          var free = room - b.right;
-          if (free > 48) bad.push(name + ': scrolls with ' + Math.round(free) + 'px free beside it');
-        });
-        return bad;""")
-    c.check(not bad, "%dpx: no table overflows its box" % width, "; ".join(bad[:6]))
+    time.sleep(0.3)
+    return driver.execute_script(CLIPPED_CELLS)
+
+
+def check_tables(driver, c, width):
+    """No table is cut: the last cell of every row of every table is in view."""
+    bad = clipped_tables(driver, width)
+    c.check(not bad, "%dpx: every table's last cells are in view, none cut" % width,
+            "; ".join(bad[:6]))
     driver.set_window_size(1280, 900)
+
+
+def check_the_table_check(driver, c, profile):
+    """The check above fails on a table that is cut: a page made with one."""
+    page = os.path.join(profile, "clipped-table.html")
+    with open(page, "w") as f:
+        f.write("<!DOCTYPE html><html><body><nav id='TOC'></nav>"
+                "<div class='table-scroll' style='width: 300px; overflow-x: auto'><table><tr>"
+                "<td>" + "a" * 40 + "</td><td>the last cell</td></tr></table></div>"
+                "</body></html>")
+    driver.get("file://" + page)
+    bad = clipped_tables(driver, 1280)
+    c.check(len(bad) == 1 and "the last cell" in bad[0],
+            "the table check finds the cut table of a page made with one", repr(bad))
 
 
 def check_phone_contents(driver, c):
@@ -850,11 +886,12 @@ def check_citation(driver, c):
             "citation_author is written \"Family, Given\" (an entity as \"Name,\")",
             repr(tags["author"]))
     c.check(bool(tags["institution"]), "the page has citation_technical_report_institution")
-    site = os.path.join(ROOT, "site")
-    data = [h for h in info["links"] if re.match(r"^\.\./data/[\w.-]+\.csv$", h)]
-    missing = [h for h in data if not os.path.exists(os.path.normpath(os.path.join(site, h)))]
-    c.check(len(data) > 0 and not missing,
-            "the page links to the data files (%d), and each exists beside site/" % len(data),
+    data = [h for h in info["links"] if re.match(r"^data/[\w.-]+\.csv$", h)]
+    missing = [h for h in data if not os.path.exists(os.path.normpath(os.path.join(HERE, h)))]
+    c.check(len(data) > 0 and not missing and not any(h.startswith("../") for h in info["links"]
+                                                      if h.endswith(".csv")),
+            "the page links to the data files (%d), each inside the page's folder, as site/ "
+            "serves it on its own" % len(data),
             ", ".join(missing[:5]))
 
 
@@ -943,10 +980,12 @@ def check_phone_layout(driver, c):
         var bad = [];
         document.querySelectorAll('table').forEach(function (t) {
           var box = t.closest('.table-scroll');
-          if (!box || getComputedStyle(box).overflowX !== 'auto') bad.push(t.id || '(table)');
+          if (!box || (getComputedStyle(box).overflowX !== 'auto' && !box.classList.contains('stacked')))
+            bad.push(t.id || '(table)');
         });
         return bad;""")
-    c.check(not wide, "390px: every table scrolls inside its own box", ", ".join(wide[:5]))
+    c.check(not wide, "390px: every table scrolls inside its own box, or is set as a list of rows",
+            ", ".join(wide[:5]))
     ws = driver.execute_script("""
         var code = document.querySelector('details.chunk pre code'), pre = code && code.parentElement;
         return code ? [getComputedStyle(code).whiteSpace, getComputedStyle(pre).overflowX] : null;""")
@@ -1079,7 +1118,9 @@ def main(argv):
     if len(argv) != 2:
         print(__doc__)
         return 2
+    global HERE
     page = os.path.abspath(argv[1])
+    HERE = os.path.dirname(page)
     if not os.path.exists(page):
         print("check-browser: no such page: " + page)
         return 2
@@ -1110,6 +1151,7 @@ def main(argv):
         check_sidebar(driver, c, 1000)
         check_tables(driver, c, 1280)
         check_tables(driver, c, 390)
+        check_tables(driver, c, 1000)
         check_phone(driver, c)
         check_phone_layout(driver, c)
         check_phone_contents(driver, c)
@@ -1118,6 +1160,7 @@ def main(argv):
         check_packed_anchor(driver, c, page)
         errors = console_errors(driver)
         c.check(not errors, "no console errors while reading", "; ".join(errors))
+        check_the_table_check(driver, c, profile)
     except WebDriverException as e:
         c.check(False, "the browser ran the checks", str(e).splitlines()[0])
     finally:
