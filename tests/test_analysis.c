@@ -124,8 +124,9 @@ static void write_registry(const char *dir)
     assert_int_equal(mkdir(dir, 0777), 0);
     write_file(dir, "claims.csv", CLAIMS);
     write_file(dir, "claims-registered.csv", REGISTERED);
-    write_file(dir, "deviations.csv", "claim,change,reason,commit\n"
-                                      "batch_small,below 1.2 to below 1.10,a test,0123abc\n");
+    write_file(dir, "deviations.csv", "commit,kind,claims,change,reason,chunks\n"
+                                      "0123abc,threshold,batch_small,below 1.2 to below 1.10,"
+                                      "a test,\n");
     write_file(dir, "registration.csv", "key,value\ncommit,0123abc\ndate,2026-11-01\n");
 }
 

@@ -247,7 +247,7 @@ static const char *write_registry(const char *name, const char *registered_high,
              "arch.batch_unix.ratio,within,0.5,%s,x,2,A test's reason,A ratio outside\n", header,
              registered_high);
     write_text(dir, "claims-registered.csv", text);
-    snprintf(text, sizeof text, "claim,change,reason,commit\n%s", deviations);
+    snprintf(text, sizeof text, "commit,kind,claims,change,reason,chunks\n%s", deviations);
     write_text(dir, "deviations.csv", text);
     write_text(dir, "registration.csv", "key,value\ncommit,0123abc\n");
     return dir;
@@ -280,7 +280,7 @@ static void an_undeclared_deviation_stops_the_summary(void **state)
         fail_msg("exit %d, stderr \"%s\"", exit_code(&r), r.err);
     run_result_free(&r);
     const char *declared = write_registry("declared", "3",
-                                          "batch,high 3 -> 2,a reason given,0123abc\n");
+                                          "0123abc,threshold,batch,high 3 -> 2,a reason given,\n");
     char *const said[] = {summary, "--registry", (char *)declared, (char *)dir,
                           (char *)scratch_path(out, sizeof out, "woven-declared"), NULL};
     assert_int_equal(run_program(said, NULL, NULL, 0, 60000, &r), 0);
