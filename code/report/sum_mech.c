@@ -61,8 +61,24 @@ static const struct probe_field PROBE_FIELDS[] = {
     {"stretch_us", offsetof(struct state_row, stretch_ns)},
 };
 
-static void summarize_probe(const struct run_data *d, struct store *s, const struct probe *p)
+static void probe_row(struct csv_out *t, const struct probe *p, struct estimate rtt,
+                      struct estimate extra)
 {
+    char buf[200];
+    csv_out_text(t, p->client);
+    csv_out_text(t, p->state);
+    csv_out_text(t, p->stretch);
+    csv_out_text(t, p->partner);
+    csv_out_text(t, p->series ? "the series" : "one double");
+    csv_out_text(t, format_estimate(buf, rtt, 1));
+    csv_out_text(t, extra.n > 0 ? format_estimate(buf, extra, 1) : "");
+    csv_out_end_row(t);
+}
+
+static void summarize_probe(const struct run_data *d, struct store *s, const struct probe *p,
+                            struct csv_out *t)
+{
+    struct estimate rtt = {0, NAN, NAN, NAN, 0.0}, extra = rtt;
     double value[MAX_PASSES], hot[MAX_PASSES];   /* on the stack: summaries run side by side */
     char key[KEY_SIZE];
     const char *payload = p->series ? "series" : "one";
@@ -74,13 +90,18 @@ static void summarize_probe(const struct run_data *d, struct store *s, const str
             continue;
         put_estimate(s, keyf(key, "mech.%s.%s.%s.%s.%s.%s", p->client, p->state, p->stretch,
                              p->partner, payload, PROBE_FIELDS[f].name), e, 1, "passes");
-        if (f != 0 || strcmp(p->state, "hot") == 0)
+        if (f != 0)
+            continue;
+        rtt = e;
+        if (strcmp(p->state, "hot") == 0)
             continue;
         probe_by_pass(d, &h, PROBE_FIELDS[f].at, hot);
+        extra = over_passes(value, hot);
         put_estimate(s, keyf(key, "mech.%s.%s.%s.%s.%s.extra_us", p->client, p->state,
-                             p->stretch, p->partner, payload), over_passes(value, hot), 1,
-                     "passes");
+                             p->stretch, p->partner, payload), extra, 1, "passes");
     }
+    if (rtt.n > 0 && t != NULL)
+        probe_row(t, p, rtt, extra);
 }
 
 static void summarize_states(const struct run_data *d, struct store *s)
@@ -89,17 +110,25 @@ static void summarize_states(const struct run_data *d, struct store *s)
     static const char *const states[] = {"engine", "client", "idle"};
     static const char *const stretches[] = {"short", "long", "away"};
     static const char *const partners[] = {"busy", "idle"};
+    static const char *const header[] = {"Client", "After", "Stretch", "Other CPU", "Echo of",
+                                         "Round trip (µs) [95% interval]",
+                                         "Over the hot echo (µs) [95% interval]"};
+    struct csv_out table, *t = &table;
+    if (table_open(s, "mechanisms", &table, header, CSV_COLUMNS(header)) != 0)
+        t = NULL;
     for (int cl = 0; cl < 2; cl++)
         for (int pa = 0; pa < 2; pa++)
             for (int series = 0; series < 2; series++) {
                 summarize_probe(d, s, &(struct probe){clients[cl], "hot", "none", partners[pa],
-                                                      series});
+                                                      series}, t);
                 for (int st = 0; st < 3; st++)
                     for (int sr = 0; sr < 3; sr++)
                         summarize_probe(d, s, &(struct probe){clients[cl], states[st],
                                                               stretches[sr], partners[pa],
-                                                              series});
+                                                              series}, t);
             }
+    if (t != NULL)
+        table_close(s, t);
 }
 
 static void summarize_fault_role(const struct run_data *d, struct store *s, const char *role)

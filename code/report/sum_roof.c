@@ -19,11 +19,12 @@ static double wma_operations(double n, long w)
     return (double)w <= n ? (n - (double)w + 1.0) * (2.0 * (double)w + 1.0) : 0.0;
 }
 
-/* Operations of the seven averages of every combination of the run's grid over n bars. */
-static double averages_operations(const struct run_data *d, double n)
+/* Operations of the seven averages over n bars of every step-th combination
+ * of the run's grid, from the first. */
+static double averages_operations(const struct run_data *d, double n, size_t step)
 {
     double total = 0;
-    for (size_t k = 0; k < d->n_sweep; k++) {
+    for (size_t k = 0; k < d->n_sweep; k += step) {
         const struct sweep_row *r = &d->sweep[k];
         total += wma_operations(n, r->h_half) + wma_operations(n, r->h_len) +
                  wma_operations(n, r->h_sqrt) + wma_operations(n, r->t_third) +
@@ -32,10 +33,23 @@ static double averages_operations(const struct run_data *d, double n)
     return total;
 }
 
-/* ... of the two mixes: 2a - b and (3a - b) - c, bar by bar. */
-static double mixes_operations(const struct run_data *d, double n)
+/* ... of the two mixes of `combos` combinations: 2a - b and (3a - b) - c, bar by bar. */
+static double mixes_operations(double n, double combos)
 {
-    return 5.0 * n * (double)d->n_sweep;
+    return 5.0 * n * combos;
+}
+
+/* Operations of the part of the job a run did (@sec:pairs): its first
+ * `bars` bars and every step-th combination, the step the smallest that
+ * leaves its count of combinations. A run that records no part did the
+ * whole job. */
+static double run_operations(const struct run_data *d, const struct run_row *run)
+{
+    double n = run->bars > 0 ? (double)run->bars : kv_number(&d->run, "bars");
+    size_t combos = run->combos > 0 ? (size_t)run->combos : d->n_sweep, step = 1;
+    while (step < d->n_sweep && (d->n_sweep + step - 1) / step > combos)
+        step++;
+    return averages_operations(d, n, step) + mixes_operations(n, (double)combos);
 }
 
 static long roof_passes(const struct run_data *d)
@@ -237,8 +251,7 @@ static double percent_of(const double *m, const void *ctx)
 }
 
 /* arch's rate in each unit: its runs' operations over their time, GFLOP/s. */
-static void unit_rates(const struct run_data *d, const char *arch, double operations,
-                       struct doubles *rate)
+static void unit_rates(const struct run_data *d, const char *arch, struct doubles *rate)
 {
     struct unit_view *u;
     size_t n = arch_units(d, arch, &u);
@@ -247,7 +260,7 @@ static void unit_rates(const struct run_data *d, const char *arch, double operat
             continue;
         double seconds = u[i].duet ? (u[i].row[0]->seconds + u[i].row[1]->seconds) / 2.0
                                    : u[i].row[0]->seconds;
-        doubles_push(rate, operations / seconds * 1e-9);
+        doubles_push(rate, run_operations(d, u[i].row[0]) / seconds * 1e-9);
     }
     free(u);
 }
@@ -255,12 +268,12 @@ static void unit_rates(const struct run_data *d, const char *arch, double operat
 /* arch's rate, and its share of the peak on `threads` threads: a composite of
  * its units and the peak's passes, the peak no more exact than the rate. */
 static void kernel_rate(const struct run_data *d, struct store *s, struct csv_out *t,
-                        struct csv_out *fig, const char *arch, double operations,
-                        const struct roof *r, int threads)
+                        struct csv_out *fig, const char *arch, const struct roof *r,
+                        int threads)
 {
     char key[KEY_SIZE], buf[200];
     struct doubles rate = {0}, peaks = {0};
-    unit_rates(d, arch, operations, &rate);
+    unit_rates(d, arch, &rate);
     for (long p = 0; strcmp(r->source, "not measured") != 0 && p < r->passes; p++)
         if (isfinite(r->peak[threads][p]))
             doubles_push(&peaks, r->peak[threads][p]);
@@ -344,7 +357,8 @@ void summarize_roofline(const struct run_data *d, struct store *s)
         return;
     }
     double bars = kv_number(&d->run, "bars");
-    double averages = averages_operations(d, bars), mixes = mixes_operations(d, bars);
+    double averages = averages_operations(d, bars, 1);
+    double mixes = mixes_operations(bars, (double)d->n_sweep);
     static const char *const header[] = {"What", "Threads", "GFLOP/s [95% interval]",
                                          "Share of the peak (%) [95% interval]"};
     char key[KEY_SIZE], buf[200], kind[KEY_SIZE];
@@ -448,10 +462,10 @@ void summarize_roofline(const struct run_data *d, struct store *s)
             peak_line(&peaks, line, row->kind, row->threads, e);
     }
     table_close(s, &peaks);
-    kernel_rate(d, s, &t, &fig, "in_process", averages + mixes, &r, ONE);
-    kernel_rate(d, s, &t, &fig, "numba_in_process", averages + mixes, &r, ONE);
-    kernel_rate(d, s, &t, &fig, "in_process_tuned_1core", averages + mixes, &r, ONE);
-    kernel_rate(d, s, &t, &fig, "in_process_tuned", averages + mixes, &r, ALL);
+    kernel_rate(d, s, &t, &fig, "in_process", &r, ONE);
+    kernel_rate(d, s, &t, &fig, "numba_in_process", &r, ONE);
+    kernel_rate(d, s, &t, &fig, "in_process_tuned_1core", &r, ONE);
+    kernel_rate(d, s, &t, &fig, "in_process_tuned", &r, ALL);
     struct estimate goal = store_estimate(s, "roof.in_process_tuned_1core.fraction_pct");
     put_text(s, "roof.tuned_goal", goal.n == 0 ? "not measured"
                                  : goal.value >= TUNED_GOAL_PCT ? "reached" : "missed");

@@ -13,6 +13,7 @@
 #include "kernel/grid.h"
 #include "kernel/series.h"
 #include "report/summarize.h"
+#include "schema/architectures.h"
 
 static const char *const MACHINE_TEXTS[] = {
     "cpu", "cpu_vendor", "cpu_family", "cpu_model", "cpu_stepping", "cpu_microcode", "simd",
@@ -73,6 +74,8 @@ void summarize_run(const struct run_data *d, struct store *s)
     put_count(s, "run.seed", kv_number(&d->run, "seed"));
     put_count(s, "run.rounds", kv_number(&d->run, "rounds"));
     put_count(s, "run.min_rounds", kv_number(&d->run, "min_rounds"));
+    double headline = kv_number(&d->run, "headline_units");   /* absent before the plan */
+    put_count(s, "run.headline_units", isnan(headline) ? (double)HEADLINE_UNITS : headline);
     put_count(s, "run.max_rounds", kv_number(&d->run, "max_rounds"));
     put_number(s, "run.budget_s", kv_number(&d->run, "budget_s"), 0);
     put_number(s, "run.target_pct", kv_number(&d->run, "target") * 100.0, 1);

@@ -7,6 +7,7 @@
 #ifndef IPCTAX_OPTIONS_H
 #define IPCTAX_OPTIONS_H
 
+#include <getopt.h>
 #include <stddef.h>
 #include <stdio.h>
 
@@ -32,8 +33,8 @@ int option_longs(const char *name, const char *text, int count, long min, long m
 /* getopt_long for every program: the next option's value (its short
  * name, or its `val`), -1 after the last, or '?' with the message in err
  * for an unknown option, a missing value, or a long option not written
- * whole ("--bar" for "--bars"). shorts starts with ':', and opterr is 0. */
-struct option;
+ * whole ("--bar" for "--bars"). shorts starts with ':', and opterr is 0.
+ * struct option is getopt.h's, included above. */
 int option_next(int argc, char **argv, const char *shorts, const struct option *options,
                 char *err, size_t err_size);
 

@@ -432,7 +432,7 @@ local function declared_set(unit)
   words[#words + 1] = last
   for i, w in ipairs(words) do
     if w == "a text" and i == #words then open = true
-    elseif w:match("^[%w_]+$") then set[w] = true
+    elseif w:match("^[%w_]+[%w_ ]*$") then set[w] = true   -- "not measured" is one word
     else return nil end
   end
   return set, open
