@@ -283,6 +283,15 @@ static struct truth over_passes(double (*f)(long, const void *), const void *ctx
     return truth_of(x, SYN_PASSES);
 }
 
+/* The estimate over the away probes' passes (the first SYN_AWAY_PASSES) of f(pass). */
+static struct truth over_away_passes(double (*f)(long, const void *), const void *ctx)
+{
+    double x[SYN_AWAY_PASSES];
+    for (long p = 1; p <= SYN_AWAY_PASSES; p++)
+        x[p - 1] = f(p, ctx);
+    return truth_of(x, SYN_AWAY_PASSES);
+}
+
 /* A number of values.csv, as a double. */
 static double number_of(const char *key)
 {
@@ -665,9 +674,14 @@ static void the_witnesses_are_timed_beside_the_calls(void **state)
         expect_estimate(keyf(key, "cross.%s.over_after", a),
                         over_rounds(boundary_over_witness, r, &r->after_us));
         if (spawns) {
-            expect_estimate(keyf(key, "witness.%s.warm_us", a),
-                            over_rounds(witness_us, r, &r->warm_us));
-            expect_estimate(keyf(key, "call.%s.over_warm_us", a), over_rounds(over_warm, r, NULL));
+            if (r->row->grain != GRAIN_SWEEP) {        /* a warm twin beside a call's spawn */
+                expect_estimate(keyf(key, "witness.%s.warm_us", a),
+                                over_rounds(witness_us, r, &r->warm_us));
+                expect_estimate(keyf(key, "call.%s.over_warm_us", a),
+                                over_rounds(over_warm, r, NULL));
+            } else if (values_text(&values, keyf(key, "call.%s.over_warm_us", a)) != NULL) {
+                fail_msg("%s spawns an engine per sweep, with no warm twin, yet has %s", a, key);
+            }
             expect_estimate(keyf(key, "call.%s.process_ms", a), over_rounds(process_ms, r, NULL));
             expect_number(keyf(key, "call.%s.faults", a), 900);
         } else {
@@ -921,6 +935,18 @@ static void the_state_probes_are_priced_by_pass(void **state)
                                              FIELDS[f].field),
                                         over_passes(probe_pass, &t));
                     }
+    /* the away probes: the series after a second's pause, partner busy, in
+     * the first passes only */
+    for (int c = 0; c < 2; c++)
+        for (size_t f = 0; f < sizeof FIELDS / sizeof FIELDS[0]; f++) {
+            struct probe_truth t = {CLIENTS[c], "idle", "away", "busy", 1, FIELDS[f].of_rtt};
+            expect_estimate(keyf(key, "mech.%s.idle.away.busy.series.%s", t.client,
+                                 FIELDS[f].field), over_away_passes(probe_pass, &t));
+        }
+    struct truth away = over_away_passes(stretch_pass, "away");
+    expect_estimate("mech.c.idle.away.busy.series.stretch_us", away);
+    expect_number("mech.away_s", away.value * 1e-6);
+    expect_number("mech.away_passes", SYN_AWAY_PASSES);
     expect_estimate("mech.c.engine.long.busy.one.stretch_us", over_passes(stretch_pass, "long"));
     expect_estimate("mech.fault.c.us_per_fault", over_passes(fault_pass, "c"));
     expect_estimate("mech.fault.python.us_per_fault", over_passes(fault_pass, "python"));
@@ -1111,75 +1137,32 @@ static double median9(double (*f)(const struct syn_row *, long, const void *),
     return x[SYN_ROUNDS / 2];
 }
 
-static double median5(double (*f)(long, const void *), const void *ctx, double *least,
-                      double *most)
-{
-    double x[SYN_PASSES];
-    for (long p = 1; p <= SYN_PASSES; p++)
-        x[p - 1] = f(p, ctx);
-    qsort(x, SYN_PASSES, sizeof *x, by_value);
-    *least = x[0], *most = x[SYN_PASSES - 1];
-    return x[SYN_PASSES / 2];
-}
+/* ---- The model's primitives ------------------------------------------------------------------------------ */
 
-static double chatty_prediction(long pass, const void *ctx)
-{
-    (void)ctx;
-    struct syn_lane t = lane("c", "unix", "same", "protocol_timed");
-    return (syn_echo_us(&t, 50000) + syn_echo_us(&t, 100000)) / 2 * syn_pass_scale(pass, 0);
-}
-
-/* The composites of the crossings chapter, each a function of groups'
- * medians: its point value is that function of the true medians. */
-static void the_crossings_composites_are_their_medians_function(void **state)
-{
-    (void)state;
-    double lo1, hi1, lo2, hi2, lo3, hi3;
-    summarize_synthetic_run();
-    struct syn_lane timed = lane("c", "unix", "same", "protocol_timed");
-    struct echo_pair floor = {timed, timed, 1, 1, 0};
-    struct truth f = over_passes(point_pass, &floor);
-    expect_estimate("cross.floor_us", f);
-    expect_number("cross.g_per_combo", row_named("stateful_unix")->compute_us / f.value);
-    expect_number("cross.g_per_bar", row_named("per_bar_unix")->compute_us / f.value);
-    double chatty = median9(boundary_us, row_named("chatty_unix"), NULL, &lo1, &hi1);
-    double model = median5(chatty_prediction, NULL, &lo2, &hi2);
-    expect_composite("cross.chatty_over_model", chatty / model, lo1 / hi2, hi1 / lo2, 1);
-    double per_combo = median9(boundary_us, row_named("spawn_per_combo"), NULL, &lo1, &hi1);
-    double stdin_ = median9(boundary_us, row_named("spawn_stdin"), NULL, &lo2, &hi2);
-    double batch = median9(boundary_us, row_named("batch_unix"), NULL, &lo3, &hi3);
-    expect_composite("cross.spawn_over_persistent_us", stdin_ - batch, lo2 - hi3, hi2 - lo3, 1);
-    expect_composite("cross.spawn_call_over_spawn", per_combo / (stdin_ - batch),
-                     lo1 / (hi2 - lo3), hi1 / (lo2 - hi3), 1);
-    double chatty_ms = median9(sweep_boundary_ms, row_named("chatty_unix"), NULL, &lo1, &hi1);
-    double batch_ms = median9(sweep_boundary_ms, row_named("batch_unix"), NULL, &lo2, &hi2);
-    expect_composite("cross.chatty_extra_ms", chatty_ms - batch_ms, lo1 - hi2, hi1 - lo2, 1);
-    struct syn_lane cs = lane("c", "unix", "same", "protocol_timed");
-    struct echo_pair c_floor = {cs, cs, 1, 1, 0};
-    double stateful = median9(boundary_us, row_named("stateful_unix"), NULL, &lo1, &hi1);
-    double c_one = median5(point_pass, &c_floor, &lo2, &hi2);
-    expect_composite("cross.c_stateful_over_floor", stateful / c_one, lo1 / hi2, hi1 / lo2, 1);
-    struct syn_lane ps = lane("python", "unix", "same", "protocol");
-    struct echo_pair py_floor = {ps, ps, 1, 1, 0};
-    double py_stateful = median9(boundary_us, row_named("python_stateful_unix"), NULL, &lo1, &hi1);
-    double py_one = median5(point_pass, &py_floor, &lo2, &hi2);
-    expect_composite("cross.stateful_over_floor", py_stateful / py_one, lo1 / hi2, hi1 / lo2, 1);
-}
-
-/* ---- The model of a call ------------------------------------------------------------------------------------ */
-
-/* A state probe's parts (µs, medians over the passes: the pass factors'
- * median is 1), by client, after a stretch (short 0, long 1, or the hot
- * echo, -1), partner busy, one double or the series. */
+/* A state probe's parts (µs, medians over its passes), partner busy, one
+ * double or the series, by client, after a stretch: "hot" (none), "short",
+ * "long" (the client's own kernel), or "away" (the idle pause, series only,
+ * in the first passes). The pass factors' median is 1 over all the passes;
+ * over the away passes it is their own. */
 struct probe_parts {
     double rtt, encode, request, reply, decode;
 };
 
-static struct probe_parts probe_parts(const char *client, int stretch, int series)
+static double away_pass_median(const char *client)
 {
-    static const char *const STRETCH[] = {"short", "long"};
+    double q[SYN_AWAY_PASSES];
+    for (long p = 1; p <= SYN_AWAY_PASSES; p++)
+        q[p - 1] = syn_pass_scale(p, strcmp(client, "python") == 0);
+    return truth_of(q, SYN_AWAY_PASSES).value;
+}
+
+static struct probe_parts probe_parts(const char *client, const char *stretch, int series)
+{
+    int away = strcmp(stretch, "away") == 0;
+    const char *state = away ? "idle" : "client";
     double rtt = syn_hot_us(client, "busy", series) +
-                 (stretch < 0 ? 0 : syn_state_extra_us("client", STRETCH[stretch]));
+                 (strcmp(stretch, "hot") == 0 ? 0 : syn_state_extra_us(state, stretch));
+    rtt *= away ? away_pass_median(client) : 1.0;
     return (struct probe_parts){rtt, 0.05 * rtt, 0.40 * rtt, 0.35 * rtt, 0.05 * rtt};
 }
 
@@ -1191,6 +1174,93 @@ static struct probe_parts probe_between(struct probe_parts a, struct probe_parts
                                 a.decode + w * (b.decode - a.decode)};
 }
 
+/* Where a kernel of c µs lies between the stretches (the engine's, timed by
+ * pass; C's pass factors' median is 1): 0 short, 1 long, on a log scale. */
+static double stretch_weight(double c)
+{
+    double lo = syn_stretch_us("short"), hi = syn_stretch_us("long");
+    return c <= lo ? 0 : c >= hi ? 1 : log(c / lo) / log(hi / lo);
+}
+
+/* The probe of one double after a kernel of c µs: Python's calls all follow
+ * a long kernel, so its short probe is its hot echo. */
+static struct probe_parts one_after(const char *client, double c)
+{
+    const char *shortest = strcmp(client, "python") == 0 ? "hot" : "short";
+    return probe_between(probe_parts(client, shortest, 0), probe_parts(client, "long", 0),
+                         stretch_weight(c));
+}
+
+/* The series after a kernel of c µs: between the stretches' probes, and
+ * past the long stretch between it and the away probe (the C client's
+ * pause, median over the away passes). */
+static struct probe_parts series_after(const char *client, double c)
+{
+    double hi = syn_stretch_us("long"), away = syn_stretch_us("away") * away_pass_median("c");
+    if (c > hi)
+        return probe_between(probe_parts(client, "long", 1), probe_parts(client, "away", 1),
+                             c < away ? log(c / hi) / log(away / hi) : 1.0);
+    const char *shortest = strcmp(client, "python") == 0 ? "hot" : "short";
+    return probe_between(probe_parts(client, shortest, 1), probe_parts(client, "long", 1),
+                         stretch_weight(c));
+}
+
+static const char *client_of(const struct syn_row *r)
+{
+    return r->row->client == CLIENT_PYTHON ? "python" : "c";
+}
+
+/* The model's price of a one-double crossing after row r's kernel. */
+static double crossing_price(const struct syn_row *r)
+{
+    return one_after(client_of(r), r->compute_us).rtt;
+}
+
+/* ---- Composites across measurements ------------------------------------------------------------------ */
+
+/* A spawned call over its warm twin, unit by unit; where the run has no
+ * warm twin (an engine spawned per sweep), the call's own boundary. */
+static double spawn_boundary(const struct syn_row *r, long k, const void *ctx)
+{
+    return r->row->grain != GRAIN_SWEEP ? over_warm(r, k, ctx) : boundary_us(r, k, ctx);
+}
+
+/* The composites of the crossings chapter, each a function of groups'
+ * medians: its point value is that function of the true medians. The
+ * crossing's floor is the model's price of one double after a long kernel
+ * (the C client's probe after its long stretch, partner busy), and G a
+ * kernel's time over the price after a kernel that long; a call over its
+ * own witness is a value of the unit. */
+static void the_crossings_composites_are_their_medians_function(void **state)
+{
+    (void)state;
+    double lo1, hi1, lo2, hi2, lo3, hi3;
+    summarize_synthetic_run();
+    expect_number("cross.floor_us", probe_parts("c", "long", 0).rtt);
+    const struct syn_row *stateful = row_named("stateful_unix"), *per_bar = row_named("per_bar_unix");
+    expect_number("cross.g_per_combo", stateful->compute_us / crossing_price(stateful));
+    expect_number("cross.g_per_bar", per_bar->compute_us / crossing_price(per_bar));
+    const struct syn_row *chatty = row_named("chatty_unix");
+    expect_estimate("cross.chatty_over_model", over_rounds(boundary_over_witness, chatty,
+                                                           &chatty->payload_us));
+    const struct syn_row *py_stateful = row_named("python_stateful_unix");
+    expect_estimate("cross.stateful_over_floor",
+                    over_rounds(boundary_over_witness, py_stateful, &py_stateful->floor_us));
+    expect_estimate("cross.c_stateful_over_floor",
+                    over_rounds(boundary_over_witness, stateful, &stateful->floor_us));
+    double per_combo = median9(spawn_boundary, row_named("spawn_per_combo"), NULL, &lo1, &hi1);
+    double stdin_ = median9(spawn_boundary, row_named("spawn_stdin"), NULL, &lo2, &hi2);
+    double batch = median9(boundary_us, row_named("batch_unix"), NULL, &lo3, &hi3);
+    expect_composite("cross.spawn_over_persistent_us", stdin_ - batch, lo2 - hi3, hi2 - lo3, 1);
+    expect_composite("cross.spawn_call_over_spawn", per_combo / (stdin_ - batch),
+                     lo1 / (hi2 - lo3), hi1 / (lo2 - hi3), 1);
+    double chatty_ms = median9(sweep_boundary_ms, chatty, NULL, &lo1, &hi1);
+    double batch_ms = median9(sweep_boundary_ms, row_named("batch_unix"), NULL, &lo2, &hi2);
+    expect_composite("cross.chatty_extra_ms", chatty_ms - batch_ms, lo1 - hi2, hi1 - lo2, 1);
+}
+
+/* ---- The model of a call ------------------------------------------------------------------------------------ */
+
 /* The fitted echo of a C lane on one CPU at b bytes each way: its line. */
 static double fitted_echo_us(const char *transport, const char *mode, double b)
 {
@@ -1200,23 +1270,39 @@ static double fitted_echo_us(const char *transport, const char *mode, double b)
     return t0 + 2 * b / bytes_per_us;
 }
 
+/* What the model of row r is set against, with the range its interval may
+ * take: the row's boundary per call (its units' median: UNIT_SCALE's median
+ * is 1), a spawn's call over its warm twin, or a spawned sweep's boundary
+ * over the persistent server's (a composite of two rows' medians). */
+struct measured {
+    struct truth t;
+    int composite;
+};
+
+static struct measured measured_of(const struct syn_row *r)
+{
+    struct measured m = {{0, 0, 0, 0, 0}, 0};
+    if (r->row->transport == TRANSPORT_SPAWN && r->row->grain == GRAIN_SWEEP) {
+        double lo2, hi2, lo3, hi3;
+        double stdin_ = median9(spawn_boundary, row_named("spawn_stdin"), NULL, &lo2, &hi2);
+        double batch = median9(boundary_us, row_named("batch_unix"), NULL, &lo3, &hi3);
+        m.t = (struct truth){SYN_ROUNDS, stdin_ - batch, lo2 - hi3, hi2 - lo3, 0};
+        m.composite = 1;
+    } else {
+        m.t = over_rounds(r->row->transport == TRANSPORT_SPAWN ? over_warm : boundary_us, r, NULL);
+    }
+    return m;
+}
+
 /* The model's terms for row r (state, bytes, lane, codec, faults, process;
- * 68-model.md) from the primitives the generator made, and what it is set
- * against: the row's boundary per call, or a spawn's extra over a warm or
- * a persistent engine. */
-static double model_terms(const struct syn_row *r, double term[6])
+ * 68-model.md) from the primitives the generator made. */
+static void model_terms(const struct syn_row *r, double term[6])
 {
     const struct arch_row *a = r->row;
-    int spawns = a->transport == TRANSPORT_SPAWN, python = a->client == CLIENT_PYTHON;
-    const char *client = python ? "python" : "c";
+    int spawns = a->transport == TRANSPORT_SPAWN;
+    const char *client = client_of(r);
     double series_bytes = 8.0 * SYN_SERIES_FLOATS, c = r->compute_us;
-    double lo = syn_stretch_us("short"), hi = syn_stretch_us("long");
-    double w = c <= lo ? 0 : c >= hi ? 1 : log(c / lo) / log(hi / lo);
-    /* Python's calls all follow a long kernel: its short probe is its hot echo */
-    struct probe_parts one = probe_between(probe_parts(client, python ? -1 : 0, 0),
-                                           probe_parts(client, 1, 0), w);
-    struct probe_parts series = probe_between(probe_parts(client, python ? -1 : 0, 1),
-                                              probe_parts(client, 1, 1), w);
+    struct probe_parts one = one_after(client, c), series = series_after(client, c);
     double out = r->request_bytes - 4, back = r->reply_bytes - 4, each_way = (out + back) / 2;
     double span = series_bytes - 8;
     double per_out = (series.encode + series.request - one.encode - one.request) / span;
@@ -1233,16 +1319,27 @@ static double model_terms(const struct syn_row *r, double term[6])
                   ? fmin(r->request_bytes / series_bytes, 1.0) * (9000.0 + 15000.0) : 0;
     term[4] = r->client_faults * syn_fault_us(client) + r->engine_faults * SYN_SPAWN_FAULT_US;
     term[5] = spawns ? SYN_SPAWN_EXIT_MS * 1e3 : 0;
-    if (spawns && a->grain == GRAIN_SWEEP)
-        return row_named("spawn_stdin")->boundary_us - row_named("batch_unix")->boundary_us;
-    if (spawns)
-        return over_rounds(over_warm, r, NULL).value;
-    return r->boundary_us;         /* the units' median boundary: UNIT_SCALE's median is 1 */
+}
+
+/* The rows the break-even figure shows (the naive kernel behind a Unix
+ * socket, or an engine spawned per call) and their G: the kernel's time
+ * over the model's price of a crossing after it. */
+static void expect_break_even(const struct syn_row *r)
+{
+    char key[KEY_SIZE];
+    const struct arch_row *a = r->row;
+    if (strcmp(a->kernel, "naive") != 0 ||
+        !(a->transport == TRANSPORT_UNIX || (a->transport == TRANSPORT_SPAWN && a->grain != GRAIN_SWEEP)))
+        return;
+    expect_number(keyf(key, "model.%s.g", a->name), r->compute_us / crossing_price(r));
 }
 
 /* Every crossing row's boundary per call, predicted from the primitives
  * alone (the state probes, the echo's lines, the codec, the faults' and a
- * process's price), term by term, and over what its calls measured. */
+ * process's price), term by term, and over what its calls measured: the
+ * ratio, and the measurement (with its interval, the model's price taken as
+ * exact) over the prediction, for the boundary and for its share of the
+ * sweep. */
 static void the_model_predicts_every_row_from_the_primitives(void **state)
 {
     (void)state;
@@ -1254,20 +1351,36 @@ static void the_model_predicts_every_row_from_the_primitives(void **state)
     summarize_synthetic_run();
     for (size_t i = 1; i < gen.n_rows; i++) {
         const struct syn_row *r = &gen.rows[i];
+        const char *a = r->row->name;
         double term[6], predicted = 0;
         if (r->row->transport == TRANSPORT_NONE)
             continue;
-        double measured = model_terms(r, term);
+        model_terms(r, term);
+        struct measured m = measured_of(r);
         for (int t = 0; t < 6; t++) {
-            expect_number(keyf(key, "model.%s.%s_us", r->row->name, TERMS[t]), term[t]);
+            expect_number(keyf(key, "model.%s.%s_us", a, TERMS[t]), term[t]);
             predicted += term[t];
         }
-        expect_number(keyf(key, "model.%s.predicted_us", r->row->name), predicted);
-        expect_number(keyf(key, "model.%s.ratio", r->row->name), predicted / measured);
+        expect_number(keyf(key, "model.%s.predicted_us", a), predicted);
+        expect_number(keyf(key, "model.%s.ratio", a), predicted / m.t.value);
+        struct truth over = {m.t.n, m.t.value / predicted, m.t.low / predicted,
+                             m.t.high / predicted, m.t.coverage_pct};
+        if (m.composite)
+            expect_composite(keyf(key, "model.%s.over_model", a), over.value, over.low,
+                             over.high, 0);
+        else
+            expect_estimate(keyf(key, "model.%s.over_model", a), over);
+        double predicted_pct = 100 * predicted / (predicted + r->compute_us);
+        struct truth share = over_rounds(share_pct, r, NULL);
+        expect_estimate(keyf(key, "model.%s.share_over_model", a),
+                        (struct truth){share.n, share.value / predicted_pct,
+                                       share.low / predicted_pct, share.high / predicted_pct,
+                                       share.coverage_pct});
+        expect_break_even(r);
         rows++;
-        within += predicted / measured >= 0.8 && predicted / measured <= 1.25;
-        if (fabs(log(predicted / measured)) > fabs(log(worst)))
-            worst = predicted / measured, worst_name = r->row->name;
+        within += predicted / m.t.value >= 0.8 && predicted / m.t.value <= 1.25;
+        if (fabs(log(predicted / m.t.value)) > fabs(log(worst)))
+            worst = predicted / m.t.value, worst_name = a;
     }
     expect_number("model.rows", rows);
     expect_number("model.within", within);
