@@ -874,6 +874,7 @@ static void syn_gates(struct synthetic_run *s)
 
 #define SYN_SHA256 "5ad0a1e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b78"
 #define SYN_MEMORY_BYTES 8589934592.0  /* 8 GiB */
+#define SYN_DATE "2026-12-01T00:00:00Z"       /* date_epoch's */
 
 static void syn_key_values(struct synthetic_run *s)
 {
@@ -887,6 +888,7 @@ static void syn_key_values(struct synthetic_run *s)
     syn_kv(&d->machine, "tuned_vector_bytes", "32");
     syn_kv(&d->machine, "cache_l2_kib", "1280");
     syn_kv(&d->machine, "date_epoch", "1796083200");
+    syn_kv(&d->machine, "date", "%s", SYN_DATE);
     syn_kv(&d->machine, "commit", "0123abc");
     syn_kv(&d->run, "bars", "%d", SYN_BARS);
     syn_kv(&d->run, "combos", "%d", DEFAULT_COMBOS);

@@ -37,12 +37,14 @@
  * must exist), for a look at it or a weave of it.
  */
 #include <math.h>
+#include <nettle/sha2.h>
 
 #include "testengine.h"
 #include "testvalues.h"
 #include "synthetic_run.h"
 #include "report/calibrate.h"
 #include "report/compare.h"
+#include "report/pooled.h"
 #include "report/csvread.h"
 #include "report/reproduce.h"
 #include "report/store.h"
@@ -442,6 +444,137 @@ static void every_rows_ratio_is_its_units_median(void **state)
                                 row_named("numba_in_process")));
     expect_number("arch.count", (double)gen.n_rows);
     expect_number("gate.failed", 0);
+}
+
+/* ---- The pooled estimate and Hodges-Lehmann's ------------------------------------------------ */
+
+static double median_of(double *x, size_t n)
+{
+    qsort(x, n, sizeof *x, by_value);
+    return n % 2 ? x[n / 2] : (x[n / 2 - 1] + x[n / 2]) / 2.0;
+}
+
+/* Tukey's median polish of the rows of one pairing by the rounds, on the
+ * true units' log ratios, swept until it settles (the rounds' effects
+ * centred on zero): each row's effect, and the pool of residuals widened by
+ * the square root of the units over the units less the effects spent. */
+struct polish {
+    const struct syn_row *row[SYN_MAX_ROWS];
+    size_t rows, n_pool;
+    double effect[SYN_MAX_ROWS], round[SYN_ROUNDS + 1], pool[SYN_MAX_ROWS * SYN_ROUNDS];
+};
+
+static void polish_rows(enum arch_pairing pairing, struct polish *f)
+{
+    double x[SYN_MAX_ROWS][SYN_ROUNDS], v[SYN_MAX_ROWS * SYN_ROUNDS], moved = 1;
+    memset(f, 0, sizeof *f);
+    for (size_t i = 1; i < gen.n_rows; i++)
+        if (gen.rows[i].row->pairing == pairing) {
+            for (long k = 1; k <= SYN_ROUNDS; k++)
+                x[f->rows][k - 1] = log(unit_ratio(&gen.rows[i], k, NULL));
+            f->row[f->rows++] = &gen.rows[i];
+        }
+    for (int sweep = 0; sweep < 1000 && moved > 0; sweep++) {
+        moved = 0;
+        for (size_t r = 0; r < f->rows; r++) {
+            for (int k = 0; k < SYN_ROUNDS; k++)
+                v[k] = x[r][k] - f->round[k];
+            double e = median_of(v, SYN_ROUNDS);
+            moved = fmax(moved, fabs(e - f->effect[r]));
+            f->effect[r] = e;
+        }
+        for (int k = 0; k < SYN_ROUNDS; k++) {
+            for (size_t r = 0; r < f->rows; r++)
+                v[r] = x[r][k] - f->effect[r];
+            double e = median_of(v, f->rows);
+            moved = fmax(moved, fabs(e - f->round[k]));
+            f->round[k] = e;
+        }
+        memcpy(v, f->round, SYN_ROUNDS * sizeof *v);
+        double centre = median_of(v, SYN_ROUNDS);
+        for (int k = 0; k < SYN_ROUNDS; k++)
+            f->round[k] -= centre;
+    }
+    double units = (double)(f->rows * SYN_ROUNDS), spent = (double)(f->rows + SYN_ROUNDS) - 1;
+    for (size_t r = 0; r < f->rows; r++)
+        for (int k = 0; k < SYN_ROUNDS; k++)
+            f->pool[f->n_pool++] =
+                (x[r][k] - f->effect[r] - f->round[k]) * sqrt(units / (units - spent));
+}
+
+/* The Hodges-Lehmann estimate of n values and its signed-rank interval:
+ * the median of the Walsh averages, and the c-th smallest and largest of
+ * them, c the largest with P(T <= c - 1) <= 2.5% (T the signed-rank
+ * statistic, counted here over every pattern of signs). */
+static struct truth hodges_lehmann(const double *x, size_t n)
+{
+    double walsh[SYN_ROUNDS * (SYN_ROUNDS + 1) / 2];
+    size_t m = 0, c = 1;
+    assert_true(n == SYN_ROUNDS);
+    for (size_t i = 0; i < n; i++)
+        for (size_t j = i; j < n; j++)
+            walsh[m++] = (x[i] + x[j]) / 2;
+    double below[SYN_ROUNDS * (SYN_ROUNDS + 1) / 2 + 1] = {0};   /* patterns with T = t */
+    for (unsigned pattern = 0; pattern < 1u << n; pattern++) {
+        size_t t = 0;
+        for (size_t r = 1; r <= n; r++)
+            t += pattern >> (r - 1) & 1 ? r : 0;
+        below[t] += 1.0 / (1u << n);
+    }
+    for (size_t t = 1; t <= m; t++)
+        below[t] += below[t - 1];                  /* now P(T <= t) */
+    while (c < m / 2 && below[c] <= 0.025)
+        c++;
+    qsort(walsh, m, sizeof *walsh, by_value);
+    return (struct truth){n, walsh[m / 2], walsh[c - 1], walsh[m - c],
+                          100 * (1 - 2 * below[c - 1])};
+}
+
+/* Each paired row's ratio on the pool of its pairing's noise (the point
+ * exactly; the bootstrap's interval within what the pool's extremes
+ * allow), and Hodges-Lehmann's of its own units; the pool's spread, units
+ * and rows; and the calibration's share of synthetic runs that held. */
+static void every_rows_ratio_is_pooled_and_hodges_lehmanns(void **state)
+{
+    (void)state;
+    static const enum arch_pairing PAIRINGS[] = {PAIRING_DUET, PAIRING_SEQUENTIAL};
+    static const char *const NAMES[] = {"duet", "sequential"};
+    static struct polish f;
+    char key[KEY_SIZE];
+    summarize_synthetic_run();
+    for (int p = 0; p < 2; p++) {
+        polish_rows(PAIRINGS[p], &f);
+        double sorted[SYN_MAX_ROWS * SYN_ROUNDS], dev[SYN_MAX_ROWS * SYN_ROUNDS];
+        memcpy(sorted, f.pool, f.n_pool * sizeof *sorted);
+        double centre = median_of(sorted, f.n_pool);
+        for (size_t i = 0; i < f.n_pool; i++)
+            dev[i] = fabs(f.pool[i] - centre);
+        double least = sorted[0] - centre, most = sorted[f.n_pool - 1] - centre;
+        for (size_t r = 0; r < f.rows; r++) {
+            const char *a = f.row[r]->row->name;
+            double e = f.effect[r], logs[SYN_ROUNDS];
+            expect_composite(keyf(key, "arch.%s.pooled_ratio", a), exp(e), exp(e - most),
+                             exp(e - least), 0);
+            expect_number(keyf(key, "arch.%s.pooled_ratio.n", a), SYN_ROUNDS);
+            expect_number(keyf(key, "arch.%s.pooled_ratio.coverage_pct", a), 95.0);
+            for (long k = 1; k <= SYN_ROUNDS; k++)
+                logs[k - 1] = log(unit_ratio(f.row[r], k, NULL));
+            struct truth hl = hodges_lehmann(logs, SYN_ROUNDS);
+            expect_estimate(keyf(key, "arch.%s.hl_ratio", a),
+                            (struct truth){hl.n, exp(hl.value), exp(hl.low), exp(hl.high),
+                                           hl.coverage_pct});
+        }
+        expect_number(keyf(key, "pooled.%s.spread_pct", NAMES[p]),
+                      100 * 1.4826 * median_of(dev, f.n_pool));
+        expect_number(keyf(key, "pooled.%s.units", NAMES[p]), (double)f.n_pool);
+        expect_number(keyf(key, "pooled.%s.rows", NAMES[p]), (double)f.rows);
+        /* a Monte Carlo share of the calibration's runs: near the 95% the
+         * bootstrap aims at, and below it on few units (the sequential rows') */
+        double covered = number_of(keyf(key, "pooled.%s.coverage_pct", NAMES[p]));
+        if (!(covered >= 75 && covered <= 100))
+            fail_msg("pooled.%s.coverage_pct: %g%% of %d runs' rows held; the bootstrap aims "
+                     "at 95%%", NAMES[p], covered, POOLED_CALIBRATION_RUNS);
+    }
 }
 
 /* The median time of a row's runs, and the baseline's range, from the runs
@@ -1390,6 +1523,26 @@ static void the_model_predicts_every_row_from_the_primitives(void **state)
 
 /* ---- What the run records, passed through ------------------------------------------------------------- */
 
+/* The SHA-256 of every combination's number, PnL to the bit (a hexadecimal
+ * float) and trades, a line each, as the generator made them. */
+static const char *results_digest(void)
+{
+    static char hex[2 * SHA256_DIGEST_SIZE + 1];
+    struct sha256_ctx sha;
+    uint8_t digest[SHA256_DIGEST_SIZE];
+    char line[96];
+    sha256_init(&sha);
+    for (long k = 0; k < DEFAULT_COMBOS; k++) {
+        int n = snprintf(line, sizeof line, "%ld %a %ld\n", k, SYN_FIRST_PNL + 0.25 * (double)k,
+                         100 + k);
+        sha256_update(&sha, (size_t)n, (const uint8_t *)line);
+    }
+    sha256_digest(&sha, sizeof digest, digest);
+    for (size_t i = 0; i < sizeof digest; i++)
+        snprintf(hex + 2 * i, 3, "%02x", digest[i]);
+    return hex;
+}
+
 static void the_runs_records_are_passed_through(void **state)
 {
     (void)state;
@@ -1413,6 +1566,7 @@ static void the_runs_records_are_passed_through(void **state)
     expect_text("orig.arch.batch_unix.ratio", "1.07");
     expect_text("orig.breakeven.per_bar_ipc_s", "12,345.5");
     expect_text("orig.machine", "a laptop");
+    expect_text("sweep.sha256", results_digest());
     expect_number("sweep.first.pnl", SYN_FIRST_PNL);
     expect_number("sweep.last.pnl", SYN_FIRST_PNL + 0.25 * (DEFAULT_COMBOS - 1));
     expect_number("sweep.last.trades", 100 + DEFAULT_COMBOS - 1);
@@ -1467,6 +1621,10 @@ static void the_run_is_compared_and_counted_once(void **state)
     (void)state;
     summarize_synthetic_run();
     expect_text("compare.same_run", "yes");
+    expect_text("compare.published.commit", "0123abc");
+    expect_text("compare.published.date", SYN_DATE);
+    expect_text("compare.published.cpu", "Synthetic CPU @ 2.00GHz");
+    expect_text("across.this_run", "kept");            /* kept as a (and b) already */
     expect_number("compare.changed", 1);
     expect_text("compare.changed_list", "batch_none");
     expect_number("compare.new", 0);
@@ -1688,6 +1846,7 @@ int main(int argc, char **argv)
     }
     const struct CMUnitTest tests[] = {
         T(every_rows_ratio_is_its_units_median),
+        T(every_rows_ratio_is_pooled_and_hodges_lehmanns),
         T(a_rows_times_are_its_runs_times),
         T(the_designs_are_judged_on_the_controls_units),
         T(the_calibration_finds_what_the_units_allow),
