@@ -98,11 +98,11 @@ static char out_dir[256], run_dir[256], registry_dir[256];
 /* Claims judged on the run: each estimate's interval, known from the
  * generator, lies below, above or across a threshold. */
 static const char *const CLAIMS =
-    "id,statement,estimate,test,low,high,unit,decimals,reason,overturn\n"
-    "batch_small,Small,arch.batch_unix.ratio,below,1.10,,x,3,By hand {orig.arch.batch_unix.ratio},Above\n"
-    "batch_none,None,arch.batch_unix.ratio,below,1.0,,x,3,By hand,Above\n"
-    "batch_across,Across,arch.batch_unix.ratio,within,1.0,1.03,x,3,By hand,Outside\n"
-    "cpu_gap,Gap,design.cpu_difference,above,1.02,,x,3,By hand,Below\n";
+    "id,statement,estimate,test,low,high,unit,decimals,reason,overturn,rows\n"
+    "batch_small,Small,arch.batch_unix.ratio,below,1.10,,x,3,By hand {orig.arch.batch_unix.ratio},Above,batch_tcp\n"
+    "batch_none,None,arch.batch_unix.ratio,below,1.0,,x,3,By hand,Above,batch_unix\n"
+    "batch_across,Across,arch.batch_unix.ratio,within,1.0,1.03,x,3,By hand,Outside,\n"
+    "cpu_gap,Gap,design.cpu_difference,above,1.02,,x,3,By hand,Below,\n";
 /* The registration held batch_small with another threshold: a deviation, listed. */
 static const char *const REGISTERED =
     "id,statement,estimate,test,low,high,unit,decimals,reason,overturn\n"
@@ -121,15 +121,29 @@ static void write_file(const char *dir, const char *name, const char *text)
     assert_int_equal(fclose(f), 0);
 }
 
-static void write_registry(const char *dir)
+/* Two registered chunks: one as registered, one changed since, its new
+ * digest listed by the deviation of its claim (as the chapters' digests,
+ * tangle --hashes, would give them). */
+#define CHUNK_SAME "1111111111111111111111111111111111111111111111111111111111111111"
+#define CHUNK_THEN "2222222222222222222222222222222222222222222222222222222222222222"
+#define CHUNK_NOW "3333333333333333333333333333333333333333333333333333333333333333"
+
+static void write_registry(const char *dir, const char *hashes)
 {
     assert_int_equal(mkdir(dir, 0777), 0);
     write_file(dir, "claims.csv", CLAIMS);
     write_file(dir, "claims-registered.csv", REGISTERED);
     write_file(dir, "deviations.csv", "commit,kind,claims,change,reason,chunks\n"
                                       "0123abc,threshold,batch_small,below 1.2 to below 1.10,"
-                                      "a test,\n");
+                                      "a test,the-median=" CHUNK_NOW "\n");
     write_file(dir, "registration.csv", "key,value\ncommit,0123abc\ndate,2026-11-01\n");
+    write_file(dir, "registered-chunks.csv", "claim,chunk,sha256\n"
+                                             "cpu_gap,the-designs," CHUNK_SAME "\n"
+                                             "batch_small,the-median," CHUNK_THEN "\n");
+    FILE *f = fopen(hashes, "w");
+    assert_non_null(f);
+    fputs("chunk,sha256\nthe-designs," CHUNK_SAME "\nthe-median," CHUNK_NOW "\n", f);
+    assert_int_equal(fclose(f), 0);
 }
 
 /* The published run: the run's own values with batch_none's verdict changed. */
@@ -161,6 +175,7 @@ static void write_published(const char *dir, const char *values_path)
 static void summarize_synthetic_run(void)
 {
     char err[1024], made[256], root[256], published[256], path[512];
+    static char hashes[256];           /* the store keeps the path */
     if (summarized != 0) {
         if (summarized < 0)
             fail_msg("the synthetic run could not be summarized (see the first test)");
@@ -171,7 +186,8 @@ static void summarize_synthetic_run(void)
     assert_int_equal(mkdir(scratch_path(run_dir, sizeof run_dir, "run"), 0777), 0);
     if (synthetic_run_write(&gen, run_dir, err, sizeof err) != 0)
         fail_msg("writing the synthetic run: %s", err);
-    write_registry(scratch_path(registry_dir, sizeof registry_dir, "registry"));
+    write_registry(scratch_path(registry_dir, sizeof registry_dir, "registry"),
+                   scratch_path(hashes, sizeof hashes, "chunk-hashes.csv"));
     assert_int_equal(mkdir(scratch_path(root, sizeof root, "kept"), 0777), 0);
     if (reproduction_add(run_dir, root, "a", "a test", "none", made, sizeof made, err,
                          sizeof err) != 0 ||
@@ -185,6 +201,7 @@ static void summarize_synthetic_run(void)
     struct store s;
     store_init(&s, out_dir);
     s.registry = registry_dir;
+    s.chunk_hashes = hashes;
     summarize_with_reproductions(&d, &s, root);
     int written = store_write(&s);
     snprintf(path, sizeof path, "%s/values.csv", out_dir);
@@ -292,6 +309,15 @@ static struct truth over_away_passes(double (*f)(long, const void *), const void
     for (long p = 1; p <= SYN_AWAY_PASSES; p++)
         x[p - 1] = f(p, ctx);
     return truth_of(x, SYN_AWAY_PASSES);
+}
+
+/* The estimate over the roofline's passes of f(pass). */
+static struct truth over_roof_passes(double (*f)(long, const void *), const void *ctx)
+{
+    double x[SYN_ROOF_PASSES];
+    for (long p = 1; p <= SYN_ROOF_PASSES; p++)
+        x[p - 1] = f(p, ctx);
+    return truth_of(x, SYN_ROOF_PASSES);
 }
 
 /* A number of values.csv, as a double. */
@@ -1181,16 +1207,29 @@ static double wma_ops(double n, double w)
     return w <= n ? (n - w + 1) * (2 * w + 1) : 0;
 }
 
-static double sweep_ops(void)
+static double averages_ops(void)
 {
     double total = 0, n = SYN_BARS;
     for (size_t k = 0; k < gen.d.n_sweep; k++) {
         const struct sweep_row *r = &gen.d.sweep[k];
         total += wma_ops(n, (double)r->h_half) + wma_ops(n, (double)r->h_len) +
                  wma_ops(n, (double)r->h_sqrt) + wma_ops(n, (double)r->t_third) +
-                 wma_ops(n, (double)r->t_half) + 2 * wma_ops(n, (double)r->t_len) + 5 * n;
+                 wma_ops(n, (double)r->t_half) + 2 * wma_ops(n, (double)r->t_len);
     }
     return total;
+}
+
+static double sweep_ops(void)
+{
+    return averages_ops() + 5.0 * SYN_BARS * (double)gen.d.n_sweep;
+}
+
+/* The tuned sweep's passes: its rate on the sweep's operations, and its
+ * share of one thread's peak, pass by pass (the peak's pass factor cancels). */
+static double tuned_sweep_gflops(long pass, const void *ctx)
+{
+    (void)ctx;
+    return sweep_ops() / (SYN_TUNED_SWEEP_S / SYN_ROOF_PASS[pass - 1]) * 1e-9;
 }
 
 /* The peaks: the fastest kind's passes, on one thread and on both; the
@@ -1236,6 +1275,71 @@ static void the_roofline_rates_the_kernels_against_the_peak(void **state)
         low = fmin(low, base_rate[i]), high = fmax(high, base_rate[i]);
     expect_composite("roof.in_process.fraction_pct", 100 * rate.value / one.value,
                      100 * low / (166.0 * 1.01), 100 * high / (166.0 * 0.98), 0);
+    /* the tuned kernel on one core against its goal, three quarters of the peak */
+    double tuned_1core[SYN_ROUNDS];
+    for (size_t i = 0; i < gen.n_units; i++) {
+        const struct syn_unit *u = &gen.units[i];
+        if (gen.rows[u->row].row == row_named("in_process_tuned_1core")->row)
+            tuned_1core[u->round - 1] = ops / gen.d.runs[u->first_run].seconds * 1e-9;
+    }
+    double goal_pct = 100 * truth_of(tuned_1core, SYN_ROUNDS).value / one.value;
+    assert_true(fabs(goal_pct - 75) > 5);           /* far from the goal either way */
+    expect_text("roof.tuned_goal", goal_pct >= 75 ? "reached" : "missed");
+}
+
+/* The machine is in no table of pipes: the peak is the widest register
+ * loop's, and nothing rests on a bound; the clock is the fastest CPU's, pass
+ * by pass; every loop's rate is its passes'; the tuned sweep's parts are
+ * their shares of its passes, and its rate the sweep's operations over them. */
+static void the_roofline_falls_back_to_the_register_loop(void **state)
+{
+    (void)state;
+    char key[KEY_SIZE];
+    summarize_synthetic_run();
+    expect_text("roof.peak_source", "loop");
+    const char *why = value_of("roof.peak_why");
+    if (why == NULL || strstr(why, "family 6, model 167") == NULL)
+        fail_msg("roof.peak_why does not name the processor the table lacks: %s", why);
+    expect_text("roof.processor", "not in the table");
+    expect_text("roof.pipes_source", "none");
+    expect_text("roof.bound_kind", "avx2");
+    expect_text("roof.tuned_path_native", "unknown");
+    static const char *const NONE[] = {"roof.flops_per_cycle", "roof.bound_one", "roof.bound_all",
+                                       "roof.reg_one_pct", "roof.reg_all_pct", "roof.first_pct",
+                                       "roof.convert_pct", "roof.loads_pct"};
+    for (size_t i = 0; i < sizeof NONE / sizeof NONE[0]; i++)
+        expect_text(NONE[i], "n/a");
+    double clock[SYN_ROOF_PASSES] = {SYN_CLOCK_GHZ_1, SYN_CLOCK_GHZ_1, SYN_CLOCK_GHZ_1};
+    expect_estimate("roof.clock_ghz", truth_of(clock, SYN_ROOF_PASSES));
+    expect_number("roof.clock_ghz.cpu0", SYN_CLOCK_GHZ_0);
+    expect_number("roof.clock_ghz.cpu1", SYN_CLOCK_GHZ_1);
+    for (size_t k = 0; k < sizeof SYN_PEAKS / sizeof SYN_PEAKS[0]; k++)
+        for (int reg = 0; reg < 2; reg++)
+            for (long threads = 1; threads <= 2; threads++) {
+                double rate[SYN_ROOF_PASSES];
+                for (int p = 0; p < SYN_ROOF_PASSES; p++)
+                    rate[p] = (threads == 1 ? SYN_PEAKS[k].one : SYN_PEAKS[k].two) *
+                              SYN_ROOF_PASS[p];
+                expect_estimate(keyf(key, "roof.%s%s.%ld", reg ? "reg_" : "", SYN_PEAKS[k].kind,
+                                     threads), truth_of(rate, SYN_ROOF_PASSES));
+            }
+    expect_text("roof.parts", "measured");
+    struct truth sweep = over_roof_passes(tuned_sweep_gflops, NULL);
+    expect_estimate("roof.part.sweep.gflops", sweep);
+    double peak = SYN_PEAKS[2].one;                 /* avx2, one thread, at pass factor 1 */
+    double sweep_pct = 100 * sweep_ops() / SYN_TUNED_SWEEP_S * 1e-9 / peak;
+    expect_estimate("roof.part.sweep.fraction_pct",
+                    (struct truth){SYN_ROOF_PASSES, sweep_pct, sweep_pct, sweep_pct, sweep.coverage_pct});
+    for (size_t k = 0; k < sizeof SYN_TUNED_PARTS / sizeof SYN_TUNED_PARTS[0]; k++) {
+        double pct = 100 * SYN_TUNED_PARTS[k].share;
+        expect_estimate(keyf(key, "roof.part.%s.share_pct", SYN_TUNED_PARTS[k].part),
+                        (struct truth){SYN_ROOF_PASSES, pct, pct, pct, sweep.coverage_pct});
+    }
+    double averages_pct = 100 * averages_ops() / (0.60 * SYN_TUNED_SWEEP_S) * 1e-9 / peak;
+    assert_true(strcmp(SYN_TUNED_PARTS[0].part, "averages") == 0 && SYN_TUNED_PARTS[0].share == 0.60);
+    expect_estimate("roof.part.averages.fraction_pct",
+                    (struct truth){SYN_ROOF_PASSES, averages_pct, averages_pct, averages_pct,
+                                   sweep.coverage_pct});
 }
 
 /* callgrind's counts: the engine's kernel over two requests, halved; a
@@ -1611,6 +1715,56 @@ static void the_claims_are_judged_on_the_known_intervals(void **state)
     expect_number("deviations.count", 1);
     expect_text("registration.commit", "0123abc");
     expect_text("registration.date", "2026-11-01");
+    expect_text("registration.chunks_checked", "yes");
+    expect_number("registration.chunks", 2);
+    expect_number("registration.chunks_changed", 1);
+}
+
+/* The standard normal's p-quantile, by bisection on its distribution. */
+static double normal_quantile(double p)
+{
+    double lo = -10, hi = 10;
+    while (hi - lo > 1e-12) {
+        double mid = (lo + hi) / 2;
+        *(0.5 * erfc(-mid / sqrt(2.0)) < p ? &lo : &hi) = mid;
+    }
+    return (lo + hi) / 2;
+}
+
+/* The units a claim's margin needs (the plan, @sec:plan): the unit noise
+ * its estimate's interval implies (on the log scale: the interval's half
+ * width times the root of its units over the normal quantile of its
+ * coverage, the median's inefficiency aside), and the units at which the
+ * margin from the threshold is 1.96 + 0.84 standard errors of the median;
+ * 0 when more than the plan's cap of 24. */
+static double units_needed(struct truth t, double margin)
+{
+    double z = normal_quantile((1 + t.coverage_pct / 100) / 2);
+    double noise = log(t.high / t.low) / 2 * sqrt((double)t.n) / z;
+    double n = pow((1.96 + 0.8416) * noise / margin, 2);
+    assert_true(fabs(n - 24) > 3 && fabs(n - SYN_ROUNDS) > 1);    /* far from the edges */
+    return n > 24 ? 0 : fmax(ceil(n), SYN_ROUNDS);
+}
+
+/* The plan from the one kept run: batch_none's margin (1.02 from 1.0) and
+ * batch_across's (from 1.03) need more than 24 units, so batch_unix, on
+ * which batch_none rests, is planned at 24; batch_small's and cpu_gap's need
+ * fewer than the rounds' minimum, so batch_tcp keeps the default. */
+static void the_plan_reads_the_kept_runs_intervals(void **state)
+{
+    (void)state;
+    summarize_synthetic_run();
+    struct truth batch = over_rounds(unit_ratio, row_named("batch_unix"), NULL);
+    struct truth gap = truth_of(CPU_GAP, SYN_ROUNDS);
+    double small = units_needed(batch, log(1.10 / batch.value));
+    double none = units_needed(batch, log(batch.value / 1.0));
+    double across = units_needed(batch, fmin(log(batch.value / 1.0), log(1.03 / batch.value)));
+    double cpu = units_needed(gap, log(gap.value / 1.02));
+    expect_number("plan.thin", (small == 0) + (none == 0) + (across == 0) + (cpu == 0));
+    assert_true(none == 0 && small > 0 && small <= SYN_ROUNDS);
+    expect_text("plan.units", "batch_unix=24");
+    expect_number("plan.kept_runs", 1);
+    expect_number("plan.most_units", 24);
 }
 
 /* The published run is this one (the same machine.date and commit) with
@@ -1859,12 +2013,14 @@ int main(int argc, char **argv)
         T(the_state_probes_are_priced_by_pass),
         T(the_layout_test_finds_the_effect_that_is_there),
         T(the_roofline_rates_the_kernels_against_the_peak),
+        T(the_roofline_falls_back_to_the_register_loop),
         T(the_counts_are_differences_of_requests),
         T(the_crossings_composites_are_their_medians_function),
         T(the_model_predicts_every_row_from_the_primitives),
         T(the_runs_records_are_passed_through),
         T(the_claims_are_judged_on_the_known_intervals),
         T(the_run_is_compared_and_counted_once),
+        T(the_plan_reads_the_kept_runs_intervals),
         T(the_pairing_estimator_covers_what_it_promises),
         T(every_value_the_summary_writes_has_a_family),
         T(every_family_of_values_is_checked),
