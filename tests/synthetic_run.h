@@ -412,6 +412,7 @@ static void syn_couple(struct synthetic_run *s, struct mt19937 *mt, struct syn_c
         double speed = SYN_T0_S * syn_speed(clock->speed);
         struct run_row x = syn_run_row(r, "duet", k, position, unit_id, slot, clock->run + 1);
         struct run_row y = syn_run_row(b, "duet", k, position, unit_id, slot, clock->run + 2);
+        y.bars = x.bars, y.combos = x.combos;  /* the baseline beside it does its part */
         x.partner = (double)y.run, y.partner = (double)x.run;
         x.seconds = u.ratio * speed * (cpu == 0 ? CPU_GAP[k - 1] : 1.0);
         y.seconds = speed * (cpu == 1 ? CPU_GAP[k - 1] : 1.0);
@@ -449,6 +450,8 @@ static void syn_triple(struct synthetic_run *s, struct mt19937 *mt, struct syn_c
         const struct syn_row *who = slot == 2 ? r : b;
         struct run_row x = syn_run_row(who, "sequential", k, position, unit_id, slot,
                                        ++clock->run);
+        struct run_row part = syn_run_row(r, "sequential", k, position, unit_id, slot, 0);
+        x.bars = part.bars, x.combos = part.combos;    /* the row's part, both baselines too */
         x.seconds = SYN_T0_S * syn_speed(clock->speed) * (slot == 2 ? u.ratio : 1.0);
         if (s->noise)
             x.seconds *= syn_run_noise(mt);

@@ -603,7 +603,8 @@ static void every_rows_ratio_is_pooled_and_hodges_lehmanns(void **state)
     }
 }
 
-/* The median time of a row's runs, and the baseline's range, from the runs
+/* The median time of a row's runs, and the baseline's range over its runs
+ * of the whole job (not those beside a row that ran a part), from the runs
  * as generated. */
 static void a_rows_times_are_its_runs_times(void **state)
 {
@@ -615,7 +616,8 @@ static void a_rows_times_are_its_runs_times(void **state)
         const struct run_row *r = &gen.d.runs[i];
         if (strcmp(r->architecture, "batch_unix") == 0)
             batch[nb++] = r->seconds;
-        if (strcmp(r->architecture, "in_process") == 0 && n < 4096)
+        if (strcmp(r->architecture, "in_process") == 0 && r->bars == SYN_BARS &&
+            r->combos == DEFAULT_COMBOS && n < 4096)       /* the whole job's runs */
             base[n++] = r->seconds;
     }
     qsort(batch, nb, sizeof *batch, by_value);
@@ -1207,10 +1209,11 @@ static double wma_ops(double n, double w)
     return w <= n ? (n - w + 1) * (2 * w + 1) : 0;
 }
 
-static double averages_ops(void)
+/* ... of the averages over the first n bars of every step-th combination. */
+static double averages_of(double n, long step)
 {
-    double total = 0, n = SYN_BARS;
-    for (size_t k = 0; k < gen.d.n_sweep; k++) {
+    double total = 0;
+    for (size_t k = 0; k < gen.d.n_sweep; k += (size_t)step) {
         const struct sweep_row *r = &gen.d.sweep[k];
         total += wma_ops(n, (double)r->h_half) + wma_ops(n, (double)r->h_len) +
                  wma_ops(n, (double)r->h_sqrt) + wma_ops(n, (double)r->t_third) +
@@ -1219,9 +1222,27 @@ static double averages_ops(void)
     return total;
 }
 
+static double averages_ops(void)
+{
+    return averages_of(SYN_BARS, 1);
+}
+
 static double sweep_ops(void)
 {
     return averages_ops() + 5.0 * SYN_BARS * (double)gen.d.n_sweep;
+}
+
+/* The operations of the part of the job row a runs (its partner the baseline
+ * runs the same): a bar_divisor-th of the bars, every combo_step-th
+ * combination. */
+static double part_ops(const struct arch_row *a)
+{
+    long divisor = a->part.bar_divisor > 0 ? a->part.bar_divisor : 1;
+    long step = a->part.combo_step > 0 ? a->part.combo_step : 1;
+    double n = (double)(SYN_BARS / divisor), combos = 0;
+    for (long k = 0; k < DEFAULT_COMBOS; k += step)
+        combos++;
+    return averages_of(n, step) + 5.0 * n * combos;
 }
 
 /* The tuned sweep's passes: its rate on the sweep's operations, and its
@@ -1233,8 +1254,12 @@ static double tuned_sweep_gflops(long pass, const void *ctx)
 }
 
 /* The peaks: the fastest kind's passes, on one thread and on both; the
- * kernels' rates: the operations over each unit's runs (the baseline's from
- * every couple it ran in, the two sides' mean), and their share of the peak. */
+ * kernels' rates: the operations of the unit's part of the job over its
+ * runs (the baseline's from every couple it ran in, on its partner's part,
+ * the two sides' mean), and their share of the peak. The generator times
+ * every run as a whole job's, whatever part it did, so a part's rate is a
+ * fraction of the whole's: counting the whole sweep's operations for it
+ * would show. */
 static void the_roofline_rates_the_kernels_against_the_peak(void **state)
 {
     (void)state;
@@ -1263,9 +1288,10 @@ static void the_roofline_rates_the_kernels_against_the_peak(void **state)
         const struct syn_unit *u = &gen.units[i];
         const struct run_row *first = &gen.d.runs[u->first_run - 1];
         if (strcmp(first->pairing, "duet") == 0 && n < 4096)    /* runs 2 and 4: the baseline */
-            base_rate[n++] = ops / ((first[1].seconds + first[3].seconds) / 2) * 1e-9;
+            base_rate[n++] = part_ops(gen.rows[u->row].row) /
+                             ((first[1].seconds + first[3].seconds) / 2) * 1e-9;
         if (gen.rows[u->row].row == row_named("in_process_tuned")->row)
-            tuned[u->round - 1] = ops / first[1].seconds * 1e-9;
+            tuned[u->round - 1] = part_ops(gen.rows[u->row].row) / first[1].seconds * 1e-9;
     }
     struct truth rate = truth_of(base_rate, n);
     expect_estimate("roof.in_process.gflops", rate);
@@ -1280,7 +1306,10 @@ static void the_roofline_rates_the_kernels_against_the_peak(void **state)
     for (size_t i = 0; i < gen.n_units; i++) {
         const struct syn_unit *u = &gen.units[i];
         if (gen.rows[u->row].row == row_named("in_process_tuned_1core")->row)
-            tuned_1core[u->round - 1] = ops / gen.d.runs[u->first_run].seconds * 1e-9;
+            tuned_1core[u->round - 1] =          /* a couple: the row's runs 1 and 3 */
+                part_ops(gen.rows[u->row].row) /
+                ((gen.d.runs[u->first_run - 1].seconds + gen.d.runs[u->first_run + 1].seconds) / 2) *
+                1e-9;
     }
     double goal_pct = 100 * truth_of(tuned_1core, SYN_ROUNDS).value / one.value;
     assert_true(fabs(goal_pct - 75) > 5);           /* far from the goal either way */

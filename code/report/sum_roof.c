@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "schema/architectures.h"
 #include "report/calibrate.h"
 #include "report/pipes.h"
 #include "report/summarize.h"
@@ -19,12 +20,15 @@ static double wma_operations(double n, long w)
     return (double)w <= n ? (n - (double)w + 1.0) * (2.0 * (double)w + 1.0) : 0.0;
 }
 
-/* Operations of the seven averages of every combination of the run's grid over n bars. */
-static double averages_operations(const struct run_data *d, double n)
+/* Operations of the seven averages of every step-th combination of the
+ * run's grid over n bars. */
+static double averages_operations(const struct run_data *d, double n, long step)
 {
     double total = 0;
     for (size_t k = 0; k < d->n_sweep; k++) {
         const struct sweep_row *r = &d->sweep[k];
+        if (r->combo % step != 0)
+            continue;
         total += wma_operations(n, r->h_half) + wma_operations(n, r->h_len) +
                  wma_operations(n, r->h_sqrt) + wma_operations(n, r->t_third) +
                  wma_operations(n, r->t_half) + 2.0 * wma_operations(n, r->t_len);
@@ -33,9 +37,12 @@ static double averages_operations(const struct run_data *d, double n)
 }
 
 /* ... of the two mixes: 2a - b and (3a - b) - c, bar by bar. */
-static double mixes_operations(const struct run_data *d, double n)
+static double mixes_operations(const struct run_data *d, double n, long step)
 {
-    return 5.0 * n * (double)d->n_sweep;
+    double combos = 0;
+    for (size_t k = 0; k < d->n_sweep; k++)
+        combos += d->sweep[k].combo % step == 0;
+    return 5.0 * n * combos;
 }
 
 static long roof_passes(const struct run_data *d)
@@ -236,9 +243,22 @@ static double percent_of(const double *m, const void *ctx)
     return 100.0 * m[0] / m[1];
 }
 
+/* The operations of a complete unit's part of the job: its runs' bars, and
+ * the combinations of the part of the row that is not the baseline (the
+ * baseline runs its partner's). */
+static double unit_operations(const struct run_data *d, const struct unit_view *u)
+{
+    const struct run_row *run = u->row[0];
+    int i = arch_row_named(run->architecture);
+    if (i >= 0 && ARCH_ROWS[i].pairing == PAIRING_NONE && u->base[0] != NULL)
+        i = arch_row_named(u->base[0]->architecture);
+    long step = i >= 0 && ARCH_ROWS[i].part.combo_step > 0 ? ARCH_ROWS[i].part.combo_step : 1;
+    double bars = (double)run->bars;
+    return averages_operations(d, bars, step) + mixes_operations(d, bars, step);
+}
+
 /* arch's rate in each unit: its runs' operations over their time, GFLOP/s. */
-static void unit_rates(const struct run_data *d, const char *arch, double operations,
-                       struct doubles *rate)
+static void unit_rates(const struct run_data *d, const char *arch, struct doubles *rate)
 {
     struct unit_view *u;
     size_t n = arch_units(d, arch, &u);
@@ -247,7 +267,7 @@ static void unit_rates(const struct run_data *d, const char *arch, double operat
             continue;
         double seconds = u[i].duet ? (u[i].row[0]->seconds + u[i].row[1]->seconds) / 2.0
                                    : u[i].row[0]->seconds;
-        doubles_push(rate, operations / seconds * 1e-9);
+        doubles_push(rate, unit_operations(d, &u[i]) / seconds * 1e-9);
     }
     free(u);
 }
@@ -255,12 +275,12 @@ static void unit_rates(const struct run_data *d, const char *arch, double operat
 /* arch's rate, and its share of the peak on `threads` threads: a composite of
  * its units and the peak's passes, the peak no more exact than the rate. */
 static void kernel_rate(const struct run_data *d, struct store *s, struct csv_out *t,
-                        struct csv_out *fig, const char *arch, double operations,
-                        const struct roof *r, int threads)
+                        struct csv_out *fig, const char *arch, const struct roof *r,
+                        int threads)
 {
     char key[KEY_SIZE], buf[200];
     struct doubles rate = {0}, peaks = {0};
-    unit_rates(d, arch, operations, &rate);
+    unit_rates(d, arch, &rate);
     for (long p = 0; strcmp(r->source, "not measured") != 0 && p < r->passes; p++)
         if (isfinite(r->peak[threads][p]))
             doubles_push(&peaks, r->peak[threads][p]);
@@ -344,7 +364,7 @@ void summarize_roofline(const struct run_data *d, struct store *s)
         return;
     }
     double bars = kv_number(&d->run, "bars");
-    double averages = averages_operations(d, bars), mixes = mixes_operations(d, bars);
+    double averages = averages_operations(d, bars, 1), mixes = mixes_operations(d, bars, 1);
     static const char *const header[] = {"What", "Threads", "GFLOP/s [95% interval]",
                                          "Share of the peak (%) [95% interval]"};
     char key[KEY_SIZE], buf[200], kind[KEY_SIZE];
@@ -448,10 +468,10 @@ void summarize_roofline(const struct run_data *d, struct store *s)
             peak_line(&peaks, line, row->kind, row->threads, e);
     }
     table_close(s, &peaks);
-    kernel_rate(d, s, &t, &fig, "in_process", averages + mixes, &r, ONE);
-    kernel_rate(d, s, &t, &fig, "numba_in_process", averages + mixes, &r, ONE);
-    kernel_rate(d, s, &t, &fig, "in_process_tuned_1core", averages + mixes, &r, ONE);
-    kernel_rate(d, s, &t, &fig, "in_process_tuned", averages + mixes, &r, ALL);
+    kernel_rate(d, s, &t, &fig, "in_process", &r, ONE);
+    kernel_rate(d, s, &t, &fig, "numba_in_process", &r, ONE);
+    kernel_rate(d, s, &t, &fig, "in_process_tuned_1core", &r, ONE);
+    kernel_rate(d, s, &t, &fig, "in_process_tuned", &r, ALL);
     struct estimate goal = store_estimate(s, "roof.in_process_tuned_1core.fraction_pct");
     put_text(s, "roof.tuned_goal", goal.n == 0 ? "not measured"
                                  : goal.value >= TUNED_GOAL_PCT ? "reached" : "missed");
