@@ -12,6 +12,10 @@
  *     nine multipliers with heavy tails on both sides (UNIT_SCALE: 0.5 and
  *     3.0 among seven values near 1), so the median is the row's ratio and
  *     the interval's ends are the 2nd and 8th multipliers;
+ *   - a row that runs a part of the job (a fifth of the bars, every few
+ *     combinations) records that part, and so do the baseline's runs beside
+ *     it; every run is timed as the whole job's (a ratio is what is set),
+ *     so a part's rate is a fraction of the whole's;
  *   - the machine's speed drifts by DRIFT per run (geometric, a fifth of the
  *     speed over the whole run): a duet's two sides share it, and a triple's
  *     row sits between its two baseline runs, so a unit's ratio keeps none of
@@ -791,6 +795,18 @@ static const struct {
 #define SYN_CLOCK_GHZ_0 3.0
 #define SYN_CLOCK_GHZ_1 3.2
 
+/* A row of the tuned sweep, or of one of its parts: its time alone. */
+static void syn_tuned_row(struct synthetic_run *s, const char *part, long pass, double seconds)
+{
+    struct roof_row r;
+    memset(&r, 0, sizeof r);
+    snprintf(r.kind, sizeof r.kind, "tuned_%s", part);
+    r.lanes = 4, r.threads = 1, r.pass = pass;
+    r.flops = 0;
+    r.seconds = seconds;
+    SYN_PUSH(s->d.roof, s->d.n_roof, r);
+}
+
 /* Each kind twice, as the register loop (reg_) and as the loop that loads,
  * at the same rates; each pass two CPUs' clocks, and the tuned sweep and its
  * parts (no operations recorded: their rates are the summary's to count).
@@ -802,12 +818,10 @@ static void syn_roofline(struct synthetic_run *s)
         double q = SYN_ROOF_PASS[pass - 1];
         syn_roof_row(s, "", "clock_cpu0", 1, 1, pass, 3e9, SYN_CLOCK_GHZ_0);
         syn_roof_row(s, "", "clock_cpu1", 1, 1, pass, 3e9, SYN_CLOCK_GHZ_1);
-        syn_roof_row(s, "", "tuned_sweep", 4, 1, pass, 0, 0);
-        s->d.roof[s->d.n_roof - 1].seconds = SYN_TUNED_SWEEP_S / q;
-        for (size_t k = 0; k < sizeof SYN_TUNED_PARTS / sizeof SYN_TUNED_PARTS[0]; k++) {
-            syn_roof_row(s, "tuned_", SYN_TUNED_PARTS[k].part, 4, 1, pass, 0, 0);
-            s->d.roof[s->d.n_roof - 1].seconds = SYN_TUNED_PARTS[k].share * SYN_TUNED_SWEEP_S / q;
-        }
+        syn_tuned_row(s, "sweep", pass, SYN_TUNED_SWEEP_S / q);
+        for (size_t k = 0; k < sizeof SYN_TUNED_PARTS / sizeof SYN_TUNED_PARTS[0]; k++)
+            syn_tuned_row(s, SYN_TUNED_PARTS[k].part, pass,
+                          SYN_TUNED_PARTS[k].share * SYN_TUNED_SWEEP_S / q);
     }
     for (int reg = 0; reg < 2; reg++)
         for (size_t k = 0; k < sizeof SYN_PEAKS / sizeof SYN_PEAKS[0]; k++)
