@@ -12,6 +12,10 @@
  *     nine multipliers with heavy tails on both sides (UNIT_SCALE: 0.5 and
  *     3.0 among seven values near 1), so the median is the row's ratio and
  *     the interval's ends are the 2nd and 8th multipliers;
+ *   - a row that runs a part of the job (a fifth of the bars, every few
+ *     combinations) records that part, and so do the baseline's runs beside
+ *     it; every run is timed as the whole job's (a ratio is what is set),
+ *     so a part's rate is a fraction of the whole's;
  *   - the machine's speed drifts by DRIFT per run (geometric, a fifth of the
  *     speed over the whole run): a duet's two sides share it, and a triple's
  *     row sits between its two baseline runs, so a unit's ratio keeps none of
@@ -239,13 +243,22 @@ static double syn_hot_us(const char *client, const char *partner, int series)
 static double syn_state_extra_us(const char *state, const char *stretch)
 {
     double e = strcmp(state, "engine") == 0 ? 4.0 : strcmp(state, "client") == 0 ? 7.0 : 25.0;
-    return strcmp(stretch, "long") == 0 ? 3.0 * e : e;
+    return strcmp(stretch, "long") == 0 ? 3.0 * e : strcmp(stretch, "away") == 0 ? 10.0 * e : e;
 }
 
+/* The stretches, µs: short, long (shorter than a sweep's kernel, so that a
+ * call per sweep is priced between the long probe and the away one), and
+ * the away probes' pause of a second. */
 static double syn_stretch_us(const char *stretch)
 {
-    return strcmp(stretch, "short") == 0 ? 20.0 : strcmp(stretch, "long") == 0 ? 2000.0 : 0.0;
+    return strcmp(stretch, "short") == 0  ? 20.0
+         : strcmp(stretch, "long") == 0   ? 1000.0
+         : strcmp(stretch, "away") == 0   ? 1e6
+                                          : 0.0;
 }
+/* The away probes (the series, partner busy, after the idle pause) are made
+ * in the first passes only, as the harness makes them. */
+enum { SYN_AWAY_PASSES = 3 };
 
 /* The fault probes' price of a first touch, µs a page, by role. */
 static double syn_fault_us(const char *role)
@@ -358,7 +371,9 @@ static void syn_calls(struct synthetic_run *s, const struct syn_row *r, const st
      * warm (only for one), seq 1, 2, 3; the later ones 0.9 and 1.1 of the
      * kind's round trip, the first (right after the run) the `after` one */
     static const double SEQ[SYN_WITNESS_REPS] = {1.0, 0.9, 1.1};
-    const char *kinds[3] = {"floor", spawns ? NULL : "payload", spawns ? "warm" : NULL};
+    /* a warm twin, as the harness opens one, only beside an engine spawned per call */
+    int warm = spawns && r->row->grain != GRAIN_SWEEP;
+    const char *kinds[3] = {"floor", spawns ? NULL : "payload", warm ? "warm" : NULL};
     for (int kind = 0; kind < 3; kind++)
         for (long seq = 1; kinds[kind] != NULL && seq <= SYN_WITNESS_REPS; seq++) {
             struct witness_row v;
@@ -401,6 +416,7 @@ static void syn_couple(struct synthetic_run *s, struct mt19937 *mt, struct syn_c
         double speed = SYN_T0_S * syn_speed(clock->speed);
         struct run_row x = syn_run_row(r, "duet", k, position, unit_id, slot, clock->run + 1);
         struct run_row y = syn_run_row(b, "duet", k, position, unit_id, slot, clock->run + 2);
+        y.bars = x.bars, y.combos = x.combos;  /* the baseline beside it does its part */
         x.partner = (double)y.run, y.partner = (double)x.run;
         x.seconds = u.ratio * speed * (cpu == 0 ? CPU_GAP[k - 1] : 1.0);
         y.seconds = speed * (cpu == 1 ? CPU_GAP[k - 1] : 1.0);
@@ -438,6 +454,8 @@ static void syn_triple(struct synthetic_run *s, struct mt19937 *mt, struct syn_c
         const struct syn_row *who = slot == 2 ? r : b;
         struct run_row x = syn_run_row(who, "sequential", k, position, unit_id, slot,
                                        ++clock->run);
+        struct run_row part = syn_run_row(r, "sequential", k, position, unit_id, slot, 0);
+        x.bars = part.bars, x.combos = part.combos;    /* the row's part, both baselines too */
         x.seconds = SYN_T0_S * syn_speed(clock->speed) * (slot == 2 ? u.ratio : 1.0);
         if (s->noise)
             x.seconds *= syn_run_noise(mt);
@@ -644,13 +662,16 @@ static void syn_states(struct synthetic_run *s)
     static const char *const STATES[][2] = {{"hot", "none"},     {"engine", "short"},
                                             {"engine", "long"},  {"client", "short"},
                                             {"client", "long"},  {"idle", "short"},
-                                            {"idle", "long"}};
+                                            {"idle", "long"},    {"idle", "away"}};
     for (int c = 0; c < 2; c++)
         for (int p = 0; p < 2; p++)
             for (int series = 0; series < 2; series++)
                 for (size_t st = 0; st < sizeof STATES / sizeof STATES[0]; st++)
                     for (long pass = 1; pass <= SYN_PASSES; pass++) {
                         struct state_row r;
+                        if (strcmp(STATES[st][1], "away") == 0 &&
+                            (p != 0 || !series || pass > SYN_AWAY_PASSES))
+                            continue;          /* away: the series, partner busy, early passes */
                         double q = syn_pass_scale(pass, c == 1);
                         double us = (syn_hot_us(CLIENTS[c], PARTNERS[p], series) +
                                      (st == 0 ? 0.0 : syn_state_extra_us(STATES[st][0],
@@ -764,14 +785,43 @@ static void syn_roof_row(struct synthetic_run *s, const char *prefix, const char
     SYN_PUSH(s->d.roof, s->d.n_roof, r);
 }
 
+/* The tuned sweep of the roofline, timed whole and in its parts, at pass
+ * factor 1: each part a fixed share of the whole. */
+#define SYN_TUNED_SWEEP_S 0.1
+static const struct {
+    const char *part;
+    double share;
+} SYN_TUNED_PARTS[] = {{"averages", 0.60}, {"mixes", 0.20}, {"crossings", 0.15}, {"steps", 0.05}};
+#define SYN_CLOCK_GHZ_0 3.0
+#define SYN_CLOCK_GHZ_1 3.2
+
+/* A row of the tuned sweep, or of one of its parts: its time alone. */
+static void syn_tuned_row(struct synthetic_run *s, const char *part, long pass, double seconds)
+{
+    struct roof_row r;
+    memset(&r, 0, sizeof r);
+    snprintf(r.kind, sizeof r.kind, "tuned_%s", part);
+    r.lanes = 4, r.threads = 1, r.pass = pass;
+    r.flops = 0;
+    r.seconds = seconds;
+    SYN_PUSH(s->d.roof, s->d.n_roof, r);
+}
+
 /* Each kind twice, as the register loop (reg_) and as the loop that loads,
- * at the same rates; and each pass two CPUs' clocks, 3.0 GHz. The machine is
- * in no table of pipes, so the peak is the widest register loop's. */
+ * at the same rates; each pass two CPUs' clocks, and the tuned sweep and its
+ * parts (no operations recorded: their rates are the summary's to count).
+ * The machine is in no table of pipes, so the peak is the widest register
+ * loop's. */
 static void syn_roofline(struct synthetic_run *s)
 {
     for (long pass = 1; pass <= SYN_ROOF_PASSES; pass++) {
-        syn_roof_row(s, "", "clock_cpu0", 1, 1, pass, 3e9, 3.0);
-        syn_roof_row(s, "", "clock_cpu1", 1, 1, pass, 3e9, 3.0);
+        double q = SYN_ROOF_PASS[pass - 1];
+        syn_roof_row(s, "", "clock_cpu0", 1, 1, pass, 3e9, SYN_CLOCK_GHZ_0);
+        syn_roof_row(s, "", "clock_cpu1", 1, 1, pass, 3e9, SYN_CLOCK_GHZ_1);
+        syn_tuned_row(s, "sweep", pass, SYN_TUNED_SWEEP_S / q);
+        for (size_t k = 0; k < sizeof SYN_TUNED_PARTS / sizeof SYN_TUNED_PARTS[0]; k++)
+            syn_tuned_row(s, SYN_TUNED_PARTS[k].part, pass,
+                          SYN_TUNED_PARTS[k].share * SYN_TUNED_SWEEP_S / q);
     }
     for (int reg = 0; reg < 2; reg++)
         for (size_t k = 0; k < sizeof SYN_PEAKS / sizeof SYN_PEAKS[0]; k++)
@@ -841,6 +891,7 @@ static void syn_gates(struct synthetic_run *s)
 
 #define SYN_SHA256 "5ad0a1e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b78"
 #define SYN_MEMORY_BYTES 8589934592.0  /* 8 GiB */
+#define SYN_DATE "2026-12-01T00:00:00Z"       /* date_epoch's */
 
 static void syn_key_values(struct synthetic_run *s)
 {
@@ -854,6 +905,7 @@ static void syn_key_values(struct synthetic_run *s)
     syn_kv(&d->machine, "tuned_vector_bytes", "32");
     syn_kv(&d->machine, "cache_l2_kib", "1280");
     syn_kv(&d->machine, "date_epoch", "1796083200");
+    syn_kv(&d->machine, "date", "%s", SYN_DATE);
     syn_kv(&d->machine, "commit", "0123abc");
     syn_kv(&d->run, "bars", "%d", SYN_BARS);
     syn_kv(&d->run, "combos", "%d", DEFAULT_COMBOS);

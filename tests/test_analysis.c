@@ -37,12 +37,14 @@
  * must exist), for a look at it or a weave of it.
  */
 #include <math.h>
+#include <nettle/sha2.h>
 
 #include "testengine.h"
 #include "testvalues.h"
 #include "synthetic_run.h"
 #include "report/calibrate.h"
 #include "report/compare.h"
+#include "report/pooled.h"
 #include "report/csvread.h"
 #include "report/reproduce.h"
 #include "report/store.h"
@@ -96,11 +98,11 @@ static char out_dir[256], run_dir[256], registry_dir[256];
 /* Claims judged on the run: each estimate's interval, known from the
  * generator, lies below, above or across a threshold. */
 static const char *const CLAIMS =
-    "id,statement,estimate,test,low,high,unit,decimals,reason,overturn\n"
-    "batch_small,Small,arch.batch_unix.ratio,below,1.10,,x,3,By hand {orig.arch.batch_unix.ratio},Above\n"
-    "batch_none,None,arch.batch_unix.ratio,below,1.0,,x,3,By hand,Above\n"
-    "batch_across,Across,arch.batch_unix.ratio,within,1.0,1.03,x,3,By hand,Outside\n"
-    "cpu_gap,Gap,design.cpu_difference,above,1.02,,x,3,By hand,Below\n";
+    "id,statement,estimate,test,low,high,unit,decimals,reason,overturn,rows\n"
+    "batch_small,Small,arch.batch_unix.ratio,below,1.10,,x,3,By hand {orig.arch.batch_unix.ratio},Above,batch_tcp\n"
+    "batch_none,None,arch.batch_unix.ratio,below,1.0,,x,3,By hand,Above,batch_unix\n"
+    "batch_across,Across,arch.batch_unix.ratio,within,1.0,1.03,x,3,By hand,Outside,\n"
+    "cpu_gap,Gap,design.cpu_difference,above,1.02,,x,3,By hand,Below,\n";
 /* The registration held batch_small with another threshold: a deviation, listed. */
 static const char *const REGISTERED =
     "id,statement,estimate,test,low,high,unit,decimals,reason,overturn\n"
@@ -119,15 +121,29 @@ static void write_file(const char *dir, const char *name, const char *text)
     assert_int_equal(fclose(f), 0);
 }
 
-static void write_registry(const char *dir)
+/* Two registered chunks: one as registered, one changed since, its new
+ * digest listed by the deviation of its claim (as the chapters' digests,
+ * tangle --hashes, would give them). */
+#define CHUNK_SAME "1111111111111111111111111111111111111111111111111111111111111111"
+#define CHUNK_THEN "2222222222222222222222222222222222222222222222222222222222222222"
+#define CHUNK_NOW "3333333333333333333333333333333333333333333333333333333333333333"
+
+static void write_registry(const char *dir, const char *hashes)
 {
     assert_int_equal(mkdir(dir, 0777), 0);
     write_file(dir, "claims.csv", CLAIMS);
     write_file(dir, "claims-registered.csv", REGISTERED);
     write_file(dir, "deviations.csv", "commit,kind,claims,change,reason,chunks\n"
                                       "0123abc,threshold,batch_small,below 1.2 to below 1.10,"
-                                      "a test,\n");
+                                      "a test,the-median=" CHUNK_NOW "\n");
     write_file(dir, "registration.csv", "key,value\ncommit,0123abc\ndate,2026-11-01\n");
+    write_file(dir, "registered-chunks.csv", "claim,chunk,sha256\n"
+                                             "cpu_gap,the-designs," CHUNK_SAME "\n"
+                                             "batch_small,the-median," CHUNK_THEN "\n");
+    FILE *f = fopen(hashes, "w");
+    assert_non_null(f);
+    fputs("chunk,sha256\nthe-designs," CHUNK_SAME "\nthe-median," CHUNK_NOW "\n", f);
+    assert_int_equal(fclose(f), 0);
 }
 
 /* The published run: the run's own values with batch_none's verdict changed. */
@@ -159,6 +175,7 @@ static void write_published(const char *dir, const char *values_path)
 static void summarize_synthetic_run(void)
 {
     char err[1024], made[256], root[256], published[256], path[512];
+    static char hashes[256];           /* the store keeps the path */
     if (summarized != 0) {
         if (summarized < 0)
             fail_msg("the synthetic run could not be summarized (see the first test)");
@@ -169,7 +186,8 @@ static void summarize_synthetic_run(void)
     assert_int_equal(mkdir(scratch_path(run_dir, sizeof run_dir, "run"), 0777), 0);
     if (synthetic_run_write(&gen, run_dir, err, sizeof err) != 0)
         fail_msg("writing the synthetic run: %s", err);
-    write_registry(scratch_path(registry_dir, sizeof registry_dir, "registry"));
+    write_registry(scratch_path(registry_dir, sizeof registry_dir, "registry"),
+                   scratch_path(hashes, sizeof hashes, "chunk-hashes.csv"));
     assert_int_equal(mkdir(scratch_path(root, sizeof root, "kept"), 0777), 0);
     if (reproduction_add(run_dir, root, "a", "a test", "none", made, sizeof made, err,
                          sizeof err) != 0 ||
@@ -183,6 +201,7 @@ static void summarize_synthetic_run(void)
     struct store s;
     store_init(&s, out_dir);
     s.registry = registry_dir;
+    s.chunk_hashes = hashes;
     summarize_with_reproductions(&d, &s, root);
     int written = store_write(&s);
     snprintf(path, sizeof path, "%s/values.csv", out_dir);
@@ -281,6 +300,24 @@ static struct truth over_passes(double (*f)(long, const void *), const void *ctx
     for (long p = 1; p <= SYN_PASSES; p++)
         x[p - 1] = f(p, ctx);
     return truth_of(x, SYN_PASSES);
+}
+
+/* The estimate over the away probes' passes (the first SYN_AWAY_PASSES) of f(pass). */
+static struct truth over_away_passes(double (*f)(long, const void *), const void *ctx)
+{
+    double x[SYN_AWAY_PASSES];
+    for (long p = 1; p <= SYN_AWAY_PASSES; p++)
+        x[p - 1] = f(p, ctx);
+    return truth_of(x, SYN_AWAY_PASSES);
+}
+
+/* The estimate over the roofline's passes of f(pass). */
+static struct truth over_roof_passes(double (*f)(long, const void *), const void *ctx)
+{
+    double x[SYN_ROOF_PASSES];
+    for (long p = 1; p <= SYN_ROOF_PASSES; p++)
+        x[p - 1] = f(p, ctx);
+    return truth_of(x, SYN_ROOF_PASSES);
 }
 
 /* A number of values.csv, as a double. */
@@ -435,7 +472,139 @@ static void every_rows_ratio_is_its_units_median(void **state)
     expect_number("gate.failed", 0);
 }
 
-/* The median time of a row's runs, and the baseline's range, from the runs
+/* ---- The pooled estimate and Hodges-Lehmann's ------------------------------------------------ */
+
+static double median_of(double *x, size_t n)
+{
+    qsort(x, n, sizeof *x, by_value);
+    return n % 2 ? x[n / 2] : (x[n / 2 - 1] + x[n / 2]) / 2.0;
+}
+
+/* Tukey's median polish of the rows of one pairing by the rounds, on the
+ * true units' log ratios, swept until it settles (the rounds' effects
+ * centred on zero): each row's effect, and the pool of residuals widened by
+ * the square root of the units over the units less the effects spent. */
+struct polish {
+    const struct syn_row *row[SYN_MAX_ROWS];
+    size_t rows, n_pool;
+    double effect[SYN_MAX_ROWS], round[SYN_ROUNDS + 1], pool[SYN_MAX_ROWS * SYN_ROUNDS];
+};
+
+static void polish_rows(enum arch_pairing pairing, struct polish *f)
+{
+    double x[SYN_MAX_ROWS][SYN_ROUNDS], v[SYN_MAX_ROWS * SYN_ROUNDS], moved = 1;
+    memset(f, 0, sizeof *f);
+    for (size_t i = 1; i < gen.n_rows; i++)
+        if (gen.rows[i].row->pairing == pairing) {
+            for (long k = 1; k <= SYN_ROUNDS; k++)
+                x[f->rows][k - 1] = log(unit_ratio(&gen.rows[i], k, NULL));
+            f->row[f->rows++] = &gen.rows[i];
+        }
+    for (int sweep = 0; sweep < 1000 && moved > 0; sweep++) {
+        moved = 0;
+        for (size_t r = 0; r < f->rows; r++) {
+            for (int k = 0; k < SYN_ROUNDS; k++)
+                v[k] = x[r][k] - f->round[k];
+            double e = median_of(v, SYN_ROUNDS);
+            moved = fmax(moved, fabs(e - f->effect[r]));
+            f->effect[r] = e;
+        }
+        for (int k = 0; k < SYN_ROUNDS; k++) {
+            for (size_t r = 0; r < f->rows; r++)
+                v[r] = x[r][k] - f->effect[r];
+            double e = median_of(v, f->rows);
+            moved = fmax(moved, fabs(e - f->round[k]));
+            f->round[k] = e;
+        }
+        memcpy(v, f->round, SYN_ROUNDS * sizeof *v);
+        double centre = median_of(v, SYN_ROUNDS);
+        for (int k = 0; k < SYN_ROUNDS; k++)
+            f->round[k] -= centre;
+    }
+    double units = (double)(f->rows * SYN_ROUNDS), spent = (double)(f->rows + SYN_ROUNDS) - 1;
+    for (size_t r = 0; r < f->rows; r++)
+        for (int k = 0; k < SYN_ROUNDS; k++)
+            f->pool[f->n_pool++] =
+                (x[r][k] - f->effect[r] - f->round[k]) * sqrt(units / (units - spent));
+}
+
+/* The Hodges-Lehmann estimate of n values and its signed-rank interval:
+ * the median of the Walsh averages, and the c-th smallest and largest of
+ * them, c the largest with P(T <= c - 1) <= 2.5% (T the signed-rank
+ * statistic, counted here over every pattern of signs). */
+static struct truth hodges_lehmann(const double *x, size_t n)
+{
+    double walsh[SYN_ROUNDS * (SYN_ROUNDS + 1) / 2];
+    size_t m = 0, c = 1;
+    assert_true(n == SYN_ROUNDS);
+    for (size_t i = 0; i < n; i++)
+        for (size_t j = i; j < n; j++)
+            walsh[m++] = (x[i] + x[j]) / 2;
+    double below[SYN_ROUNDS * (SYN_ROUNDS + 1) / 2 + 1] = {0};   /* patterns with T = t */
+    for (unsigned pattern = 0; pattern < 1u << n; pattern++) {
+        size_t t = 0;
+        for (size_t r = 1; r <= n; r++)
+            t += pattern >> (r - 1) & 1 ? r : 0;
+        below[t] += 1.0 / (1u << n);
+    }
+    for (size_t t = 1; t <= m; t++)
+        below[t] += below[t - 1];                  /* now P(T <= t) */
+    while (c < m / 2 && below[c] <= 0.025)
+        c++;
+    qsort(walsh, m, sizeof *walsh, by_value);
+    return (struct truth){n, walsh[m / 2], walsh[c - 1], walsh[m - c],
+                          100 * (1 - 2 * below[c - 1])};
+}
+
+/* Each paired row's ratio on the pool of its pairing's noise (the point
+ * exactly; the bootstrap's interval within what the pool's extremes
+ * allow), and Hodges-Lehmann's of its own units; the pool's spread, units
+ * and rows; and the calibration's share of synthetic runs that held. */
+static void every_rows_ratio_is_pooled_and_hodges_lehmanns(void **state)
+{
+    (void)state;
+    static const enum arch_pairing PAIRINGS[] = {PAIRING_DUET, PAIRING_SEQUENTIAL};
+    static const char *const NAMES[] = {"duet", "sequential"};
+    static struct polish f;
+    char key[KEY_SIZE];
+    summarize_synthetic_run();
+    for (int p = 0; p < 2; p++) {
+        polish_rows(PAIRINGS[p], &f);
+        double sorted[SYN_MAX_ROWS * SYN_ROUNDS], dev[SYN_MAX_ROWS * SYN_ROUNDS];
+        memcpy(sorted, f.pool, f.n_pool * sizeof *sorted);
+        double centre = median_of(sorted, f.n_pool);
+        for (size_t i = 0; i < f.n_pool; i++)
+            dev[i] = fabs(f.pool[i] - centre);
+        double least = sorted[0] - centre, most = sorted[f.n_pool - 1] - centre;
+        for (size_t r = 0; r < f.rows; r++) {
+            const char *a = f.row[r]->row->name;
+            double e = f.effect[r], logs[SYN_ROUNDS];
+            expect_composite(keyf(key, "arch.%s.pooled_ratio", a), exp(e), exp(e - most),
+                             exp(e - least), 0);
+            expect_number(keyf(key, "arch.%s.pooled_ratio.n", a), SYN_ROUNDS);
+            expect_number(keyf(key, "arch.%s.pooled_ratio.coverage_pct", a), 95.0);
+            for (long k = 1; k <= SYN_ROUNDS; k++)
+                logs[k - 1] = log(unit_ratio(f.row[r], k, NULL));
+            struct truth hl = hodges_lehmann(logs, SYN_ROUNDS);
+            expect_estimate(keyf(key, "arch.%s.hl_ratio", a),
+                            (struct truth){hl.n, exp(hl.value), exp(hl.low), exp(hl.high),
+                                           hl.coverage_pct});
+        }
+        expect_number(keyf(key, "pooled.%s.spread_pct", NAMES[p]),
+                      100 * 1.4826 * median_of(dev, f.n_pool));
+        expect_number(keyf(key, "pooled.%s.units", NAMES[p]), (double)f.n_pool);
+        expect_number(keyf(key, "pooled.%s.rows", NAMES[p]), (double)f.rows);
+        /* a Monte Carlo share of the calibration's runs: near the 95% the
+         * bootstrap aims at, and below it on few units (the sequential rows') */
+        double covered = number_of(keyf(key, "pooled.%s.coverage_pct", NAMES[p]));
+        if (!(covered >= 75 && covered <= 100))
+            fail_msg("pooled.%s.coverage_pct: %g%% of %d runs' rows held; the bootstrap aims "
+                     "at 95%%", NAMES[p], covered, POOLED_CALIBRATION_RUNS);
+    }
+}
+
+/* The median time of a row's runs, and the baseline's range over its runs
+ * of the whole job (not those beside a row that ran a part), from the runs
  * as generated. */
 static void a_rows_times_are_its_runs_times(void **state)
 {
@@ -447,7 +616,8 @@ static void a_rows_times_are_its_runs_times(void **state)
         const struct run_row *r = &gen.d.runs[i];
         if (strcmp(r->architecture, "batch_unix") == 0)
             batch[nb++] = r->seconds;
-        if (strcmp(r->architecture, "in_process") == 0 && n < 4096)
+        if (strcmp(r->architecture, "in_process") == 0 && r->bars == SYN_BARS &&
+            r->combos == DEFAULT_COMBOS && n < 4096)       /* the whole job's runs */
             base[n++] = r->seconds;
     }
     qsort(batch, nb, sizeof *batch, by_value);
@@ -665,9 +835,14 @@ static void the_witnesses_are_timed_beside_the_calls(void **state)
         expect_estimate(keyf(key, "cross.%s.over_after", a),
                         over_rounds(boundary_over_witness, r, &r->after_us));
         if (spawns) {
-            expect_estimate(keyf(key, "witness.%s.warm_us", a),
-                            over_rounds(witness_us, r, &r->warm_us));
-            expect_estimate(keyf(key, "call.%s.over_warm_us", a), over_rounds(over_warm, r, NULL));
+            if (r->row->grain != GRAIN_SWEEP) {        /* a warm twin beside a call's spawn */
+                expect_estimate(keyf(key, "witness.%s.warm_us", a),
+                                over_rounds(witness_us, r, &r->warm_us));
+                expect_estimate(keyf(key, "call.%s.over_warm_us", a),
+                                over_rounds(over_warm, r, NULL));
+            } else if (values_text(&values, keyf(key, "call.%s.over_warm_us", a)) != NULL) {
+                fail_msg("%s spawns an engine per sweep, with no warm twin, yet has %s", a, key);
+            }
             expect_estimate(keyf(key, "call.%s.process_ms", a), over_rounds(process_ms, r, NULL));
             expect_number(keyf(key, "call.%s.faults", a), 900);
         } else {
@@ -921,6 +1096,18 @@ static void the_state_probes_are_priced_by_pass(void **state)
                                              FIELDS[f].field),
                                         over_passes(probe_pass, &t));
                     }
+    /* the away probes: the series after a second's pause, partner busy, in
+     * the first passes only */
+    for (int c = 0; c < 2; c++)
+        for (size_t f = 0; f < sizeof FIELDS / sizeof FIELDS[0]; f++) {
+            struct probe_truth t = {CLIENTS[c], "idle", "away", "busy", 1, FIELDS[f].of_rtt};
+            expect_estimate(keyf(key, "mech.%s.idle.away.busy.series.%s", t.client,
+                                 FIELDS[f].field), over_away_passes(probe_pass, &t));
+        }
+    struct truth away = over_away_passes(stretch_pass, "away");
+    expect_estimate("mech.c.idle.away.busy.series.stretch_us", away);
+    expect_number("mech.away_s", away.value * 1e-6);
+    expect_number("mech.away_passes", SYN_AWAY_PASSES);
     expect_estimate("mech.c.engine.long.busy.one.stretch_us", over_passes(stretch_pass, "long"));
     expect_estimate("mech.fault.c.us_per_fault", over_passes(fault_pass, "c"));
     expect_estimate("mech.fault.python.us_per_fault", over_passes(fault_pass, "python"));
@@ -1022,21 +1209,57 @@ static double wma_ops(double n, double w)
     return w <= n ? (n - w + 1) * (2 * w + 1) : 0;
 }
 
-static double sweep_ops(void)
+/* ... of the averages over the first n bars of every step-th combination. */
+static double averages_of(double n, long step)
 {
-    double total = 0, n = SYN_BARS;
-    for (size_t k = 0; k < gen.d.n_sweep; k++) {
+    double total = 0;
+    for (size_t k = 0; k < gen.d.n_sweep; k += (size_t)step) {
         const struct sweep_row *r = &gen.d.sweep[k];
         total += wma_ops(n, (double)r->h_half) + wma_ops(n, (double)r->h_len) +
                  wma_ops(n, (double)r->h_sqrt) + wma_ops(n, (double)r->t_third) +
-                 wma_ops(n, (double)r->t_half) + 2 * wma_ops(n, (double)r->t_len) + 5 * n;
+                 wma_ops(n, (double)r->t_half) + 2 * wma_ops(n, (double)r->t_len);
     }
     return total;
 }
 
+static double averages_ops(void)
+{
+    return averages_of(SYN_BARS, 1);
+}
+
+static double sweep_ops(void)
+{
+    return averages_ops() + 5.0 * SYN_BARS * (double)gen.d.n_sweep;
+}
+
+/* The operations of the part of the job row a runs (its partner the baseline
+ * runs the same): a bar_divisor-th of the bars, every combo_step-th
+ * combination. */
+static double part_ops(const struct arch_row *a)
+{
+    long divisor = a->part.bar_divisor > 0 ? a->part.bar_divisor : 1;
+    long step = a->part.combo_step > 0 ? a->part.combo_step : 1;
+    double n = (double)(SYN_BARS / divisor), combos = 0;
+    for (long k = 0; k < DEFAULT_COMBOS; k += step)
+        combos++;
+    return averages_of(n, step) + 5.0 * n * combos;
+}
+
+/* The tuned sweep's passes: its rate on the sweep's operations, and its
+ * share of one thread's peak, pass by pass (the peak's pass factor cancels). */
+static double tuned_sweep_gflops(long pass, const void *ctx)
+{
+    (void)ctx;
+    return sweep_ops() / (SYN_TUNED_SWEEP_S / SYN_ROOF_PASS[pass - 1]) * 1e-9;
+}
+
 /* The peaks: the fastest kind's passes, on one thread and on both; the
- * kernels' rates: the operations over each unit's runs (the baseline's from
- * every couple it ran in, the two sides' mean), and their share of the peak. */
+ * kernels' rates: the operations of the unit's part of the job over its
+ * runs (the baseline's from every couple it ran in, on its partner's part,
+ * the two sides' mean), and their share of the peak. The generator times
+ * every run as a whole job's, whatever part it did, so a part's rate is a
+ * fraction of the whole's: counting the whole sweep's operations for it
+ * would show. */
 static void the_roofline_rates_the_kernels_against_the_peak(void **state)
 {
     (void)state;
@@ -1065,9 +1288,10 @@ static void the_roofline_rates_the_kernels_against_the_peak(void **state)
         const struct syn_unit *u = &gen.units[i];
         const struct run_row *first = &gen.d.runs[u->first_run - 1];
         if (strcmp(first->pairing, "duet") == 0 && n < 4096)    /* runs 2 and 4: the baseline */
-            base_rate[n++] = ops / ((first[1].seconds + first[3].seconds) / 2) * 1e-9;
+            base_rate[n++] = part_ops(gen.rows[u->row].row) /
+                             ((first[1].seconds + first[3].seconds) / 2) * 1e-9;
         if (gen.rows[u->row].row == row_named("in_process_tuned")->row)
-            tuned[u->round - 1] = ops / first[1].seconds * 1e-9;
+            tuned[u->round - 1] = part_ops(gen.rows[u->row].row) / first[1].seconds * 1e-9;
     }
     struct truth rate = truth_of(base_rate, n);
     expect_estimate("roof.in_process.gflops", rate);
@@ -1077,6 +1301,74 @@ static void the_roofline_rates_the_kernels_against_the_peak(void **state)
         low = fmin(low, base_rate[i]), high = fmax(high, base_rate[i]);
     expect_composite("roof.in_process.fraction_pct", 100 * rate.value / one.value,
                      100 * low / (166.0 * 1.01), 100 * high / (166.0 * 0.98), 0);
+    /* the tuned kernel on one core against its goal, three quarters of the peak */
+    double tuned_1core[SYN_ROUNDS];
+    for (size_t i = 0; i < gen.n_units; i++) {
+        const struct syn_unit *u = &gen.units[i];
+        if (gen.rows[u->row].row == row_named("in_process_tuned_1core")->row)
+            tuned_1core[u->round - 1] =          /* a couple: the row's runs 1 and 3 */
+                part_ops(gen.rows[u->row].row) /
+                ((gen.d.runs[u->first_run - 1].seconds + gen.d.runs[u->first_run + 1].seconds) / 2) *
+                1e-9;
+    }
+    double goal_pct = 100 * truth_of(tuned_1core, SYN_ROUNDS).value / one.value;
+    assert_true(fabs(goal_pct - 75) > 5);           /* far from the goal either way */
+    expect_text("roof.tuned_goal", goal_pct >= 75 ? "reached" : "missed");
+}
+
+/* The machine is in no table of pipes: the peak is the widest register
+ * loop's, and nothing rests on a bound; the clock is the fastest CPU's, pass
+ * by pass; every loop's rate is its passes'; the tuned sweep's parts are
+ * their shares of its passes, and its rate the sweep's operations over them. */
+static void the_roofline_falls_back_to_the_register_loop(void **state)
+{
+    (void)state;
+    char key[KEY_SIZE];
+    summarize_synthetic_run();
+    expect_text("roof.peak_source", "loop");
+    const char *why = value_of("roof.peak_why");
+    if (why == NULL || strstr(why, "family 6, model 167") == NULL)
+        fail_msg("roof.peak_why does not name the processor the table lacks: %s", why);
+    expect_text("roof.processor", "not in the table");
+    expect_text("roof.pipes_source", "none");
+    expect_text("roof.bound_kind", "avx2");
+    expect_text("roof.tuned_path_native", "unknown");
+    static const char *const NONE[] = {"roof.flops_per_cycle", "roof.bound_one", "roof.bound_all",
+                                       "roof.reg_one_pct", "roof.reg_all_pct", "roof.first_pct",
+                                       "roof.convert_pct", "roof.loads_pct"};
+    for (size_t i = 0; i < sizeof NONE / sizeof NONE[0]; i++)
+        expect_text(NONE[i], "n/a");
+    double clock[SYN_ROOF_PASSES] = {SYN_CLOCK_GHZ_1, SYN_CLOCK_GHZ_1, SYN_CLOCK_GHZ_1};
+    expect_estimate("roof.clock_ghz", truth_of(clock, SYN_ROOF_PASSES));
+    expect_number("roof.clock_ghz.cpu0", SYN_CLOCK_GHZ_0);
+    expect_number("roof.clock_ghz.cpu1", SYN_CLOCK_GHZ_1);
+    for (size_t k = 0; k < sizeof SYN_PEAKS / sizeof SYN_PEAKS[0]; k++)
+        for (int reg = 0; reg < 2; reg++)
+            for (long threads = 1; threads <= 2; threads++) {
+                double rate[SYN_ROOF_PASSES];
+                for (int p = 0; p < SYN_ROOF_PASSES; p++)
+                    rate[p] = (threads == 1 ? SYN_PEAKS[k].one : SYN_PEAKS[k].two) *
+                              SYN_ROOF_PASS[p];
+                expect_estimate(keyf(key, "roof.%s%s.%ld", reg ? "reg_" : "", SYN_PEAKS[k].kind,
+                                     threads), truth_of(rate, SYN_ROOF_PASSES));
+            }
+    expect_text("roof.parts", "measured");
+    struct truth sweep = over_roof_passes(tuned_sweep_gflops, NULL);
+    expect_estimate("roof.part.sweep.gflops", sweep);
+    double peak = SYN_PEAKS[2].one;                 /* avx2, one thread, at pass factor 1 */
+    double sweep_pct = 100 * sweep_ops() / SYN_TUNED_SWEEP_S * 1e-9 / peak;
+    expect_estimate("roof.part.sweep.fraction_pct",
+                    (struct truth){SYN_ROOF_PASSES, sweep_pct, sweep_pct, sweep_pct, sweep.coverage_pct});
+    for (size_t k = 0; k < sizeof SYN_TUNED_PARTS / sizeof SYN_TUNED_PARTS[0]; k++) {
+        double pct = 100 * SYN_TUNED_PARTS[k].share;
+        expect_estimate(keyf(key, "roof.part.%s.share_pct", SYN_TUNED_PARTS[k].part),
+                        (struct truth){SYN_ROOF_PASSES, pct, pct, pct, sweep.coverage_pct});
+    }
+    double averages_pct = 100 * averages_ops() / (0.60 * SYN_TUNED_SWEEP_S) * 1e-9 / peak;
+    assert_true(strcmp(SYN_TUNED_PARTS[0].part, "averages") == 0 && SYN_TUNED_PARTS[0].share == 0.60);
+    expect_estimate("roof.part.averages.fraction_pct",
+                    (struct truth){SYN_ROOF_PASSES, averages_pct, averages_pct, averages_pct,
+                                   sweep.coverage_pct});
 }
 
 /* callgrind's counts: the engine's kernel over two requests, halved; a
@@ -1111,75 +1403,32 @@ static double median9(double (*f)(const struct syn_row *, long, const void *),
     return x[SYN_ROUNDS / 2];
 }
 
-static double median5(double (*f)(long, const void *), const void *ctx, double *least,
-                      double *most)
-{
-    double x[SYN_PASSES];
-    for (long p = 1; p <= SYN_PASSES; p++)
-        x[p - 1] = f(p, ctx);
-    qsort(x, SYN_PASSES, sizeof *x, by_value);
-    *least = x[0], *most = x[SYN_PASSES - 1];
-    return x[SYN_PASSES / 2];
-}
+/* ---- The model's primitives ------------------------------------------------------------------------------ */
 
-static double chatty_prediction(long pass, const void *ctx)
-{
-    (void)ctx;
-    struct syn_lane t = lane("c", "unix", "same", "protocol_timed");
-    return (syn_echo_us(&t, 50000) + syn_echo_us(&t, 100000)) / 2 * syn_pass_scale(pass, 0);
-}
-
-/* The composites of the crossings chapter, each a function of groups'
- * medians: its point value is that function of the true medians. */
-static void the_crossings_composites_are_their_medians_function(void **state)
-{
-    (void)state;
-    double lo1, hi1, lo2, hi2, lo3, hi3;
-    summarize_synthetic_run();
-    struct syn_lane timed = lane("c", "unix", "same", "protocol_timed");
-    struct echo_pair floor = {timed, timed, 1, 1, 0};
-    struct truth f = over_passes(point_pass, &floor);
-    expect_estimate("cross.floor_us", f);
-    expect_number("cross.g_per_combo", row_named("stateful_unix")->compute_us / f.value);
-    expect_number("cross.g_per_bar", row_named("per_bar_unix")->compute_us / f.value);
-    double chatty = median9(boundary_us, row_named("chatty_unix"), NULL, &lo1, &hi1);
-    double model = median5(chatty_prediction, NULL, &lo2, &hi2);
-    expect_composite("cross.chatty_over_model", chatty / model, lo1 / hi2, hi1 / lo2, 1);
-    double per_combo = median9(boundary_us, row_named("spawn_per_combo"), NULL, &lo1, &hi1);
-    double stdin_ = median9(boundary_us, row_named("spawn_stdin"), NULL, &lo2, &hi2);
-    double batch = median9(boundary_us, row_named("batch_unix"), NULL, &lo3, &hi3);
-    expect_composite("cross.spawn_over_persistent_us", stdin_ - batch, lo2 - hi3, hi2 - lo3, 1);
-    expect_composite("cross.spawn_call_over_spawn", per_combo / (stdin_ - batch),
-                     lo1 / (hi2 - lo3), hi1 / (lo2 - hi3), 1);
-    double chatty_ms = median9(sweep_boundary_ms, row_named("chatty_unix"), NULL, &lo1, &hi1);
-    double batch_ms = median9(sweep_boundary_ms, row_named("batch_unix"), NULL, &lo2, &hi2);
-    expect_composite("cross.chatty_extra_ms", chatty_ms - batch_ms, lo1 - hi2, hi1 - lo2, 1);
-    struct syn_lane cs = lane("c", "unix", "same", "protocol_timed");
-    struct echo_pair c_floor = {cs, cs, 1, 1, 0};
-    double stateful = median9(boundary_us, row_named("stateful_unix"), NULL, &lo1, &hi1);
-    double c_one = median5(point_pass, &c_floor, &lo2, &hi2);
-    expect_composite("cross.c_stateful_over_floor", stateful / c_one, lo1 / hi2, hi1 / lo2, 1);
-    struct syn_lane ps = lane("python", "unix", "same", "protocol");
-    struct echo_pair py_floor = {ps, ps, 1, 1, 0};
-    double py_stateful = median9(boundary_us, row_named("python_stateful_unix"), NULL, &lo1, &hi1);
-    double py_one = median5(point_pass, &py_floor, &lo2, &hi2);
-    expect_composite("cross.stateful_over_floor", py_stateful / py_one, lo1 / hi2, hi1 / lo2, 1);
-}
-
-/* ---- The model of a call ------------------------------------------------------------------------------------ */
-
-/* A state probe's parts (µs, medians over the passes: the pass factors'
- * median is 1), by client, after a stretch (short 0, long 1, or the hot
- * echo, -1), partner busy, one double or the series. */
+/* A state probe's parts (µs, medians over its passes), partner busy, one
+ * double or the series, by client, after a stretch: "hot" (none), "short",
+ * "long" (the client's own kernel), or "away" (the idle pause, series only,
+ * in the first passes). The pass factors' median is 1 over all the passes;
+ * over the away passes it is their own. */
 struct probe_parts {
     double rtt, encode, request, reply, decode;
 };
 
-static struct probe_parts probe_parts(const char *client, int stretch, int series)
+static double away_pass_median(const char *client)
 {
-    static const char *const STRETCH[] = {"short", "long"};
+    double q[SYN_AWAY_PASSES];
+    for (long p = 1; p <= SYN_AWAY_PASSES; p++)
+        q[p - 1] = syn_pass_scale(p, strcmp(client, "python") == 0);
+    return truth_of(q, SYN_AWAY_PASSES).value;
+}
+
+static struct probe_parts probe_parts(const char *client, const char *stretch, int series)
+{
+    int away = strcmp(stretch, "away") == 0;
+    const char *state = away ? "idle" : "client";
     double rtt = syn_hot_us(client, "busy", series) +
-                 (stretch < 0 ? 0 : syn_state_extra_us("client", STRETCH[stretch]));
+                 (strcmp(stretch, "hot") == 0 ? 0 : syn_state_extra_us(state, stretch));
+    rtt *= away ? away_pass_median(client) : 1.0;
     return (struct probe_parts){rtt, 0.05 * rtt, 0.40 * rtt, 0.35 * rtt, 0.05 * rtt};
 }
 
@@ -1191,6 +1440,93 @@ static struct probe_parts probe_between(struct probe_parts a, struct probe_parts
                                 a.decode + w * (b.decode - a.decode)};
 }
 
+/* Where a kernel of c µs lies between the stretches (the engine's, timed by
+ * pass; C's pass factors' median is 1): 0 short, 1 long, on a log scale. */
+static double stretch_weight(double c)
+{
+    double lo = syn_stretch_us("short"), hi = syn_stretch_us("long");
+    return c <= lo ? 0 : c >= hi ? 1 : log(c / lo) / log(hi / lo);
+}
+
+/* The probe of one double after a kernel of c µs: Python's calls all follow
+ * a long kernel, so its short probe is its hot echo. */
+static struct probe_parts one_after(const char *client, double c)
+{
+    const char *shortest = strcmp(client, "python") == 0 ? "hot" : "short";
+    return probe_between(probe_parts(client, shortest, 0), probe_parts(client, "long", 0),
+                         stretch_weight(c));
+}
+
+/* The series after a kernel of c µs: between the stretches' probes, and
+ * past the long stretch between it and the away probe (the C client's
+ * pause, median over the away passes). */
+static struct probe_parts series_after(const char *client, double c)
+{
+    double hi = syn_stretch_us("long"), away = syn_stretch_us("away") * away_pass_median("c");
+    if (c > hi)
+        return probe_between(probe_parts(client, "long", 1), probe_parts(client, "away", 1),
+                             c < away ? log(c / hi) / log(away / hi) : 1.0);
+    const char *shortest = strcmp(client, "python") == 0 ? "hot" : "short";
+    return probe_between(probe_parts(client, shortest, 1), probe_parts(client, "long", 1),
+                         stretch_weight(c));
+}
+
+static const char *client_of(const struct syn_row *r)
+{
+    return r->row->client == CLIENT_PYTHON ? "python" : "c";
+}
+
+/* The model's price of a one-double crossing after row r's kernel. */
+static double crossing_price(const struct syn_row *r)
+{
+    return one_after(client_of(r), r->compute_us).rtt;
+}
+
+/* ---- Composites across measurements ------------------------------------------------------------------ */
+
+/* A spawned call over its warm twin, unit by unit; where the run has no
+ * warm twin (an engine spawned per sweep), the call's own boundary. */
+static double spawn_boundary(const struct syn_row *r, long k, const void *ctx)
+{
+    return r->row->grain != GRAIN_SWEEP ? over_warm(r, k, ctx) : boundary_us(r, k, ctx);
+}
+
+/* The composites of the crossings chapter, each a function of groups'
+ * medians: its point value is that function of the true medians. The
+ * crossing's floor is the model's price of one double after a long kernel
+ * (the C client's probe after its long stretch, partner busy), and G a
+ * kernel's time over the price after a kernel that long; a call over its
+ * own witness is a value of the unit. */
+static void the_crossings_composites_are_their_medians_function(void **state)
+{
+    (void)state;
+    double lo1, hi1, lo2, hi2, lo3, hi3;
+    summarize_synthetic_run();
+    expect_number("cross.floor_us", probe_parts("c", "long", 0).rtt);
+    const struct syn_row *stateful = row_named("stateful_unix"), *per_bar = row_named("per_bar_unix");
+    expect_number("cross.g_per_combo", stateful->compute_us / crossing_price(stateful));
+    expect_number("cross.g_per_bar", per_bar->compute_us / crossing_price(per_bar));
+    const struct syn_row *chatty = row_named("chatty_unix");
+    expect_estimate("cross.chatty_over_model", over_rounds(boundary_over_witness, chatty,
+                                                           &chatty->payload_us));
+    const struct syn_row *py_stateful = row_named("python_stateful_unix");
+    expect_estimate("cross.stateful_over_floor",
+                    over_rounds(boundary_over_witness, py_stateful, &py_stateful->floor_us));
+    expect_estimate("cross.c_stateful_over_floor",
+                    over_rounds(boundary_over_witness, stateful, &stateful->floor_us));
+    double per_combo = median9(spawn_boundary, row_named("spawn_per_combo"), NULL, &lo1, &hi1);
+    double stdin_ = median9(spawn_boundary, row_named("spawn_stdin"), NULL, &lo2, &hi2);
+    double batch = median9(boundary_us, row_named("batch_unix"), NULL, &lo3, &hi3);
+    expect_composite("cross.spawn_over_persistent_us", stdin_ - batch, lo2 - hi3, hi2 - lo3, 1);
+    expect_composite("cross.spawn_call_over_spawn", per_combo / (stdin_ - batch),
+                     lo1 / (hi2 - lo3), hi1 / (lo2 - hi3), 1);
+    double chatty_ms = median9(sweep_boundary_ms, chatty, NULL, &lo1, &hi1);
+    double batch_ms = median9(sweep_boundary_ms, row_named("batch_unix"), NULL, &lo2, &hi2);
+    expect_composite("cross.chatty_extra_ms", chatty_ms - batch_ms, lo1 - hi2, hi1 - lo2, 1);
+}
+
+/* ---- The model of a call ------------------------------------------------------------------------------------ */
+
 /* The fitted echo of a C lane on one CPU at b bytes each way: its line. */
 static double fitted_echo_us(const char *transport, const char *mode, double b)
 {
@@ -1200,23 +1536,39 @@ static double fitted_echo_us(const char *transport, const char *mode, double b)
     return t0 + 2 * b / bytes_per_us;
 }
 
+/* What the model of row r is set against, with the range its interval may
+ * take: the row's boundary per call (its units' median: UNIT_SCALE's median
+ * is 1), a spawn's call over its warm twin, or a spawned sweep's boundary
+ * over the persistent server's (a composite of two rows' medians). */
+struct measured {
+    struct truth t;
+    int composite;
+};
+
+static struct measured measured_of(const struct syn_row *r)
+{
+    struct measured m = {{0, 0, 0, 0, 0}, 0};
+    if (r->row->transport == TRANSPORT_SPAWN && r->row->grain == GRAIN_SWEEP) {
+        double lo2, hi2, lo3, hi3;
+        double stdin_ = median9(spawn_boundary, row_named("spawn_stdin"), NULL, &lo2, &hi2);
+        double batch = median9(boundary_us, row_named("batch_unix"), NULL, &lo3, &hi3);
+        m.t = (struct truth){SYN_ROUNDS, stdin_ - batch, lo2 - hi3, hi2 - lo3, 0};
+        m.composite = 1;
+    } else {
+        m.t = over_rounds(r->row->transport == TRANSPORT_SPAWN ? over_warm : boundary_us, r, NULL);
+    }
+    return m;
+}
+
 /* The model's terms for row r (state, bytes, lane, codec, faults, process;
- * 68-model.md) from the primitives the generator made, and what it is set
- * against: the row's boundary per call, or a spawn's extra over a warm or
- * a persistent engine. */
-static double model_terms(const struct syn_row *r, double term[6])
+ * 68-model.md) from the primitives the generator made. */
+static void model_terms(const struct syn_row *r, double term[6])
 {
     const struct arch_row *a = r->row;
-    int spawns = a->transport == TRANSPORT_SPAWN, python = a->client == CLIENT_PYTHON;
-    const char *client = python ? "python" : "c";
+    int spawns = a->transport == TRANSPORT_SPAWN;
+    const char *client = client_of(r);
     double series_bytes = 8.0 * SYN_SERIES_FLOATS, c = r->compute_us;
-    double lo = syn_stretch_us("short"), hi = syn_stretch_us("long");
-    double w = c <= lo ? 0 : c >= hi ? 1 : log(c / lo) / log(hi / lo);
-    /* Python's calls all follow a long kernel: its short probe is its hot echo */
-    struct probe_parts one = probe_between(probe_parts(client, python ? -1 : 0, 0),
-                                           probe_parts(client, 1, 0), w);
-    struct probe_parts series = probe_between(probe_parts(client, python ? -1 : 0, 1),
-                                              probe_parts(client, 1, 1), w);
+    struct probe_parts one = one_after(client, c), series = series_after(client, c);
     double out = r->request_bytes - 4, back = r->reply_bytes - 4, each_way = (out + back) / 2;
     double span = series_bytes - 8;
     double per_out = (series.encode + series.request - one.encode - one.request) / span;
@@ -1233,16 +1585,27 @@ static double model_terms(const struct syn_row *r, double term[6])
                   ? fmin(r->request_bytes / series_bytes, 1.0) * (9000.0 + 15000.0) : 0;
     term[4] = r->client_faults * syn_fault_us(client) + r->engine_faults * SYN_SPAWN_FAULT_US;
     term[5] = spawns ? SYN_SPAWN_EXIT_MS * 1e3 : 0;
-    if (spawns && a->grain == GRAIN_SWEEP)
-        return row_named("spawn_stdin")->boundary_us - row_named("batch_unix")->boundary_us;
-    if (spawns)
-        return over_rounds(over_warm, r, NULL).value;
-    return r->boundary_us;         /* the units' median boundary: UNIT_SCALE's median is 1 */
+}
+
+/* The rows the break-even figure shows (the naive kernel behind a Unix
+ * socket, or an engine spawned per call) and their G: the kernel's time
+ * over the model's price of a crossing after it. */
+static void expect_break_even(const struct syn_row *r)
+{
+    char key[KEY_SIZE];
+    const struct arch_row *a = r->row;
+    if (strcmp(a->kernel, "naive") != 0 ||
+        !(a->transport == TRANSPORT_UNIX || (a->transport == TRANSPORT_SPAWN && a->grain != GRAIN_SWEEP)))
+        return;
+    expect_number(keyf(key, "model.%s.g", a->name), r->compute_us / crossing_price(r));
 }
 
 /* Every crossing row's boundary per call, predicted from the primitives
  * alone (the state probes, the echo's lines, the codec, the faults' and a
- * process's price), term by term, and over what its calls measured. */
+ * process's price), term by term, and over what its calls measured: the
+ * ratio, and the measurement (with its interval, the model's price taken as
+ * exact) over the prediction, for the boundary and for its share of the
+ * sweep. */
 static void the_model_predicts_every_row_from_the_primitives(void **state)
 {
     (void)state;
@@ -1254,20 +1617,36 @@ static void the_model_predicts_every_row_from_the_primitives(void **state)
     summarize_synthetic_run();
     for (size_t i = 1; i < gen.n_rows; i++) {
         const struct syn_row *r = &gen.rows[i];
+        const char *a = r->row->name;
         double term[6], predicted = 0;
         if (r->row->transport == TRANSPORT_NONE)
             continue;
-        double measured = model_terms(r, term);
+        model_terms(r, term);
+        struct measured m = measured_of(r);
         for (int t = 0; t < 6; t++) {
-            expect_number(keyf(key, "model.%s.%s_us", r->row->name, TERMS[t]), term[t]);
+            expect_number(keyf(key, "model.%s.%s_us", a, TERMS[t]), term[t]);
             predicted += term[t];
         }
-        expect_number(keyf(key, "model.%s.predicted_us", r->row->name), predicted);
-        expect_number(keyf(key, "model.%s.ratio", r->row->name), predicted / measured);
+        expect_number(keyf(key, "model.%s.predicted_us", a), predicted);
+        expect_number(keyf(key, "model.%s.ratio", a), predicted / m.t.value);
+        struct truth over = {m.t.n, m.t.value / predicted, m.t.low / predicted,
+                             m.t.high / predicted, m.t.coverage_pct};
+        if (m.composite)
+            expect_composite(keyf(key, "model.%s.over_model", a), over.value, over.low,
+                             over.high, 0);
+        else
+            expect_estimate(keyf(key, "model.%s.over_model", a), over);
+        double predicted_pct = 100 * predicted / (predicted + r->compute_us);
+        struct truth share = over_rounds(share_pct, r, NULL);
+        expect_estimate(keyf(key, "model.%s.share_over_model", a),
+                        (struct truth){share.n, share.value / predicted_pct,
+                                       share.low / predicted_pct, share.high / predicted_pct,
+                                       share.coverage_pct});
+        expect_break_even(r);
         rows++;
-        within += predicted / measured >= 0.8 && predicted / measured <= 1.25;
-        if (fabs(log(predicted / measured)) > fabs(log(worst)))
-            worst = predicted / measured, worst_name = r->row->name;
+        within += predicted / m.t.value >= 0.8 && predicted / m.t.value <= 1.25;
+        if (fabs(log(predicted / m.t.value)) > fabs(log(worst)))
+            worst = predicted / m.t.value, worst_name = a;
     }
     expect_number("model.rows", rows);
     expect_number("model.within", within);
@@ -1276,6 +1655,26 @@ static void the_model_predicts_every_row_from_the_primitives(void **state)
 }
 
 /* ---- What the run records, passed through ------------------------------------------------------------- */
+
+/* The SHA-256 of every combination's number, PnL to the bit (a hexadecimal
+ * float) and trades, a line each, as the generator made them. */
+static const char *results_digest(void)
+{
+    static char hex[2 * SHA256_DIGEST_SIZE + 1];
+    struct sha256_ctx sha;
+    uint8_t digest[SHA256_DIGEST_SIZE];
+    char line[96];
+    sha256_init(&sha);
+    for (long k = 0; k < DEFAULT_COMBOS; k++) {
+        int n = snprintf(line, sizeof line, "%ld %a %ld\n", k, SYN_FIRST_PNL + 0.25 * (double)k,
+                         100 + k);
+        sha256_update(&sha, (size_t)n, (const uint8_t *)line);
+    }
+    sha256_digest(&sha, sizeof digest, digest);
+    for (size_t i = 0; i < sizeof digest; i++)
+        snprintf(hex + 2 * i, 3, "%02x", digest[i]);
+    return hex;
+}
 
 static void the_runs_records_are_passed_through(void **state)
 {
@@ -1300,6 +1699,7 @@ static void the_runs_records_are_passed_through(void **state)
     expect_text("orig.arch.batch_unix.ratio", "1.07");
     expect_text("orig.breakeven.per_bar_ipc_s", "12,345.5");
     expect_text("orig.machine", "a laptop");
+    expect_text("sweep.sha256", results_digest());
     expect_number("sweep.first.pnl", SYN_FIRST_PNL);
     expect_number("sweep.last.pnl", SYN_FIRST_PNL + 0.25 * (DEFAULT_COMBOS - 1));
     expect_number("sweep.last.trades", 100 + DEFAULT_COMBOS - 1);
@@ -1344,6 +1744,56 @@ static void the_claims_are_judged_on_the_known_intervals(void **state)
     expect_number("deviations.count", 1);
     expect_text("registration.commit", "0123abc");
     expect_text("registration.date", "2026-11-01");
+    expect_text("registration.chunks_checked", "yes");
+    expect_number("registration.chunks", 2);
+    expect_number("registration.chunks_changed", 1);
+}
+
+/* The standard normal's p-quantile, by bisection on its distribution. */
+static double normal_quantile(double p)
+{
+    double lo = -10, hi = 10;
+    while (hi - lo > 1e-12) {
+        double mid = (lo + hi) / 2;
+        *(0.5 * erfc(-mid / sqrt(2.0)) < p ? &lo : &hi) = mid;
+    }
+    return (lo + hi) / 2;
+}
+
+/* The units a claim's margin needs (the plan, @sec:plan): the unit noise
+ * its estimate's interval implies (on the log scale: the interval's half
+ * width times the root of its units over the normal quantile of its
+ * coverage, the median's inefficiency aside), and the units at which the
+ * margin from the threshold is 1.96 + 0.84 standard errors of the median;
+ * 0 when more than the plan's cap of 24. */
+static double units_needed(struct truth t, double margin)
+{
+    double z = normal_quantile((1 + t.coverage_pct / 100) / 2);
+    double noise = log(t.high / t.low) / 2 * sqrt((double)t.n) / z;
+    double n = pow((1.96 + 0.8416) * noise / margin, 2);
+    assert_true(fabs(n - 24) > 3 && fabs(n - SYN_ROUNDS) > 1);    /* far from the edges */
+    return n > 24 ? 0 : fmax(ceil(n), SYN_ROUNDS);
+}
+
+/* The plan from the one kept run: batch_none's margin (1.02 from 1.0) and
+ * batch_across's (from 1.03) need more than 24 units, so batch_unix, on
+ * which batch_none rests, is planned at 24; batch_small's and cpu_gap's need
+ * fewer than the rounds' minimum, so batch_tcp keeps the default. */
+static void the_plan_reads_the_kept_runs_intervals(void **state)
+{
+    (void)state;
+    summarize_synthetic_run();
+    struct truth batch = over_rounds(unit_ratio, row_named("batch_unix"), NULL);
+    struct truth gap = truth_of(CPU_GAP, SYN_ROUNDS);
+    double small = units_needed(batch, log(1.10 / batch.value));
+    double none = units_needed(batch, log(batch.value / 1.0));
+    double across = units_needed(batch, fmin(log(batch.value / 1.0), log(1.03 / batch.value)));
+    double cpu = units_needed(gap, log(gap.value / 1.02));
+    expect_number("plan.thin", (small == 0) + (none == 0) + (across == 0) + (cpu == 0));
+    assert_true(none == 0 && small > 0 && small <= SYN_ROUNDS);
+    expect_text("plan.units", "batch_unix=24");
+    expect_number("plan.kept_runs", 1);
+    expect_number("plan.most_units", 24);
 }
 
 /* The published run is this one (the same machine.date and commit) with
@@ -1354,6 +1804,10 @@ static void the_run_is_compared_and_counted_once(void **state)
     (void)state;
     summarize_synthetic_run();
     expect_text("compare.same_run", "yes");
+    expect_text("compare.published.commit", "0123abc");
+    expect_text("compare.published.date", SYN_DATE);
+    expect_text("compare.published.cpu", "Synthetic CPU @ 2.00GHz");
+    expect_text("across.this_run", "kept");            /* kept as a (and b) already */
     expect_number("compare.changed", 1);
     expect_text("compare.changed_list", "batch_none");
     expect_number("compare.new", 0);
@@ -1575,6 +2029,7 @@ int main(int argc, char **argv)
     }
     const struct CMUnitTest tests[] = {
         T(every_rows_ratio_is_its_units_median),
+        T(every_rows_ratio_is_pooled_and_hodges_lehmanns),
         T(a_rows_times_are_its_runs_times),
         T(the_designs_are_judged_on_the_controls_units),
         T(the_calibration_finds_what_the_units_allow),
@@ -1587,12 +2042,14 @@ int main(int argc, char **argv)
         T(the_state_probes_are_priced_by_pass),
         T(the_layout_test_finds_the_effect_that_is_there),
         T(the_roofline_rates_the_kernels_against_the_peak),
+        T(the_roofline_falls_back_to_the_register_loop),
         T(the_counts_are_differences_of_requests),
         T(the_crossings_composites_are_their_medians_function),
         T(the_model_predicts_every_row_from_the_primitives),
         T(the_runs_records_are_passed_through),
         T(the_claims_are_judged_on_the_known_intervals),
         T(the_run_is_compared_and_counted_once),
+        T(the_plan_reads_the_kept_runs_intervals),
         T(the_pairing_estimator_covers_what_it_promises),
         T(every_value_the_summary_writes_has_a_family),
         T(every_family_of_values_is_checked),

@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "schema/architectures.h"
 #include "report/calibrate.h"
 #include "report/pipes.h"
 #include "report/summarize.h"
@@ -19,13 +20,15 @@ static double wma_operations(double n, long w)
     return (double)w <= n ? (n - (double)w + 1.0) * (2.0 * (double)w + 1.0) : 0.0;
 }
 
-/* Operations of the seven averages over n bars of every step-th combination
- * of the run's grid, from the first. */
-static double averages_operations(const struct run_data *d, double n, size_t step)
+/* Operations of the seven averages of every step-th combination of the
+ * run's grid over n bars. */
+static double averages_operations(const struct run_data *d, double n, long step)
 {
     double total = 0;
-    for (size_t k = 0; k < d->n_sweep; k += step) {
+    for (size_t k = 0; k < d->n_sweep; k++) {
         const struct sweep_row *r = &d->sweep[k];
+        if (r->combo % step != 0)
+            continue;
         total += wma_operations(n, r->h_half) + wma_operations(n, r->h_len) +
                  wma_operations(n, r->h_sqrt) + wma_operations(n, r->t_third) +
                  wma_operations(n, r->t_half) + 2.0 * wma_operations(n, r->t_len);
@@ -33,23 +36,13 @@ static double averages_operations(const struct run_data *d, double n, size_t ste
     return total;
 }
 
-/* ... of the two mixes of `combos` combinations: 2a - b and (3a - b) - c, bar by bar. */
-static double mixes_operations(double n, double combos)
+/* ... of the two mixes: 2a - b and (3a - b) - c, bar by bar. */
+static double mixes_operations(const struct run_data *d, double n, long step)
 {
+    double combos = 0;
+    for (size_t k = 0; k < d->n_sweep; k++)
+        combos += d->sweep[k].combo % step == 0;
     return 5.0 * n * combos;
-}
-
-/* Operations of the part of the job a run did (@sec:pairs): its first
- * `bars` bars and every step-th combination, the step the smallest that
- * leaves its count of combinations. A run that records no part did the
- * whole job. */
-static double run_operations(const struct run_data *d, const struct run_row *run)
-{
-    double n = run->bars > 0 ? (double)run->bars : kv_number(&d->run, "bars");
-    size_t combos = run->combos > 0 ? (size_t)run->combos : d->n_sweep, step = 1;
-    while (step < d->n_sweep && (d->n_sweep + step - 1) / step > combos)
-        step++;
-    return averages_operations(d, n, step) + mixes_operations(n, (double)combos);
 }
 
 static long roof_passes(const struct run_data *d)
@@ -250,6 +243,20 @@ static double percent_of(const double *m, const void *ctx)
     return 100.0 * m[0] / m[1];
 }
 
+/* The operations of a complete unit's part of the job: its runs' bars, and
+ * the combinations of the part of the row that is not the baseline (the
+ * baseline runs its partner's). */
+static double unit_operations(const struct run_data *d, const struct unit_view *u)
+{
+    const struct run_row *run = u->row[0];
+    int i = arch_row_named(run->architecture);
+    if (i >= 0 && ARCH_ROWS[i].pairing == PAIRING_NONE && u->base[0] != NULL)
+        i = arch_row_named(u->base[0]->architecture);
+    long step = i >= 0 && ARCH_ROWS[i].part.combo_step > 0 ? ARCH_ROWS[i].part.combo_step : 1;
+    double bars = (double)run->bars;
+    return averages_operations(d, bars, step) + mixes_operations(d, bars, step);
+}
+
 /* arch's rate in each unit: its runs' operations over their time, GFLOP/s. */
 static void unit_rates(const struct run_data *d, const char *arch, struct doubles *rate)
 {
@@ -260,7 +267,7 @@ static void unit_rates(const struct run_data *d, const char *arch, struct double
             continue;
         double seconds = u[i].duet ? (u[i].row[0]->seconds + u[i].row[1]->seconds) / 2.0
                                    : u[i].row[0]->seconds;
-        doubles_push(rate, run_operations(d, u[i].row[0]) / seconds * 1e-9);
+        doubles_push(rate, unit_operations(d, &u[i]) / seconds * 1e-9);
     }
     free(u);
 }
@@ -357,8 +364,7 @@ void summarize_roofline(const struct run_data *d, struct store *s)
         return;
     }
     double bars = kv_number(&d->run, "bars");
-    double averages = averages_operations(d, bars, 1);
-    double mixes = mixes_operations(bars, (double)d->n_sweep);
+    double averages = averages_operations(d, bars, 1), mixes = mixes_operations(d, bars, 1);
     static const char *const header[] = {"What", "Threads", "GFLOP/s [95% interval]",
                                          "Share of the peak (%) [95% interval]"};
     char key[KEY_SIZE], buf[200], kind[KEY_SIZE];
