@@ -1807,6 +1807,7 @@ static void the_run_is_compared_and_counted_once(void **state)
     expect_text("compare.published.commit", "0123abc");
     expect_text("compare.published.date", SYN_DATE);
     expect_text("compare.published.cpu", "Synthetic CPU @ 2.00GHz");
+    expect_text("compare.results", "same");             /* the same sweep.sha256 */
     expect_text("across.this_run", "kept");            /* kept as a (and b) already */
     expect_number("compare.changed", 1);
     expect_text("compare.changed_list", "batch_none");
