@@ -36,6 +36,7 @@
  * `test_analysis --write DIR` only writes the synthetic run into DIR (which
  * must exist), for a look at it or a weave of it.
  */
+#include <limits.h>
 #include <math.h>
 #include <nettle/sha2.h>
 
@@ -630,22 +631,29 @@ static void a_rows_times_are_its_runs_times(void **state)
 }
 
 /* The earlier rounds' design: control_2's run over the baseline's first run
- * of another triple in the same round, the drift between them left in. */
+ * of another sequential unit that did the same work (the same part of the
+ * job), in the same round if one did, else in the nearest round, the first
+ * recorded among equals; the drift between them left in. */
 static double apart_ratio(long k, struct syn_unit **control, struct syn_unit **other)
 {
     const struct syn_row *c = row_named("in_process_control_2");
+    long nearest = LONG_MAX;
     *control = *other = NULL;
+    for (size_t i = 0; i < gen.n_units; i++)
+        if (gen.units[i].round == k && &gen.rows[gen.units[i].row] == c)
+            *control = &gen.units[i];
+    assert_non_null(*control);
     for (size_t i = 0; i < gen.n_units; i++) {
         struct syn_unit *u = &gen.units[i];
         const struct syn_row *r = &gen.rows[u->row];
-        if (u->round != k || r->row->pairing != PAIRING_SEQUENTIAL)
+        long apart = labs(u->round - k);
+        if (u == *control || r->row->pairing != PAIRING_SEQUENTIAL ||
+            r->row->part.bar_divisor != c->row->part.bar_divisor ||
+            r->row->part.combo_step != c->row->part.combo_step)
             continue;
-        if (r == c)
-            *control = u;
-        else if (*other == NULL)
-            *other = u;
+        if (apart < nearest || (apart == nearest && u->first_run < (*other)->first_run))
+            *other = u, nearest = apart;
     }
-    assert_non_null(*control);
     assert_non_null(*other);
     return (*control)->ratio *
            syn_speed((*control)->speed_index[1]) / syn_speed((*other)->speed_index[0]);

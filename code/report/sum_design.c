@@ -4,6 +4,7 @@
  *
  * Tangled from paper/93-appendix-units.md.
  */
+#include <limits.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -25,12 +26,15 @@ static void apart_units(const struct run_data *d, const char *control, struct de
     out->n = 0;
     for (size_t i = 0; i < n && out->n < 1024; i++) {
         const struct run_row *x = c[i].row[0], *other = NULL;
-        for (size_t k = 0; x != NULL && other == NULL && k < d->n_runs; k++) {
+        long nearest = LONG_MAX;
+        for (size_t k = 0; x != NULL && k < d->n_runs; k++) {
             const struct run_row *r = &d->runs[k];
-            if (r->round == x->round && r->unit != x->unit && r->slot == 1 &&
+            long apart = labs(r->round - x->round);
+            if (apart < nearest && r->unit != x->unit && r->slot == 1 &&
+                r->bars == x->bars && r->combos == x->combos &&
                 strcmp(r->pairing, "sequential") == 0 && strcmp(r->architecture, "in_process") == 0 &&
                 strcmp(r->status, "ok") == 0)
-                other = r;
+                other = r, nearest = apart;
         }
         if (x == NULL || other == NULL || strcmp(x->status, "ok") != 0)
             continue;
