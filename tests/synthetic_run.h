@@ -84,6 +84,7 @@ enum { PASS_SHIFT = 2 };
 #define SYN_T0_S 0.25          /* the baseline's sweep at the first run's speed */
 #define SYN_DRIFT 1.001        /* the machine's speed, run to run */
 #define SYN_BARS 150000
+#define SYN_JSON_BYTES 3200000.0    /* the series as JSON, in the serialization record */
 #define SYN_SERIES_FLOATS 150000
 #define SYN_ECHO_OUTLIER_FLOATS 50000  /* c unix same protocol: twice its line there */
 
@@ -600,7 +601,7 @@ static void syn_serial_row(struct synthetic_run *s, int f, const char *operation
     snprintf(r.operation, sizeof r.operation, "%s", operation);
     snprintf(r.buffer, sizeof r.buffer, "%s", SYN_FORMATS[f].buffer);
     r.rep = rep, r.ns = us * 1e3, r.position = f + 1;
-    r.bytes = strstr(r.format, "json") != NULL ? 3200000 : 8.0 * SYN_BARS;
+    r.bytes = strstr(r.format, "json") != NULL ? SYN_JSON_BYTES : 8.0 * SYN_BARS;
     r.minor_faults = strcmp(operation, "encode") == 0 ? SYN_FORMATS[f].faults : 0;
     SYN_PUSH(s->d.serial, s->d.n_serial, r);
 }

@@ -151,8 +151,7 @@ static int deviates(const struct claim *now, const struct claim *then)
            !same_number(now->high, then->high);
 }
 
-/* Whether word is one of the words of list, separated by spaces. */
-static int has_word(const char *list, const char *word)
+int has_word(const char *list, const char *word)
 {
     size_t len = strlen(word);
     for (const char *p = list; (p = strstr(p, word)) != NULL; p += len)
@@ -246,20 +245,22 @@ static void judge_claim(struct store *s, const struct claim *c, const char *regi
     struct estimate e = store_estimate(s, c->estimate);
     enum verdict v = judge_interval(e, c->test, c->low, c->high);
     const struct value *unit = store_get(s, keyf(key, "%s.unit", c->estimate));
+    /* an older run without the estimate did not judge the claim */
+    const char *verdict = store_get(s, c->estimate) != NULL ? verdict_name(v) : "not measured";
     counts[v]++;
     describe_threshold(c, threshold, sizeof threshold);
     snprintf(interval, sizeof interval, "%s to %s", format_fixed(lo, e.low, c->decimals),
              format_fixed(hi, e.high, c->decimals));
     snprintf(units, sizeof units, "%zu %s", e.n, unit != NULL ? unit->text : "units");
     format_fixed(est, e.value, c->decimals);
-    put_text(s, keyf(key, "claim.%s.verdict", c->id), verdict_name(v));
+    put_text(s, keyf(key, "claim.%s.verdict", c->id), verdict);
     put_text(s, keyf(key, "claim.%s.threshold", c->id), threshold);
     snprintf(reason, sizeof reason, "%s [%s, %s]", est, lo, hi);
     put_text(s, keyf(key, "claim.%s.estimate", c->id), reason);
     format_fixed(cover, e.coverage * 100.0, 1);
     char claim[CLAIM_TEXT + 64];
     snprintf(claim, sizeof claim, "%s: %s", c->id, c->statement);
-    const char *cells[] = {c->id, reason, units, cover, threshold, verdict_name(v), registered};
+    const char *cells[] = {c->id, reason, units, cover, threshold, verdict, registered};
     for (size_t i = 0; i < sizeof cells / sizeof cells[0]; i++)
         csv_out_text(t, cells[i]);
     csv_out_end_row(t);
@@ -269,7 +270,7 @@ static void judge_claim(struct store *s, const struct claim *c, const char *regi
     for (size_t i = 0; i < sizeof reasons / sizeof reasons[0]; i++)
         csv_out_text(why, reasons[i]);
     csv_out_end_row(why);
-    fprintf(text, "%-10s %-20s %12s [%s]  %s\n", verdict_name(v), c->id, est, interval,
+    fprintf(text, "%-10s %-20s %12s [%s]  %s\n", verdict, c->id, est, interval,
             threshold);
 }
 

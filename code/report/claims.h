@@ -30,5 +30,8 @@ struct claim_spec {
 /* The claims of the registry in dir (dir/claims.csv), into *out (the
  * caller frees it) and *n; 0, or -1 with the file and line in err. */
 int claims_load(const char *dir, struct claim_spec **out, size_t *n, char *err, size_t err_size);
+/* Whether word is one of the words of list, separated by spaces (a claim's
+ * rows, a deviation's claims and chunks). */
+int has_word(const char *list, const char *word);
 
 #endif

@@ -38,17 +38,6 @@ static double unit_sigma(struct estimate e, int log_scale)
     return width / 2.0 * sqrt((double)e.n) / (MEDIAN_INEFFICIENCY_X10000 * 1e-4 * z);
 }
 
-static int by_value(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
-}
-
-static double median_of(double *v, size_t n)
-{
-    qsort(v, n, sizeof *v, by_value);
-    return n == 0 ? NAN : n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2.0;
-}
 
 struct need {
     size_t runs;               /* kept runs that measured the estimate */
@@ -82,10 +71,10 @@ static struct need claim_need(const struct claim_spec *c, const struct store *co
         sig[need.runs++] = unit_sigma(e, log_scale);
     }
     if (need.runs > 0) {
-        double x = median_of(est, need.runs);
+        double x = estimate_median(est, need.runs).value;
         double low = log_scale ? log(c->low) : c->low;
         double high = c->test == WITHIN ? (log_scale ? log(c->high) : c->high) : NAN;
-        need.sigma = median_of(sig, need.runs);
+        need.sigma = estimate_median(sig, need.runs).value;
         need.estimate = log_scale ? exp(x) : x;
         need.margin = c->test == WITHIN ? fmin(fabs(x - low), fabs(x - high)) : fabs(x - low);
         double n_exact = pow((1.96 + 0.8416) * MEDIAN_INEFFICIENCY_X10000 * 1e-4 * need.sigma /
@@ -98,15 +87,6 @@ static struct need claim_need(const struct claim_spec *c, const struct store *co
     free(est);
     free(sig);
     return need;
-}
-
-static int rests_on(const char *rows, const char *name)
-{
-    size_t len = strlen(name);
-    for (const char *p = rows; (p = strstr(p, name)) != NULL; p += len)
-        if ((p == rows || p[-1] == ' ') && (p[len] == '\0' || p[len] == ' '))
-            return 1;
-    return 0;
 }
 
 /* The units "row=N" in a --units text gives name, or 0. */
@@ -161,7 +141,7 @@ static int row_plan(const struct arch_row *row, const struct claim_spec *c,
         units = HEADLINE_UNITS > units ? HEADLINE_UNITS : units, *why = "a headline row";
     for (size_t i = 0; i < n_claims; i++) {
         int wants = need[i].units > 0 ? need[i].units : HEADLINE_UNITS;
-        if (rests_on(c[i].rows, row->name) && wants > units)
+        if (has_word(c[i].rows, row->name) && wants > units)
             units = wants, *why = c[i].id;
     }
     return units;

@@ -592,14 +592,29 @@ static const char *verdict_of(const struct store *s, const char *claim)
     return v != NULL ? v->text : "n/a";
 }
 
-/* The commonest verdict's count among the n reproductions r (full runs). */
-static int agreeing(struct reproduction *r, size_t n, const char *claim, const char **most)
+/* Whether the run judged the claim: an older run without its estimate
+ * says "not measured", which no agreement counts. */
+static int judged(const struct store *s, const char *claim)
+{
+    const char *v = verdict_of(s, claim);
+    return strcmp(v, "not measured") != 0 && strcmp(v, "n/a") != 0;
+}
+
+/* The commonest verdict's count among those of the n reproductions r (full
+ * runs) that judged the claim, and how many did (*judging). */
+static int agreeing(struct reproduction *r, size_t n, const char *claim, const char **most,
+                    int *judging)
 {
     int best = 0;
+    *judging = 0;
     for (size_t i = 0; i < n; i++) {
         int same = 0;
+        if (!judged(&r[i].s, claim))
+            continue;
+        ++*judging;
         for (size_t j = 0; j < n; j++)
-            same += strcmp(verdict_of(&r[i].s, claim), verdict_of(&r[j].s, claim)) == 0;
+            same += judged(&r[j].s, claim) &&
+                    strcmp(verdict_of(&r[i].s, claim), verdict_of(&r[j].s, claim)) == 0;
         if (same > best)
             best = same, *most = verdict_of(&r[i].s, claim);
     }
@@ -607,13 +622,13 @@ static int agreeing(struct reproduction *r, size_t n, const char *claim, const c
 }
 
 static void describe_difference(char *list, struct reproduction *r, size_t n,
-                                const char *claim, const char *most, int agree)
+                                const char *claim, const char *most, int agree, int judging)
 {
     size_t used = strlen(list);
-    used += snprintf(list + used, TEXT_SIZE - used, "%s%s (%s in %d of %zu", used ? "; " : "",
-                     claim, most, agree, n);
+    used += snprintf(list + used, TEXT_SIZE - used, "%s%s (%s in %d of %d", used ? "; " : "",
+                     claim, most, agree, judging);
     for (size_t i = 0; i < n && used < TEXT_SIZE; i++)
-        if (strcmp(verdict_of(&r[i].s, claim), most) != 0)
+        if (judged(&r[i].s, claim) && strcmp(verdict_of(&r[i].s, claim), most) != 0)
             used += snprintf(list + used, TEXT_SIZE - used, ", %s in %s",
                              verdict_of(&r[i].s, claim), r[i].label);
     if (used < TEXT_SIZE)
@@ -652,23 +667,24 @@ static void claims_table(struct store *s, struct reproduction *r, size_t n_full,
     for (size_t c = 0; c < n_claims; c++) {
         const char *claim = claims[c];
         const char *most = "n/a";
-        int agree = agreeing(r, n_full, claim, &most);
+        int judging = 0;
+        int agree = agreeing(r, n_full, claim, &most, &judging);
         csv_out_text(&t, claim);
         if (this_run)
             csv_out_text(&t, verdict_of(s, claim));
         for (size_t i = 0; i < n_full; i++)
             csv_out_text(&t, verdict_of(&r[i].s, claim));
-        snprintf(cell, sizeof cell, "%d of %zu", agree, n_full);
+        snprintf(cell, sizeof cell, "%d of %d", agree, judging);
         csv_out_text(&t, cell);
         for (size_t i = n_full; i < n; i++)
             csv_out_text(&t, verdict_of(&r[i].s, claim));
         csv_out_end_row(&t);
-        int all = agree == (int)n_full;
+        int all = judging == (int)n_full && agree == judging;   /* every run, one verdict */
         unanimous += all;
         put_text(s, keyf(key, "across.%s.unanimous", claim), all ? "yes" : "no");
         put_text(s, keyf(key, "across.%s.commonest", claim), most);
-        if (!all)
-            describe_difference(differ, r, n_full, claim, most, agree);
+        if (agree < judging)           /* runs that did not judge it do not differ */
+            describe_difference(differ, r, n_full, claim, most, agree, judging);
         else if (strcmp(most, "holds") == 0)
             snprintf(everywhere + strlen(everywhere), TEXT_SIZE - strlen(everywhere), "%s%s",
                      everywhere[0] != '\0' ? ", " : "", claim);

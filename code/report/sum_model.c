@@ -27,6 +27,7 @@ struct primitives {
     double engine_fault_us;            /* ... and the engine's */
     double exit_us;                    /* a process started, loaded and ended */
     double json_encode_us, json_decode_us;  /* the series through jansson */
+    double json_bytes;                 /* ... and the series' length as JSON */
 };
 
 /* The estimate under key, its value, or NAN when the run has none. */
@@ -98,6 +99,7 @@ static void read_primitives(const struct store *s, const struct run_data *d,
     p->exit_us = value_of(s, "spawn.exit_ms") * 1e3;
     p->json_encode_us = value_of(s, "serial.c.json.encode_us");
     p->json_decode_us = value_of(s, "serial.c.json.decode_us");
+    p->json_bytes = store_number(s, "serial.c.json.bytes");   /* a count, not an estimate */
 }
 
 /* The fitted echo of lane (client, transport, mode) on one CPU at b bytes each way. */
@@ -126,8 +128,11 @@ static int read_inputs(const struct store *s, const struct arch_row *row, struct
     in->reply_bytes = value_of(s, keyf(key, "call.%s.reply_bytes", a));
     in->client_faults = value_of(s, keyf(key, "call.%s.client_faults", a));
     in->engine_faults = value_of(s, keyf(key, "call.%s.engine_faults", a));
-    if (row->transport == TRANSPORT_SPAWN && row->grain == GRAIN_SWEEP)
+    if (row->transport == TRANSPORT_SPAWN && row->grain == GRAIN_SWEEP) {
+        if (row->client != CLIENT_C)
+            return -1;                 /* the persistent server's comparison is the C client's */
         keyf(key, "cross.spawn_over_persistent_us");
+    }
     else if (row->transport == TRANSPORT_SPAWN)
         keyf(key, "call.%s.over_warm_us", a);
     else
@@ -207,7 +212,7 @@ static void predict(const struct store *s, const struct arch_row *row,
                                    each_way) -
                        echo_fit_us(s, "c", "unix", "protocol", each_way);
     if (row->encoding == ENCODING_JSON) {
-        double share = fmin(in->request_bytes / p->series_bytes, 1.0);
+        double share = fmin(in->request_bytes / p->json_bytes, 1.0);   /* JSON over JSON */
         term[T_CODEC] = share * (p->json_encode_us + p->json_decode_us);
     }
     term[T_FAULTS] = in->client_faults * p->fault_us[row->client] +

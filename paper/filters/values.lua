@@ -662,7 +662,9 @@ local VERDICT_LETTER = {holds = "H", fails = "F", undecided = "U"}
 
 local function verdict_cell(text)
   local letter = VERDICT_LETTER[text]
-  if not letter then return cell(text == "n/a" and "\u{2013}" or text) end
+  if not letter then
+    return cell((text == "n/a" or text == "not measured") and "\u{2013}" or text)
+  end
   if is_latex then
     return {pandoc.Plain({pandoc.RawInline("latex", "\\IpctaxVerdict{" .. text .. "}{" .. letter .. "}")})}
   end
