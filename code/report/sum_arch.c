@@ -158,7 +158,7 @@ static void between(const struct run_data *d, struct store *s, const char *key, 
 static void pooled_ratios(const struct run_data *d, struct store *s)
 {
     static const char *const header[] = {"Architecture", "Median [95% interval]",
-                                         "Pooled [95% interval]", "Hodges-Lehmann [95% interval]"};
+                                         "Pooled [bootstrap interval]", "Hodges-Lehmann [95% interval]"};
     static const char *const pairing[2] = {"sequential", "duet"};
     char key[KEY_SIZE], a[200], b[200], c[200];
     struct csv_out t;
