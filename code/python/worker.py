@@ -504,8 +504,15 @@ def describe(error):
     return f"{type(error).__name__}: {error}"
 
 
+# The refusals a request can meet by design: their message says it all.
+REFUSALS = (ipc.EngineError, ipc.ProtocolError, Failure, KeyError, ValueError)
+
+
 def where(error):
-    """The file and line the exception was raised at: " (at worker.py:123)"."""
+    """The file and line an unforeseen exception was raised at: " (at
+    worker.py:123)"; nothing for a refusal, whose message is its reason."""
+    if isinstance(error, REFUSALS):
+        return ""
     frames = traceback.extract_tb(error.__traceback__)
     if not frames:
         return ""
