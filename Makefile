@@ -947,7 +947,7 @@ $(TEST_PAGE): all $(CHAPTER_ASTS) FORCE
 
 check-browser: $(TEST_PAGE)
 	$(PYTHON) tests/browser/check_page.py $(TEST_PAGE)
-	$(PYTHON) -B tests/check_pdf.py site/paper.pdf site/book.pdf site/index.html
+	PAPER_MAX_PAGES=$(PAPER_MAX_PAGES) $(PYTHON) -B tests/check_pdf.py site/paper.pdf site/book.pdf site/index.html
 
 # paper/provenance.csv's checks (values.lua, chunks.lua): a right table
 # weaves; a key without a family, a file or column data/ lacks, or a chunk

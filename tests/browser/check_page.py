@@ -91,7 +91,10 @@ HERE = None
 # Parts II and III travel packed (gzip in base64), so the file grows with
 # the book by about a third of its compressed size. Relative links resolve
 # as they would from site/ in the repository.
-MAX_SENT_BYTES = 600000
+# 600 kB held until the book gained its index of identifiers, the
+# mechanisms and the model, and the appendix of what changed (680 kB then);
+# the budget is a bound on growth, not a target.
+MAX_SENT_BYTES = 700000
 MAX_BYTES = 1500000
 MIN_CONTRAST = 4.5
 MIN_FIGURE_TEXT_PX = 8.0
