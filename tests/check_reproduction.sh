@@ -16,7 +16,7 @@
 set -u
 mkdir -p "$2" && root=$(realpath "$1") scratch=$(realpath "$2") || exit 1
 fail() { echo "check-reproduction: $*"; exit 1; }
-make_here() { make --no-print-directory -o build/ipctax-summary "$@"; }
+make_here() { make --no-print-directory -o build/ipctax-summary -o build/tangle "$@"; }
 setup() {
     rm -rf "$1" && mkdir -p "$1/build" "$1/reproductions" || exit 1
     cp "$root/Makefile" "$root/CITATION.cff" "$1/" && cp -r "$root/data" "$1/" &&
