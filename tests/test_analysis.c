@@ -1813,6 +1813,56 @@ static void the_plan_reads_the_kept_runs_intervals(void **state)
     expect_number("plan.most_units", 24);
 }
 
+/* A kept run's summary is made once and read back by every later summary
+ * (its key unchanged); read back, it must give what it gave when made: the
+ * same values and the same plan, which takes the median of the kept runs'
+ * estimates to every digit (read back from the rounded text, it did not). */
+static void a_kept_summary_read_back_gives_the_same_summary(void **state)
+{
+    (void)state;
+    char err[1024], root[256], hashes[256], path[600];
+    static char plan_made[1 << 16], plan_read[1 << 16];
+    summarize_synthetic_run();
+    snprintf(path, sizeof path, "%s/tables/plan.csv", out_dir);
+    FILE *f = fopen(path, "r");
+    assert_non_null(f);
+    size_t n_made = fread(plan_made, 1, sizeof plan_made, f);
+    fclose(f);
+    struct run_data d;
+    if (run_data_load(&d, run_dir, err, sizeof err) != 0)
+        fail_msg("the synthetic run was refused: %s", err);
+    struct store s;
+    store_init(&s, out_dir);
+    s.registry = registry_dir;
+    s.chunk_hashes = scratch_path(hashes, sizeof hashes, "chunk-hashes.csv");
+    summarize_with_reproductions(&d, &s, scratch_path(root, sizeof root, "kept"));
+    assert_int_equal(s.errors, 0);
+    size_t same = 0, compared = 0;
+    int k = csv_table_column(&values, "key"), v = csv_table_column(&values, "value");
+    for (size_t r = 0; r < values.n_rows; r++) {
+        const char *key = csv_table_cell(&values, r, k);
+        if (strncmp(key, "compare.", 8) == 0)
+            continue;                  /* this summary has no published run */
+        const struct value *again = store_get(&s, key);
+        compared++;
+        if (again != NULL && strcmp(again->text, csv_table_cell(&values, r, v)) == 0)
+            same++;
+        else
+            print_message("%s: %s made, %s read back\n", key, csv_table_cell(&values, r, v),
+                          again != NULL ? again->text : "(none)");
+    }
+    store_free(&s);
+    run_data_free(&d);
+    f = fopen(path, "r");
+    assert_non_null(f);
+    size_t n_read = fread(plan_read, 1, sizeof plan_read, f);
+    fclose(f);
+    assert_true(compared > 100);
+    assert_int_equal(same, compared);
+    assert_int_equal(n_read, n_made);
+    assert_memory_equal(plan_read, plan_made, n_made);
+}
+
 /* The published run is this one (the same machine.date and commit) with
  * batch_none's verdict changed: one change, named. Kept twice, the run
  * counts once, and every claim is unanimous, with its own verdict. */
@@ -2068,6 +2118,7 @@ int main(int argc, char **argv)
         T(the_claims_are_judged_on_the_known_intervals),
         T(the_run_is_compared_and_counted_once),
         T(the_plan_reads_the_kept_runs_intervals),
+        T(a_kept_summary_read_back_gives_the_same_summary),
         T(the_pairing_estimator_covers_what_it_promises),
         T(every_value_the_summary_writes_has_a_family),
         T(every_family_of_values_is_checked),

@@ -507,7 +507,9 @@ static int kept_summary(const char *out, const char *key, struct store *s)
     if (n == 0 || strcmp(kept, key) != 0)
         return 0;
     snprintf(path, sizeof path, "%s/values.csv", out);
-    if (store_read(s, path, err, sizeof err) == 0 && s->errors == 0)
+    int read = store_read(s, path, err, sizeof err) == 0 && s->errors == 0;
+    snprintf(path, sizeof path, "%s/numbers.csv", out);
+    if (read && store_read_numbers(s, path, err, sizeof err) == 0)
         return 1;
     const char *out_dir = s->out_dir, *registry = s->registry;
     store_free(s);                     /* half read: made again */
@@ -516,14 +518,15 @@ static int kept_summary(const char *out, const char *key, struct store *s)
     return 0;
 }
 
-/* Keeps the summary s made from key: its values, then the key, so that a
- * key is never beside values it did not make. */
+/* Keeps the summary s made from key: its values (their text, and their
+ * numbers to the last digit), then the key, so that a key is never beside
+ * values it did not make. */
 static void keep_summary(struct store *s, const char *key)
 {
     char path[4500];
     snprintf(path, sizeof path, "%s/summary.key", s->out_dir);
     remove(path);
-    if (key[0] == '\0' || s->errors > 0 || store_write(s) != 0)
+    if (key[0] == '\0' || s->errors > 0 || store_write(s) != 0 || store_write_numbers(s) != 0)
         return;
     FILE *f = fopen(path, "wb");
     if (f != NULL && (fputs(key, f) < 0) | (fclose(f) != 0))

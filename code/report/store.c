@@ -241,6 +241,48 @@ int store_read(struct store *s, const char *path, char *err, size_t err_size)
     csv_table_free(&t);
     return status;
 }
+int store_write_numbers(struct store *s)
+{
+    static const char *const header[] = {"key", "number"};
+    char path[4096], digits[32];
+    struct csv_out out;
+    snprintf(path, sizeof path, "%s/numbers.csv", s->out_dir);
+    if (csv_out_open(&out, path, header, CSV_COLUMNS(header)) != 0)
+        return -1;
+    for (size_t i = 0; i < s->n; i++) {
+        if (isnan(s->values[i].number))
+            continue;
+        snprintf(digits, sizeof digits, "%.17g", s->values[i].number);
+        csv_out_text(&out, s->values[i].key);
+        csv_out_text(&out, digits);
+        csv_out_end_row(&out);
+    }
+    return csv_out_close(&out);
+}
+
+int store_read_numbers(struct store *s, const char *path, char *err, size_t err_size)
+{
+    struct csv_table t;
+    if (csv_table_load(path, &t, err, err_size) != 0)
+        return -1;
+    int k = csv_table_column(&t, "key"), x = csv_table_column(&t, "number");
+    int status = k < 0 || x < 0 ? -1 : 0;
+    if (status != 0)
+        snprintf(err, err_size, "%s has no key and number columns", path);
+    for (size_t r = 0; status == 0 && r < t.n_rows; r++) {
+        struct value *v = (struct value *)store_get(s, csv_table_cell(&t, r, k));
+        char *end;
+        double number = strtod(csv_table_cell(&t, r, x), &end);
+        if (v == NULL || *end != '\0') {
+            snprintf(err, err_size, "%s: row %zu names no value of the summary", path, r + 1);
+            status = -1;
+        } else {
+            v->number = number;
+        }
+    }
+    csv_table_free(&t);
+    return status;
+}
 
 static int open_at(struct store *s, const char *path, struct csv_out *out,
                    const char *const *header, int n_columns)

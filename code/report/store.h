@@ -36,6 +36,12 @@ int store_write(struct store *s);
  * from an earlier build) into s, each as its text, with the number the
  * text shows (its commas dropped) or NAN. 0, or -1 with err. */
 int store_read(struct store *s, const char *path, char *err, size_t err_size);
+/* Writes OUT/numbers.csv: every number's key and its every digit (%.17g,
+ * which reads back to the same double); 0 or -1. */
+int store_write_numbers(struct store *s);
+/* Gives each value of s the number path (a numbers.csv) holds for its key;
+ * 0, or -1 with err if path cannot be read or names a key s lacks. */
+int store_read_numbers(struct store *s, const char *path, char *err, size_t err_size);
 
 /* Formats a key (printf-style) into buf and returns buf. */
 const char *keyf(char buf[KEY_SIZE], const char *fmt, ...) __attribute__((format(printf, 2, 3)));
