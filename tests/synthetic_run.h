@@ -495,6 +495,43 @@ static void syn_rows(struct synthetic_run *s)
     s->n_rows++;                               /* the baseline, rows[0], counts too */
 }
 
+/* The away probes of the rounds: one double and the series at round k's
+ * start, under its first run; the round trips SYN_ROUND_ONE_US and
+ * SYN_ROUND_SERIES_US times a scale of the round (the first round's are
+ * 50 times, as a set-up's would be, and left out by the summary), split
+ * as the state probes are (5% encode, 40% request, 35% reply, 5% decode). */
+#define SYN_ROUND_ONE_US 90.0
+#define SYN_ROUND_SERIES_US 1100.0
+static double syn_round_scale(long k)
+{
+    return k == 1 ? 50.0 : UNIT_SCALE[(k + 2) % SYN_ROUNDS];
+}
+
+static void syn_away_probes(struct synthetic_run *s, long k, const struct syn_row *next,
+                            const struct syn_clock *clock)
+{
+    for (long seq = 1; seq <= 2; seq++) {
+        int series = (int)((k + seq - 1) % 2);        /* odd rounds: the series first */
+        struct witness_row v;
+        memset(&v, 0, sizeof v);
+        snprintf(v.architecture, sizeof v.architecture, "%s", next->row->name);
+        snprintf(v.kind, sizeof v.kind, "away");
+        v.round = k, v.run = clock->run + 1, v.seq = seq;
+        v.floats = series ? SYN_SERIES_FLOATS : 1;
+        v.start_s = clock->t;
+        v.rtt_ns = (series ? SYN_ROUND_SERIES_US : SYN_ROUND_ONE_US) * syn_round_scale(k) * 1e3;
+        v.encode_ns = 0.05 * v.rtt_ns, v.request_ns = 0.40 * v.rtt_ns;
+        v.reply_ns = 0.35 * v.rtt_ns, v.decode_ns = 0.05 * v.rtt_ns;
+        v.send_ns = v.receive_ns = v.wait_ns = 0.1 * v.rtt_ns;
+        v.engine_ns = v.engine_decode_ns = v.engine_encode_ns = v.engine_cpu_ns = 0.05 * v.rtt_ns;
+        v.compute_ns = 0;
+        v.process_ns = v.process_cpu_ns = v.process_minor_faults = NAN;
+        v.request_bytes = 8 * (double)v.floats + 12, v.reply_bytes = 8 * (double)v.floats + 4;
+        v.engine_minor_faults = v.client_minor_faults = 0;
+        SYN_PUSH(s->d.witnesses, s->d.n_witnesses, v);
+    }
+}
+
 static void syn_rounds(struct synthetic_run *s, struct mt19937 *mt)
 {
     struct syn_clock clock = {0, 0, 0};
@@ -502,6 +539,8 @@ static void syn_rounds(struct synthetic_run *s, struct mt19937 *mt)
     size_t n = s->n_rows - 1;                  /* the rows other than the baseline */
     for (long k = 1; k <= SYN_ROUNDS; k++)
         for (size_t p = 0; p < n; p++) {
+            if (p == 0)
+                syn_away_probes(s, k, &s->rows[1 + (size_t)k % n], &clock);
             const struct syn_row *r = &s->rows[1 + (p + (size_t)k) % n];  /* a new order */
             if (r->row->pairing == PAIRING_DUET)
                 syn_couple(s, mt, &clock, r, k, (long)p + 1, ++unit_id);

@@ -1570,22 +1570,38 @@ static struct measured measured_of(const struct syn_row *r)
     return m;
 }
 
+/* The rounds' away probe of a payload: its round trip times the median
+ * of the rounds' scales from the second round on, split as generated. */
+static struct probe_parts round_probe(int series)
+{
+    double q[SYN_ROUNDS - 1];
+    for (long k = 2; k <= SYN_ROUNDS; k++)
+        q[k - 2] = syn_round_scale(k);
+    double rtt = (series ? SYN_ROUND_SERIES_US : SYN_ROUND_ONE_US) *
+                 truth_of(q, SYN_ROUNDS - 1).value;
+    return (struct probe_parts){rtt, 0.05 * rtt, 0.40 * rtt, 0.35 * rtt, 0.05 * rtt};
+}
+
 /* The model's terms for row r (state, bytes, lane, codec, faults, process;
- * 68-model.md) from the primitives the generator made. */
+ * 68-model.md) from the primitives the generator made: a run's first call
+ * (one of r->calls) crosses its request at the rounds' away probe's state,
+ * the others and every reply after the kernel. */
 static void model_terms(const struct syn_row *r, double term[6])
 {
     const struct arch_row *a = r->row;
     int spawns = a->transport == TRANSPORT_SPAWN;
     const char *client = client_of(r);
-    double series_bytes = 8.0 * SYN_SERIES_FLOATS, c = r->compute_us;
-    struct probe_parts one = one_after(client, c), series = series_after(client, c);
+    double series_bytes = 8.0 * SYN_SERIES_FLOATS, c = r->compute_us, first = 1.0 / r->calls;
+    struct probe_parts one = one_after(client, c), rep = series_after(client, c);
+    struct probe_parts one_req = probe_between(one, round_probe(0), first);
+    struct probe_parts req = probe_between(rep, round_probe(1), first);
     double out = r->request_bytes - 4, back = r->reply_bytes - 4, each_way = (out + back) / 2;
     double span = series_bytes - 8;
-    double per_out = (series.encode + series.request - one.encode - one.request) / span;
-    double per_back = (series.reply + series.decode - one.reply - one.decode) / span;
-    term[0] = spawns ? 0 : one.rtt;
+    double per_out = (req.encode + req.request - one_req.encode - one_req.request) / span;
+    double per_back = (rep.reply + rep.decode - one.reply - one.decode) / span;
+    term[0] = spawns ? 0 : one_req.rtt;
     term[1] = spawns ? 0 : fmax(out - 8, 0) * per_out + fmax(back - 8, 0) * per_back +
-                           out * series.decode / series_bytes + back * series.encode / series_bytes;
+                           out * req.decode / series_bytes + back * rep.encode / series_bytes;
     term[2] = spawns ? fitted_echo_us("pipe", "raw", each_way) - fitted_echo_us("unix", "raw", each_way)
             : a->transport != TRANSPORT_UNIX
                 ? fitted_echo_us(transport_name(a->transport), "protocol", each_way) -
@@ -1669,6 +1685,80 @@ static void the_model_predicts_every_row_from_the_primitives(void **state)
     expect_number("model.within", within);
     expect_number("model.worst.ratio", worst);
     expect_text("model.worst.architecture", worst_name);
+}
+
+/* A run's first call over its later ones, from the generator's call
+ * factors: a couple's runs' first calls are 0.8 and 0.9 of the unit's
+ * boundary (median 0.85), their later ones 1.0 1.0 1.3 and 1.0 1.0 1.1
+ * (median 1.0); a triple's one run is the middle slot's, 0.9 and 1.0 1.0
+ * 1.1. */
+static double first_factor(const struct syn_row *r)
+{
+    return r->row->pairing == PAIRING_DUET ? 0.85 : 0.9;
+}
+
+static double first_call_us(const struct syn_row *r, long k, const void *ctx)
+{
+    return first_factor(r) * boundary_us(r, k, ctx);
+}
+
+static double constant(const struct syn_row *r, long k, const void *x)
+{
+    (void)r, (void)k;
+    return *(const double *)x;
+}
+
+/* The rounds' away probe of a payload, one phase's share of its round
+ * trip, over the rounds from the second. */
+static struct truth round_truth(int series, double share)
+{
+    double q[SYN_ROUNDS - 1];
+    for (long k = 2; k <= SYN_ROUNDS; k++)
+        q[k - 2] = (series ? SYN_ROUND_SERIES_US : SYN_ROUND_ONE_US) * syn_round_scale(k) * share;
+    return truth_of(q, SYN_ROUNDS - 1);
+}
+
+/* Every crossing row's calls per run, and where a run makes more than one
+ * its first call's boundary, its later calls', and the one over the
+ * other, unit by unit; the rounds' away probes from the second round on,
+ * phase by phase; and each row whose every call is a first, its miss beside
+ * its witness row's first over later. */
+static void the_first_calls_and_the_rounds_away_probes(void **state)
+{
+    (void)state;
+    static const char *const FIELDS[] = {"rtt", "encode", "request", "reply", "decode"};
+    static const double SHARE[] = {1.0, 0.05, 0.40, 0.35, 0.05};
+    char key[KEY_SIZE];
+    int first_rows = 0;
+    summarize_synthetic_run();
+    for (size_t i = 1; i < gen.n_rows; i++) {
+        const struct syn_row *r = &gen.rows[i];
+        const char *a = r->row->name;
+        if (r->row->transport == TRANSPORT_NONE)
+            continue;
+        expect_number(keyf(key, "first.%s.calls_per_run", a), (double)r->calls);
+        if (r->calls == 1) {
+            if (written(keyf(key, "first.%s.over_later", a)))
+                fail_msg("%s makes one call a run, and has a first over later", a);
+            first_rows += r->row->transport != TRANSPORT_SPAWN;
+            continue;
+        }
+        double f = first_factor(r);
+        expect_estimate(keyf(key, "first.%s.first_us", a), over_rounds(first_call_us, r, NULL));
+        expect_estimate(keyf(key, "first.%s.later_us", a), over_rounds(boundary_us, r, NULL));
+        expect_estimate(keyf(key, "first.%s.over_later", a), over_rounds(constant, r, &f));
+    }
+    for (int series = 0; series < 2; series++)
+        for (int k = 0; k < 5; k++)
+            expect_estimate(keyf(key, "mech.round.%s.%s_us", series ? "series" : "one", FIELDS[k]),
+                            round_truth(series, SHARE[k]));
+    expect_number("mech.round.rounds", SYN_ROUNDS - 1);
+    /* every once-per-call row has a witness row in the generator (a call
+     * per combination of its client and encoding), and misses by far more
+     * than the witness's exact 0.85 */
+    expect_number("model.first_rows", first_rows);
+    expect_number("model.first_inside", 0);
+    expect_text("model.batch_unix.first_inside", "no");
 }
 
 /* ---- What the run records, passed through ------------------------------------------------------------- */
@@ -2114,6 +2204,7 @@ int main(int argc, char **argv)
         T(the_counts_are_differences_of_requests),
         T(the_crossings_composites_are_their_medians_function),
         T(the_model_predicts_every_row_from_the_primitives),
+        T(the_first_calls_and_the_rounds_away_probes),
         T(the_runs_records_are_passed_through),
         T(the_claims_are_judged_on_the_known_intervals),
         T(the_run_is_compared_and_counted_once),

@@ -11,6 +11,7 @@
 #include "harness/gate.h"
 #include "harness/pairs.h"
 #include "harness/schedule.h"
+#include "harness/session.h"
 #include "harness/worker.h"
 #include "util/error.h"
 #include "util/names.h"
@@ -50,6 +51,9 @@ struct schedule {
     struct data_out runs, calls, witnesses;
     uint64_t started_ns;
     long next_unit, next_run;
+    struct session away[2];            /* the away probes' engines: one double, the series */
+    int away_open[2];
+    double *away_back;                 /* where their echoes come back */
 };
 
 static int write_gate(const struct schedule *sc, const char *dir)
@@ -147,6 +151,51 @@ static void warm_up(struct schedule *sc, struct row_record *r)
     call_sink_free(&none);
 }
 
+static const char *const AWAY_NAMES[2] = {"away-one", "away-series"};
+
+static void open_away_probes(struct schedule *sc)
+{
+    char err[ERR_SIZE];
+    sc->away_back = malloc(sc->job->n_bars * sizeof *sc->away_back);
+    for (int k = 0; k < 2 && sc->away_back != NULL; k++) {
+        struct session_options o = {TRANSPORT_UNIX, AWAY_NAMES[k], NULL, NULL, 0, 1, NULL, NULL};
+        sc->away_open[k] = session_open(&sc->away[k], sc->env, &o, err, sizeof err) == 0;
+        if (!sc->away_open[k])
+            fprintf(stderr, "ipctax-bench: no away probe (%s): %s\n", AWAY_NAMES[k], err);
+    }
+}
+
+/* The round's away probes, before its first run (next's, numbered next). */
+static void probe_away(struct schedule *sc, int round, const struct row_record *next)
+{
+    struct data_out *w = &sc->witnesses;
+    for (int i = 0; i < 2; i++) {
+        int k = (round + i) % 2;       /* odd rounds: the series first */
+        size_t floats = k == 1 ? sc->job->n_bars : 1;
+        struct call_record t;
+        char err[ERR_SIZE];
+        uint64_t at = clock_ns();
+        if (!sc->away_open[k])
+            continue;
+        if (session_echo(&sc->away[k], sc->job->close, floats, sc->away_back, &t, err,
+                         sizeof err) != 0) {
+            fprintf(stderr, "ipctax-bench: the away probe (%s) failed: %s\n", AWAY_NAMES[k], err);
+            session_close(&sc->away[k]);
+            sc->away_open[k] = 0;
+            continue;
+        }
+        data_text(w, WITNESS_architecture, next->row->name);
+        data_int(w, WITNESS_round, round);
+        data_int(w, WITNESS_run, sc->next_run + 1);
+        data_text(w, WITNESS_kind, "away");
+        data_int(w, WITNESS_seq, i + 1);
+        data_int(w, WITNESS_floats, (int64_t)floats);
+        data_fixed(w, WITNESS_start_s, seconds_between(sc->started_ns, at), 6);
+        call_record_write(w, WITNESS_rtt_ns, &t);
+        data_end_row(w);
+    }
+}
+
 /* 0, or -1 at the first row that failed (stop_row said why). */
 static int set_up(struct schedule *sc)
 {
@@ -168,6 +217,7 @@ static int set_up(struct schedule *sc)
             return -1;
         }
     }
+    open_away_probes(sc);
     return 0;
 }
 
@@ -352,6 +402,8 @@ static void run_round(struct schedule *sc, int round, uint32_t seed)
             rows[n++] = i;
     mt19937_seed(&sc->mt, round_seed(seed, round));
     random_order(&sc->mt, order, n);
+    if (n > 0)
+        probe_away(sc, round, &sc->rec[rows[order[0]]]);
     for (size_t p = 0; p < n && sc->rec[sc->baseline].active; p++) {
         struct row_record *r = &sc->rec[rows[order[p]]];
         uint64_t t0 = clock_ns();
@@ -461,7 +513,10 @@ static void finish(struct schedule *sc)
     for (int s = 0; s < 2; s++) {
         free(sc->results[s]);
         call_sink_free(&sc->sinks[s]);
+        if (sc->away_open[s])
+            session_close(&sc->away[s]);
     }
+    free(sc->away_back);
     free(sc->rec);
 }
 

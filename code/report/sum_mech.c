@@ -104,6 +104,9 @@ static void summarize_probe(const struct run_data *d, struct store *s, const str
         probe_row(t, p, rtt, extra);
 }
 
+static void summarize_round_away(const struct run_data *d, struct store *s,
+                                 struct csv_out *t);   /* the rounds' probes, below */
+
 static void summarize_states(const struct run_data *d, struct store *s)
 {
     static const char *const clients[] = {"c", "python"};
@@ -127,8 +130,48 @@ static void summarize_states(const struct run_data *d, struct store *s)
                                                               stretches[sr], partners[pa],
                                                               series}, t);
             }
+    summarize_round_away(d, s, t);
     if (t != NULL)
         table_close(s, t);
+}
+
+static const struct probe_field ROUND_FIELDS[] = {
+    {"rtt_us", offsetof(struct witness_row, rtt_ns)},
+    {"request_us", offsetof(struct witness_row, request_ns)},
+    {"reply_us", offsetof(struct witness_row, reply_ns)},
+    {"encode_us", offsetof(struct witness_row, encode_ns)},
+    {"decode_us", offsetof(struct witness_row, decode_ns)},
+};
+
+static void summarize_round_away(const struct run_data *d, struct store *s, struct csv_out *t)
+{
+    char key[KEY_SIZE];
+    long rounds = 0;
+    for (int series = 0; series < 2; series++) {
+        struct estimate rtt = {0, NAN, NAN, NAN, 0.0};
+        for (size_t f = 0; f < sizeof ROUND_FIELDS / sizeof ROUND_FIELDS[0]; f++) {
+            struct doubles v = {0};
+            for (size_t i = 0; i < d->n_witnesses; i++) {
+                const struct witness_row *w = &d->witnesses[i];
+                double x = *(const double *)((const char *)w + ROUND_FIELDS[f].at);
+                if (strcmp(w->kind, "away") == 0 && w->round >= 2 &&
+                    (w->floats > 1) == series && isfinite(x))
+                    doubles_push(&v, x * 1e-3);
+            }
+            struct estimate e = doubles_estimate(&v);
+            if (e.n > 0)
+                put_estimate(s, keyf(key, "mech.round.%s.%s", series ? "series" : "one",
+                                     ROUND_FIELDS[f].name), e, 1, "rounds");
+            if (f == 0)
+                rtt = e, rounds = (long)e.n > rounds ? (long)e.n : rounds;
+            doubles_free(&v);
+        }
+        if (rtt.n > 0 && t != NULL)
+            probe_row(t, &(struct probe){"c", "idle", "round", "idle", series}, rtt,
+                      (struct estimate){0, NAN, NAN, NAN, 0.0});
+    }
+    if (rounds > 0)
+        put_count(s, "mech.round.rounds", (double)rounds);
 }
 
 static void summarize_fault_role(const struct run_data *d, struct store *s, const char *role)

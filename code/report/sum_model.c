@@ -8,8 +8,11 @@
 #include <stdio.h>
 #include <string.h>
 
+#include <stdlib.h>
+
 #include "schema/architectures.h"
 #include "report/summarize.h"
+#include "report/units.h"
 
 /* A state probe's phases, µs: one double each way, or the series. */
 struct probe_phases {
@@ -22,6 +25,7 @@ struct primitives {
     struct probe_phases one[3][2], series[3][2];
     double away_us;                    /* the away probes' pause, as the client timed it */
     struct probe_phases away[3];       /* the series after it, by client */
+    struct probe_phases round_one, round_series;   /* the rounds' away probes (C) */
     double series_bytes;               /* the series echo's payload, each way */
     double fault_us[3];                /* first-touch price by client (enum arch_client) */
     double engine_fault_us;            /* ... and the engine's */
@@ -69,6 +73,16 @@ static void read_away(const struct store *s, const char *client, struct probe_ph
                                   fields[f]));
 }
 
+/* A probe of the rounds (payload "one" or "series"), NAN where none. */
+static void read_round(const struct store *s, const char *payload, struct probe_phases *out)
+{
+    char key[KEY_SIZE];
+    static const char *const fields[] = {"rtt", "encode", "request", "reply", "decode"};
+    double *at[] = {&out->rtt, &out->encode, &out->request, &out->reply, &out->decode};
+    for (int f = 0; f < 5; f++)
+        *at[f] = value_of(s, keyf(key, "mech.round.%s.%s_us", payload, fields[f]));
+}
+
 static void read_primitives(const struct store *s, const struct run_data *d,
                             struct primitives *p)
 {
@@ -88,6 +102,8 @@ static void read_primitives(const struct store *s, const struct run_data *d,
     p->away_us = value_of(s, "mech.c.idle.away.busy.series.stretch_us");
     read_away(s, "c", &p->away[CLIENT_C]);
     read_away(s, "python", &p->away[CLIENT_PYTHON]);
+    read_round(s, "one", &p->round_one);
+    read_round(s, "series", &p->round_series);
     p->series_bytes = NAN;
     for (size_t i = 0; i < d->n_states; i++)
         if (d->states[i].floats > 1)
@@ -114,8 +130,82 @@ static double echo_fit_us(const struct store *s, const char *client, const char 
     return floor_us + 2.0 * b / (gbps * 1e3);
 }
 
+/* A unit's first calls and later calls: the boundary (µs) of each of its
+ * runs' call 0, and of every later call, pushed into first and later;
+ * the calls counted into *calls, the runs into *runs. */
+static void unit_first_and_later(const struct run_data *d, const struct unit_view *u,
+                                 struct doubles *first, struct doubles *later, double *calls,
+                                 double *runs)
+{
+    long run[2] = {u->row[0] != NULL ? u->row[0]->run : -1,
+                   u->duet && u->row[1] != NULL ? u->row[1]->run : -1};
+    *runs += (run[0] >= 0) + (run[1] >= 0);
+    for (size_t i = 0; i < d->n_calls; i++) {
+        const struct call_row *c = &d->calls[i];
+        if (c->run < 0 || (c->run != run[0] && c->run != run[1]))
+            continue;
+        ++*calls;
+        if (!isnan(c->compute_ns))
+            doubles_push(c->call == 0 ? first : later, (c->rtt_ns - c->compute_ns) * 1e-3);
+    }
+}
+
+/* Each row's calls per run, and where a run makes more than one, its
+ * first call's boundary over its later calls', unit by unit. */
+static void summarize_first_calls(const struct run_data *d, struct store *s)
+{
+    static const char *const header[] = {"Architecture", "Calls per run", "First call (µs)",
+                                         "Later calls (µs)", "First over later [95% interval]"};
+    char key[KEY_SIZE], buf[200];
+    struct csv_out t;
+    if (table_open(s, "first-calls", &t, header, CSV_COLUMNS(header)) != 0)
+        return;
+    for (size_t a = 0; a < N_ARCH_ROWS; a++) {
+        const char *arch = ARCH_ROWS[a].name;
+        struct unit_view *units;
+        struct doubles firsts = {0}, laters = {0}, ratio = {0};
+        double calls = 0, runs = 0;
+        size_t n = arch_units(d, arch, &units);
+        for (size_t i = 0; i < n; i++) {
+            struct doubles first = {0}, later = {0};
+            if (units[i].complete)
+                unit_first_and_later(d, &units[i], &first, &later, &calls, &runs);
+            if (first.n > 0 && later.n > 0) {
+                double f = doubles_estimate(&first).value, l = doubles_estimate(&later).value;
+                doubles_push(&firsts, f);
+                doubles_push(&laters, l);
+                doubles_push(&ratio, f / l);
+            }
+            doubles_free(&first);
+            doubles_free(&later);
+        }
+        free(units);
+        if (runs > 0 && ARCH_ROWS[a].transport != TRANSPORT_NONE)
+            put_number(s, keyf(key, "first.%s.calls_per_run", arch), calls / runs, 1);
+        if (ratio.n > 0) {
+            const char *unit = unit_name(d, arch);
+            struct estimate f = doubles_estimate(&firsts), l = doubles_estimate(&laters);
+            struct estimate r = doubles_estimate(&ratio);
+            put_estimate(s, keyf(key, "first.%s.first_us", arch), f, 1, unit);
+            put_estimate(s, keyf(key, "first.%s.later_us", arch), l, 1, unit);
+            put_estimate(s, keyf(key, "first.%s.over_later", arch), r, 2, unit);
+            csv_out_text(&t, arch);
+            cell_number(&t, calls / runs, 0);
+            cell_number(&t, f.value, 1);
+            cell_number(&t, l.value, 1);
+            csv_out_text(&t, format_estimate(buf, r, 2));
+            csv_out_end_row(&t);
+        }
+        doubles_free(&firsts);
+        doubles_free(&laters);
+        doubles_free(&ratio);
+    }
+    table_close(s, &t);
+}
+
 struct call_inputs {
     double compute_us, request_bytes, reply_bytes, client_faults, engine_faults;
+    double first_share;                /* of its calls, a run's first: 1 / calls per run */
     struct estimate measured;          /* the row's boundary per call, with its interval */
 };
 
@@ -128,6 +218,7 @@ static int read_inputs(const struct store *s, const struct arch_row *row, struct
     in->reply_bytes = value_of(s, keyf(key, "call.%s.reply_bytes", a));
     in->client_faults = value_of(s, keyf(key, "call.%s.client_faults", a));
     in->engine_faults = value_of(s, keyf(key, "call.%s.engine_faults", a));
+    in->first_share = 1.0 / store_number(s, keyf(key, "first.%s.calls_per_run", a));
     if (row->transport == TRANSPORT_SPAWN && row->grain == GRAIN_SWEEP) {
         if (row->client != CLIENT_C)
             return -1;                 /* the persistent server's comparison is the C client's */
@@ -177,16 +268,33 @@ static struct probe_phases series_at(const struct primitives *p, int client, dou
     return between(pair, c < away ? log(c / hi) / log(away / hi) : 1.0);
 }
 
-/* A call's bytes at the state's prices: out and back, and the engine's codec. */
-static double bytes_term(const struct primitives *p, int client, double c, double out,
-                         double back)
+/* What a request meets: `first` of the calls (a run's first) the state a
+ * round leaves, the rounds' away probe `round` (or, in an older run
+ * without one, the longest-left probe it has, `fallback`), and the rest
+ * the state after a kernel, `after`. */
+static struct probe_phases request_state(struct probe_phases after, struct probe_phases round,
+                                         struct probe_phases fallback, double first)
+{
+    struct probe_phases left = isfinite(round.rtt) ? round : fallback;
+    if (!isfinite(left.rtt) || !(first > 0.0))
+        return after;
+    struct probe_phases pair[2] = {after, left};
+    return between(pair, fmin(first, 1.0));
+}
+
+/* A call's bytes at the state's prices: out (with the engine's decoding)
+ * at the request's, back (with the engine's encoding) after the kernel. */
+static double bytes_term(const struct primitives *p, int client, double c, double first,
+                         double out, double back)
 {
     struct probe_phases one = between(p->one[client], stretch_weight(p, c));
-    struct probe_phases series = series_at(p, client, c);
+    struct probe_phases rep = series_at(p, client, c);
+    struct probe_phases req = request_state(rep, p->round_series, p->away[client], first);
+    struct probe_phases one_req = request_state(one, p->round_one, one, first);
     double span = p->series_bytes - 8.0;
-    double per_out = (series.encode + series.request - one.encode - one.request) / span;
-    double per_back = (series.reply + series.decode - one.reply - one.decode) / span;
-    double per_decode = series.decode / p->series_bytes, per_encode = series.encode / p->series_bytes;
+    double per_out = (req.encode + req.request - one_req.encode - one_req.request) / span;
+    double per_back = (rep.reply + rep.decode - one.reply - one.decode) / span;
+    double per_decode = req.decode / p->series_bytes, per_encode = rep.encode / p->series_bytes;
     return fmax(out - 8.0, 0.0) * per_out + fmax(back - 8.0, 0.0) * per_back +
            out * per_decode + back * per_encode;
 }
@@ -202,8 +310,10 @@ static void predict(const struct store *s, const struct arch_row *row,
     for (int t = 0; t < N_TERMS; t++)
         term[t] = 0.0;
     /* a spawned call is measured over its warm twin: the crossing cancels */
-    term[T_STATE] = spawns ? 0.0 : between(p->one[row->client], w).rtt;
-    term[T_BYTES] = spawns ? 0.0 : bytes_term(p, row->client, in->compute_us, out, back);
+    struct probe_phases one = between(p->one[row->client], w);
+    term[T_STATE] = spawns ? 0.0 : request_state(one, p->round_one, one, in->first_share).rtt;
+    term[T_BYTES] = spawns ? 0.0 : bytes_term(p, row->client, in->compute_us, in->first_share,
+                                              out, back);
     if (spawns)
         term[T_LANE] = echo_fit_us(s, "c", "pipe", "raw", each_way) -
                        echo_fit_us(s, "c", "unix", "raw", each_way);
@@ -304,6 +414,44 @@ static void put_over_model(struct store *s, const struct arch_row *row,
                      2, unit_name);
 }
 
+/* The row whose calls witness row's first calls: the same client and
+ * encoding, a call per combination over a Unix socket; or NULL. */
+static const struct arch_row *first_call_witness(const struct arch_row *row)
+{
+    for (size_t i = 0; i < N_ARCH_ROWS; i++) {
+        const struct arch_row *w = &ARCH_ROWS[i];
+        if (w->client == row->client && w->encoding == row->encoding &&
+            w->transport == TRANSPORT_UNIX && w->grain == GRAIN_COMBO)
+            return w;
+    }
+    return NULL;
+}
+
+/* A row whose every call is a run's first, and that crosses a socket or
+ * memory: its measure over the model's price beside its witness row's
+ * first call over its later ones. */
+static int first_check_row(struct store *s, struct csv_out *t, const struct arch_row *row,
+                           const struct call_inputs *in, double predicted)
+{
+    char key[KEY_SIZE], buf[200];
+    const struct arch_row *w = first_call_witness(row);
+    if (!(in->first_share >= 1.0) || row->transport == TRANSPORT_SPAWN || w == NULL)
+        return -1;
+    struct estimate f = store_estimate(s, keyf(key, "first.%s.over_later", w->name));
+    if (f.n == 0)
+        return -1;
+    double miss = in->measured.value / predicted;
+    int inside = miss >= f.low && miss <= f.high;
+    put_text(s, keyf(key, "model.%s.first_inside", row->name), inside ? "yes" : "no");
+    csv_out_text(t, row->name);
+    cell_number(t, miss, 2);
+    csv_out_text(t, w->name);
+    csv_out_text(t, format_estimate(buf, f, 2));
+    csv_out_text(t, inside ? "yes" : "no");
+    csv_out_end_row(t);
+    return inside;
+}
+
 void summarize_model(const struct run_data *d, struct store *s)
 {
     static const char *const header[] = {"Architecture", "Predicted (µs)",
@@ -311,9 +459,13 @@ void summarize_model(const struct run_data *d, struct store *s)
                                          "State", "Bytes", "Lane", "Codec", "Faults", "Process"};
     static const char *const figure_header[] = {"architecture", "predicted_us", "measured_us",
                                                 "low", "high"};
+    static const char *const first_header[] = {"Architecture", "Measured / predicted",
+                                               "Witness row", "Its first / later [95% interval]",
+                                               "Inside"};
     struct primitives p;
-    struct csv_out t, f;
+    struct csv_out t, f, c;
     char key[KEY_SIZE];
+    summarize_first_calls(d, s);
     read_primitives(s, d, &p);
     if (d->n_states == 0 || table_open(s, "model", &t, header, CSV_COLUMNS(header)) != 0)
         return;
@@ -321,7 +473,12 @@ void summarize_model(const struct run_data *d, struct store *s)
         csv_out_abandon(&t);
         return;
     }
-    int rows = 0, within = 0;
+    if (table_open(s, "first-check", &c, first_header, CSV_COLUMNS(first_header)) != 0) {
+        csv_out_abandon(&t);
+        csv_out_abandon(&f);
+        return;
+    }
+    int rows = 0, within = 0, first_rows = 0, first_inside = 0;
     double worst = 1.0;
     const char *worst_name = "none";
     for (size_t i = 0; i < N_ARCH_ROWS; i++) {
@@ -344,11 +501,17 @@ void summarize_model(const struct run_data *d, struct store *s)
             put_number(s, keyf(key, "model.%s.%s_us", row->name, TERM_NAMES[k]), term[k], 1);
         rows++;
         within += ratio >= 0.8 && ratio <= 1.25;
+        int inside = first_check_row(s, &c, row, &in, predicted);
+        first_rows += inside >= 0;
+        first_inside += inside > 0;
         if (fabs(log(ratio)) > fabs(log(worst)))
             worst = ratio, worst_name = row->name;
     }
     table_close(s, &t);
     table_close(s, &f);
+    table_close(s, &c);
+    put_count(s, "model.first_rows", first_rows);
+    put_count(s, "model.first_inside", first_inside);
     write_break_even(s, &p);
     put_count(s, "model.rows", rows);
     put_count(s, "model.within", within);

@@ -78,14 +78,16 @@
     _(row, reply_bytes, NUM, COUNT, "bytes", "the reply on the wire, frame included")
 
 /* witnesses.csv: an echo timed right after a run's last call, on the same
- * connection, in the same duet side; the fields from rtt_ns on are a call's
- * record. Added with the witnesses: older runs have none. */
+ * connection, in the same duet side; or (kind away) at a round's start, on
+ * an away probe's own connection, before the round's first run. The fields
+ * from rtt_ns on are a call's record. Added with the witnesses: older runs
+ * have none, and runs before the away probes none of kind away. */
 #define WITNESS_COLUMNS(_, row)                                                                    \
-    _(row, architecture, TEXT, NAME_OF(63), "", "the architecture whose run it follows")          \
+    _(row, architecture, TEXT, NAME_OF(63), "", "the architecture whose run it follows (away: precedes)") \
     _(row, round, INT, ROUND, "", "its round")                                                     \
-    _(row, run, INT, ORDINAL, "", "the run it follows (architectures.csv's run)")                  \
-    _(row, kind, TEXT, NAME_OF(15), "", "floor, payload or warm (@sec:witnesses)")                 \
-    _(row, seq, INT, ORDINAL, "", "1 right after the run's last call, then 2, 3, ...")             \
+    _(row, run, INT, ORDINAL, "", "the run it follows, or precedes (architectures.csv's run)")     \
+    _(row, kind, TEXT, NAME_OF(15), "", "floor, payload, warm or away (@sec:witnesses)")           \
+    _(row, seq, INT, ORDINAL, "", "1 right after the run's last call (away: first of the round's two), then 2, 3, ...") \
     _(row, floats, INT, COUNT, "doubles", "an echo's payload, each way; 0 for warm")               \
     _(row, start_s, NUM, SECONDS, "s", "when it began, after the first round began")              \
     CALL_RECORD_COLUMNS(_, row)
