@@ -238,7 +238,8 @@ static void describe_threshold(const struct claim *c, char *buf, size_t size)
 }
 
 static void judge_claim(struct store *s, const struct claim *c, const char *registered,
-                        struct csv_out *t, struct csv_out *why, FILE *text, int counts[3])
+                        struct csv_out *t, struct csv_out *said, struct csv_out *why, FILE *text,
+                        int counts[3])
 {
     char key[KEY_SIZE], threshold[192], est[64], lo[64], hi[64], interval[200], cover[64];
     char reason[2 * CLAIM_TEXT], units[TEXT_SIZE + 32];
@@ -264,6 +265,9 @@ static void judge_claim(struct store *s, const struct claim *c, const char *regi
     for (size_t i = 0; i < sizeof cells / sizeof cells[0]; i++)
         csv_out_text(t, cells[i]);
     csv_out_end_row(t);
+    csv_out_text(said, c->id);
+    csv_out_text(said, c->statement);
+    csv_out_end_row(said);
     if (expand(s, c->reason, reason, sizeof reason) != 0)
         s->errors++;
     const char *reasons[] = {claim, reason, c->overturn};
@@ -425,23 +429,30 @@ static void judge_all(struct store *s, const struct registry *now, const struct 
 {
     static const char *const header[] = {"Claim", "Estimate [95% interval]", "Units",
                                          "Coverage (%)", "Threshold", "Verdict", "Registered"};
+    static const char *const said_header[] = {"Claim", "What it says"};
     static const char *const why_header[] = {"Claim", "Where its threshold comes from",
                                              "What would overturn it"};
-    struct csv_out t, why;
+    struct csv_out t, said, why;
     int counts[3] = {0, 0, 0};
     if (table_open(s, "claims", &t, header, CSV_COLUMNS(header)) != 0)
         return;
+    if (table_open(s, "claim_statements", &said, said_header, CSV_COLUMNS(said_header)) != 0) {
+        csv_out_abandon(&t);
+        return;
+    }
     if (table_open(s, "claim_reasons", &why, why_header, CSV_COLUMNS(why_header)) != 0) {
         csv_out_abandon(&t);
+        csv_out_abandon(&said);
         return;
     }
     for (size_t i = 0; i < now->n; i++) {
         const struct claim *c = &now->claims[i];
         const char *when = deviates(c, claim_named(then, c->id)) ? "changed since"
                                                                   : registered;
-        judge_claim(s, c, when, &t, &why, text, counts);
+        judge_claim(s, c, when, &t, &said, &why, text, counts);
     }
     table_close(s, &t);
+    table_close(s, &said);
     table_close(s, &why);
     put_count(s, "claims.count", (double)now->n);
     put_count(s, "claims.held", counts[HOLDS]);

@@ -765,6 +765,24 @@ static void run_side_by_side(struct summary_jobs *j)
         pthread_join(threads[t], NULL);
 }
 
+/* How many different machines (processor, family, model and cores) and
+ * days the first n of r span: what "across machines" may claim. */
+static void put_span(struct store *s, const struct reproduction *r, size_t n)
+{
+    size_t machines = 0, days = 0;
+    for (size_t i = 0; i < n; i++) {
+        int new_machine = 1, new_day = 1;
+        for (size_t j = 0; j < i; j++) {
+            new_machine &= strcmp(r[i].machine, r[j].machine) != 0;
+            new_day &= strcmp(r[i].date, r[j].date) != 0;
+        }
+        machines += (size_t)new_machine;
+        days += (size_t)new_day;
+    }
+    put_count(s, "across.machines", (double)machines);
+    put_count(s, "across.days", (double)days);
+}
+
 /* Moves the full runs to the front of r's first n (order kept within each
  * kind), labels them, and returns how many are full. */
 static size_t label(struct reproduction *r, size_t n)
@@ -862,6 +880,7 @@ void summarize_with_reproductions(const struct run_data *d, struct store *s,
         }
         put_count(s, "across.count", (double)n_full);
         put_count(s, "across.reduced", (double)reduced);
+        put_span(s, r, n_full);
         put_text(s, "across.this_run", show ? "shown" : "kept");
         claims_table(s, r, n_full, kept, show); /* with none kept, the tables are headers */
         machines_table(s, r, kept, show ? &self : NULL);

@@ -76,7 +76,6 @@ static void table_row(const struct run_data *d, struct store *s, struct csv_out 
         put_estimate(s, keyf(key, "arch.%s.ratio", a), ratio, 3, unit_name(d, a));
     }
     const struct original_row *orr = original(d, keyf(okey, "arch.%s.ratio", a));
-    const struct original_row *on = original(d, keyf(okey, "arch.%s.name", a));
     csv_out_text(t, a);
     if (st.n > 0) {
         cell_number(t, st.p50, 3);
@@ -89,9 +88,7 @@ static void table_row(const struct run_data *d, struct store *s, struct csv_out 
              baseline ? "runs" : unit_name(d, a));
     csv_out_text(t, st.n > 0 ? units : "");
     csv_out_text(t, part_text(d, a, part, sizeof part));
-    csv_out_text(t, on != NULL ? on->value : "");
     csv_out_text(t, orr != NULL ? orr->value : "");
-    csv_out_text(t, g->verdict);
     csv_out_end_row(t);
     if (st.n == 0)
         return;
@@ -111,7 +108,7 @@ static void headline_table(const struct run_data *d, struct store *s)
 {
     static const char *const header[] = {
         "Architecture", "Median (s)", "Ratio to in_process [95% interval]", "Units",
-        "Part of the job", "The original's", "Its ratio", "Gate"};
+        "Part of the job", "The original's ratio"};
     static const char *const figure[] = {"architecture", "ratio", "low", "high", "median_s",
                                          "original_ratio"};
     struct csv_out t, fig;

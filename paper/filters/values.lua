@@ -694,6 +694,14 @@ local function table_source(name)
     pandoc.Attr("", {"table-data"}))}
 end
 
+-- An estimate with its interval, "1.003 [0.996, 1.023]", is one thing to
+-- read and must not wrap: its spaces become no-break spaces, so that the
+-- column widths below count it as one unbreakable piece.
+local NBSP = "\u{a0}"
+local function glue_intervals(text)
+  return (text:gsub("(%S+) %[(%S+), (%S+)%]", "%1" .. NBSP .. "[%2," .. NBSP .. "%3]"))
+end
+
 -- Builds a pandoc Table from tables/NAME.csv, numeric columns right-aligned.
 local function data_table(div)
   local name = div.attributes["src"]
@@ -702,6 +710,9 @@ local function data_table(div)
   if not rows or #rows < 1 then
     missing[#missing + 1] = "table " .. name
     return {pandoc.Para({pandoc.Str("??table " .. name .. "??")})}
+  end
+  for r = 2, #rows do
+    for c = 1, #rows[r] do rows[r][c] = glue_intervals(rows[r][c]) end
   end
   local strip = div.classes:includes("verdict-strip")
   local header, aligns, numeric, body = {}, {}, {}, {}
