@@ -28,7 +28,7 @@ from checks import Checks
 from packed_page import whole
 
 # The Makefile's PAPER_MAX_PAGES, the one place the limit is kept.
-MAX_PAPER_PAGES = int(os.environ.get("PAPER_MAX_PAGES", "18"))
+MAX_PAPER_PAGES = int(os.environ.get("PAPER_MAX_PAGES", "16"))
 
 
 def objects(path):

@@ -1971,6 +1971,8 @@ static void the_run_is_compared_and_counted_once(void **state)
     expect_number("compare.new", 0);
     expect_number("across.count", 1);
     expect_number("across.reduced", 0);
+    expect_number("across.machines", 1);               /* one full run: one machine, one day */
+    expect_number("across.days", 1);
     expect_text("across.same_runs", "b is the same run as a");
     expect_number("across.unanimous", 4);
     expect_text("across.batch_small.unanimous", "yes");

@@ -651,9 +651,12 @@ local function table_lines(rows, widths, caption_text)
 end
 
 -- A table up to this many lines (a third of a page) is never broken across
--- pages in the PDF: if it does not fit in what is left of the page it
--- starts on the next.
-local UNBROKEN_LINES = 18
+-- pages in the book's PDF: if it does not fit in what is left of the page
+-- it starts on the next. In the paper (Part I) no table may break: every
+-- one up to most of a page starts where it fits, and the weave checks the
+-- pages each table starts and ends on (\IpctaxTableStart and End mark
+-- them in the .aux; the Makefile's rule for the PDF compares them).
+local UNBROKEN_LINES = os.getenv("IPCTAX_EDITION") == "paper" and 60 or 18
 
 -- The verdict strip's cells: a verdict as its letter on its colour, with
 -- the word as its title (a colour alone says nothing to some readers, and
@@ -757,7 +760,10 @@ local function Div(el)
     local out = pandoc.List(blocks)
     local classes = {"datatable"}
     if el.classes:includes("verdict-strip") then classes[2] = "verdict-strip" end
+    local mark = is_latex and el.identifier ~= ""
+    if mark then out:insert(pandoc.RawBlock("latex", "\\IpctaxTableStart{" .. el.identifier .. "}")) end
     out:insert(pandoc.Div({tbl}, pandoc.Attr(el.identifier, classes)))
+    if mark then out:insert(pandoc.RawBlock("latex", "\\IpctaxTableEnd{" .. el.identifier .. "}")) end
     return out
   end
   if el.classes:includes("if-reduced") then
