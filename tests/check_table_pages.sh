@@ -1,4 +1,4 @@
-#!/bin/sh
+#!/usr/bin/env bash
 # check_table_pages.sh AUX: every data table of a PDF starts and ends on
 # the same page. values.lua marks each table's start and end with a label
 # (\IpctaxTableStart, \IpctaxTableEnd, paper/latex/preamble.tex); pdflatex
