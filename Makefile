@@ -983,6 +983,10 @@ check-bibtex: $(TEST_PAGE)
 # FUZZ_PROCESSES_shm processes under libFuzzer's -fork, which share one
 # corpus; the other targets keep one core busy on their own.
 FUZZ_SECONDS ?= 300
+# What every target is built from: the engine's layers and the fuzz
+# sources. Each record names them with their digest, and the summary marks
+# the record stale when they have changed since (data/fuzz.csv, sources).
+FUZZ_SOURCES := code/util code/kernel code/wire code/engine tests/fuzz
 FUZZ_ALL_TARGETS := request shm options
 FUZZ_TARGETS ?= $(FUZZ_ALL_TARGETS)
 FUZZ_ARGS := -max_len=16384 -timeout=10 -rss_limit_mb=2048 -print_final_stats=1
@@ -1013,7 +1017,7 @@ fuzz: deps-fuzz
 	  if [ $${PIPESTATUS[0]} != 0 ]; then \
 	    echo "fuzz: $$t found a crash; the input is in $(FUZZ)/crashes/"; exit 1; fi; \
 	  tests/fuzz/record.sh $$t $$run/log $$run/seeds tests/fuzz/regressions/$$t \
-	    "$(FUZZ_ARGS)" $$p > $$run/rows || exit 1; \
+	    "$(FUZZ_ARGS)" $$p "$(FUZZ_SOURCES)" > $$run/rows || exit 1; \
 	done
 	for t in $(FUZZ_ALL_TARGETS); do \
 	  if [ -f $(FUZZ)/runs/$$t/rows ]; then cat $(FUZZ)/runs/$$t/rows; \

@@ -1823,6 +1823,72 @@ static void the_runs_records_are_passed_through(void **state)
     expect_number("fuzz.executions", 1750000);
     expect_number("fuzz.crashes", 0);
     expect_number("fuzz.shm.executions", 250000);
+    expect_text("fuzz.current", "not tied");          /* the record names no sources */
+    expect_text("fuzz.stale_targets", "none");
+    expect_number("preconditions.stale", 1);
+}
+
+/* Issue 31: a fuzz record made before a commit that rewrote the engine
+ * vouched for it without a word. The record names its sources and their
+ * digest as tests/fuzz/record.sh computes it with the shell's tools; the
+ * summary's digest of the same files must agree while they are unchanged,
+ * and the record is stale once one of them changes. */
+static void a_fuzz_record_is_tied_to_its_sources(void **state)
+{
+    (void)state;
+    char dir[256], path[600], cmd[1400], shell_digest[80] = "";
+    scratch_path(dir, sizeof dir, "fuzz-sources");
+    assert_int_equal(mkdir(dir, 0777), 0);
+    static const char *const files[] = {"b.c", "a.h", "notes.md", ".hidden.c", "z_10.c"};
+    for (size_t i = 0; i < sizeof files / sizeof files[0]; i++) {
+        snprintf(path, sizeof path, "%s/%s", dir, files[i]);
+        FILE *f = fopen(path, "w");
+        assert_non_null(f);
+        fprintf(f, "int x%zu;\n", i);
+        fclose(f);
+    }
+    snprintf(cmd, sizeof cmd,
+             "sources='%s'; find $sources -maxdepth 1 -type f \\( -name '*.c' -o -name '*.h' \\) "
+             "! -name '.*' | LC_ALL=C sort | xargs sha256sum | sha256sum | cut -c1-64",
+             dir);
+    FILE *p = popen(cmd, "r");
+    assert_non_null(p);
+    assert_non_null(fgets(shell_digest, sizeof shell_digest, p));
+    pclose(p);
+    shell_digest[strcspn(shell_digest, "\n")] = '\0';
+    assert_int_equal(strlen(shell_digest), 64);
+    for (int changed = 0; changed < 2; changed++) {
+        struct run_data d;
+        struct store st;
+        char out[256];
+        memset(&d, 0, sizeof d);
+        syn_kv(&d.fuzz, "request.seconds", "300");
+        syn_kv(&d.fuzz, "request.crashes", "0");
+        syn_kv(&d.fuzz, "request.sources", "%s", dir);
+        syn_kv(&d.fuzz, "request.sources_sha256", "%s", shell_digest);
+        syn_kv(&d.fuzz, "shm.seconds", "300");
+        syn_kv(&d.fuzz, "shm.sources", "%s/notes.md %s/b.c", dir, dir);
+        syn_kv(&d.fuzz, "shm.sources_sha256", "%s", shell_digest);
+        if (changed) {
+            snprintf(path, sizeof path, "%s/a.h", dir);
+            FILE *f = fopen(path, "a");
+            fputs("int later;\n", f);
+            fclose(f);
+        }
+        scratch_path(out, sizeof out, changed ? "fuzz-out-2" : "fuzz-out-1");
+        assert_int_equal(mkdir(out, 0777), 0);
+        store_init(&st, out);
+        summarize_robustness(&d, &st);
+        const struct value *v = store_get(&st, "fuzz.current");
+        const struct value *which = store_get(&st, "fuzz.stale_targets");
+        assert_non_null(v);
+        assert_non_null(which);
+        /* shm lists other sources than its digest's: stale from the start */
+        assert_string_equal(v->text, "stale");
+        assert_string_equal(which->text, changed ? "request, shm" : "shm");
+        store_free(&st);
+        free(d.fuzz.rows);
+    }
 }
 
 /* ---- Claims, their registration, the comparison and the kept runs ------------------------------------------ */
@@ -2210,6 +2276,7 @@ int main(int argc, char **argv)
         T(the_runs_records_are_passed_through),
         T(the_claims_are_judged_on_the_known_intervals),
         T(the_run_is_compared_and_counted_once),
+        T(a_fuzz_record_is_tied_to_its_sources),
         T(the_plan_reads_the_kept_runs_intervals),
         T(a_kept_summary_read_back_gives_the_same_summary),
         T(the_pairing_estimator_covers_what_it_promises),

@@ -283,6 +283,7 @@ struct precondition {
     const char *statement;
     const char *key;
     const char *must_be;       /* the value's exact text */
+    const char *current;       /* NULL: checked by this run; else "current", "stale", ... */
 };
 
 /* The statements are the table's words (a table's words are the summary's: see table_open). */
@@ -299,16 +300,17 @@ static const struct precondition PRECONDITIONS[] = {
      "valgrind.socket.definitely_lost", "0"},
     {"load", "under load and faults the engine answers every well-formed request correctly",
      "load.lost", "0"},
-    {"fuzz", "the fuzzers found no crash", "fuzz.crashes", "0"},
+    {"fuzz", "the fuzzers found no crash", "fuzz.crashes", "0", "fuzz.current"},
 };
 enum { N_PRECONDITIONS = sizeof PRECONDITIONS / sizeof PRECONDITIONS[0] };
 
 static void check_preconditions(struct store *s, FILE *text)
 {
-    static const char *const header[] = {"Precondition", "Value", "Required", "Result"};
+    static const char *const header[] = {"Precondition", "Value", "Required", "Result",
+                                         "Checked on"};
     struct csv_out t;
     char key[KEY_SIZE];
-    int passed = 0;
+    int passed = 0, stale = 0;
     if (table_open(s, "preconditions", &t, header, CSV_COLUMNS(header)) != 0)
         return;
     for (size_t i = 0; i < N_PRECONDITIONS; i++) {
@@ -320,6 +322,13 @@ static void check_preconditions(struct store *s, FILE *text)
         csv_out_text(&t, v != NULL ? v->text : "not measured");
         csv_out_text(&t, p->must_be);
         csv_out_text(&t, ok ? "passed" : "FAILED");
+        const struct value *c = p->current != NULL ? store_get(s, p->current) : NULL;
+        const char *on = p->current == NULL ? "this run"
+                         : c == NULL || strcmp(c->text, "not tied") == 0 ? "code not recorded"
+                         : strcmp(c->text, "current") == 0 ? "this code"
+                                                           : "older code (stale)";
+        stale += p->current != NULL && strcmp(on, "this code") != 0;
+        csv_out_text(&t, on);
         csv_out_end_row(&t);
         fprintf(text, "%-10s precondition %s\n", ok ? "passed" : "FAILED", p->id);
         put_text(s, keyf(key, "precondition.%s", p->id), ok ? "passed" : "FAILED");  /* v moves */
@@ -327,6 +336,7 @@ static void check_preconditions(struct store *s, FILE *text)
     table_close(s, &t);
     put_count(s, "preconditions.count", N_PRECONDITIONS);
     put_count(s, "preconditions.passed", passed);
+    put_count(s, "preconditions.stale", stale);
 }
 
 /* The digest of chunk in the tangler's list; NULL if the chapters have none. */

@@ -3,11 +3,17 @@
  *
  * Tangled from paper/90-appendix-report.md.
  */
+#include <dirent.h>
 #include <math.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
+#include <nettle/sha2.h>
+
+#include "report/csvread.h"
 #include "report/summarize.h"
 
 static void pass_through(const struct kv_file *f, const char *prefix, struct store *s)
@@ -77,10 +83,124 @@ static void fuzz_totals(const struct run_data *d, struct store *s)
     put_count(s, "fuzz.crashes", total[2]);
 }
 
+static int by_path(const void *a, const void *b)
+{
+    return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+static int is_source(const char *name)
+{
+    size_t n = strlen(name);
+    return n > 2 && name[0] != '.' && name[n - 2] == '.' && (name[n - 1] == 'c' || name[n - 1] == 'h');
+}
+
+static int push(char ***paths, size_t *n, size_t *cap, const char *path)
+{
+    if (*n == *cap) {
+        char **more = realloc(*paths, (*cap ? 2 * *cap : 64) * sizeof *more);
+        if (more == NULL)
+            return -1;
+        *paths = more;
+        *cap = *cap ? 2 * *cap : 64;
+    }
+    if (((*paths)[*n] = strdup(path)) == NULL)
+        return -1;
+    (*n)++;
+    return 0;
+}
+
+/* Adds the sources directly inside the folder path (or path itself, a
+ * file) to *paths; -1 when it cannot be read or memory runs out. */
+static int add_sources(const char *path, char ***paths, size_t *n, size_t *cap)
+{
+    struct stat st;
+    char one[4096];
+    if (stat(path, &st) != 0)
+        return -1;
+    if (!S_ISDIR(st.st_mode)) {
+        const char *base = strrchr(path, '/');
+        return is_source(base != NULL ? base + 1 : path) ? push(paths, n, cap, path) : 0;
+    }
+    DIR *dir = opendir(path);
+    if (dir == NULL)
+        return -1;
+    int bad = 0;
+    for (struct dirent *e = readdir(dir); e != NULL && !bad; e = readdir(dir))
+        if (is_source(e->d_name)) {
+            snprintf(one, sizeof one, "%s/%s", path, e->d_name);
+            bad = push(paths, n, cap, one);
+        }
+    closedir(dir);
+    return bad;
+}
+
+/* The digest of the sources listed (space-separated) in list, into hex;
+ * -1 when one cannot be read. */
+static int sources_digest(const char *list, char hex[65])
+{
+    char **paths = NULL, word[4096], line[4200], sha[65];
+    size_t n = 0, cap = 0;
+    int bad = 0;
+    for (const char *p = list; !bad && *p != '\0';) {
+        size_t len = strcspn(p, " ");
+        if (len > 0 && len < sizeof word) {
+            snprintf(word, sizeof word, "%.*s", (int)len, p);
+            bad = add_sources(word, &paths, &n, &cap) != 0;
+        }
+        p += len + (p[len] == ' ');
+    }
+    qsort(paths, n, sizeof *paths, by_path);
+    struct sha256_ctx all;
+    sha256_init(&all);
+    for (size_t i = 0; i < n; i++) {
+        uint64_t bytes;
+        char err[256];
+        bad |= file_digest(paths[i], UINT64_MAX, &bytes, sha, err, sizeof err) != 0;
+        int len = snprintf(line, sizeof line, "%s  %s\n", sha, paths[i]);
+        sha256_update(&all, (size_t)len, (const uint8_t *)line);
+        free(paths[i]);
+    }
+    free(paths);
+    uint8_t digest[SHA256_DIGEST_SIZE];
+    sha256_digest(&all, sizeof digest, digest);
+    for (size_t i = 0; i < sizeof digest; i++)
+        snprintf(hex + 2 * i, 3, "%02x", digest[i]);
+    return bad || n == 0 ? -1 : 0;
+}
+
+static void fuzz_current(const struct run_data *d, struct store *s)
+{
+    char stale[512] = "", key[KEY_SIZE], hex[65];
+    int targets = 0, untied = 0;
+    for (size_t i = 0; i < d->fuzz.n; i++) {
+        const char *dot = strchr(d->fuzz.rows[i].key, '.');
+        if (dot == NULL || strcmp(dot + 1, "seconds") != 0)
+            continue;
+        int len = (int)(dot - d->fuzz.rows[i].key);
+        targets++;
+        snprintf(key, sizeof key, "%.*s.sources", len, d->fuzz.rows[i].key);
+        const char *list = kv_get(&d->fuzz, key);
+        snprintf(key, sizeof key, "%.*s.sources_sha256", len, d->fuzz.rows[i].key);
+        const char *then = kv_get(&d->fuzz, key);
+        if (list == NULL || then == NULL) {
+            untied++;
+        } else if (sources_digest(list, hex) != 0 || strcmp(hex, then) != 0) {
+            size_t used = strlen(stale);
+            snprintf(stale + used, sizeof stale - used, "%s%.*s", used ? ", " : "", len,
+                     d->fuzz.rows[i].key);
+        }
+    }
+    if (targets == 0)
+        return;
+    put_text(s, "fuzz.current", stale[0] != '\0' ? "stale" : untied ? "not tied" : "current");
+    put_text(s, "fuzz.stale_targets", stale[0] != '\0' ? stale : "none");
+}
+
 void summarize_robustness(const struct run_data *d, struct store *s)
 {
     load_table(d, s);
     fuzz_totals(d, s);
+    fuzz_current(d, s);
     pass_through(&d->load, "load", s);
     pass_through(&d->valgrind, "valgrind", s);
     pass_through(&d->fuzz, "fuzz", s);

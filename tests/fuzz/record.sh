@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# record.sh TARGET LOG SEEDS REGRESSIONS ARGS [PROCESSES] - the figures of one
+# record.sh TARGET LOG SEEDS REGRESSIONS ARGS PROCESSES SOURCES - the figures of one
 # libFuzzer run of TARGET, as TARGET.KEY,value rows of data/fuzz.csv (the
 # Makefile writes the key,value header once), from the run's log and its
 # directories. Called by `make fuzz` after a run that found no crash.
@@ -10,8 +10,14 @@
 # and "INFO: exiting: 0 time: Ts", with no final stats (so no new_units and
 # no peak_rss_mb rows). In both, cov counts the program counters the corpus
 # reaches and ft libFuzzer's features.
+#
+# SOURCES lists the folders (and files) the target is built from; the
+# record names them and their digest, so that the summary can tell whether
+# the record is of the code being woven (paper/90-appendix-report.md, "Is
+# the fuzz record of this code"): sha256sum of the sha256sum lines of every
+# .c and .h file directly in them, in the byte order of their paths.
 set -euo pipefail
-target=$1 log=$2 seeds=$3 regressions=$4 args=$5 processes=${6:-1}
+target=$1 log=$2 seeds=$3 regressions=$4 args=$5 processes=${6:-1} sources=$7
 row() { echo "$target.$1,$2"; }
 if [ "$processes" -gt 1 ]; then
   last=$(grep -E '^#[0-9]+: cov: ' "$log" | tail -n 1)
@@ -47,3 +53,7 @@ row crashes 0
 row max_len "$(echo "$args" | sed -n 's/.*-max_len=\([0-9]*\).*/\1/p')"
 row clang "$(clang --version | sed -n 's/.*clang version \([0-9.]*\).*/\1/p' | head -n 1)"
 row commit "$(git describe --always --dirty 2>/dev/null || echo unknown)"
+row sources "$sources"
+# shellcheck disable=SC2086
+row sources_sha256 "$(find $sources -maxdepth 1 -type f \( -name '*.c' -o -name '*.h' \) ! -name '.*' |
+  LC_ALL=C sort | xargs sha256sum | sha256sum | cut -c1-64)"
