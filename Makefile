@@ -655,9 +655,16 @@ $(STAGED_FIGURES)/%.svg: figures/%.gp $(WOVEN)/values.csv
 # cairo stamps each PDF with the time it was drawn and ignores
 # SOURCE_DATE_EPOCH; the stamp is rewritten, at the same length, to the
 # measurement's time, so the same data gives the same bytes.
+# A figure's height in the PDFs: 8.8 cm unless it says otherwise; those
+# with few rows or points are shorter, so Part I keeps its page bound.
+PDF_FIGURE_HEIGHT = $(or $(PDF_FIGURE_HEIGHT_$(1)),8.8cm)
+PDF_FIGURE_HEIGHT_roofline := 6cm
+PDF_FIGURE_HEIGHT_breakeven := 7cm
+PDF_FIGURE_HEIGHT_model := 7cm
+PDF_FIGURE_HEIGHT_echo := 7.5cm
 $(STAGED_FIGURES)/%.pdf: figures/%.gp $(WOVEN)/values.csv
 	@mkdir -p $(@D)
-	$(GNUPLOT) -e "set terminal pdfcairo size 15cm,8.8cm noenhanced font '$(FIGURE_FONT),9'; \
+	$(GNUPLOT) -e "set terminal pdfcairo size 15cm,$(call PDF_FIGURE_HEIGHT,$*) noenhanced font '$(FIGURE_FONT),9'; \
 	  set output '$@'" $<
 	stamp=$$(date -u -d "@$(PDF_EPOCH)" +%Y%m%d%H%M%S) && \
 	  perl -pi -e "s/\/CreationDate \(D:\d{14}Z\)/\/CreationDate (D:$${stamp}Z)/" $@
@@ -809,6 +816,9 @@ $(STAGED_SITE)/%.pdf: $(LATEX_DIR)/%.tex
 	if [ "$*" = paper ] && [ "$${pages:-999}" -gt $(PAPER_MAX_PAGES) ]; then \
 	  echo "paper.pdf: $$pages pages, more than $(PAPER_MAX_PAGES)"; exit 1; fi
 	@if [ "$*" = paper ]; then tests/check_table_pages.sh $(LATEX_DIR)/paper.aux; fi
+	@if grep -q 'Overfull \\vbox.*while \\output is active' $(LATEX_DIR)/$*.log; then \
+	  echo "$*.pdf: a page overflowed its foot (Overfull \\vbox in the output routine):"; \
+	  grep -A2 'Overfull \\vbox.*while \\output is active' $(LATEX_DIR)/$*.log; exit 1; fi
 	cp $(LATEX_DIR)/$*.pdf $@
 
 # Publishes the staged site and figures together, all or nothing

@@ -2043,6 +2043,21 @@ static void the_run_is_compared_and_counted_once(void **state)
     expect_number("across.unanimous", 4);
     expect_text("across.batch_small.unanimous", "yes");
     expect_text("across.batch_none.commonest", "undecided");
+    /* every claim's estimate in the one kept run (b repeats a), as the
+     * run's own summary printed it */
+    char path[512], err[256];
+    struct csv_table t;
+    snprintf(path, sizeof path, "%s/tables/reproduction_estimates.csv", out_dir);
+    if (csv_table_load(path, &t, err, sizeof err) != 0)
+        fail_msg("%s", err);
+    assert_int_equal(t.n_rows, 4);                     /* claims.count claims, one run */
+    for (size_t r = 0; r < t.n_rows; r++) {
+        char key[128];
+        snprintf(key, sizeof key, "claim.%s.estimate", csv_table_cell(&t, r, 0));
+        assert_string_equal(csv_table_cell(&t, r, 1), "R1");
+        assert_string_equal(csv_table_cell(&t, r, 3), value_of(key));
+    }
+    csv_table_free(&t);
 }
 
 /* ---- Every family has its golden values ------------------------------------------------------------------- */

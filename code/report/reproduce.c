@@ -699,6 +699,42 @@ static void claims_table(struct store *s, struct reproduction *r, size_t n_full,
     put_text(s, "across.differ", differ[0] != '\0' ? differ : "none");
 }
 
+static void estimates_row(struct csv_out *t, const struct store *s, const char *claim,
+                          const char *label, const char *machine)
+{
+    char key[KEY_SIZE];
+    const struct value *e = store_get(s, keyf(key, "claim.%s.estimate", claim));
+    csv_out_text(t, claim);
+    csv_out_text(t, label);
+    csv_out_text(t, machine);
+    csv_out_text(t, e != NULL && judged(s, claim) ? e->text : "not measured");
+    csv_out_text(t, verdict_of(s, claim));
+    csv_out_end_row(t);
+}
+
+static void estimates_table(struct store *s, const struct reproduction *r, size_t n,
+                            const struct reproduction *self)
+{
+    static const char *const header[] = {"Claim", "Run", "Machine",
+                                         "Estimate [95% interval]", "Verdict"};
+    struct csv_out t;
+    if (table_open(s, "reproduction_estimates", &t, header, CSV_COLUMNS(header)) != 0)
+        return;
+    for (size_t c = 0; c < s->n; c++) {
+        const char *k = s->values[c].key;
+        size_t len = strlen(k);
+        if (strncmp(k, "claim.", 6) != 0 || len <= 14 || strcmp(k + len - 8, ".verdict") != 0)
+            continue;
+        char claim[KEY_SIZE];
+        snprintf(claim, sizeof claim, "%.*s", (int)(len - 14), k + 6);
+        if (self != NULL)
+            estimates_row(&t, s, claim, self->label, self->machine);
+        for (size_t i = 0; i < n; i++)
+            estimates_row(&t, &r[i].s, claim, r[i].label, r[i].machine);
+    }
+    table_close(s, &t);
+}
+
 static void machine_row(struct csv_out *t, const struct reproduction *r)
 {
     char run[300];
@@ -883,6 +919,7 @@ void summarize_with_reproductions(const struct run_data *d, struct store *s,
         put_span(s, r, n_full);
         put_text(s, "across.this_run", show ? "shown" : "kept");
         claims_table(s, r, n_full, kept, show); /* with none kept, the tables are headers */
+        estimates_table(s, r, kept, show ? &self : NULL);
         machines_table(s, r, kept, show ? &self : NULL);
         const struct store **full = calloc(n_full ? n_full : 1, sizeof *full);
         for (size_t i = 0; full != NULL && i < n_full; i++)

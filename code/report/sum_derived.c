@@ -107,11 +107,11 @@ struct derivation {
 
 /* The table's rows, in the paper's words (a table's words are the summary's: see table_open). */
 static const struct derivation DERIVATIONS[] = {
-    {"stateful server, one 48-byte call", "orig.stateful.per_call_us", "µs",
+    {"stateful server, one call", "orig.stateful.per_call_us", "µs",
      "call.stateful_unix.per_call_us", 1},
-    {"stateful server, all 80 calls", "orig.stateful.all_ms", "ms",
+    {"stateful server, every call of a sweep", "orig.stateful.all_ms", "ms",
      "call.stateful_unix.sweep_boundary_ms", 1},
-    {"a spawn over the persistent server (the original's 24 ms)", "orig.spawn.per_spawn_ms",
+    {"a spawn, over the persistent server", "orig.spawn.per_spawn_ms",
      "ms", "cross.spawn_over_persistent_us", 1e-3},
     {"a spawn per combination, per call", "orig.spawn.per_spawn_ms", "ms",
      "call.spawn_per_combo.per_call_us", 1e-3},
