@@ -151,7 +151,9 @@ local function render_part(h)
   parts_seen = n or (parts_seen + 1)
   if is_latex then
     local tex = pandoc.write(pandoc.Pandoc({pandoc.Plain(title)}), "latex"):gsub("%s+$", "")
-    return pandoc.RawBlock("latex", "\\IpctaxPart{" .. parts_seen .. "}{" .. tex .. "}"
+    -- The paper is Part I alone: its heading would only start a page.
+    local command = paper_only and "\\IpctaxPaperPart{" or "\\IpctaxPart{"
+    return pandoc.RawBlock("latex", command .. parts_seen .. "}{" .. tex .. "}"
       .. (h.identifier ~= "" and ("\\label{" .. h.identifier .. "}") or ""))
   end
   h.classes:insert("unnumbered")
