@@ -1753,6 +1753,18 @@ static void the_first_calls_and_the_rounds_away_probes(void **state)
             expect_estimate(keyf(key, "mech.round.%s.%s_us", series ? "series" : "one", FIELDS[k]),
                             round_truth(series, SHARE[k]));
     expect_number("mech.round.rounds", SYN_ROUNDS - 1);
+    /* the retouch probe: a page's price left a round, and its share of the
+     * series probe's extra over the hot series echo, from the medians */
+    double q[SYN_ROUNDS - 1];
+    for (long k = 2; k <= SYN_ROUNDS; k++)
+        q[k - 2] = SYN_RETOUCH_EXTRA_US * syn_round_scale(k);
+    struct truth page = truth_of(q, SYN_ROUNDS - 1);
+    expect_estimate("mech.round.retouch.extra_us_per_page", page);
+    expect_number("mech.round.retouch.pages", SYN_RETOUCH_PAGES);
+    expect_number("mech.round.retouch.faults", 0);
+    double over = round_truth(1, 1.0).value - number_of("mech.c.hot.none.busy.series.rtt_us");
+    expect_number("mech.round.retouch.share_of_series_pct",
+                  100.0 * SYN_RETOUCH_PAGES * page.value / over);
     /* every once-per-call row has a witness row in the generator (a call
      * per combination of its client and encoding), and misses by far more
      * than the witness's exact 0.85 */

@@ -54,6 +54,7 @@ struct schedule {
     struct session away[2];            /* the away probes' engines: one double, the series */
     int away_open[2];
     double *away_back;                 /* where their echoes come back */
+    volatile unsigned char *away_pages; /* the series' size, touched by the retouch probe alone */
 };
 
 static int write_gate(const struct schedule *sc, const char *dir)
@@ -153,9 +154,15 @@ static void warm_up(struct schedule *sc, struct row_record *r)
 
 static const char *const AWAY_NAMES[2] = {"away-one", "away-series"};
 
+enum { RETOUCH_PAGE = 4096 };
+
 static void open_away_probes(struct schedule *sc)
 {
     char err[ERR_SIZE];
+    size_t pages = (sc->job->n_bars * sizeof(double) + RETOUCH_PAGE - 1) / RETOUCH_PAGE;
+    sc->away_pages = aligned_alloc(RETOUCH_PAGE, pages * RETOUCH_PAGE);
+    if (sc->away_pages != NULL)
+        memset((void *)sc->away_pages, 1, pages * RETOUCH_PAGE);
     sc->away_back = malloc(sc->job->n_bars * sizeof *sc->away_back);
     for (int k = 0; k < 2 && sc->away_back != NULL; k++) {
         struct session_options o = {TRANSPORT_UNIX, AWAY_NAMES[k], NULL, NULL, 0, 1, NULL, NULL};
@@ -165,10 +172,44 @@ static void open_away_probes(struct schedule *sc)
     }
 }
 
+static void witness_row(struct schedule *sc, int round, const struct row_record *next,
+                        const char *kind, int seq, size_t floats, uint64_t at,
+                        const struct call_record *t)
+{
+    struct data_out *w = &sc->witnesses;
+    data_text(w, WITNESS_architecture, next->row->name);
+    data_int(w, WITNESS_round, round);
+    data_int(w, WITNESS_run, sc->next_run + 1);
+    data_text(w, WITNESS_kind, kind);
+    data_int(w, WITNESS_seq, seq);
+    data_int(w, WITNESS_floats, (int64_t)floats);
+    data_fixed(w, WITNESS_start_s, seconds_between(sc->started_ns, at), 6);
+    call_record_write(w, WITNESS_rtt_ns, t);
+    data_end_row(w);
+}
+
+/* One byte of every page of the retouch buffer, twice: left a round, then hot. */
+static void probe_retouch(struct schedule *sc, int round, const struct row_record *next)
+{
+    size_t bytes = sc->job->n_bars * sizeof(double);
+    for (int seq = 1; seq <= 2 && sc->away_pages != NULL; seq++) {
+        struct call_record t;
+        memset(&t, 0, sizeof t);
+        long faults = thread_minor_faults();
+        uint64_t at = clock_ns();
+        for (size_t b = 0; b < bytes; b += RETOUCH_PAGE)
+            sc->away_pages[b]++;
+        t.rtt_ns = clock_ns() - at;
+        t.client_minor_faults = (uint64_t)(thread_minor_faults() - faults);
+        t.has_client_faults = 1;
+        witness_row(sc, round, next, "retouch", seq, sc->job->n_bars, at, &t);
+    }
+}
+
 /* The round's away probes, before its first run (next's, numbered next). */
 static void probe_away(struct schedule *sc, int round, const struct row_record *next)
 {
-    struct data_out *w = &sc->witnesses;
+    probe_retouch(sc, round, next);
     for (int i = 0; i < 2; i++) {
         int k = (round + i) % 2;       /* odd rounds: the series first */
         size_t floats = k == 1 ? sc->job->n_bars : 1;
@@ -184,15 +225,7 @@ static void probe_away(struct schedule *sc, int round, const struct row_record *
             sc->away_open[k] = 0;
             continue;
         }
-        data_text(w, WITNESS_architecture, next->row->name);
-        data_int(w, WITNESS_round, round);
-        data_int(w, WITNESS_run, sc->next_run + 1);
-        data_text(w, WITNESS_kind, "away");
-        data_int(w, WITNESS_seq, i + 1);
-        data_int(w, WITNESS_floats, (int64_t)floats);
-        data_fixed(w, WITNESS_start_s, seconds_between(sc->started_ns, at), 6);
-        call_record_write(w, WITNESS_rtt_ns, &t);
-        data_end_row(w);
+        witness_row(sc, round, next, "away", i + 1, floats, at, &t);
     }
 }
 
@@ -517,6 +550,7 @@ static void finish(struct schedule *sc)
             session_close(&sc->away[s]);
     }
     free(sc->away_back);
+    free((void *)sc->away_pages);
     free(sc->rec);
 }
 

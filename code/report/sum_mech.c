@@ -174,6 +174,45 @@ static void summarize_round_away(const struct run_data *d, struct store *s, stru
         put_count(s, "mech.round.rounds", (double)rounds);
 }
 
+static const struct witness_row *retouch_again(const struct run_data *d, long round)
+{
+    for (size_t i = 0; i < d->n_witnesses; i++)
+        if (strcmp(d->witnesses[i].kind, "retouch") == 0 && d->witnesses[i].round == round &&
+            d->witnesses[i].seq == 2)
+            return &d->witnesses[i];
+    return NULL;
+}
+
+static void summarize_retouch(const struct run_data *d, struct store *s)
+{
+    struct doubles extra = {0}, faults = {0};
+    double pages = 0.0;
+    for (size_t i = 0; i < d->n_witnesses; i++) {
+        const struct witness_row *w = &d->witnesses[i], *hot;
+        if (strcmp(w->kind, "retouch") != 0 || w->seq != 1 || w->round < 2 ||
+            (hot = retouch_again(d, w->round)) == NULL || !isfinite(w->rtt_ns))
+            continue;
+        pages = ceil((double)w->floats * sizeof(double) / 4096.0);
+        doubles_push(&extra, (w->rtt_ns - hot->rtt_ns) * 1e-3 / pages);
+        if (isfinite(w->client_minor_faults))
+            doubles_push(&faults, w->client_minor_faults);
+    }
+    struct estimate e = doubles_estimate(&extra), f = doubles_estimate(&faults);
+    if (e.n > 0) {
+        put_estimate(s, "mech.round.retouch.extra_us_per_page", e, 3, "rounds");
+        put_count(s, "mech.round.retouch.pages", pages);
+        double over = store_number(s, "mech.round.series.rtt_us") -
+                      store_number(s, "mech.c.hot.none.busy.series.rtt_us");
+        if (isfinite(over) && over > 0.0)
+            put_number(s, "mech.round.retouch.share_of_series_pct", 100.0 * pages * e.value / over,
+                       0);
+    }
+    if (f.n > 0)
+        put_number(s, "mech.round.retouch.faults", f.value, 0);
+    doubles_free(&extra);
+    doubles_free(&faults);
+}
+
 static void summarize_fault_role(const struct run_data *d, struct store *s, const char *role)
 {
     struct doubles price = {0}, faults = {0};
@@ -248,4 +287,5 @@ void summarize_mechanisms(const struct run_data *d, struct store *s)
     }
     if (d->n_faults > 0)
         put_count(s, "mech.fault_pages", d->faults[0].pages);
+    summarize_retouch(d, s);
 }
