@@ -41,8 +41,8 @@ set rmargin at screen 0.97
 set logscale xy
 set xrange [10 ** floor(log10(LO / 1.3)) : 10 ** ceil(log10(HI * 1.3))]
 set yrange [10 ** floor(log10(LO / 1.3)) : 10 ** ceil(log10(HI * 1.3))]
-set format x "10^{%L}"
-set format y "10^{%L}"
+@LOG_X
+@LOG_Y
 set mxtics 10
 set mytics 10
 set grid xtics ytics lc rgb "#e4e4e4"
