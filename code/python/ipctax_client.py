@@ -32,7 +32,7 @@ from typing import Optional
 
 import numpy as np
 
-__version__ = "1.3.0"          # the release of CITATION.cff (tests/python checks it)
+__version__ = "1.4.0"          # the release of CITATION.cff (tests/python checks it)
 
 __all__ = [
     "Engine", "EngineProcess", "SpawnedEngine", "engine_times_calls",
