@@ -181,6 +181,8 @@ static double syn_call_factor(long n, long slot, long j)
 #define SYN_CALL_MEAN_1 1.0
 #define SYN_CALL_MEAN_4 1.0125
 #define SYN_LAST_CALL_4 1.2                    /* the mean of 1.3 and 1.1 */
+#define SYN_FIRST_MEAN_4 0.85                  /* each run's first call: 0.8 and 0.9 */
+#define SYN_LATER_MEAN_4 (6.4 / 6.0)           /* the other six */
 
 /* The pass factor of pass p (1-based) for Python (shifted) or not. */
 static double syn_pass_scale(long pass, int python)

@@ -39,7 +39,7 @@ enum { CLAIM_TEXT = 512 };
 
 struct claim {
     char id[64], statement[CLAIM_TEXT], estimate[KEY_SIZE], unit[16], rows[256];
-    char reason[CLAIM_TEXT], overturn[CLAIM_TEXT];
+    char reason[CLAIM_TEXT], overturn[CLAIM_TEXT], section[64];
     enum claim_test test;
     double low, high;
     int decimals;
@@ -84,6 +84,9 @@ static int parse_claim(const struct csv_table *t, size_t row, struct claim *c, c
         return snprintf(err, size, "a within claim needs a number in high"), -1;
     c->decimals = atoi(field(t, row, "decimals"));
     snprintf(c->rows, sizeof c->rows, "%s", field(t, row, "rows") ? field(t, row, "rows") : "");
+    const char *section = field(t, row, "section");
+    if (section != NULL && section[0] != '\0')
+        snprintf(c->section, sizeof c->section, "@sec:%s", section);
     return 0;
 }
 
@@ -261,7 +264,8 @@ static void judge_claim(struct store *s, const struct claim *c, const char *regi
     format_fixed(cover, e.coverage * 100.0, 1);
     char claim[CLAIM_TEXT + 64];
     snprintf(claim, sizeof claim, "%s: %s", c->id, c->statement);
-    const char *cells[] = {c->id, reason, units, cover, threshold, verdict, registered};
+    const char *cells[] = {c->id, reason, units, cover, threshold, verdict, c->section,
+                           registered};
     for (size_t i = 0; i < sizeof cells / sizeof cells[0]; i++)
         csv_out_text(t, cells[i]);
     csv_out_end_row(t);
@@ -438,7 +442,8 @@ static void judge_all(struct store *s, const struct registry *now, const struct 
                       const char *registered, FILE *text)
 {
     static const char *const header[] = {"Claim", "Estimate [95% interval]", "Units",
-                                         "Coverage (%)", "Threshold", "Verdict", "Registered"};
+                                         "Coverage (%)", "Threshold", "Verdict", "Section",
+                                         "Registered"};
     static const char *const said_header[] = {"Claim", "What it says"};
     static const char *const why_header[] = {"Claim", "Where its threshold comes from",
                                              "What would overturn it"};

@@ -82,7 +82,7 @@ static void collect_call_values(const struct run_data *d, const char *arch,
         doubles_push(&v->per_call, c.boundary_us);
         doubles_push(&v->compute, c.compute_us);
         doubles_push(&v->rtt, c.rtt_us);
-        doubles_push(&v->sweep_ms, c.mean_boundary_us * v->calls * 1e-3);
+        doubles_push(&v->sweep_ms, unit_sweep_boundary_ms(&c, v->calls));
         if (!isnan(c.process_ms)) {
             doubles_push(&v->process_ms, c.process_ms);
             doubles_push(&v->faults, c.faults);

@@ -368,6 +368,8 @@ static void write_break_even(struct store *s, const struct primitives *p)
     put_number(s, "cross.g_per_bar", store_number(s, "model.per_bar_unix.g"), 2);
 }
 
+static const double MODEL_BAND = 1.25;
+
 static void model_row(struct csv_out *t, struct csv_out *f, const struct arch_row *row,
                       const double term[N_TERMS], double predicted, const struct call_inputs *in)
 {
@@ -385,6 +387,7 @@ static void model_row(struct csv_out *t, struct csv_out *f, const struct arch_ro
     csv_out_double(f, in->measured.value);
     csv_out_double(f, in->measured.low);
     csv_out_double(f, in->measured.high);
+    csv_out_double(f, MODEL_BAND);
     csv_out_end_row(f);
 }
 
@@ -458,7 +461,7 @@ void summarize_model(const struct run_data *d, struct store *s)
                                          "Measured (µs) [95% interval]", "Predicted / measured",
                                          "State", "Bytes", "Lane", "Codec", "Faults", "Process"};
     static const char *const figure_header[] = {"architecture", "predicted_us", "measured_us",
-                                                "low", "high"};
+                                                "low", "high", "band"};
     static const char *const first_header[] = {"Architecture", "Measured / predicted",
                                                "Witness row", "Its first / later [95% interval]",
                                                "Inside"};
@@ -500,7 +503,7 @@ void summarize_model(const struct run_data *d, struct store *s)
         for (int k = 0; k < N_TERMS; k++)
             put_number(s, keyf(key, "model.%s.%s_us", row->name, TERM_NAMES[k]), term[k], 1);
         rows++;
-        within += ratio >= 0.8 && ratio <= 1.25;
+        within += ratio >= 1.0 / MODEL_BAND && ratio <= MODEL_BAND;
         int inside = first_check_row(s, &c, row, &in, predicted);
         first_rows += inside >= 0;
         first_inside += inside > 0;
@@ -515,6 +518,7 @@ void summarize_model(const struct run_data *d, struct store *s)
     write_break_even(s, &p);
     put_count(s, "model.rows", rows);
     put_count(s, "model.within", within);
+    put_number(s, "model.band", MODEL_BAND, 2);
     put_number(s, "model.worst.ratio", worst, 2);
     put_text(s, "model.worst.architecture", worst_name);
 }

@@ -147,6 +147,8 @@ int unit_calls(const struct run_data *d, const struct unit_view *u, struct unit_
     double *boundary = malloc(6 * room * sizeof *boundary);
     double *compute = boundary + room, *rtt = compute + room, *process = rtt + room;
     double *faults = process + room, *scratch = faults + room, sum_rtt = 0, sum_boundary = 0;
+    double sum_first = 0, sum_later = 0;
+    long n_first = 0;
     const struct call_row **timed = malloc(room * sizeof *timed);
     memset(out, 0, sizeof *out);
     if (boundary == NULL || timed == NULL) {
@@ -171,10 +173,14 @@ int unit_calls(const struct run_data *d, const struct unit_view *u, struct unit_
         rtt[out->timed] = c->rtt_ns * 1e-3;
         sum_rtt += c->rtt_ns;
         sum_boundary += c->rtt_ns - c->compute_ns;
+        *(c->call == 0 ? &sum_first : &sum_later) += c->rtt_ns - c->compute_ns;
+        n_first += c->call == 0;
         out->timed++;
     }
     out->share_pct = sum_rtt > 0 ? 100.0 * sum_boundary / sum_rtt : NAN;
-    out->mean_boundary_us = out->timed > 0 ? sum_boundary * 1e-3 / (double)out->timed : NAN;
+    out->first_mean_us = n_first > 0 ? sum_first * 1e-3 / (double)n_first : NAN;
+    out->later_mean_us = out->timed > n_first
+                             ? sum_later * 1e-3 / (double)(out->timed - n_first) : NAN;
     out->boundary_us = median_of(boundary, (size_t)out->timed);
     out->compute_us = median_of(compute, (size_t)out->timed);
     out->rtt_us = median_of(rtt, (size_t)out->timed);
@@ -184,6 +190,15 @@ int unit_calls(const struct run_data *d, const struct unit_view *u, struct unit_
     free(boundary);
     free(timed);
     return out->timed > 0 ? 0 : -1;
+}
+
+double unit_sweep_boundary_ms(const struct unit_calls *c, double calls)
+{
+    if (isnan(c->later_mean_us))              /* one call a run: every call is a first */
+        return c->first_mean_us * calls * 1e-3;
+    if (isnan(c->first_mean_us))              /* no first call was timed */
+        return c->later_mean_us * calls * 1e-3;
+    return (c->first_mean_us + (calls - 1.0) * c->later_mean_us) * 1e-3;
 }
 
 double unit_witness(const struct run_data *d, const struct unit_view *u, const char *kind,

@@ -37,7 +37,8 @@ struct unit_calls {
     double boundary_us;                /* the median call's boundary */
     double compute_us;                 /* the median call's kernel time */
     double rtt_us;                     /* the median call's round trip */
-    double mean_boundary_us;           /* their average boundary */
+    double first_mean_us;              /* the average boundary of each run's first call */
+    double later_mean_us;              /* ... and of its later calls; NAN if one a run */
     double process_ms;                 /* a spawned call's process life, median; NAN if none */
     double faults;                     /* ... and its minor faults */
     struct call_phases phase;
@@ -49,6 +50,10 @@ int unit_calls(const struct run_data *d, const struct unit_view *u, struct unit_
 /* The calls arch makes in a sweep of the whole job, whatever part its runs
  * did: one per sweep, per combination, or per bar and two more. */
 double calls_per_whole_sweep(const struct run_data *d, const char *arch);
+
+/* The boundary (ms) a sweep of the whole job making `calls` calls pays at
+ * u's prices: one first call, and the rest at its later calls' average. */
+double unit_sweep_boundary_ms(const struct unit_calls *c, double calls);
 
 /* The median round trip (µs) of u's witnesses of a kind (@sec:witnesses):
  * the first after each run (seq 1) when `first`, else the later ones; NAN

@@ -520,6 +520,10 @@ end
 -- it run into the next one (the PDF) or push the table past the window
 -- (the page, where a word that cannot break sets a table's least width).
 local function cell_inlines(text)
+  local target = text:match("^@(%a+:[%w%-_]+)$")
+  if target then
+    return {pandoc.Cite({pandoc.Str(text)}, {pandoc.Citation(target, "SuppressAuthor")})}
+  end
   if not (text:find("_", 1, true) and not text:find("%s")) then
     return value_inlines(text)
   end
@@ -566,13 +570,14 @@ local function points(text)
   return w * TABLE_TYPE
 end
 
--- The widest piece of a cell that cannot wrap: a word, or in the PDF an
--- identifier's piece up to an underscore.
+-- The widest piece of a cell that should not wrap: a word, an identifier
+-- whole (in_process_tuned_1core_sequential: a name broken at an underscore
+-- reads as two), an interval glued by glue_intervals. Only when even these
+-- minimums are wider than the line does a column give way, and then an
+-- identifier breaks after an underscore (cell_inlines).
 local function widest_piece(text)
   local widest = 0
-  for word in text:gmatch("%S+") do
-    for piece in word:gmatch("[^_]*_?") do widest = math.max(widest, points(piece)) end
-  end
+  for word in text:gmatch("%S+") do widest = math.max(widest, points(word)) end
   return widest
 end
 
@@ -728,7 +733,15 @@ local function data_table(div)
     aligns[c] = (strip and c > 1) and pandoc.AlignCenter
       or numeric[c] and pandoc.AlignRight or pandoc.AlignLeft
   end
-  local widths = column_widths(rows, numeric)
+  -- A reference cell (@sec:id) is set as its number: measured as one.
+  local measured = {}
+  for r = 1, #rows do
+    measured[r] = {}
+    for c = 1, #rows[r] do
+      measured[r][c] = rows[r][c]:match("^@%a+:") and "00.00" or rows[r][c]
+    end
+  end
+  local widths = column_widths(measured, numeric)
   if strip then
     for c = 1, #widths do widths[c] = 0 end      -- letters: the natural widths fit
   end
@@ -745,7 +758,7 @@ local function data_table(div)
   caption:extend(table_source(name))
   local simple = pandoc.SimpleTable(caption, aligns, widths, header, body)
   local out = {pandoc.utils.from_simple_table(simple)}
-  local lines = table_lines(rows, widths, pandoc.utils.stringify(caption))
+  local lines = table_lines(measured, widths, pandoc.utils.stringify(caption))
   if is_latex and lines <= UNBROKEN_LINES then
     table.insert(out, 1, pandoc.RawBlock("latex",
       string.format("\\Needspace{%d\\baselineskip}", math.ceil(lines * 1.15) + 2)))
@@ -753,7 +766,39 @@ local function data_table(div)
   return out
 end
 
+-- ::: {.verdicts of="id id ..."} ::: ends a section of the results on
+-- the verdicts of the claims it shows: each claim's name, its verdict, its
+-- estimate and its threshold, from the values the claims table is made of,
+-- so that the section and the table cannot disagree.
+local function verdicts_para(el)
+  local function value(key)
+    local span = num_span(pandoc.Span({pandoc.Str(key)}, pandoc.Attr("", {"num"})))
+    return span.t and {span} or span
+  end
+  local ids = pandoc.List()
+  for id in (el.attributes["of"] or ""):gmatch("%S+") do ids:insert(id) end
+  if #ids == 0 then error("values.lua: a .verdicts div names no claim (of=\"...\")") end
+  local out = pandoc.List({pandoc.Strong({pandoc.Str(#ids > 1 and "Verdicts." or "Verdict.")})})
+  for i, id in ipairs(ids) do
+    out:insert(pandoc.Space())
+    out:insert(pandoc.Code(id))
+    out:insert(pandoc.Space())
+    out:insert(pandoc.Emph(value("claim." .. id .. ".verdict")))
+    out:insert(pandoc.Space())
+    out:insert(pandoc.Str("("))
+    out:extend(value("claim." .. id .. ".estimate"))
+    out:insert(pandoc.Str(";"))
+    out:insert(pandoc.Space())
+    out:insert(pandoc.Str("threshold"))
+    out:insert(pandoc.Space())
+    out:extend(value("claim." .. id .. ".threshold"))
+    out:insert(pandoc.Str(i < #ids and ");" or ")."))
+  end
+  return {pandoc.Para(out)}
+end
+
 local function Div(el)
+  if el.classes:includes("verdicts") then return verdicts_para(el) end
   if el.classes:includes("datatable") then
     local blocks = data_table(el)
     local tbl = table.remove(blocks)
