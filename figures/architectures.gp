@@ -48,10 +48,8 @@ index_of(list, k, i) = i > words(list) ? NaN : (word(list, i) eq k ? i - 1 : ind
 row(name, r) = near(r) ? NF + GAP + index_of(NEAR_ROWS, name, 1) : index_of(FAR_ROWS, name, 1)
 ROW = "strcol(1), $2"
 tip(name, r, lo, hi) = name.": ".estimate("%.3f", r, lo, hi)
-# The original's ratio where its row had the same kind of kernel: its
-# rust_batch_unchecked dropped bounds checks from a scalar kernel, which
-# batch_unix_tuned's vector kernel is not, so no tuned row carries a diamond.
-orig(dummy) = strstrt(strcol(1), "_tuned") > 0 ? NaN : $6
+# The original's ratio, where it ran the row's architecture.
+orig(dummy) = $6
 # The duet A/A control's interval: the smallest difference a duet resolves,
 # shaded behind the linear block.
 stats A skip 1 using (strcol(1) eq "in_process_control_1" ? $3 : NaN) nooutput

@@ -35,24 +35,50 @@ share(g) = 100 / (1 + g)
 stats ORIGINAL skip 1 using (original("breakeven.g_per_combo")) nooutput
 ORIGINAL_G = STATS_max
 
-# Whole decades around the patterns and the original's G, a decade more on
-# the right for the labels, and the model down to the largest G.
+# Whole decades around the patterns and the original's G, and the model
+# down to the largest G.
 stats B skip 1 using 2 nooutput
 GLO = STATS_min < ORIGINAL_G ? STATS_min : ORIGINAL_G
 GHI = STATS_max > ORIGINAL_G ? STATS_max : ORIGINAL_G
 stats B skip 1 using 4 nooutput
 SLO = STATS_min < share(ORIGINAL_G) ? STATS_min : share(ORIGINAL_G)
 SLO = share(GHI) < SLO ? share(GHI) : SLO
-# The Python client's patterns are labelled to the left of their marks.
-python(label) = strstrt(label, "python_") == 1
 tip(dummy) = sprintf("%s, G = %.3g: ", strcol(1), $2).estimate("%.3g%%", $3, $4, $5)
 
-set tmargin at screen 0.97
-set bmargin at screen 0.19
+TOP = 0.97
+BOTTOM = 0.19
+RIGHT = 0.74
+set tmargin at screen TOP
+set bmargin at screen BOTTOM
 set lmargin at screen 0.11
-set rmargin at screen 0.97
+set rmargin at screen RIGHT
+LABELS = B
+LABEL_X = 2
+LABEL_Y = 3
+# Every row with a mark to draw, into arrays: a row whose position is not a
+# number has no mark and takes no place in the column.
+stats LABELS skip 1 using (1) nooutput
+array NAME[STATS_records]
+array AT_X[STATS_records]
+array AT_Y[STATS_records]
+N_LABELS = 0
+stats LABELS skip 1 using (valid(LABEL_X) && valid(LABEL_Y) ? \
+    (N_LABELS = N_LABELS + 1, NAME[N_LABELS] = strcol(1), \
+     AT_X[N_LABELS] = column(LABEL_X), AT_Y[N_LABELS] = column(LABEL_Y), 0) : 0) nooutput
+COLUMN_X = RIGHT + 0.015
+do for [i = 1:N_LABELS] {
+    rank = 0
+    do for [j = 1:N_LABELS] {
+        rank = rank + (AT_Y[j] < AT_Y[i] || (AT_Y[j] == AT_Y[i] && j < i))
+    }
+    height = BOTTOM + (rank + 0.5) / N_LABELS * (TOP - BOTTOM)
+    set label i NAME[i] at screen COLUMN_X, screen height left front \
+        tc rgb BLUE font SMALL
+    set arrow i from first AT_X[i], first AT_Y[i] to screen COLUMN_X - 0.005, \
+        screen height nohead back lw 0.5 lc rgb "#b0b0b0"
+}
 set logscale xy
-set xrange [10 ** floor(log10(GLO)) * 0.999 : 10 ** ceil(log10(GHI) + 1) * 1.001]
+set xrange [10 ** floor(log10(GLO)) * 0.999 : 10 ** ceil(log10(GHI)) * 1.001]
 set yrange [10 ** floor(log10(SLO)) * 0.999 : 200]
 @LOG_X
 set format y ""
@@ -69,11 +95,5 @@ plot share(x) with lines lw 2 lc rgb GREY title "model: 1/(1+G)", \
      B skip 1 using 2:3:4:5 with yerrorbars pt 7 ps 0.8 lw 1.5 lc rgb BLUE \
          title "median, 95% interval", \
      B skip 1 using 2:3:(tip(0)) with labels hypertext point pt 7 ps 0.8 lc rgb BLUE notitle, \
-     B skip 1 using 2:3:(python(strcol(1)) ? "" : "  ".strcol(1)) with labels left \
-         tc rgb BLUE font SMALL notitle, \
-     B skip 1 using 2:3:(python(strcol(1)) ? strcol(1)."  " : "") with labels right \
-         tc rgb BLUE font SMALL notitle, \
      '+' using (ORIGINAL_G):(share(ORIGINAL_G)) every ::0::0 with points \
-         pt ORIGINAL_PT ps ORIGINAL_PS lw 1.5 lc rgb "black" title ORIGINAL_TITLE, \
-     '+' using (ORIGINAL_G):(share(ORIGINAL_G)):("original, per combination") every ::0::0 \
-         with labels left offset 1.2, 0.9 tc rgb "black" font SMALL notitle
+         pt ORIGINAL_PT ps ORIGINAL_PS lw 1.5 lc rgb "black" title ORIGINAL_TITLE.", per combination"

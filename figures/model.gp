@@ -1,6 +1,6 @@
 # model.gp - every crossing architecture's predicted boundary per call
 # against its measured one (WOVEN/model.csv), log-log, with the diagonal and
-# the lines a quarter off it.
+# the lines of the model's band either side of it.
 # Tangled from paper/94-appendix-figures.md; the Makefile sets the terminal,
 # DATA and WOVEN.
 set datafile separator comma
@@ -30,14 +30,42 @@ HI = STATS_max
 stats M skip 1 using 2 nooutput
 LO = STATS_min < LO ? STATS_min : LO
 HI = STATS_max > HI ? STATS_max : HI
+stats M skip 1 using 6 nooutput
+BAND = STATS_max
 tip(dummy) = sprintf("%s: predicted %.3g µs, measured ", strcol(1), $2).estimate("%.3g", $3, $4, $5)
-# Labels to the left of the marks on the upper half, so that neighbours part.
-left(label) = strstrt(label, "python_") == 1 || strstrt(label, "json") == 1
 
-set tmargin at screen 0.97
-set bmargin at screen 0.19
+TOP = 0.97
+BOTTOM = 0.19
+RIGHT = 0.72
+set tmargin at screen TOP
+set bmargin at screen BOTTOM
 set lmargin at screen 0.12
-set rmargin at screen 0.97
+set rmargin at screen RIGHT
+LABELS = M
+LABEL_X = 3
+LABEL_Y = 2
+# Every row with a mark to draw, into arrays: a row whose position is not a
+# number has no mark and takes no place in the column.
+stats LABELS skip 1 using (1) nooutput
+array NAME[STATS_records]
+array AT_X[STATS_records]
+array AT_Y[STATS_records]
+N_LABELS = 0
+stats LABELS skip 1 using (valid(LABEL_X) && valid(LABEL_Y) ? \
+    (N_LABELS = N_LABELS + 1, NAME[N_LABELS] = strcol(1), \
+     AT_X[N_LABELS] = column(LABEL_X), AT_Y[N_LABELS] = column(LABEL_Y), 0) : 0) nooutput
+COLUMN_X = RIGHT + 0.015
+do for [i = 1:N_LABELS] {
+    rank = 0
+    do for [j = 1:N_LABELS] {
+        rank = rank + (AT_Y[j] < AT_Y[i] || (AT_Y[j] == AT_Y[i] && j < i))
+    }
+    height = BOTTOM + (rank + 0.5) / N_LABELS * (TOP - BOTTOM)
+    set label i NAME[i] at screen COLUMN_X, screen height left front \
+        tc rgb BLUE font SMALL
+    set arrow i from first AT_X[i], first AT_Y[i] to screen COLUMN_X - 0.005, \
+        screen height nohead back lw 0.5 lc rgb "#b0b0b0"
+}
 set logscale xy
 set xrange [10 ** floor(log10(LO / 1.3)) : 10 ** ceil(log10(HI * 1.3))]
 set yrange [10 ** floor(log10(LO / 1.3)) : 10 ** ceil(log10(HI * 1.3))]
@@ -52,12 +80,8 @@ set samples 60
 set key at screen 0.5, screen 0.045 center center horizontal maxcols 3 samplen 1.5 \
     width -4 font SMALL
 plot x with lines lw 2 lc rgb GREY title "exact", \
-     1.25 * x with lines dt 2 lw 1 lc rgb GREY title "a quarter off", \
-     0.8 * x with lines dt 2 lw 1 lc rgb GREY notitle, \
+     BAND * x with lines dt 2 lw 1 lc rgb GREY title sprintf("%.3g× off", BAND), \
+     x / BAND with lines dt 2 lw 1 lc rgb GREY notitle, \
      M skip 1 using 3:2:4:5 with xerrorbars pt 7 ps 0.8 lw 1.5 lc rgb BLUE \
          title "architecture, measured with its 95% interval", \
-     M skip 1 using 3:2:(tip(0)) with labels hypertext point pt 7 ps 0.8 lc rgb BLUE notitle, \
-     M skip 1 using 3:2:(left(strcol(1)) ? "" : "  ".strcol(1)) with labels left \
-         tc rgb BLUE font SMALL notitle, \
-     M skip 1 using 3:2:(left(strcol(1)) ? strcol(1)."  " : "") with labels right \
-         tc rgb BLUE font SMALL notitle
+     M skip 1 using 3:2:(tip(0)) with labels hypertext point pt 7 ps 0.8 lc rgb BLUE notitle
