@@ -791,6 +791,9 @@ LATEX_RUNS := 8
 # a box and a wider claims table, and may take one page more.
 PAPER_MAX_PAGES := 16
 PAPER_MAX_PAGES_OTHER_RUN := 17
+# ... and at most this many words of prose, tables, figures and captions
+# apart (paper/filters/edition.lua counts them into paper-words.txt).
+PAPER_MAX_WORDS := 8000
 PDFLATEX := pdflatex -interaction=nonstopmode -halt-on-error -output-directory=$(LATEX_DIR)
 LATEX_OPTIONS := --to latex --standalone -H paper/latex/preamble.tex \
   -V geometry:a4paper,margin=2cm -V fontsize=10pt -V colorlinks=true -V linkcolor=blue
@@ -822,6 +825,10 @@ $(STAGED_SITE)/%.pdf: $(LATEX_DIR)/%.tex
 	if [ "$*" = paper ] && [ "$${pages:-999}" -gt $$most ]; then \
 	  echo "paper.pdf: $$pages pages, more than $$most"; exit 1; fi
 	@if [ "$*" = paper ]; then tests/check_table_pages.sh $(LATEX_DIR)/paper.aux; fi
+	@if [ "$*" = paper ]; then words=$$(cat $(WOVEN)/paper-words.txt 2>/dev/null); \
+	  echo "paper.pdf: $${words:-no count of} words of prose"; \
+	  if [ "$${words:-999999}" -gt $(PAPER_MAX_WORDS) ]; then \
+	    echo "paper.pdf: more than $(PAPER_MAX_WORDS) words of prose"; exit 1; fi; fi
 	@if grep -q 'Overfull \\vbox.*while \\output is active' $(LATEX_DIR)/$*.log; then \
 	  echo "$*.pdf: a page overflowed its foot (Overfull \\vbox in the output routine):"; \
 	  grep -A2 'Overfull \\vbox.*while \\output is active' $(LATEX_DIR)/$*.log; exit 1; fi
