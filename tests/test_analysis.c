@@ -1539,8 +1539,12 @@ static void the_crossings_composites_are_their_medians_function(void **state)
     double batch_ms = median9(sweep_boundary_ms, row_named("batch_unix"), NULL, &lo2, &hi2);
     expect_composite("cross.chatty_extra_ms", chatty_ms - batch_ms, lo1 - hi2, hi1 - lo2, 1);
     /* the original's derivation of a spawn per call, priced as the claim prices it */
-    expect_estimate("cross.spawn_call_us",
-                    over_rounds(spawn_boundary, row_named("spawn_per_combo"), NULL));
+    struct truth call = over_rounds(spawn_boundary, row_named("spawn_per_combo"), NULL);
+    double to_ms = DEFAULT_COMBOS * 1e-3;
+    expect_estimate("cross.spawn_call_us", call);
+    expect_estimate("cross.spawn_sweep_ms",
+                    (struct truth){call.n, call.value * to_ms, call.low * to_ms,
+                                   call.high * to_ms, call.coverage_pct});
 }
 
 /* ---- The model of a call ------------------------------------------------------------------------------------ */

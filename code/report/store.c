@@ -50,18 +50,6 @@ const char *format_fixed(char *buf, double x, int decimals)
     return buf;
 }
 
-const char *format_estimate(char *buf, struct estimate e, int decimals)
-{
-    char v[64], lo[64], hi[64];
-    if (e.n == 0) {
-        snprintf(buf, 200, "n/a");
-        return buf;
-    }
-    snprintf(buf, 200, "%s [%s, %s]", format_fixed(v, e.value, decimals),
-             format_fixed(lo, e.low, decimals), format_fixed(hi, e.high, decimals));
-    return buf;
-}
-
 void store_init(struct store *s, const char *out_dir)
 {
     memset(s, 0, sizeof *s);
@@ -150,6 +138,19 @@ static int estimate_decimals(struct estimate e, int most)
     while (d < MOST_PROSE_DECIMALS && (prints_as(e.low, e.value, d) || prints_as(e.high, e.value, d)))
         d++;
     return d < most ? d : most;
+}
+
+const char *format_estimate(char *buf, struct estimate e, int decimals)
+{
+    char v[FIXED_SIZE], lo[FIXED_SIZE], hi[FIXED_SIZE];
+    if (e.n == 0) {
+        snprintf(buf, 200, "n/a");
+        return buf;
+    }
+    int d = estimate_decimals(e, decimals);
+    snprintf(buf, 200, "%s [%s, %s]", format_rounded(v, e.value, d),
+             format_rounded(lo, e.low, d), format_rounded(hi, e.high, d));
+    return buf;
 }
 
 void put_text(struct store *s, const char *key, const char *text)

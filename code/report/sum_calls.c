@@ -175,7 +175,7 @@ static void summarize_arch_calls(const struct run_data *d, struct store *s, cons
         put_phases_and_witnesses(s, arch, unit, &v);
         csv_out_text(table, arch);
         cell_number(table, v.calls, 0);
-        cell_number(table, doubles_estimate(&v.rtt).value, 1);
+        cell_number(table, doubles_estimate(&v.rtt).value, 0);   /* µs: a tenth is noise */
         csv_out_text(table, format_estimate(buf, e_call, 1));
         csv_out_text(table, format_estimate(buf, e_share, 3));
         cell_number(table, (double)e_share.n, 0);

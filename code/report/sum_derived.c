@@ -116,7 +116,7 @@ static const struct derivation DERIVATIONS[] = {
     {"a spawn per combination, per call", "orig.spawn.per_spawn_ms", "ms",
      "cross.spawn_call_us", 1e-3},
     {"a spawn per combination, over a whole sweep", "orig.spawn.per_combo_s", "s",
-     "call.spawn_per_combo.sweep_boundary_ms", 1e-3},
+     "cross.spawn_sweep_ms", 1e-3},
     {"an engine consulted per bar, over a whole sweep", "orig.breakeven.per_bar_ipc_s", "s",
      "call.per_bar_unix.sweep_boundary_ms", 1e-3},
     {"a chatty JSON service over a whole sweep", "orig.serial.json_chatty_s", "s",
@@ -135,9 +135,14 @@ void summarize_derived(const struct run_data *d, struct store *s)
     put_crossings(d, s);
     if (spawned != NULL) {
         size_t n = unit_boundaries(d, "spawn_per_combo", 0, spawned);
-        if (n > 0)
-            put_estimate(s, "cross.spawn_call_us", estimate_median(spawned, n), 0,
-                         unit_name(d, "spawn_per_combo"));
+        struct estimate e = estimate_median(spawned, n);
+        double to_sweep_ms = calls_per_whole_sweep(d, "spawn_per_combo") * 1e-3;
+        struct estimate sweep = {e.n, e.value * to_sweep_ms, e.low * to_sweep_ms,
+                                 e.high * to_sweep_ms, e.coverage};
+        if (n > 0) {
+            put_estimate(s, "cross.spawn_call_us", e, 0, unit_name(d, "spawn_per_combo"));
+            put_estimate(s, "cross.spawn_sweep_ms", sweep, 0, unit_name(d, "spawn_per_combo"));
+        }
         free(spawned);
     }
     if (table_open(s, "derived", &t, header, CSV_COLUMNS(header)) != 0)
