@@ -710,6 +710,15 @@ local function glue_intervals(text)
   return (text:gsub("(%S+) %[(%S+), (%S+)%]", "%1" .. NBSP .. "[%2," .. NBSP .. "%3]"))
 end
 
+-- A short cell ("0.50 to 2.00x", "below 2%", "12 couples") is read at a
+-- glance and is not worth two lines: up to SHORT_CELL characters, its
+-- spaces do not break either.
+local SHORT_CELL = 16
+local function glue_short(text)
+  if (utf8.len(text) or #text) > SHORT_CELL then return text end
+  return (text:gsub(" ", NBSP))
+end
+
 -- Builds a pandoc Table from tables/NAME.csv, numeric columns right-aligned.
 local function data_table(div)
   local name = div.attributes["src"]
@@ -720,7 +729,7 @@ local function data_table(div)
     return {pandoc.Para({pandoc.Str("??table " .. name .. "??")})}
   end
   for r = 2, #rows do
-    for c = 1, #rows[r] do rows[r][c] = glue_intervals(rows[r][c]) end
+    for c = 1, #rows[r] do rows[r][c] = glue_short(glue_intervals(rows[r][c])) end
   end
   local strip = div.classes:includes("verdict-strip")
   local header, aligns, numeric, body = {}, {}, {}, {}
