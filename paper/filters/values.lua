@@ -728,10 +728,13 @@ local function data_table(div)
     missing[#missing + 1] = "table " .. name
     return {pandoc.Para({pandoc.Str("??table " .. name .. "??")})}
   end
-  for r = 2, #rows do
-    for c = 1, #rows[r] do rows[r][c] = glue_short(glue_intervals(rows[r][c])) end
-  end
   local strip = div.classes:includes("verdict-strip")
+  for r = 2, #rows do
+    for c = 1, #rows[r] do
+      rows[r][c] = glue_intervals(rows[r][c])
+      if not strip then rows[r][c] = glue_short(rows[r][c]) end   -- a strip's cells are words
+    end
+  end
   local header, aligns, numeric, body = {}, {}, {}, {}
   for c, text in ipairs(rows[1]) do
     header[c] = (strip and c > 1) and upright_cell(text) or cell(text)
