@@ -34,7 +34,7 @@ PYTHON := /usr/bin/python3
         unit-tests check-cff check-spec check-woven check-browser check-sanitize \
         check-valgrind check-packages check-python check-bibtex check-data-readme unused-values \
         check-registration check-weave-failure check-provenance check-layers check-publish check-reproduction check-any-text \
-        check-index \
+        check-index check-when \
         fuzz install-python FORCE
 FORCE:
 
@@ -439,7 +439,7 @@ endif
 
 test: deps-test check-tangle check-layers unit-tests check-sanitize check-valgrind check-cff check-python \
       check-browser check-bibtex check-data-readme check-registration check-weave-failure \
-      check-publish check-reproduction check-any-text check-provenance check-index
+      check-publish check-reproduction check-any-text check-when check-provenance check-index
 	@echo "test: every check passed"
 
 # --- Measure -----------------------------------------------------------------
@@ -894,6 +894,11 @@ check-weave-failure: all
 # the PDF through values.lua and the preamble (tests/check_any_text.py).
 check-any-text:
 	$(PYTHON) -B tests/check_any_text.py
+
+# A sentence a .when leaves out asks for no value, so that an older kept run
+# weaves without the measurements made after it (tests/check_when.py).
+check-when:
+	$(PYTHON) -B tests/check_when.py
 
 # make reproduction and make receive as a contributor and a maintainer run
 # them, in scratch copies (tests/check_reproduction.sh): hostile folder

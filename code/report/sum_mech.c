@@ -198,17 +198,17 @@ static void summarize_retouch(const struct run_data *d, struct store *s)
             doubles_push(&faults, w->client_minor_faults);
     }
     struct estimate e = doubles_estimate(&extra), f = doubles_estimate(&faults);
-    if (e.n > 0) {
+    double over = store_number(s, "mech.round.series.rtt_us") -
+                  store_number(s, "mech.c.hot.none.busy.series.rtt_us");
+    int measured = e.n > 0 && f.n > 0 && isfinite(over) && over > 0.0;
+    /* an older run has no retouch probe: said once, and its sentence left out */
+    put_text(s, "mech.round.retouch.measured", measured ? "yes" : "no");
+    if (measured) {
         put_estimate(s, "mech.round.retouch.extra_us_per_page", e, 3, "rounds");
         put_count(s, "mech.round.retouch.pages", pages);
-        double over = store_number(s, "mech.round.series.rtt_us") -
-                      store_number(s, "mech.c.hot.none.busy.series.rtt_us");
-        if (isfinite(over) && over > 0.0)
-            put_number(s, "mech.round.retouch.share_of_series_pct", 100.0 * pages * e.value / over,
-                       0);
-    }
-    if (f.n > 0)
+        put_number(s, "mech.round.retouch.share_of_series_pct", 100.0 * pages * e.value / over, 0);
         put_number(s, "mech.round.retouch.faults", f.value, 0);
+    }
     doubles_free(&extra);
     doubles_free(&faults);
 }

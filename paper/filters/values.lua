@@ -497,10 +497,31 @@ end
 
 local function Span(el)
   if el.classes:includes("num") then return num_span(el) end
+  return nil
+end
+
+-- The choices are made first, from the document's root down: a sentence
+-- that a .when leaves out is gone before its placeholders are looked up,
+-- so an older run that lacks a newer measurement weaves without it, and
+-- only the words the run keeps must find their values.
+local function if_reduced(el)
+  used["run.reduced"] = true
+  local v = load_values()["run.reduced"]
+  if v == nil then
+    missing[#missing + 1] = "run.reduced (in .if-reduced)"
+    return {}, false
+  end
+  check_when_values("run.reduced", v, "yes", nil)
+  if v == "yes" then return el end
+  return {}, false
+end
+
+local function choose(el)
   if el.classes:includes("when") then
     if when_holds(el) then return el.content end
-    return {}
+    return {}, false
   end
+  if el.t == "Div" and el.classes:includes("if-reduced") then return if_reduced(el) end
   return nil
 end
 
@@ -823,21 +844,6 @@ local function Div(el)
     if mark then out:insert(pandoc.RawBlock("latex", "\\IpctaxTableEnd{" .. el.identifier .. "}")) end
     return out
   end
-  if el.classes:includes("if-reduced") then
-    used["run.reduced"] = true
-    local v = load_values()["run.reduced"]
-    if v == nil then
-      missing[#missing + 1] = "run.reduced (in .if-reduced)"
-      return {}
-    end
-    check_when_values("run.reduced", v, "yes", nil)
-    if v == "yes" then return el end
-    return {}
-  end
-  if el.classes:includes("when") then
-    if when_holds(el) then return el.content end
-    return {}
-  end
   return nil
 end
 
@@ -882,5 +888,7 @@ local function Pandoc(doc)
   return doc
 end
 
--- Spans first (they may sit inside table captions), then divs, then the check.
-return {{Span = Span, Code = Code}, {Div = Div}, {Pandoc = Pandoc}}
+-- The choices first (from the root down), then spans (they may sit inside
+-- table captions), then divs, then the check.
+return {{traverse = "topdown", Span = choose, Div = choose}, {Span = Span, Code = Code},
+        {Div = Div}, {Pandoc = Pandoc}}

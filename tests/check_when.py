@@ -1,0 +1,75 @@
+#!/usr/bin/python3
+"""check_when.py - a sentence a run cannot fill is left out before it is filled.
+
+    /usr/bin/python3 tests/check_when.py
+
+An older kept run lacks the measurements added after it, and the paper
+keeps the sentences that report them inside a .when on a "measured" value
+(paper/filters/values.lua). The filter must decide the .when first: a
+placeholder inside a sentence that is left out asks for nothing, while one
+inside a sentence that is kept, or outside any .when, still stops the
+weave, naming the value. Once the placeholders were looked up first, and
+a kept run older than the retouch probe could not be woven at all. This
+weaves small documents through values.lua with a values.csv of its own.
+"""
+
+import os
+import subprocess
+import sys
+import tempfile
+
+from checks import Checks
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+FLAG = "mech.round.retouch.measured"
+ABSENT = "mech.round.retouch.pages"      # a real family's key, absent from values.csv
+PRESENT = "mech.round.rounds"
+
+# (what, document, whether it must weave, a word the woven text must hold or lack)
+CASES = [
+    ("a span left out may ask for a value the run lacks",
+     "Rounds: [%s]{.num}. [Pages: [%s]{.num}.]{.when key=%s is=yes}[No probe.]{.when key=%s is=no}"
+     % (PRESENT, ABSENT, FLAG, FLAG), True, ("No probe", "Pages")),
+    ("a div left out may ask for a value the run lacks",
+     "::: {.when key=%s not=no}\nPages: [%s]{.num}.\n:::\n\nKept." % (FLAG, ABSENT), True,
+     ("Kept", "Pages")),
+    ("a nested choice inside a span left out asks for nothing",
+     "[Outer [inner [%s]{.num}]{.when key=%s is=no}]{.when key=%s is=yes} End."
+     % (ABSENT, FLAG, FLAG), True, ("End", "Outer")),
+    ("a span kept still needs its values", "[Pages: [%s]{.num}.]{.when key=%s is=no}"
+     % (ABSENT, FLAG), False, (ABSENT, None)),
+    ("a value outside any choice still needs to be there", "Pages: [%s]{.num}." % ABSENT,
+     False, (ABSENT, None)),
+]
+
+
+def weave(tmp, text):
+    doc = os.path.join(tmp, "doc.md")
+    with open(doc, "w") as f:
+        f.write(text + "\n")
+    env = dict(os.environ, IPCTAX_WOVEN=tmp)
+    return subprocess.run(["pandoc", doc, "--to", "plain", "--lua-filter",
+                           "paper/filters/values.lua"], cwd=ROOT, env=env,
+                          capture_output=True, text=True)
+
+
+def main():
+    c = Checks()
+    with tempfile.TemporaryDirectory(prefix="ipctax-when-") as tmp:
+        with open(os.path.join(tmp, "values.csv"), "w") as f:
+            f.write("key,value\n%s,no\n%s,5\n" % (FLAG, PRESENT))
+        for what, text, weaves, (word, lacks) in CASES:
+            out = weave(tmp, text)
+            if weaves:
+                c.check(out.returncode == 0 and word in out.stdout and
+                        (lacks is None or lacks not in out.stdout), what,
+                        (out.stderr.strip() or out.stdout.strip())[-300:])
+            else:
+                c.check(out.returncode != 0 and word in out.stderr, what,
+                        "it wove: " + out.stdout.strip()[-200:] if out.returncode == 0
+                        else out.stderr.strip()[-300:])
+    return c.summary("check-when")
+
+
+if __name__ == "__main__":
+    sys.exit(main())
