@@ -19,12 +19,15 @@ static const struct spawn_row *sample(const struct run_data *d, const char *kind
 
 void summarize_spawn(const struct run_data *d, struct store *s)
 {
-    struct doubles exit_ms = {0}, echo = {0}, echo_faults = {0}, overhead = {0},
-                   sweep_faults = {0}, over_warm = {0}, request = {0}, decode = {0};
+    struct doubles exit_ms = {0}, exit_faults = {0}, echo = {0}, echo_faults = {0},
+                   overhead = {0}, sweep_faults = {0}, over_warm = {0}, request = {0},
+                   decode = {0};
     for (size_t i = 0; i < d->n_spawns; i++) {
         const struct spawn_row *r = &d->spawns[i], *warm;
-        if (strcmp(r->kind, "exit") == 0)
+        if (strcmp(r->kind, "exit") == 0) {
             doubles_push(&exit_ms, r->rtt_ns * 1e-6);
+            doubles_push(&exit_faults, r->minor_faults);
+        }
         if (strcmp(r->kind, "echo") == 0) {
             doubles_push(&echo, r->rtt_ns * 1e-6);
             doubles_push(&echo_faults, r->minor_faults);
@@ -46,16 +49,18 @@ void summarize_spawn(const struct run_data *d, struct store *s)
                  "repetitions");
     put_count(s, "spawn.sweep_faults", doubles_estimate(&sweep_faults).value);
     put_count(s, "spawn.reps", (double)echo.n);
-    if (exit_ms.n > 0)
+    if (exit_ms.n > 0) {
         put_estimate(s, "spawn.exit_ms", doubles_estimate(&exit_ms), 2, "repetitions");
+        put_count(s, "spawn.exit_faults", doubles_estimate(&exit_faults).value);
+    }
     if (over_warm.n > 0)
         put_estimate(s, "spawn.over_warm_ms", doubles_estimate(&over_warm), 2, "repetitions");
     if (request.n > 0) {
         put_estimate(s, "spawn.request_ms", doubles_estimate(&request), 2, "repetitions");
         put_estimate(s, "spawn.engine_decode_ms", doubles_estimate(&decode), 2, "repetitions");
     }
-    struct doubles *all[] = {&exit_ms, &echo, &echo_faults, &overhead, &sweep_faults,
-                             &over_warm, &request, &decode};
+    struct doubles *all[] = {&exit_ms, &exit_faults, &echo, &echo_faults, &overhead,
+                             &sweep_faults, &over_warm, &request, &decode};
     for (size_t i = 0; i < sizeof all / sizeof all[0]; i++)
         doubles_free(all[i]);
 }
