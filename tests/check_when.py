@@ -4,11 +4,11 @@
     /usr/bin/python3 tests/check_when.py
 
 An older kept run lacks the measurements added after it, and the paper
-keeps the sentences that report them inside a .when on a "measured" value
+keeps the sentences that report them inside a .when on a "measured" flag
 (paper/filters/values.lua). The filter must decide the .when first: a
-placeholder inside a sentence that is left out asks for nothing, while one
-inside a sentence that is kept, or outside any .when, still stops the
-weave, naming the value. Once the placeholders were looked up first, and
+placeholder inside a sentence such a flag leaves out asks for nothing,
+while one inside a sentence that is kept, outside any .when, or left out
+by any other choice (a verdict's) still stops the weave, naming the value. Once the placeholders were looked up first, and
 a kept run older than the retouch probe could not be woven at all. This
 weaves small documents through values.lua with a values.csv of its own.
 """
@@ -24,6 +24,7 @@ ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 FLAG = "mech.round.retouch.measured"
 ABSENT = "mech.round.retouch.pages"      # a real family's key, absent from values.csv
 PRESENT = "mech.round.rounds"
+VERDICT = "claim.one_crossing.verdict"
 
 # (what, document, whether it must weave, a word the woven text must hold or lack)
 CASES = [
@@ -36,6 +37,11 @@ CASES = [
     ("a nested choice inside a span left out asks for nothing",
      "[Outer [inner [%s]{.num}]{.when key=%s is=no}]{.when key=%s is=yes} End."
      % (ABSENT, FLAG, FLAG), True, ("End", "Outer")),
+    ("a branch left out by a verdict still needs its values (a misspelt key shows at once)",
+     "[Pages: [%s]{.num}.]{.when key=%s is=holds} End." % (ABSENT, VERDICT), False, (ABSENT, None)),
+    ("a measured flag inside a verdict's branch left out still hides what it guards",
+     "[Rounds [%s]{.num}[ and pages [%s]{.num}]{.when key=%s is=yes}.]{.when key=%s is=holds} End."
+     % (PRESENT, ABSENT, FLAG, VERDICT), True, ("End", "Rounds")),
     ("a span kept still needs its values", "[Pages: [%s]{.num}.]{.when key=%s is=no}"
      % (ABSENT, FLAG), False, (ABSENT, None)),
     ("a value outside any choice still needs to be there", "Pages: [%s]{.num}." % ABSENT,
@@ -57,7 +63,7 @@ def main():
     c = Checks()
     with tempfile.TemporaryDirectory(prefix="ipctax-when-") as tmp:
         with open(os.path.join(tmp, "values.csv"), "w") as f:
-            f.write("key,value\n%s,no\n%s,5\n" % (FLAG, PRESENT))
+            f.write("key,value\n%s,no\n%s,5\n%s,fails\n" % (FLAG, PRESENT, VERDICT))
         for what, text, weaves, (word, lacks) in CASES:
             out = weave(tmp, text)
             if weaves:

@@ -81,6 +81,8 @@ static const double PASS_SCALE[SYN_PASSES] = {1.00, 0.97, 1.03, 1.06, 0.98};
 static const double REP_SCALE[SYN_ECHO_REPS] = {0.9, 1.0, 1.3};
 enum { PASS_SHIFT = 2 };
 
+#define SYN_PROCESS_FAULTS 900        /* a spawned call's process, start to end */
+#define SYN_EXIT_FAULTS 700           /* the exit spawn's (the echo's 10 more, the sweep's 20) */
 #define SYN_T0_S 0.25          /* the baseline's sweep at the first run's speed */
 #define SYN_DRIFT 1.001        /* the machine's speed, run to run */
 #define SYN_BARS 150000
@@ -365,7 +367,7 @@ static void syn_calls(struct synthetic_run *s, const struct syn_row *r, const st
         k.request_ns = 0.30 * b, k.reply_ns = 0.25 * b;
         k.process_ns = spawns ? r->process_ms * c * 1e6 : NAN;
         k.process_cpu_ns = spawns ? 0.5 * k.process_ns : NAN;
-        k.process_minor_faults = spawns ? 900 : NAN;
+        k.process_minor_faults = spawns ? SYN_PROCESS_FAULTS : NAN;
         k.request_bytes = r->request_bytes, k.reply_bytes = r->reply_bytes;
         k.client_minor_faults = r->client_faults, k.engine_minor_faults = r->engine_faults;
         SYN_PUSH(d->calls, d->n_calls, k);
@@ -718,7 +720,7 @@ static void syn_spawn(struct synthetic_run *s)
                               : SYN_SPAWN_WARM_MS * 1e6;
             r.process_ns = k == 3 ? NAN : 0.9 * r.rtt_ns;
             r.process_cpu_ns = k == 3 ? NAN : 0.5 * r.rtt_ns;
-            r.minor_faults = k == 3 ? NAN : 700 + 10 * (double)k;
+            r.minor_faults = k == 3 ? NAN : SYN_EXIT_FAULTS + 10 * (double)k;
             r.spawn_ns = k == 3 ? NAN : 0.3e6;
             r.request_ns = k == 2 ? 0.2e6 * q : NAN;
             r.engine_decode_ns = k == 2 ? 0.1e6 * q : NAN;

@@ -1048,7 +1048,8 @@ static void a_spawn_is_priced_by_repetition(void **state)
     expect_estimate("spawn.sweep_overhead_ms", truth_of(overhead, SYN_REPS));
     expect_estimate("spawn.over_warm_ms", truth_of(over, SYN_REPS));
     expect_estimate("spawn.request_ms", truth_of(request, SYN_REPS));
-    expect_number("spawn.echo_faults", 710);
+    expect_number("spawn.echo_faults", SYN_EXIT_FAULTS + 10);
+    expect_number("spawn.exit_faults", SYN_EXIT_FAULTS);
     expect_number("spawn.sweep_faults", 720);
     expect_number("spawn.reps", SYN_REPS);
     expect_estimate("mech.fault.engine.us_per_fault", truth_of(fault, SYN_REPS));
@@ -1099,6 +1100,7 @@ static void the_state_probes_are_priced_by_pass(void **state)
     char key[KEY_SIZE];
     summarize_synthetic_run();
     expect_text("mech.measured", "yes");
+    expect_text("witness.measured", "yes");
     for (int c = 0; c < 2; c++)
         for (int p = 0; p < 2; p++)
             for (int series = 0; series < 2; series++)
@@ -1558,28 +1560,12 @@ static double fitted_echo_us(const char *transport, const char *mode, double b)
     return t0 + 2 * b / bytes_per_us;
 }
 
-/* What the model of row r is set against, with the range its interval may
- * take: the row's boundary per call (its units' median: UNIT_SCALE's median
- * is 1), a spawn's call over its warm twin, or a spawned sweep's boundary
- * over the persistent server's (a composite of two rows' medians). */
-struct measured {
-    struct truth t;
-    int composite;
-};
-
-static struct measured measured_of(const struct syn_row *r)
+/* What the model of row r is set against: the row's boundary per call (its
+ * units' median: UNIT_SCALE's median is 1), or a spawn's call over its warm
+ * twin. */
+static struct truth measured_of(const struct syn_row *r)
 {
-    struct measured m = {{0, 0, 0, 0, 0}, 0};
-    if (r->row->transport == TRANSPORT_SPAWN && r->row->grain == GRAIN_SWEEP) {
-        double lo2, hi2, lo3, hi3;
-        double stdin_ = median9(spawn_boundary, row_named("spawn_stdin"), NULL, &lo2, &hi2);
-        double batch = median9(boundary_us, row_named("batch_unix"), NULL, &lo3, &hi3);
-        m.t = (struct truth){SYN_ROUNDS, stdin_ - batch, lo2 - hi3, hi2 - lo3, 0};
-        m.composite = 1;
-    } else {
-        m.t = over_rounds(r->row->transport == TRANSPORT_SPAWN ? over_warm : boundary_us, r, NULL);
-    }
-    return m;
+    return over_rounds(r->row->transport == TRANSPORT_SPAWN ? over_warm : boundary_us, r, NULL);
 }
 
 /* The rounds' away probe of a payload: its round trip times the median
@@ -1621,7 +1607,9 @@ static void model_terms(const struct syn_row *r, double term[6])
                 : 0;
     term[3] = a->encoding == ENCODING_JSON       /* JSON bytes over the series' JSON bytes */
                   ? fmin(r->request_bytes / SYN_JSON_BYTES, 1.0) * (9000.0 + 15000.0) : 0;
-    term[4] = r->client_faults * syn_fault_us(client) + r->engine_faults * SYN_SPAWN_FAULT_US;
+    /* a spawned engine's pages: its process's beyond the exit spawn's */
+    double engine_faults = spawns ? SYN_PROCESS_FAULTS - SYN_EXIT_FAULTS : r->engine_faults;
+    term[4] = r->client_faults * syn_fault_us(client) + engine_faults * SYN_SPAWN_FAULT_US;
     term[5] = spawns ? SYN_SPAWN_EXIT_MS * 1e3 : 0;
 }
 
@@ -1659,28 +1647,24 @@ static void the_model_predicts_every_row_from_the_primitives(void **state)
         double term[6], predicted = 0;
         if (r->row->transport == TRANSPORT_NONE)
             continue;
-        if (r->row->transport == TRANSPORT_SPAWN && r->row->grain == GRAIN_SWEEP &&
-            r->row->client != CLIENT_C) {
-            /* the persistent server's comparison is the C client's: no measure to set beside */
+        if (r->row->transport == TRANSPORT_SPAWN && r->row->grain == GRAIN_SWEEP) {
+            /* measured inside the call, without its kernel's first touches: no measure
+             * of what the model prices to set beside */
             if (written(keyf(key, "model.%s.predicted_us", a)))
-                fail_msg("the model predicts %s, which has no measurement of its own", a);
+                fail_msg("the model predicts %s, whose measure leaves out its first touches", a);
             continue;
         }
         model_terms(r, term);
-        struct measured m = measured_of(r);
+        struct truth m = measured_of(r);
         for (int t = 0; t < 6; t++) {
             expect_number(keyf(key, "model.%s.%s_us", a, TERMS[t]), term[t]);
             predicted += term[t];
         }
         expect_number(keyf(key, "model.%s.predicted_us", a), predicted);
-        expect_number(keyf(key, "model.%s.ratio", a), predicted / m.t.value);
-        struct truth over = {m.t.n, m.t.value / predicted, m.t.low / predicted,
-                             m.t.high / predicted, m.t.coverage_pct};
-        if (m.composite)
-            expect_composite(keyf(key, "model.%s.over_model", a), over.value, over.low,
-                             over.high, 0);
-        else
-            expect_estimate(keyf(key, "model.%s.over_model", a), over);
+        expect_number(keyf(key, "model.%s.ratio", a), predicted / m.value);
+        struct truth over = {m.n, m.value / predicted, m.low / predicted, m.high / predicted,
+                             m.coverage_pct};
+        expect_estimate(keyf(key, "model.%s.over_model", a), over);
         double predicted_pct = 100 * predicted / (predicted + r->compute_us);
         struct truth share = over_rounds(share_pct, r, NULL);
         expect_estimate(keyf(key, "model.%s.share_over_model", a),
@@ -1689,9 +1673,9 @@ static void the_model_predicts_every_row_from_the_primitives(void **state)
                                        share.coverage_pct});
         expect_break_even(r);
         rows++;
-        within += predicted / m.t.value >= 0.8 && predicted / m.t.value <= 1.25;
-        if (fabs(log(predicted / m.t.value)) > fabs(log(worst)))
-            worst = predicted / m.t.value, worst_name = a;
+        within += predicted / m.value >= 0.8 && predicted / m.value <= 1.25;
+        if (fabs(log(predicted / m.value)) > fabs(log(worst)))
+            worst = predicted / m.value, worst_name = a;
     }
     expect_number("model.rows", rows);
     expect_number("model.within", within);
@@ -1772,6 +1756,7 @@ static void the_first_calls_and_the_rounds_away_probes(void **state)
     for (long k = 2; k <= SYN_ROUNDS; k++)
         q[k - 2] = SYN_RETOUCH_EXTRA_US * syn_round_scale(k);
     struct truth page = truth_of(q, SYN_ROUNDS - 1);
+    expect_text("mech.round.retouch.measured", "yes");
     expect_estimate("mech.round.retouch.extra_us_per_page", page);
     expect_number("mech.round.retouch.pages", SYN_RETOUCH_PAGES);
     expect_number("mech.round.retouch.faults", 0);

@@ -267,8 +267,11 @@ static void summarize_engine_faults(const struct run_data *d, struct store *s)
 void summarize_mechanisms(const struct run_data *d, struct store *s)
 {
     put_text(s, "mech.measured", d->n_states > 0 && d->n_faults > 0 ? "yes" : "no");
-    if (d->n_states == 0)
+    put_text(s, "witness.measured", d->n_witnesses > 0 ? "yes" : "no");
+    if (d->n_states == 0) {
+        put_text(s, "mech.round.retouch.measured", "no");
         return;
+    }
     summarize_states(d, s);
     summarize_fault_role(d, s, "c");
     summarize_fault_role(d, s, "python");

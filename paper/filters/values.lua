@@ -38,7 +38,9 @@
 -- without is= or not=, or with a key that values.csv lacks, stops the build
 -- like a missing placeholder. Placeholders inside are filled as anywhere
 -- else, and are checked even in the branch that is dropped, so a misspelt
--- key cannot wait for the run whose verdict would show it.
+-- key cannot wait for the run whose verdict would show it; the one
+-- exception is a .when on a "measured" flag (mech.measured, *.measured),
+-- whose dropped branch is the sentence an older run cannot fill (below).
 --
 -- The values a .when may meet are declared once, by the key's family in
 -- paper/provenance.csv: a family of words names them as its unit, "yes or
@@ -175,13 +177,18 @@ local function columns_of(file)
 end
 
 -- "architectures.csv: architecture round seconds; gate.csv: verdict" ->
--- {{file=..., columns={...}}, ...}, each file and column checked against data/.
+-- {{file=..., columns={...}}, ...}, each file and column checked against data/;
+-- a file marked "?" may be absent (a run older than it), a column likewise.
 local function parse_from(text, pattern)
   local out = {}
   for part in (text .. ";"):gmatch("%s*(.-)%s*;") do
     if part ~= "" then
-      local file, cols = part:match("^([%w_%.%-]+%.csv)%s*:%s*(.-)$")
-      if not file then file, cols = part:match("^([%w_%.%-]+%.csv)$"), "" end
+      -- "file.csv?": a file a run older than it lacks (states.csv, witnesses.csv)
+      local file, later, cols = part:match("^([%w_%.%-]+%.csv)(%??)%s*:%s*(.-)$")
+      if not file then
+        file, later = part:match("^([%w_%.%-]+%.csv)(%??)$")
+        cols = ""
+      end
       if not file then
         unsourced[#unsourced + 1] = pattern .. ": cannot read the source \"" .. part .. "\""
       else
@@ -197,7 +204,7 @@ local function parse_from(text, pattern)
               .. " has no column " .. col
           end
         end
-        if not set then
+        if not set and later ~= "?" then
           unsourced[#unsourced + 1] = pattern .. ": " .. DATA_DIR .. "/" .. file .. " does not exist"
         end
         out[#out + 1] = {file = file, columns = list}
@@ -500,10 +507,25 @@ local function Span(el)
   return nil
 end
 
--- The choices are made first, from the document's root down: a sentence
--- that a .when leaves out is gone before its placeholders are looked up,
--- so an older run that lacks a newer measurement weaves without it, and
--- only the words the run keeps must find their values.
+-- The choices are made first, from the document's root down. A sentence
+-- left out by a .when on a "measured" flag (mech.measured, witness.measured,
+-- mech.round.retouch.measured: yes when the run made that measurement) is
+-- gone before its placeholders are looked up, so an older run that lacks a
+-- newer measurement weaves without it. Any other branch left out (a
+-- verdict's, a reduced run's) still has its placeholders looked up, so a
+-- misspelt key cannot wait for the run whose verdict would show it.
+local function measured_flag(el)
+  local key = el.attributes["key"] or ""
+  return key:match("%.measured$") ~= nil or key == "mech.measured"
+end
+
+local check_dropped   -- the filter a dropped branch is checked with (below)
+
+local function drop(el)
+  if not measured_flag(el) then el:walk(check_dropped) end
+  return {}, false
+end
+
 local function if_reduced(el)
   used["run.reduced"] = true
   local v = load_values()["run.reduced"]
@@ -513,17 +535,32 @@ local function if_reduced(el)
   end
   check_when_values("run.reduced", v, "yes", nil)
   if v == "yes" then return el end
-  return {}, false
+  return drop(el)
 end
 
 local function choose(el)
   if el.classes:includes("when") then
     if when_holds(el) then return el.content end
-    return {}, false
+    return drop(el)
   end
   if el.t == "Div" and el.classes:includes("if-reduced") then return if_reduced(el) end
   return nil
 end
+
+-- Inside a dropped branch: its placeholders are looked up (and so must be
+-- there), except inside a choice on a measured flag, which is skipped whole.
+check_dropped = {
+  traverse = "topdown",
+  Span = function(el)
+    if el.classes:includes("when") and measured_flag(el) then return {}, false end
+    if el.classes:includes("num") then num_span(el) end
+    return nil
+  end,
+  Div = function(el)
+    if el.classes:includes("when") and measured_flag(el) then return {}, false end
+    return nil
+  end,
+}
 
 -- Inside backticks a placeholder is only text and would be printed as
 -- written; that is a mistake in the prose, so it stops the build.
