@@ -25,6 +25,7 @@ FLAG = "mech.round.retouch.measured"
 ABSENT = "mech.round.retouch.pages"      # a real family's key, absent from values.csv
 PRESENT = "mech.round.rounds"
 VERDICT = "claim.one_crossing.verdict"
+PARTS = "roof.parts"                      # "measured or not measured"
 
 # (what, document, whether it must weave, a word the woven text must hold or lack)
 CASES = [
@@ -42,6 +43,9 @@ CASES = [
     ("a measured flag inside a verdict's branch left out still hides what it guards",
      "[Rounds [%s]{.num}[ and pages [%s]{.num}]{.when key=%s is=yes}.]{.when key=%s is=holds} End."
      % (PRESENT, ABSENT, FLAG, VERDICT), True, ("End", "Rounds")),
+    ("a choice whose values say measured is a measured flag too",
+     "[Pages: [%s]{.num}.]{.when key=%s is=measured} End." % (ABSENT, PARTS), True,
+     ("End", "Pages")),
     ("a span kept still needs its values", "[Pages: [%s]{.num}.]{.when key=%s is=no}"
      % (ABSENT, FLAG), False, (ABSENT, None)),
     ("a value outside any choice still needs to be there", "Pages: [%s]{.num}." % ABSENT,
@@ -63,7 +67,8 @@ def main():
     c = Checks()
     with tempfile.TemporaryDirectory(prefix="ipctax-when-") as tmp:
         with open(os.path.join(tmp, "values.csv"), "w") as f:
-            f.write("key,value\n%s,no\n%s,5\n%s,fails\n" % (FLAG, PRESENT, VERDICT))
+            f.write("key,value\n%s,no\n%s,5\n%s,fails\n%s,not measured\n"
+                    % (FLAG, PRESENT, VERDICT, PARTS))
         for what, text, weaves, (word, lacks) in CASES:
             out = weave(tmp, text)
             if weaves:

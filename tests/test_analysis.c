@@ -1331,6 +1331,7 @@ static void the_roofline_rates_the_kernels_against_the_peak(void **state)
     double goal_pct = 100 * truth_of(tuned_1core, SYN_ROUNDS).value / one.value;
     assert_true(fabs(goal_pct - 75) > 5);           /* far from the goal either way */
     expect_text("roof.tuned_goal", goal_pct >= 75 ? "reached" : "missed");
+    expect_number("roof.tuned_goal_pct", 75);
 }
 
 /* The machine is in no table of pipes: the peak is the widest register
@@ -2053,6 +2054,17 @@ static void the_run_is_compared_and_counted_once(void **state)
     expect_number("across.unanimous", 4);
     expect_text("across.batch_small.unanimous", "yes");
     expect_text("across.batch_none.commonest", "undecided");
+    expect_text("across.this_label", "R1");            /* a, the run itself, labelled */
+    expect_number("across.hypervisors", 1);             /* the synthetic machine names none */
+    expect_number("across.types", 1);
+    expect_text("across.types_split", "none");
+    /* pooled over one run: its own estimate, which one run cannot decide */
+    expect_number("across.batch_small.pooled", atof(value_of("arch.batch_unix.ratio")));
+    expect_number("across.cpu_gap.pooled", atof(value_of("design.cpu_difference")));
+    expect_text("across.batch_small.pooled_verdict", "undecided");
+    expect_number("across.pooled_holds", 0);
+    expect_number("across.pooled_fails", 0);
+    expect_number("across.pooled_undecided", 4);
     /* every claim's estimate in the one kept run (b repeats a), as the
      * run's own summary printed it */
     char path[512], err[256];

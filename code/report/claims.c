@@ -126,6 +126,7 @@ int claims_load(const char *dir, struct claim_spec **out, size_t *n, char *err, 
         snprintf(c->estimate, sizeof c->estimate, "%s", r.claims[i].estimate);
         snprintf(c->rows, sizeof c->rows, "%s", r.claims[i].rows);
         c->test = r.claims[i].test, c->low = r.claims[i].low, c->high = r.claims[i].high;
+        c->decimals = r.claims[i].decimals;
     }
     free(r.claims);
     if (*out == NULL)

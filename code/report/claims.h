@@ -19,12 +19,14 @@ enum verdict judge_interval(struct estimate e, enum claim_test test, double low,
 const char *verdict_name(enum verdict v);
 
 /* What a registered claim tests: the key of its estimate, its threshold,
- * and the rows whose units decide the estimate, separated by spaces (none
- * for an estimate that a measurement's own repetitions decide). */
+ * the decimals it is printed with, and the rows whose units decide the
+ * estimate, separated by spaces (none for an estimate that a measurement's
+ * own repetitions decide). */
 struct claim_spec {
     char id[64], estimate[KEY_SIZE], rows[256];
     enum claim_test test;
     double low, high;
+    int decimals;
 };
 
 /* The claims of the registry in dir (dir/claims.csv), into *out (the

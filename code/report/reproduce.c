@@ -6,6 +6,7 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <math.h>
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdio.h>
@@ -18,6 +19,7 @@
 #include "kernel/grid.h"
 #include "kernel/series.h"
 #include "report/bundle.h"
+#include "report/claims.h"
 #include "report/csvread.h"
 #include "report/manifest.h"
 #include "report/plan.h"
@@ -340,6 +342,7 @@ struct reproduction {
     char identity[3][65];              /* the digests of its measured files (below) */
     struct store s;
     char machine[512], simd[256], kernel[256], date[64], conditions[256], reduced[256];
+    char type[96], hypervisor[96];     /* "AMD 26/2": vendor, family/model; "bhyve", "none" */
 };
 
 static int by_name(const void *a, const void *b)
@@ -548,6 +551,17 @@ static void describe_the_machine(const struct run_data *d, struct reproduction *
     text_clean(r->date, sizeof r->date, date, strnlen(date, 10));
     reproduction_reduced_because(d, raw, sizeof raw);
     text_clean(r->reduced, sizeof r->reduced, raw, strlen(raw));
+    const char *vendor = kv_or(&d->machine, "cpu_vendor", "?");
+    snprintf(raw, sizeof raw, "%s %s/%s",
+             strstr(vendor, "AMD") != NULL ? "AMD" : strstr(vendor, "Intel") != NULL ? "Intel"
+                                                                                   : vendor,
+             kv_or(&d->machine, "cpu_family", "?"), kv_or(&d->machine, "cpu_model", "?"));
+    text_clean(r->type, sizeof r->type, raw, strlen(raw));
+    /* the hypervisor's name as the CPU reports it, its first word ("bhyve bhyve") */
+    const char *name = strcmp(kv_or(&d->machine, "hypervisor", "no"), "yes") == 0
+                           ? kv_or(&d->machine, "hypervisor_name", "?")
+                           : "none";
+    text_clean(r->hypervisor, sizeof r->hypervisor, name, strcspn(name, " "));
 }
 
 static int summarize_one(const char *out_dir, const char *registry, const char *root,
@@ -735,6 +749,118 @@ static void estimates_table(struct store *s, const struct reproduction *r, size_
     table_close(s, &t);
 }
 
+/* Whether v lies on the side of the threshold that the claim says. */
+static int on_the_claimed_side(const struct claim_spec *c, double v)
+{
+    return c->test == BELOW   ? v < c->low
+         : c->test == ABOVE ? v > c->low
+                              : v >= c->low && v <= c->high;
+}
+
+enum { MAX_TYPES = 8 };                /* machine types with a column; more share the last */
+
+/* The machine types of the first n of r, in the order they first appear;
+ * each run's type's index into *at. */
+static size_t machine_types(const struct reproduction *r, size_t n, const char **types,
+                            size_t *at)
+{
+    size_t k = 0;
+    for (size_t i = 0; i < n; i++) {
+        size_t t = 0;
+        while (t < k && strcmp(types[t], r[i].type) != 0)
+            t++;
+        if (t == k && k < MAX_TYPES)
+            types[k++] = r[i].type;
+        at[i] = t < k ? t : k - 1;
+    }
+    return k;
+}
+
+/* One claim's row: its runs' estimates pooled, and by type; its verdict
+ * across runs, or -1 when no run gives its estimate. */
+static int pooled_row(struct store *s, struct csv_out *t, const struct claim_spec *c,
+                      const struct reproduction *r, size_t n, const size_t *type_of,
+                      size_t n_types, int *split)
+{
+    char key[KEY_SIZE], buf[200], num[FIXED_SIZE];
+    struct doubles all = {0}, by[MAX_TYPES] = {{0}};
+    for (size_t i = 0; i < n; i++) {
+        struct estimate e = store_estimate(&r[i].s, c->estimate);
+        if (e.n > 0 && isfinite(e.value)) {
+            doubles_push(&all, e.value);
+            doubles_push(&by[type_of[i]], e.value);
+        }
+    }
+    struct estimate p = doubles_estimate(&all);
+    enum verdict v = judge_interval(p, c->test, c->low, c->high);
+    const struct value *threshold = store_get(s, keyf(key, "claim.%s.threshold", c->id));
+    csv_out_text(t, c->id);
+    csv_out_text(t, threshold != NULL ? threshold->text : "");
+    cell_number(t, (double)all.n, 0);
+    csv_out_text(t, all.n > 0 ? format_estimate(buf, p, c->decimals) : "not measured");
+    csv_out_text(t, all.n > 0 ? verdict_name(v) : "not measured");
+    int sides[2] = {0, 0};
+    for (size_t k = 0; k < n_types; k++) {
+        if (by[k].n == 0) {
+            csv_out_text(t, "not measured");
+            continue;
+        }
+        double m = doubles_estimate(&by[k]).value;
+        sides[on_the_claimed_side(c, m)]++;
+        snprintf(buf, sizeof buf, "%s (%zu)", format_fixed(num, m, c->decimals), by[k].n);
+        csv_out_text(t, buf);
+    }
+    csv_out_end_row(t);
+    *split = sides[0] > 0 && sides[1] > 0;
+    int result = all.n > 0 ? (int)v : -1;
+    if (all.n > 0) {
+        put_estimate(s, keyf(key, "across.%s.pooled", c->id), p, c->decimals, "runs");
+        put_text(s, keyf(key, "across.%s.pooled_verdict", c->id), verdict_name(v));
+    }
+    for (size_t k = 0; k < MAX_TYPES; k++)
+        doubles_free(&by[k]);
+    doubles_free(&all);
+    return result;
+}
+
+static void pooled_table(struct store *s, const struct reproduction *r, size_t n_full)
+{
+    struct claim_spec *specs = NULL;
+    size_t n_specs = 0, *type_of = calloc(n_full ? n_full : 1, sizeof *type_of);
+    const char *types[MAX_TYPES], *header[5 + MAX_TYPES] = {
+        "Claim", "Threshold", "Runs", "Across runs [95% interval]", "Verdict"};
+    char err[512], split_list[TEXT_SIZE] = "";
+    struct csv_out t;
+    if (type_of == NULL || claims_load(s->registry, &specs, &n_specs, err, sizeof err) != 0) {
+        s->errors++;
+        free(type_of);
+        return;
+    }
+    size_t n_types = machine_types(r, n_full, types, type_of);
+    for (size_t k = 0; k < n_types; k++)
+        header[5 + k] = types[k];
+    if (table_open(s, "claims_pooled", &t, header, (int)(5 + n_types)) == 0) {
+        int count[3] = {0, 0, 0};
+        for (size_t c = 0; c < n_specs; c++) {
+            int split = 0;
+            int v = pooled_row(s, &t, &specs[c], r, n_full, type_of, n_types, &split);
+            if (v >= 0)
+                count[v]++;
+            if (split)
+                snprintf(split_list + strlen(split_list), TEXT_SIZE - strlen(split_list), "%s%s",
+                         split_list[0] != '\0' ? ", " : "", specs[c].id);
+        }
+        table_close(s, &t);
+        put_count(s, "across.pooled_holds", count[HOLDS]);
+        put_count(s, "across.pooled_fails", count[FAILS]);
+        put_count(s, "across.pooled_undecided", count[UNDECIDED]);
+        put_count(s, "across.types", (double)n_types);
+        put_text(s, "across.types_split", split_list[0] != '\0' ? split_list : "none");
+    }
+    free(specs);
+    free(type_of);
+}
+
 static void machine_row(struct csv_out *t, const struct reproduction *r)
 {
     char run[300];
@@ -801,21 +927,25 @@ static void run_side_by_side(struct summary_jobs *j)
         pthread_join(threads[t], NULL);
 }
 
-/* How many different machines (processor, family, model and cores) and
- * days the first n of r span: what "across machines" may claim. */
+/* How many different machines (processor, family, model and cores),
+ * hypervisors and days the first n of r span: what "across machines" may
+ * claim. */
 static void put_span(struct store *s, const struct reproduction *r, size_t n)
 {
-    size_t machines = 0, days = 0;
+    size_t machines = 0, hypervisors = 0, days = 0;
     for (size_t i = 0; i < n; i++) {
-        int new_machine = 1, new_day = 1;
+        int new_machine = 1, new_hypervisor = 1, new_day = 1;
         for (size_t j = 0; j < i; j++) {
             new_machine &= strcmp(r[i].machine, r[j].machine) != 0;
+            new_hypervisor &= strcmp(r[i].hypervisor, r[j].hypervisor) != 0;
             new_day &= strcmp(r[i].date, r[j].date) != 0;
         }
         machines += (size_t)new_machine;
+        hypervisors += (size_t)new_hypervisor;
         days += (size_t)new_day;
     }
     put_count(s, "across.machines", (double)machines);
+    put_count(s, "across.hypervisors", (double)hypervisors);
     put_count(s, "across.days", (double)days);
 }
 
@@ -846,9 +976,10 @@ static size_t label(struct reproduction *r, size_t n)
     return n_full;
 }
 
-/* Whether the run summarized into s is one of the kept runs r (the same
- * machine's date and commit: the published run, kept as a reproduction). */
-static int kept_already(const struct store *s, const struct reproduction *r, size_t n)
+/* Which of the kept runs r the run summarized into s is (the same
+ * machine's date and commit: the published run, kept as a reproduction),
+ * or -1. */
+static long kept_as(const struct store *s, const struct reproduction *r, size_t n)
 {
     static const char *const SAME[] = {"machine.date", "machine.commit"};
     for (size_t i = 0; i < n; i++) {
@@ -858,9 +989,9 @@ static int kept_already(const struct store *s, const struct reproduction *r, siz
             same &= a != NULL && b != NULL && strcmp(a->text, b->text) == 0;
         }
         if (same)
-            return 1;
+            return (long)i;
     }
-    return 0;
+    return -1;
 }
 
 /* "B is the same run as A" for each folder that repeats another, or "none". */
@@ -907,7 +1038,8 @@ void summarize_with_reproductions(const struct run_data *d, struct store *s,
     if (root != NULL && r != NULL) {
         size_t n_full = label(r, kept);
         struct reproduction self;
-        int show = d != NULL && !kept_already(s, r, kept);   /* no run: a plan */
+        long at = d != NULL ? kept_as(s, r, kept) : -1;
+        int show = d != NULL && at < 0;        /* no run: a plan */
         if (show) {
             memset(&self, 0, sizeof self);
             describe_the_machine(d, &self);
@@ -918,8 +1050,10 @@ void summarize_with_reproductions(const struct run_data *d, struct store *s,
         put_count(s, "across.reduced", (double)reduced);
         put_span(s, r, n_full);
         put_text(s, "across.this_run", show ? "shown" : "kept");
+        put_text(s, "across.this_label", at >= 0 ? r[at].label : "none");
         claims_table(s, r, n_full, kept, show); /* with none kept, the tables are headers */
         estimates_table(s, r, kept, show ? &self : NULL);
+        pooled_table(s, r, n_full);
         machines_table(s, r, kept, show ? &self : NULL);
         const struct store **full = calloc(n_full ? n_full : 1, sizeof *full);
         for (size_t i = 0; full != NULL && i < n_full; i++)

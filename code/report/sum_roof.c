@@ -475,6 +475,7 @@ void summarize_roofline(const struct run_data *d, struct store *s)
     struct estimate goal = store_estimate(s, "roof.in_process_tuned_1core.fraction_pct");
     put_text(s, "roof.tuned_goal", goal.n == 0 ? "not measured"
                                  : goal.value >= TUNED_GOAL_PCT ? "reached" : "missed");
+    put_number(s, "roof.tuned_goal_pct", TUNED_GOAL_PCT, 0);
     table_close(s, &t);
     table_close(s, &fig);
     tuned_parts(d, s, &r, averages, mixes);

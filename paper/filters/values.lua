@@ -39,8 +39,9 @@
 -- like a missing placeholder. Placeholders inside are filled as anywhere
 -- else, and are checked even in the branch that is dropped, so a misspelt
 -- key cannot wait for the run whose verdict would show it; the one
--- exception is a .when on a "measured" flag (mech.measured, *.measured),
--- whose dropped branch is the sentence an older run cannot fill (below).
+-- exception is a .when on whether the run measured something (a key
+-- *.measured, or is=/not= "measured"), whose dropped branch is the
+-- sentence an older run cannot fill (below).
 --
 -- The values a .when may meet are declared once, by the key's family in
 -- paper/provenance.csv: a family of words names them as its unit, "yes or
@@ -508,15 +509,17 @@ local function Span(el)
 end
 
 -- The choices are made first, from the document's root down. A sentence
--- left out by a .when on a "measured" flag (mech.measured, witness.measured,
--- mech.round.retouch.measured: yes when the run made that measurement) is
--- gone before its placeholders are looked up, so an older run that lacks a
--- newer measurement weaves without it. Any other branch left out (a
--- verdict's, a reduced run's) still has its placeholders looked up, so a
--- misspelt key cannot wait for the run whose verdict would show it.
+-- left out by a choice on whether the run measured something (a key
+-- *.measured: mech.measured, witness.measured, ...; or a choice whose
+-- values say "measured", as roof.parts is=measured) is gone before its
+-- placeholders are looked up, so an older run that lacks a newer
+-- measurement weaves without it. Any other branch left out (a verdict's, a
+-- reduced run's) still has its placeholders looked up, so a misspelt key
+-- cannot wait for the run whose verdict would show it.
 local function measured_flag(el)
   local key = el.attributes["key"] or ""
-  return key:match("%.measured$") ~= nil or key == "mech.measured"
+  local said = (el.attributes["is"] or "") .. "|" .. (el.attributes["not"] or "")
+  return key:match("%.measured$") ~= nil or said:match("measured") ~= nil
 end
 
 local check_dropped   -- the filter a dropped branch is checked with (below)
