@@ -127,8 +127,9 @@ static int add_sources(const char *path, char ***paths, size_t *n, size_t *cap)
     int bad = 0;
     for (struct dirent *e = readdir(dir); e != NULL && !bad; e = readdir(dir))
         if (is_source(e->d_name)) {
-            snprintf(one, sizeof one, "%s/%s", path, e->d_name);
-            bad = push(paths, n, cap, one);
+            int len = snprintf(one, sizeof one, "%s/%s", path, e->d_name);
+            /* a path cut short would name another file: refused, not read */
+            bad = len < 0 || (size_t)len >= sizeof one ? -1 : push(paths, n, cap, one);
         }
     closedir(dir);
     return bad;
