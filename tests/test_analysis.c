@@ -1443,7 +1443,8 @@ static double away_pass_median(const char *client)
 static struct probe_parts probe_parts(const char *client, const char *stretch, int series)
 {
     int away = strcmp(stretch, "away") == 0;
-    const char *state = away ? "idle" : "client";
+    /* a C call meets the engine probe's state, a Python call its client probe's */
+    const char *state = away ? "idle" : strcmp(client, "c") == 0 ? "engine" : "client";
     double rtt = syn_hot_us(client, "busy", series) +
                  (strcmp(stretch, "hot") == 0 ? 0 : syn_state_extra_us(state, stretch));
     rtt *= away ? away_pass_median(client) : 1.0;
@@ -1512,7 +1513,7 @@ static double spawn_boundary(const struct syn_row *r, long k, const void *ctx)
 /* The composites of the crossings chapter, each a function of groups'
  * medians: its point value is that function of the true medians. The
  * crossing's floor is the model's price of one double after a long kernel
- * (the C client's probe after its long stretch, partner busy), and G a
+ * (the C client's engine probe after its long stretch, partner busy), and G a
  * kernel's time over the price after a kernel that long; a call over its
  * own witness is a value of the unit. */
 static void the_crossings_composites_are_their_medians_function(void **state)

@@ -21,7 +21,8 @@ struct probe_phases {
 
 struct primitives {
     double stretch_us[2];              /* short and long stretches, as the engine timed them */
-    /* the `client` probe after each stretch, partner busy, by client (enum arch_client) */
+    /* the probe after each stretch that a call of each client meets, partner busy, by
+     * client (enum arch_client): C's `engine` probe, Python's `client` probe */
     struct probe_phases one[3][2], series[3][2];
     double away_us;                    /* the away probes' pause, as the client timed it */
     struct probe_phases away[3];       /* the series after it, by client */
@@ -42,15 +43,15 @@ static double value_of(const struct store *s, const char *key)
     return e.n > 0 ? e.value : NAN;
 }
 
-static void read_probe(const struct store *s, const char *client, const char *stretch,
-                       const char *payload, struct probe_phases *out)
+static void read_probe(const struct store *s, const char *client, const char *state,
+                       const char *stretch, const char *payload, struct probe_phases *out)
 {
     char key[KEY_SIZE];
     static const char *const fields[] = {"rtt", "encode", "request", "reply", "decode"};
     double *at[] = {&out->rtt, &out->encode, &out->request, &out->reply, &out->decode};
     for (int f = 0; f < 5; f++)
-        *at[f] = value_of(s, keyf(key, "mech.%s.client.%s.busy.%s.%s_us", client, stretch, payload,
-                                  fields[f]));
+        *at[f] = value_of(s, keyf(key, "mech.%s.%s.%s.busy.%s.%s_us", client, state, stretch,
+                                  payload, fields[f]));
 }
 
 static void read_hot(const struct store *s, const char *client, const char *payload,
@@ -92,12 +93,15 @@ static void read_primitives(const struct store *s, const struct run_data *d,
     for (int k = 0; k < 2; k++) {
         p->stretch_us[k] = value_of(s, keyf(key, "mech.c.engine.%s.busy.one.stretch_us",
                                             stretch[k]));
-        read_probe(s, "c", stretch[k], "one", &p->one[CLIENT_C][k]);
-        read_probe(s, "c", stretch[k], "series", &p->series[CLIENT_C][k]);
+        /* a C call's crossing follows the engine's kernel, the client having waited */
+        read_probe(s, "c", "engine", stretch[k], "one", &p->one[CLIENT_C][k]);
+        read_probe(s, "c", "engine", stretch[k], "series", &p->series[CLIENT_C][k]);
     }
-    /* Python's calls all follow a long kernel; its short probe is its hot echo */
-    read_probe(s, "python", "long", "one", &p->one[CLIENT_PYTHON][1]);
-    read_probe(s, "python", "long", "series", &p->series[CLIENT_PYTHON][1]);
+    /* Python has no engine probe: its own stretch over a workspace of the
+     * engine's size leaves its caches as a kernel does; its calls all follow
+     * a long kernel, and its short probe is its hot echo */
+    read_probe(s, "python", "client", "long", "one", &p->one[CLIENT_PYTHON][1]);
+    read_probe(s, "python", "client", "long", "series", &p->series[CLIENT_PYTHON][1]);
     read_hot(s, "python", "one", &p->one[CLIENT_PYTHON][0]);
     read_hot(s, "python", "series", &p->series[CLIENT_PYTHON][0]);
     p->away_us = value_of(s, "mech.c.idle.away.busy.series.stretch_us");
