@@ -46,6 +46,12 @@ CASES = [
     ("a choice whose values say measured is a measured flag too",
      "[Pages: [%s]{.num}.]{.when key=%s is=measured} End." % (ABSENT, PARTS), True,
      ("End", "Pages")),
+    ("the choices inside a kept span are made too",
+     "[Rounds [five]{.when key=%s is=5}[other]{.when key=%s not=5}.]{.when key=%s is=no} End."
+     % (PRESENT, PRESENT, FLAG), True, ("Rounds five.", "other")),
+    ("the choices inside a kept div are made too",
+     "::: {.when key=%s is=no}\nRounds [five]{.when key=%s is=5}[other]{.when key=%s not=5}.\n:::"
+     % (FLAG, PRESENT, PRESENT), True, ("Rounds five.", "other")),
     ("a span kept still needs its values", "[Pages: [%s]{.num}.]{.when key=%s is=no}"
      % (ABSENT, FLAG), False, (ABSENT, None)),
     ("a value outside any choice still needs to be there", "Pages: [%s]{.num}." % ABSENT,

@@ -529,6 +529,15 @@ local function drop(el)
   return {}, false
 end
 
+local chooser = {traverse = "topdown"}   -- this pass's filter (its functions below)
+
+-- What a kept choice leaves: its content, with the choices inside it made
+-- too (a topdown walk does not go into what a function put in its place).
+local function kept(el)
+  local content = el.t == "Div" and pandoc.Blocks(el.content) or pandoc.Inlines(el.content)
+  return content:walk(chooser), false
+end
+
 local function if_reduced(el)
   used["run.reduced"] = true
   local v = load_values()["run.reduced"]
@@ -537,18 +546,22 @@ local function if_reduced(el)
     return {}, false
   end
   check_when_values("run.reduced", v, "yes", nil)
-  if v == "yes" then return el end
+  if v == "yes" then
+    el.content = pandoc.Blocks(el.content):walk(chooser)
+    return el, false
+  end
   return drop(el)
 end
 
 local function choose(el)
   if el.classes:includes("when") then
-    if when_holds(el) then return el.content end
+    if when_holds(el) then return kept(el) end
     return drop(el)
   end
   if el.t == "Div" and el.classes:includes("if-reduced") then return if_reduced(el) end
   return nil
 end
+chooser.Span, chooser.Div = choose, choose
 
 -- Inside a dropped branch: its placeholders are looked up (and so must be
 -- there), except inside a choice on a measured flag, which is skipped whole.
@@ -930,5 +943,4 @@ end
 
 -- The choices first (from the root down), then spans (they may sit inside
 -- table captions), then divs, then the check.
-return {{traverse = "topdown", Span = choose, Div = choose}, {Span = Span, Code = Code},
-        {Div = Div}, {Pandoc = Pandoc}}
+return {chooser, {Span = Span, Code = Code}, {Div = Div}, {Pandoc = Pandoc}}
