@@ -1177,6 +1177,27 @@ static double noise_of(const double *gap)
     return noise;
 }
 
+/* The smallest gap between the two cells the test could see: the one whose
+ * F reaches the 95th percentile of F over the 2^P ways of swapping the
+ * cells within passes, against the run's within-cell mean square
+ * (sum (d - mean d)^2 / (2 (P - 1)) for two cells), as a percentage. */
+static double detectable_pct(const double *gap)
+{
+    double d[LAYOUT_PASSES], f[1 << LAYOUT_PASSES], mean = 0, sq = 0;
+    for (int pattern = 0; pattern < 1 << LAYOUT_PASSES; pattern++) {
+        for (int p = 0; p < LAYOUT_PASSES; p++)
+            d[p] = pattern >> p & 1 ? -gap[p] : gap[p];
+        f[pattern] = two_cell_f(d, LAYOUT_PASSES);
+    }
+    for (int p = 0; p < LAYOUT_PASSES; p++)
+        mean += gap[p] / LAYOUT_PASSES;
+    for (int p = 0; p < LAYOUT_PASSES; p++)
+        sq += (gap[p] - mean) * (gap[p] - mean);
+    double within = sq / (2.0 * (LAYOUT_PASSES - 1));
+    double f95 = quantile_of(f, 1 << LAYOUT_PASSES, 0.95);
+    return (exp(sqrt(2.0 * f95 * within / LAYOUT_PASSES)) - 1) * 100;
+}
+
 static void expect_layout_test(const char *name, const double *gap)
 {
     char key[KEY_SIZE];
@@ -1189,6 +1210,9 @@ static void expect_layout_test(const char *name, const double *gap)
     expect_near(keyf(key, "layout.%s.p", name), p, 5 * sqrt(p * (1 - p) / 10000) + 0.001);
     expect_number(keyf(key, "layout.%s.range_pct", name), (exp(fabs(mean)) - 1) * 100);
     expect_number(keyf(key, "layout.%s.noise_pct", name), noise_of(gap) * 100);
+    /* the shuffles' 95th percentile of F is a draw's: within a tenth of the exact one's gap */
+    double mde = detectable_pct(gap);
+    expect_near(keyf(key, "layout.%s.detectable_pct", name), mde, 0.1 * mde + 0.05);
     expect_number(keyf(key, "layout.%s.cells", name), 2);
 }
 
@@ -1919,6 +1943,7 @@ static void the_claims_are_judged_on_the_known_intervals(void **state)
     expect_text("claim.cpu_gap.verdict", "holds");
     expect_text("claim.batch_small.threshold", "below 1.10x");
     expect_number("claims.count", 4);
+    expect_number("claims.miss_any_pct", 100 * (1 - pow(0.95, 4)));   /* 18.5: four intervals */
     expect_number("claims.held", 2);
     expect_number("claims.failed", 0);
     expect_number("claims.undecided", 2);
@@ -2055,6 +2080,7 @@ static void the_run_is_compared_and_counted_once(void **state)
     expect_number("across.unanimous", 4);
     expect_text("across.batch_small.unanimous", "yes");
     expect_text("across.batch_none.commonest", "undecided");
+    expect_text("across.agreed_otherwise", "batch_none (undecided in 1), batch_across (undecided in 1)");
     expect_text("across.this_label", "R1");            /* a, the run itself, labelled */
     expect_number("across.hypervisors", 1);             /* the synthetic machine names none */
     expect_number("across.types", 1);

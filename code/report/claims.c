@@ -471,6 +471,9 @@ static void judge_all(struct store *s, const struct registry *now, const struct 
     table_close(s, &said);
     table_close(s, &why);
     put_count(s, "claims.count", (double)now->n);
+    /* no interval is adjusted for the others: the chance, for independent
+     * 95% intervals, that at least one of the claims' misses */
+    put_number(s, "claims.miss_any_pct", 100.0 * (1.0 - pow(0.95, (double)now->n)), 0);
     put_count(s, "claims.held", counts[HOLDS]);
     put_count(s, "claims.failed", counts[FAILS]);
     put_count(s, "claims.undecided", counts[UNDECIDED]);

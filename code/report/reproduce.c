@@ -656,7 +656,8 @@ static void claims_table(struct store *s, struct reproduction *r, size_t n_full,
                          int this_run)
 {
     const char **header = calloc(n + 3, sizeof *header);
-    char key[KEY_SIZE], cell[64], everywhere[TEXT_SIZE] = "", differ[TEXT_SIZE] = "";
+    char key[KEY_SIZE], cell[64], everywhere[TEXT_SIZE] = "", differ[TEXT_SIZE] = "",
+         otherwise[TEXT_SIZE] = "";
     struct csv_out t;
     if (header == NULL) {
         s->errors++;
@@ -705,12 +706,19 @@ static void claims_table(struct store *s, struct reproduction *r, size_t n_full,
         else if (strcmp(most, "holds") == 0)
             snprintf(everywhere + strlen(everywhere), TEXT_SIZE - strlen(everywhere), "%s%s",
                      everywhere[0] != '\0' ? ", " : "", claim);
+        else if (judging > 0) {        /* one verdict wherever judged, not "holds" */
+            size_t used = strlen(otherwise);
+            if (snprintf(otherwise + used, TEXT_SIZE - used, "%s%s (%s in %d)", used ? ", " : "",
+                         claim, most, judging) >= (int)(TEXT_SIZE - used))
+                otherwise[used] = '\0';    /* a list too long for the text keeps whole items */
+        }
     }
     free(claims);
     table_close(s, &t);
     put_count(s, "across.unanimous", unanimous);
     put_text(s, "across.held_everywhere", everywhere[0] != '\0' ? everywhere : "none");
     put_text(s, "across.differ", differ[0] != '\0' ? differ : "none");
+    put_text(s, "across.agreed_otherwise", otherwise[0] != '\0' ? otherwise : "none");
 }
 
 static void estimates_row(struct csv_out *t, const struct store *s, const char *claim,

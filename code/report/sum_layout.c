@@ -152,8 +152,10 @@ static size_t layout_grid(const struct run_data *d, const char *side, int shifte
     return n;
 }
 
-/* Between-cell over within-cell mean squares, with both offsets removed. */
-static double f_ratio(double t[MAX_PASSES][MAX_CELLS], long passes_n, size_t cells)
+/* Between-cell over within-cell mean squares, with both offsets removed;
+ * the within-cell mean square into *noise when it is not NULL. */
+static double f_ratio(double t[MAX_PASSES][MAX_CELLS], long passes_n, size_t cells,
+                      double *noise)
 {
     double grand = 0, pass_mean[MAX_PASSES] = {0}, cell_mean[MAX_CELLS] = {0};
     for (long p = 0; p < passes_n; p++)
@@ -171,6 +173,8 @@ static double f_ratio(double t[MAX_PASSES][MAX_CELLS], long passes_n, size_t cel
             within += r * r;
         }
     double df_between = (double)cells - 1, df_within = (double)(passes_n - 1) * ((double)cells - 1);
+    if (noise != NULL)
+        *noise = within / df_within;
     return within > 0 ? (between / df_between) / (within / df_within) : NAN;
 }
 
@@ -184,7 +188,10 @@ static void layout_test(const struct run_data *d, struct store *s, const char *n
     size_t cells = layout_grid(d, side, shifted, t, &n_passes);
     if (cells < 2 || n_passes < 2)
         return;
-    double observed = f_ratio(t, n_passes, cells), lo = INFINITY, hi = -INFINITY, noise = 0;
+    static _Thread_local double shuffled_f[LAYOUT_PERMUTATIONS];
+    double within_ms = NAN;
+    double observed = f_ratio(t, n_passes, cells, &within_ms), lo = INFINITY, hi = -INFINITY,
+           noise = 0;
     struct mt19937 mt;
     size_t order[MAX_CELLS];
     int as_large = 0;
@@ -195,8 +202,12 @@ static void layout_test(const struct run_data *d, struct store *s, const char *n
             for (size_t c = 0; c < cells; c++)
                 shuffled[p][c] = t[p][order[c]];
         }
-        as_large += f_ratio(shuffled, n_passes, cells) >= observed;
+        shuffled_f[k] = f_ratio(shuffled, n_passes, cells, NULL);
+        as_large += shuffled_f[k] >= observed;
     }
+    /* the smallest gap between two cells whose F would reach the shuffles' 95th percentile */
+    double f95 = quantile_of(shuffled_f, LAYOUT_PERMUTATIONS, 0.95);
+    double gap = sqrt(2.0 * ((double)cells - 1.0) * f95 * within_ms / (double)n_passes);
     for (size_t c = 0; c < cells; c++) {
         double mean = 0, sq = 0;
         for (long p = 0; p < n_passes; p++)
@@ -211,6 +222,7 @@ static void layout_test(const struct run_data *d, struct store *s, const char *n
                3);
     put_number(s, keyf(key, "layout.%s.range_pct", name), (exp(hi - lo) - 1.0) * 100.0, 1);
     put_number(s, keyf(key, "layout.%s.noise_pct", name), noise * 100.0, 1);
+    put_number(s, keyf(key, "layout.%s.detectable_pct", name), (exp(gap) - 1.0) * 100.0, 1);
     put_count(s, keyf(key, "layout.%s.cells", name), (double)cells);
 }
 

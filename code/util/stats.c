@@ -60,6 +60,15 @@ struct sample_stats sample_stats(const double *samples, size_t n)
     return s;
 }
 
+double quantile_of(const double *samples, size_t n, double q)
+{
+    size_t k;
+    double *sorted = sorted_finite(samples, n, &k);
+    double x = sorted != NULL ? quantile_sorted(sorted, k, q) : NAN;
+    free(sorted);
+    return x;
+}
+
 /* The log of the gamma function, without lgamma's write to the global
  * signgam: the summaries run in several threads at once
  * (@sec:appendix-reproductions). */

@@ -19,6 +19,9 @@ double quantile_sorted(const double *sorted, size_t n, double q);
 
 /* Order statistics of n samples; the samples are not modified. */
 struct sample_stats sample_stats(const double *samples, size_t n);
+/* Quantile q of n samples, the ones that are not finite left out (NAN if
+ * none is); the samples are not modified. */
+double quantile_of(const double *samples, size_t n, double q);
 
 enum {
     BOOTSTRAP_RESAMPLES = 10000,
