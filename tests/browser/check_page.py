@@ -92,9 +92,10 @@ HERE = None
 # the book by about a third of its compressed size. Relative links resolve
 # as they would from site/ in the repository.
 # 600 kB held until the book gained its index of identifiers, the
-# mechanisms and the model, and the appendix of what changed (680 kB then);
-# the budget is a bound on growth, not a target.
-MAX_SENT_BYTES = 700000
+# mechanisms and the model, and the appendix of what changed (680 kB then),
+# and 700 kB until the claims pooled across runs and the sentences an older
+# run leaves out (702 kB then); the budget is a bound on growth, not a target.
+MAX_SENT_BYTES = 720000
 MAX_BYTES = 1500000
 MIN_CONTRAST = 4.5
 MIN_FIGURE_TEXT_PX = 8.0
