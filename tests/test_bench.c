@@ -426,7 +426,9 @@ static void bad_options_exit_2_name_the_option_and_write_nothing(void **state)
         {{"--arch", "nosuch"}, "no architecture named 'nosuch'"},
         {{"--arch", "in_process,nosuch"}, "no architecture named 'nosuch'"},
         {{"--measure", "nosuch"}, "no measurement named 'nosuch'"},
-        {{"--scale", "0"}, "--scale: '0' is not a number in 0.01..100"},
+        {{"--scale", "0"}, "--scale: '0' is not a number in 0.01..20"},
+        /* more passes than the summaries read would be refused after the run */
+        {{"--scale", "21"}, "--scale: '21' is not a number in 0.01..20"},
         {{"--min-rounds", "9", "--max-rounds", "3"}, "--min-rounds 9 is above --max-rounds 3"},
         {{"stray"}, "unexpected argument 'stray'"},
         /* getopt_long takes a prefix of a long option; --bar 10 was once read as --bars 10 */

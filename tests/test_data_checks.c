@@ -399,6 +399,18 @@ static void a_huge_number_is_refused_with_its_place(void **state)
                 cases[i].line, cases[i].column);
 }
 
+/* A pass past what the summary reads is refused where it stands: the
+ * summaries once kept the first 64 layout passes and 256 echo passes of a
+ * run made at --scale 100, and dropped the rest without a word. */
+static void a_pass_the_summary_cannot_read_is_refused(void **state)
+{
+    (void)state;
+    REFUSED(fixture_with("layout.csv", "576,576,1,0.330000000", "576,576,65,0.330000000"),
+            "layout.csv", "line 3", "pass", "out of its range 1..64");
+    REFUSED(fixture_with("echo.csv", "protocol,1,8,1,1,2,5100", "protocol,1,8,257,1,2,5100"),
+            "echo.csv", "line 3", "pass", "out of its range 1..256");
+}
+
 /* An undeclared value is a number only as the writer writes numbers: a
  * commit that strtod would read as 8e12345 (infinite) stays a text. */
 static void a_commit_that_reads_as_a_number_is_a_text(void **state)
@@ -770,6 +782,7 @@ int main(void)
         T(a_required_column_is_still_required),
         T(every_optional_column_may_be_empty),
         T(a_huge_number_is_refused_with_its_place),
+        T(a_pass_the_summary_cannot_read_is_refused),
         T(a_commit_that_reads_as_a_number_is_a_text),
         T(the_summary_names_a_huge_number_and_exits_1),
         T(formatting_holds_at_every_double),

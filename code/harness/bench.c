@@ -23,6 +23,7 @@
 #include "kernel/kernel_tuned.h"
 #include "kernel/series.h"
 #include "schema/data_out.h"
+#include "schema/domains.h"
 #include "util/error.h"
 #include "util/names.h"
 #include "util/options.h"
@@ -31,8 +32,7 @@
 #define IPCTAX_COMMIT "unknown"
 #endif
 
-enum { MAX_COMBOS = 100000 };
-
+/* MAX_COMBOS, MAX_SCALE: the bounds data/ is checked against (schema/domains.h) */
 struct bench_config {
     size_t n_bars;
     size_t n_combos;
@@ -73,7 +73,7 @@ static void usage(FILE *to)
         "  --rounds N      exactly N rounds (sets both)\n"
         "  --arch LIST     comma-separated architectures (default: all; see --list)\n"
         "  --measure LIST  comma-separated measurements (default: all; 'none')\n"
-        "  --scale X       multiply the measurements' repetitions, 0.01..100 (default 1)\n"
+        "  --scale X       multiply the measurements' repetitions, 0.01..20 (default 1)\n"
         "  --out DIR       where the CSV files go: an empty or new folder (default\n"
         "                  build/run; never data/: see make measure); checked first\n"
         "  --engine PATH   the engine (default: ipctax-engine beside this program)\n"
@@ -86,7 +86,7 @@ static void usage(FILE *to)
         "\n"
         "Exit status: 0; 1 if any architecture's results differ from in_process;\n"
         "2 for a refused command line, or a failed run or measurement.\n",
-        DEFAULT_BARS, MAX_COMBOS, DEFAULT_COMBOS, DEFAULT_SEED,
+        DEFAULT_BARS, (int)MAX_COMBOS, DEFAULT_COMBOS, DEFAULT_SEED,
         SCHEDULE_DEFAULT_LIMITS.budget_s, SCHEDULE_DEFAULT_LIMITS.target * 100.0,
         HEADLINE_UNITS, SCHEDULE_DEFAULT_LIMITS.min_rounds, SCHEDULE_DEFAULT_LIMITS.max_rounds);
 }
@@ -141,7 +141,7 @@ static int take_option(int opt, struct bench_config *cfg, char *err, size_t n)
         cfg->n_bars = (size_t)v;
         break;
     case 'c':
-        status = option_long("--combos", optarg, 1, MAX_COMBOS, &v, err, n);
+        status = option_long("--combos", optarg, 1, (long)MAX_COMBOS, &v, err, n);
         cfg->n_combos = (size_t)v;
         break;
     case 's':
@@ -169,7 +169,7 @@ static int take_option(int opt, struct bench_config *cfg, char *err, size_t n)
         l->units = optarg;
         status = units_check(optarg, err, n);
         break;
-    case 'S': status = option_double("--scale", optarg, 0.01, 100, &cfg->scale, err, n); break;
+    case 'S': status = option_double("--scale", optarg, 0.01, MAX_SCALE, &cfg->scale, err, n); break;
     case 'a':
         cfg->rows = optarg;
         status = names_check("--arch", optarg, arch_row_named, "architecture", err, n);

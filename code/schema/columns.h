@@ -125,7 +125,7 @@
     _(row, mode, TEXT, NAME_OF(23), "", "protocol, protocol_timed or raw")                         \
     _(row, floats, INT, COUNT, "doubles", "the payload, each way")                                 \
     _(row, bytes, INT, COUNT, "bytes", "the payload, each way")                                    \
-    _(row, pass, INT, ORDINAL, "", "the pass over all blocks")                                     \
+    _(row, pass, INT, RANGE(1, MAX_ECHO_PASSES), "", "the pass over all blocks")                   \
     _(row, block, INT, COUNT, "", "the block the sample belongs to")                               \
     _(row, rep, INT, ORDINAL, "", "the sample's number within its block")                          \
     _(row, rtt_ns, NUM, NANOS, "ns", "the round trip")                                             \
@@ -179,7 +179,7 @@
     _(row, stretch, TEXT, NAME_OF(15), "", "none, short or long: how long it lasted")              \
     _(row, partner, TEXT, NAME_OF(7), "", "busy or idle: the other CPU meanwhile")                 \
     _(row, cpu, INT, CPU, "", "the CPU client and engine shared")                                  \
-    _(row, pass, INT, ORDINAL, "", "the pass: the unit")                                           \
+    _(row, pass, INT, RANGE(1, MAX_MECH_PASSES), "", "the pass: the unit")                         \
     _(row, order, INT, ORDINAL, "", "its place in its partner's block of the pass")                \
     _(row, floats, INT, COUNT, "doubles", "the echo's payload, each way")                          \
     _(row, stretch_ns, NUM, NANOS, "ns", "the stretch as timed; 0 for a hot echo")                 \
@@ -188,7 +188,7 @@
 /* faults.csv: one fault probe, a fresh mapping touched (@sec:mechanisms) */
 #define FAULTS_COLUMNS(_, row)                                                                     \
     _(row, role, TEXT, NAME_OF(15), "", "c or python: the process that touched")                   \
-    _(row, pass, INT, ORDINAL, "", "the pass: the unit")                                           \
+    _(row, pass, INT, RANGE(1, MAX_MECH_PASSES), "", "the pass: the unit")                         \
     _(row, order, INT, ORDINAL, "", "its place in the pass's fault probes")                        \
     _(row, touch, TEXT, NAME_OF(7), "", "first, or again (the same pages, touched)")               \
     _(row, pages, INT, COUNT, "pages", "pages of 4 KiB, one byte written to each")                 \
@@ -202,7 +202,7 @@
     _(row, series_offset, INT, COUNT, "bytes", "the series within its page")                       \
     _(row, array_offset, INT, COUNT, "bytes", "the first work array within its page")              \
     _(row, array_stagger, INT, COUNT, "bytes", "added for each further array")                     \
-    _(row, pass, INT, ORDINAL, "", "the pass")                                                     \
+    _(row, pass, INT, RANGE(1, MAX_LAYOUT_PASSES), "", "the pass")                                 \
     _(row, seconds, NUM, TIMED_S, "s", "the kernel's own time")
 
 /* roofline.csv: one timed loop, a CPU's clock, or a part of the tuned kernel */

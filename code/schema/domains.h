@@ -13,6 +13,13 @@
 #define MAX_COUNT 1e15         /* instructions, operations, bytes, repetitions: about 2^50 */
 #define MAX_PNL 1e12           /* percentage points; a sweep's is in the thousands */
 #define MAX_EPOCH 4102444800.0 /* 2100-01-01 */
+/* The passes a summary reads of each file, and the --scale that keeps
+ * every measurement's passes within them (echo 10, mechanisms 12 and
+ * layout 3 a scale): a run past them is refused, never cut short. */
+#define MAX_ECHO_PASSES 256
+#define MAX_MECH_PASSES 1024
+#define MAX_LAYOUT_PASSES 64
+#define MAX_SCALE 20
 
 #define RANGE(low, high) low, high         /* a number from low to high, inclusive */
 #define TEXT_OF(least, most) least, most   /* a text of least to most bytes */

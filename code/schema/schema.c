@@ -35,7 +35,7 @@ static const struct data_column RUN_KEYS[] = {
     KEY("combos", INT, RANGE(1, MAX_COMBOS), "", "parameter combinations"),
     KEY("seed", INT, RANGE(0, 4294967295.0), "", "the seed of the series and of every order"),
     KEY("series_sha256", TEXT, NAME_OF(511), "", "SHA-256 of the series as little-endian doubles"),
-    KEY("scale", NUM, RANGE(0.01, 100), "", "the repetition multiplier (1 = the paper's)"),
+    KEY("scale", NUM, RANGE(0.01, MAX_SCALE), "", "the repetition multiplier (1 = the paper's)"),
     KEY("budget_s", NUM, RANGE(1, 86400), "s", "the rounds' time budget"),
     KEY("target", NUM, RANGE(0, 1), "", "the A/A control's target half-width, a fraction"),
     KEY("min_rounds", INT, ROUND, "", "rounds at least"),
