@@ -16,6 +16,7 @@
 #include <nettle/sha2.h>
 
 #include "testengine.h"
+#include "report/csvread.h"
 #include "report/model.h"
 #include "report/store.h"
 
@@ -372,6 +373,20 @@ static void the_fixture_summarizes(void **state)
     if (exit_code(&r) != 0)
         fail_msg("ipctax-summary on the fixture: exit %d, stderr:\n%s", exit_code(&r), r.err);
     run_result_free(&r);
+    /* the fixture has no A/A control: no pairing is the most precise (once "duet") */
+    char path[300], err[256];
+    struct csv_table values;
+    snprintf(path, sizeof path, "%s/values.csv", out);
+    if (csv_table_load(path, &values, err, sizeof err) != 0)
+        fail_msg("%s", err);
+    int k = csv_table_column(&values, "key"), v = csv_table_column(&values, "value");
+    const char *best = NULL;
+    for (size_t i = 0; i < values.n_rows; i++)
+        if (strcmp(csv_table_cell(&values, i, k), "design.best") == 0)
+            best = csv_table_cell(&values, i, v);
+    assert_non_null(best);
+    assert_string_equal(best, "not measured");
+    csv_table_free(&values);
 }
 
 /* ---- The report crashes on large numbers (issue 22) ------------------------ */

@@ -184,12 +184,13 @@ void summarize_design(const struct run_data *d, struct store *s)
     design_row(s, &t, "apart", "the earlier rounds (runs apart)", &apart, "rounds");
     table_close(s, &t);
     const char *names[] = {"duet", "sequential", "apart"};
-    const char *best = names[0];
-    for (size_t i = 1; i < 3; i++) {
-        char a[KEY_SIZE], b[KEY_SIZE];
-        if (store_number(s, keyf(a, "design.%s.per_minute_pct", names[i])) <
-            store_number(s, keyf(b, "design.%s.per_minute_pct", best)))
-            best = names[i];
+    const char *best = "not measured";         /* a run without A/A controls names none */
+    double least = INFINITY;
+    for (size_t i = 0; i < 3; i++) {
+        char a[KEY_SIZE];
+        double x = store_number(s, keyf(a, "design.%s.per_minute_pct", names[i]));
+        if (x < least)                         /* NAN, a pairing not measured, never is */
+            least = x, best = names[i];
     }
     put_text(s, "design.best", best);
     put_text(s, "design.goal_met", store_number(s, "design.duet.reach_pct") <= 0.5 &&
