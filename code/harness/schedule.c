@@ -390,8 +390,8 @@ static int is_control(const struct schedule *sc, const struct row_record *r)
 {
     const struct arch_row *a = r->row, *b = sc->rec[sc->baseline].row;
     return a != b && a->client == b->client && a->transport == b->transport &&
-           a->kernel == b->kernel && a->encoding == b->encoding && a->grain == b->grain &&
-           a->part.bar_divisor == 1 && a->part.combo_step == 1;
+           strcmp(a->kernel, b->kernel) == 0 && a->encoding == b->encoding &&
+           a->grain == b->grain && a->part.bar_divisor == 1 && a->part.combo_step == 1;
 }
 
 /* How far the deciding controls' intervals reach from 1 (INFINITY: not yet). */
