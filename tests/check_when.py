@@ -8,7 +8,9 @@ keeps the sentences that report them inside a .when on a "measured" flag
 (paper/filters/values.lua). The filter must decide the .when first: a
 placeholder inside a sentence such a flag leaves out asks for nothing,
 while one inside a sentence that is kept, outside any .when, or left out
-by any other choice (a verdict's) still stops the weave, naming the value. Once the placeholders were looked up first, and
+by any other choice (a verdict's) still stops the weave, naming the value;
+and a choice of branches on one key with none for the run's value stops
+it too. Once the placeholders were looked up first, and
 a kept run older than the retouch probe could not be woven at all. This
 weaves small documents through values.lua with a values.csv of its own.
 """
@@ -52,6 +54,12 @@ CASES = [
     ("the choices inside a kept div are made too",
      "::: {.when key=%s is=no}\nRounds [five]{.when key=%s is=5}[other]{.when key=%s not=5}.\n:::"
      % (FLAG, PRESENT, PRESENT), True, ("Rounds five.", "other")),
+    ("a choice with no branch for the run's value stops the weave, naming it",
+     "It [holds]{.when key=%s is=holds}[cannot be judged]{.when key=%s is=undecided}."
+     % (VERDICT, VERDICT), False, (VERDICT, None)),
+    ("a choice with a branch for the run's value weaves it",
+     "It [holds]{.when key=%s is=holds}[fails]{.when key=%s is=fails}." % (VERDICT, VERDICT),
+     True, ("It fails.", "holds")),
     ("a span kept still needs its values", "[Pages: [%s]{.num}.]{.when key=%s is=no}"
      % (ABSENT, FLAG), False, (ABSENT, None)),
     ("a value outside any choice still needs to be there", "Pages: [%s]{.num}." % ABSENT,

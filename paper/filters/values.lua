@@ -563,6 +563,43 @@ local function choose(el)
 end
 chooser.Span, chooser.Div = choose, choose
 
+-- A choice is two or more .when side by side on one key, one branch per
+-- value ([holds]{.when ...}[fails]{.when ...}): when the run's value fits
+-- none of its branches, the sentence would lose its word without a trace,
+-- so the build stops and names the key and the value. A lone .when is an
+-- optional sentence, and may drop.
+local unchosen = {}
+
+local function is_when(el, tag)
+  return el and el.t == tag and el.classes:includes("when") and el.attributes["key"] ~= nil
+end
+
+local function check_choices(list, tag)
+  local i = 1
+  while i <= #list do
+    local j = i
+    while is_when(list[j], tag) and is_when(list[j + 1], tag)
+          and list[j + 1].attributes["key"] == list[i].attributes["key"] do
+      j = j + 1
+    end
+    if j > i and is_when(list[i], tag) then
+      local key = list[i].attributes["key"]
+      local v = load_values()[key]
+      local fits = v == nil       -- a missing key is reported where the branches are read
+      for k = i, j do
+        fits = fits or when_holds(list[k]) ~= false
+      end
+      if not fits then
+        unchosen[#unchosen + 1] = key .. " is \"" .. v .. "\", which no branch of its choice takes"
+      end
+    end
+    i = j + 1
+  end
+  return nil
+end
+chooser.Inlines = function(list) return check_choices(list, "Span") end
+chooser.Blocks = function(list) return check_choices(list, "Div") end
+
 -- Inside a dropped branch: its placeholders are looked up (and so must be
 -- there), except inside a choice on a measured flag, which is skipped whole.
 check_dropped = {
@@ -921,6 +958,11 @@ local function Pandoc(doc)
     io.stderr:write("values.lua: the paper asks for values that data/ does not give:\n")
     for _, key in ipairs(missing) do io.stderr:write("  " .. key .. "\n") end
     error("values.lua: " .. #missing .. " missing value(s); see above")
+  end
+  if #unchosen > 0 then
+    io.stderr:write("values.lua: choices with no branch for the run's value:\n")
+    for _, why in ipairs(unchosen) do io.stderr:write("  " .. why .. "\n") end
+    error("values.lua: " .. #unchosen .. " choice(s) without a branch; see above")
   end
   if #outside_sets > 0 then
     io.stderr:write("values.lua: .when values outside the sets their families declare:\n")
