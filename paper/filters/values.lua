@@ -42,6 +42,8 @@
 -- exception is a .when on whether the run measured something (a key
 -- *.measured, or is=/not= "measured"), whose dropped branch is the
 -- sentence an older run cannot fill (below).
+-- Two or more .when side by side on one key are a choice, and a value no
+-- branch of it takes stops the build too (a word would go missing).
 --
 -- The values a .when may meet are declared once, by the key's family in
 -- paper/provenance.csv: a family of words names them as its unit, "yes or
