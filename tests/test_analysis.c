@@ -1464,11 +1464,15 @@ static double away_pass_median(const char *client)
     return truth_of(q, SYN_AWAY_PASSES).value;
 }
 
+/* The state a Python call's probe is read from: "engine"; in a run older
+ * than the Python engine probe, "client". */
+static const char *python_probe_state = "engine";
+
 static struct probe_parts probe_parts(const char *client, const char *stretch, int series)
 {
     int away = strcmp(stretch, "away") == 0;
-    /* a C call meets the engine probe's state, a Python call its client probe's */
-    const char *state = away ? "idle" : strcmp(client, "c") == 0 ? "engine" : "client";
+    /* a call meets the engine probe's state (an older run's Python call, its client probe's) */
+    const char *state = away ? "idle" : strcmp(client, "c") == 0 ? "engine" : python_probe_state;
     double rtt = syn_hot_us(client, "busy", series) +
                  (strcmp(stretch, "hot") == 0 ? 0 : syn_state_extra_us(state, stretch));
     rtt *= away ? away_pass_median(client) : 1.0;
@@ -1708,6 +1712,48 @@ static void the_model_predicts_every_row_from_the_primitives(void **state)
     expect_number("model.band", 1.25);          /* the goal: within a factor of 1.25 */
     expect_number("model.worst.ratio", worst);
     expect_text("model.worst.architecture", worst_name);
+}
+
+/* A run made before the Python client had an engine probe: its Python
+ * calls are priced by the client probe, whose stretch the synthetic run
+ * makes cost another amount than the engine's. */
+static void an_older_run_prices_python_calls_by_the_client_probe(void **state)
+{
+    (void)state;
+    char err[1024], dir[256], key[KEY_SIZE];
+    summarize_synthetic_run();
+    struct run_data d;
+    if (run_data_load(&d, run_dir, err, sizeof err) != 0)
+        fail_msg("the synthetic run was refused: %s", err);
+    size_t kept = 0;
+    for (size_t i = 0; i < d.n_states; i++)
+        if (!(strcmp(d.states[i].client, "python") == 0 && strcmp(d.states[i].state, "engine") == 0))
+            d.states[kept++] = d.states[i];
+    assert_true(kept < d.n_states);
+    d.n_states = kept;
+    assert_int_equal(mkdir(scratch_path(dir, sizeof dir, "older"), 0777), 0);
+    struct store s;
+    store_init(&s, dir);
+    s.registry = registry_dir;
+    summarize_all(&d, &s);
+    python_probe_state = "client";
+    int python_rows = 0;
+    for (size_t i = 1; i < gen.n_rows; i++) {
+        const struct syn_row *r = &gen.rows[i];
+        double term[6];
+        if (r->row->client != CLIENT_PYTHON || r->row->transport != TRANSPORT_UNIX)
+            continue;
+        model_terms(r, term);
+        double got = store_number(&s, keyf(key, "model.%s.state_us", r->row->name));
+        if (!(fabs(got - term[0]) <= 1e-6 * fabs(term[0])))
+            fail_msg("%s: the state term is %g; priced by the client probe it is %g",
+                     r->row->name, got, term[0]);
+        python_rows++;
+    }
+    python_probe_state = "engine";
+    assert_true(python_rows > 0);
+    store_free(&s);
+    run_data_free(&d);
 }
 
 /* A run's first call over its later ones, from the generator's call
@@ -2336,6 +2382,7 @@ int main(int argc, char **argv)
         T(the_counts_are_differences_of_requests),
         T(the_crossings_composites_are_their_medians_function),
         T(the_model_predicts_every_row_from_the_primitives),
+        T(an_older_run_prices_python_calls_by_the_client_probe),
         T(the_first_calls_and_the_rounds_away_probes),
         T(the_runs_records_are_passed_through),
         T(the_claims_are_judged_on_the_known_intervals),

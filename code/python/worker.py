@@ -360,6 +360,8 @@ class Worker:
         self.row_jobs = {}              # each prepared row's part of the job
         self.probes = None              # the state probes' engine (@sec:mechanisms)
         self.probe_array = None
+        self.probe_loaded = False       # the series on the probes' connection
+        self.probe_compute_ns = 0       # the engine's last stretch there
         self.stretch_arrays = None
 
     def handle(self, message):
@@ -441,14 +443,19 @@ class Worker:
 
     def cmd_state(self, message):
         state, n = message["state"], int(message["floats"])
-        if state not in ("hot", "client", "idle"):
-            raise Failure(f"a Python state probe is hot, client or idle, not {state!r}")
+        if state not in ("hot", "engine", "client", "idle"):
+            raise Failure(f"a Python state probe is hot, engine, client or idle, not {state!r}")
         engine = self.probe_engine(message["socket"])
         values = np.ascontiguousarray(self.job.close[:n])
         back = self.probe_out(n)
         t0 = time.perf_counter_ns()
         if state == "hot":
             engine.echo(values, out=back)   # the same echo just before: the curve's condition
+        elif state == "engine":
+            self.probe_kernel(engine)       # the engine computes while the client waits
+            engine.echo(values, timing=True, out=back)
+            return {"ok": True, "call": engine.last_call.as_dict(),
+                    "stretch_ns": self.probe_compute_ns}
         else:
             engine.echo(values, out=back)   # every buffer just touched: only the stretch between
             t0 = time.perf_counter_ns()
@@ -471,7 +478,18 @@ class Worker:
         """The probes' engine at path, connected once and kept."""
         if self.probes is None or self.probes.path != os.fspath(path):
             self.probes = ipc.Engine(path)
+            self.probe_loaded = False
         return self.probes
+
+    def probe_kernel(self, engine):
+        """The C probe's long stretch from this client: the middle combination
+        over the series, loaded on this connection once."""
+        if not self.probe_loaded:
+            engine.load(self.job.close)
+            self.probe_loaded = True
+        middle = len(self.job.params) // 2
+        engine.sweep_loaded(self.job.params[middle:middle + 1], timing=True)
+        self.probe_compute_ns = engine.last_call.engine.compute_ns
 
     def stretch(self, ns):
         """numpy copying between two workspace-sized arrays for about ns."""

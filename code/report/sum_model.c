@@ -22,7 +22,7 @@ struct probe_phases {
 struct primitives {
     double stretch_us[2];              /* short and long stretches, as the engine timed them */
     /* the probe after each stretch that a call of each client meets, partner busy, by
-     * client (enum arch_client): C's `engine` probe, Python's `client` probe */
+     * client (enum arch_client): the `engine` probe (an older run's Python: `client`) */
     struct probe_phases one[3][2], series[3][2];
     double away_us;                    /* the away probes' pause, as the client timed it */
     struct probe_phases away[3];       /* the series after it, by client */
@@ -97,11 +97,14 @@ static void read_primitives(const struct store *s, const struct run_data *d,
         read_probe(s, "c", "engine", stretch[k], "one", &p->one[CLIENT_C][k]);
         read_probe(s, "c", "engine", stretch[k], "series", &p->series[CLIENT_C][k]);
     }
-    /* Python has no engine probe: its own stretch over a workspace of the
-     * engine's size leaves its caches as a kernel does; its calls all follow
-     * a long kernel, and its short probe is its hot echo */
-    read_probe(s, "python", "client", "long", "one", &p->one[CLIENT_PYTHON][1]);
-    read_probe(s, "python", "client", "long", "series", &p->series[CLIENT_PYTHON][1]);
+    /* a Python call's too; a run older than the Python engine probe has
+     * only the client's own stretch over a workspace of the engine's size,
+     * the caches as a kernel leaves them but the order reversed. Its calls
+     * all follow a long kernel, and its short probe is its hot echo */
+    const char *py = isfinite(value_of(s, "mech.python.engine.long.busy.one.rtt_us"))
+                         ? "engine" : "client";
+    read_probe(s, "python", py, "long", "one", &p->one[CLIENT_PYTHON][1]);
+    read_probe(s, "python", py, "long", "series", &p->series[CLIENT_PYTHON][1]);
     read_hot(s, "python", "one", &p->one[CLIENT_PYTHON][0]);
     read_hot(s, "python", "series", &p->series[CLIENT_PYTHON][0]);
     p->away_us = value_of(s, "mech.c.idle.away.busy.series.stretch_us");
