@@ -1100,6 +1100,7 @@ static void the_state_probes_are_priced_by_pass(void **state)
     char key[KEY_SIZE];
     summarize_synthetic_run();
     expect_text("mech.measured", "yes");
+    expect_text("mech.python.engine.measured", "yes");
     expect_text("witness.measured", "yes");
     for (int c = 0; c < 2; c++)
         for (int p = 0; p < 2; p++)
@@ -1736,6 +1737,9 @@ static void an_older_run_prices_python_calls_by_the_client_probe(void **state)
     store_init(&s, dir);
     s.registry = registry_dir;
     summarize_all(&d, &s);
+    const struct value *flag = store_get(&s, "mech.python.engine.measured");
+    assert_non_null(flag);
+    assert_string_equal(flag->text, "no");
     python_probe_state = "client";
     int python_rows = 0;
     for (size_t i = 1; i < gen.n_rows; i++) {

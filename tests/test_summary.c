@@ -557,6 +557,34 @@ static void a_claims_verdict_follows_its_interval(void **state)
  * out_size) a new folder of the test directory named name. */
 /* The hand-made run summarized into s (in folder `name`), with the
  * reproductions under root beside it (root NULL: none). */
+/* A summarizer that looks for a value a later summarizer puts is found
+ * out, with both; a value nobody puts is a value not measured. */
+static void a_value_read_before_it_is_put_is_found(void **state)
+{
+    (void)state;
+    struct store s;
+    struct read_watch watch = {-1, NULL, 0, 0};
+    int reader = -1, writer = -1;
+    store_init(&s, "unused");
+    s.watch = &watch;
+    watch.running = 0;
+    put_number(&s, "a.first", 1.0, 0);
+    assert_null(store_get(&s, "c.never"));
+    assert_null(store_read_too_early(&s, &reader, &writer));
+    assert_null(store_get(&s, "b.later"));
+    watch.running = 1;
+    assert_non_null(store_get(&s, "a.first"));   /* an earlier one's: in order */
+    put_number(&s, "b.later", 2.0, 0);
+    const char *early = store_read_too_early(&s, &reader, &writer);
+    assert_non_null(early);
+    assert_string_equal(early, "b.later");
+    assert_int_equal(reader, 0);
+    assert_int_equal(writer, 1);
+    free(watch.missed);
+    s.watch = NULL;
+    store_free(&s);
+}
+
 static void summarize_golden_with(struct store *s, const char *name, char *out,
                                   size_t out_size, const char *root)
 {
@@ -1219,6 +1247,7 @@ int main(void)
         T(the_layout_test_finds_the_effect_that_is_there),
         T(a_cold_call_is_measured_over_its_own_warm_one),
         T(a_claims_verdict_follows_its_interval),
+        T(a_value_read_before_it_is_put_is_found),
         T(a_run_compared_with_itself_changes_no_verdict),
         T(a_claim_the_published_run_lacks_is_new_not_changed),
         T(compare_tells_a_failed_reproduction_from_a_changed_verdict),

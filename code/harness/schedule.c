@@ -114,7 +114,7 @@ static void record_failure(struct schedule *sc, const struct row_record *r)
 {
     struct data_out *o = &sc->runs;
     data_text(o, RUNS_architecture, r->row->name);
-    data_text(o, RUNS_pairing, "none");
+    data_text(o, RUNS_pairing, pairing_name(PAIRING_NONE));
     for (int c = RUNS_round; c <= RUNS_combos; c++) {
         if (c == RUNS_partner)
             data_empty(o, c);                      /* no partner */
@@ -256,7 +256,7 @@ static int set_up(struct schedule *sc)
 
 /* Where a run sits in the schedule. */
 struct run_place {
-    const char *pairing;               /* "duet" or "sequential" */
+    const char *pairing;               /* pairing_name() of the row's */
     int round, position;
     long unit;
     int slot;
@@ -347,7 +347,7 @@ static struct side side_of(struct schedule *sc, struct row_record *r,
 static double run_couple(struct schedule *sc, struct row_record *r, int round, int position)
 {
     struct row_record *base = &sc->rec[sc->baseline];
-    struct run_place at = {"duet", round, position, ++sc->next_unit, 0};
+    struct run_place at = {pairing_name(PAIRING_DUET), round, position, ++sc->next_unit, 0};
     int first = (int)random_below(&sc->mt, 2);
     double seconds[2][2];                      /* [duet][row, baseline] */
     char err[ERR_SIZE];
@@ -374,7 +374,7 @@ static double run_in_turn(struct schedule *sc, struct row_record *r, int round, 
 {
     struct row_record *base = &sc->rec[sc->baseline];
     struct row_record *who[3] = {base, r, base};
-    struct run_place at = {"sequential", round, position, ++sc->next_unit, 0};
+    struct run_place at = {pairing_name(PAIRING_SEQUENTIAL), round, position, ++sc->next_unit, 0};
     double seconds[3];
     for (at.slot = 1; at.slot <= 3; at.slot++) {
         struct side s = side_of(sc, who[at.slot - 1], r, 0, CPU_ANY);

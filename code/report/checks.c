@@ -469,7 +469,7 @@ static int duet_is_whole(const struct run_data *d, const struct run_row *r)
     const struct run_row *p = run_of(d, r->partner);
     return r->slot >= 1 && r->slot <= 2 && p != NULL && p->partner == (double)r->run &&
            p->unit == r->unit && p->slot == r->slot && p->round == r->round &&
-           (strcmp(r->architecture, "in_process") == 0) != (strcmp(p->architecture, "in_process") == 0);
+           arch_is_baseline(r->architecture) != arch_is_baseline(p->architecture);
 }
 
 /* gate.csv compared as many combinations as each row's runs made. */
@@ -479,7 +479,7 @@ static int gate_matches_the_runs(const struct run_data *d, const struct loaded_f
     for (size_t g = 0; g < d->n_gates; g++)
         for (size_t i = 0; i < d->n_runs; i++)
             if (strcmp(d->runs[i].architecture, d->gates[g].architecture) == 0 &&
-                strcmp(d->runs[i].architecture, "in_process") != 0) {
+                !arch_is_baseline(d->runs[i].architecture)) {
                 if (d->gates[g].combos != d->runs[i].combos)
                     return set_error(err, err_size, "%s line %zu, column combos: %ld, but its "
                                      "runs in architectures.csv made %ld", gate->path,
@@ -501,12 +501,12 @@ static int units_are_whole(const struct run_data *d, const struct loaded_file *r
             why = "runs are not numbered in order";
         else if (r->round < 1 || r->round > rounds)
             why = "its round is not one of run.csv's rounds";
-        else if (strcmp(r->pairing, "duet") == 0 && !duet_is_whole(d, r))
+        else if (pairing_is(r->pairing, PAIRING_DUET) && !duet_is_whole(d, r))
             why = "its duet has no partner in the same unit and slot that names it back";
-        else if (strcmp(r->pairing, "sequential") == 0 &&
-                 (strcmp(r->architecture, "in_process") == 0) != (r->slot != 2))
+        else if (pairing_is(r->pairing, PAIRING_SEQUENTIAL) &&
+                 arch_is_baseline(r->architecture) != (r->slot != 2))
             why = "a sequential unit is the baseline in slots 1 and 3, the row in slot 2";
-        else if (strcmp(r->pairing, "duet") != 0 && strcmp(r->pairing, "sequential") != 0)
+        else if (!pairing_is(r->pairing, PAIRING_DUET) && !pairing_is(r->pairing, PAIRING_SEQUENTIAL))
             why = "its pairing is neither duet nor sequential";
         else if (r->bars > kv_number(&d->run, "bars") || r->combos > kv_number(&d->run, "combos"))
             why = "it ran more of the job than run.csv's bars and combinations";

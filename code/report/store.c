@@ -71,12 +71,34 @@ const char *keyf(char buf[KEY_SIZE], const char *fmt, ...)
     return buf;
 }
 
-const struct value *store_get(const struct store *s, const char *key)
+static const struct value *find(const struct store *s, const char *key)
 {
     for (size_t i = 0; i < s->n; i++)
         if (strcmp(s->values[i].key, key) == 0)
             return &s->values[i];
     return NULL;
+}
+
+static void note_missed(struct read_watch *w, const char *key)
+{
+    if (w->n == w->cap) {
+        size_t cap = w->cap ? 2 * w->cap : 64;
+        struct missed_read *bigger = realloc(w->missed, cap * sizeof *bigger);
+        if (bigger == NULL)
+            return;                    /* the check then sees fewer reads */
+        w->missed = bigger;
+        w->cap = cap;
+    }
+    snprintf(w->missed[w->n].key, KEY_SIZE, "%s", key);
+    w->missed[w->n++].reader = w->running;
+}
+
+const struct value *store_get(const struct store *s, const char *key)
+{
+    const struct value *v = find(s, key);
+    if (v == NULL && s->watch != NULL && s->watch->running >= 0)
+        note_missed(s->watch, key);
+    return v;
 }
 
 double store_number(const struct store *s, const char *key)
@@ -85,9 +107,22 @@ double store_number(const struct store *s, const char *key)
     return v != NULL ? v->number : NAN;
 }
 
+const char *store_read_too_early(const struct store *s, int *reader, int *writer)
+{
+    for (size_t i = 0; s->watch != NULL && i < s->watch->n; i++) {
+        const struct missed_read *m = &s->watch->missed[i];
+        const struct value *v = find(s, m->key);
+        if (v != NULL && v->writer > m->reader) {
+            *reader = m->reader, *writer = v->writer;
+            return m->key;
+        }
+    }
+    return NULL;
+}
+
 static void put(struct store *s, const char *key, const char *text, double number)
 {
-    if (store_get(s, key) != NULL) {
+    if (find(s, key) != NULL) {
         fprintf(stderr, "ipctax-summary: the value %s is put twice\n", key);
         s->errors++;
         return;
@@ -106,6 +141,7 @@ static void put(struct store *s, const char *key, const char *text, double numbe
     snprintf(v->key, sizeof v->key, "%s", key);
     snprintf(v->text, sizeof v->text, "%s", text);
     v->number = number;
+    v->writer = s->watch != NULL ? s->watch->running : -1;
 }
 
 enum { MOST_PROSE_DECIMALS = 6 };

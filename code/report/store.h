@@ -17,6 +17,18 @@ struct value {
     char key[KEY_SIZE];
     char text[TEXT_SIZE];      /* what the paper prints */
     double number;             /* NAN for a text */
+    int writer;                /* the summarizer that put it (its place in their list), or -1 */
+};
+
+/* The keys looked for while a summarizer ran and not found: each must be
+ * one that no later summarizer puts (@sec:summarizer-order). */
+struct read_watch {
+    int running;               /* the summarizer running, or -1 */
+    struct missed_read {
+        char key[KEY_SIZE];
+        int reader;
+    } *missed;
+    size_t n, cap;
 };
 
 struct store {
@@ -26,6 +38,7 @@ struct store {
     struct value *values;
     size_t n, cap;
     int errors;                /* anything that went wrong; the summary then fails */
+    struct read_watch *watch;  /* NULL but while summarize_all runs */
 };
 
 void store_init(struct store *s, const char *out_dir);
@@ -58,6 +71,9 @@ void put_estimate(struct store *s, const char *key, struct estimate e, int decim
 /* The value put under key, or NULL (good until the next put, which may move
  * every value); its number, or NAN. */
 const struct value *store_get(const struct store *s, const char *key);
+/* While s->watch is set: the first key a summarizer looked for before a
+ * later one put it, or NULL; *reader and *writer their places. */
+const char *store_read_too_early(const struct store *s, int *reader, int *writer);
 double store_number(const struct store *s, const char *key);
 /* An estimate put under key (n = 0 if none). */
 struct estimate store_estimate(const struct store *s, const char *key);

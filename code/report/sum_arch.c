@@ -13,6 +13,7 @@
 #include "report/calibrate.h"
 #include "report/pooled.h"
 #include "report/units.h"
+#include "schema/architectures.h"
 
 static void largest_part(const struct run_data *d, const char *arch, long *bars, long *combos)
 {
@@ -67,7 +68,7 @@ static void table_row(const struct run_data *d, struct store *s, struct csv_out 
 {
     char key[KEY_SIZE], buf[200], okey[KEY_SIZE], part[64], units[64];
     const char *a = g->architecture;
-    int baseline = strcmp(a, "in_process") == 0;
+    int baseline = arch_is_baseline(a);
     struct sample_stats st = run_stats(d, a);
     struct estimate ratio = baseline ? (struct estimate){st.n, 1.0, 1.0, 1.0, 1.0}
                                      : ratio_to_baseline(d, a);
@@ -156,7 +157,7 @@ static void pooled_ratios(const struct run_data *d, struct store *s)
 {
     static const char *const header[] = {"Architecture", "Median [95% interval]",
                                          "Pooled [bootstrap interval]", "Hodges-Lehmann [95% interval]"};
-    static const char *const pairing[2] = {"sequential", "duet"};
+    const char *pairing[2] = {pairing_name(PAIRING_SEQUENTIAL), pairing_name(PAIRING_DUET)};
     char key[KEY_SIZE], a[200], b[200], c[200];
     struct csv_out t;
     if (table_open(s, "estimators", &t, header, CSV_COLUMNS(header)) != 0)
@@ -204,7 +205,7 @@ static void pooled_ratios(const struct run_data *d, struct store *s)
 
 void summarize_architectures(const struct run_data *d, struct store *s)
 {
-    struct sample_stats base = run_stats(d, "in_process");
+    struct sample_stats base = run_stats(d, arch_baseline());
     put_number(s, "arch.in_process.min_s", base.min, 3);
     put_number(s, "arch.in_process.max_s", base.max, 3);
     put_number(s, "arch.in_process.spread_pct", (base.max - base.min) / base.p50 * 100.0, 0);

@@ -13,6 +13,7 @@
 #include "report/calibrate.h"
 #include "report/summarize.h"
 #include "report/units.h"
+#include "schema/architectures.h"
 
 struct design_units {
     double ratio[1024], minutes[1024];
@@ -32,7 +33,7 @@ static void apart_units(const struct run_data *d, const char *control, struct de
             long apart = labs(r->round - x->round);
             if (apart < nearest && r->unit != x->unit && r->slot == 1 &&
                 r->bars == x->bars && r->combos == x->combos &&
-                strcmp(r->pairing, "sequential") == 0 && strcmp(r->architecture, "in_process") == 0 &&
+                pairing_is(r->pairing, PAIRING_SEQUENTIAL) && arch_is_baseline(r->architecture) &&
                 strcmp(r->status, "ok") == 0)
                 other = r, nearest = apart;
         }
@@ -174,16 +175,18 @@ void summarize_design(const struct run_data *d, struct store *s)
                                              "Percentile bootstrap covers (%)"};
     struct design_units duet, turn, apart;
     struct csv_out t, cal;
-    paired_units(d, "in_process_control_1", &duet);
-    paired_units(d, "in_process_control_2", &turn);
-    apart_units(d, "in_process_control_2", &apart);
+    const char *duet_control = arch_control(PAIRING_DUET);
+    const char *turn_control = arch_control(PAIRING_SEQUENTIAL);
+    paired_units(d, duet_control, &duet);
+    paired_units(d, turn_control, &turn);
+    apart_units(d, turn_control, &apart);
     if (table_open(s, "designs", &t, header, CSV_COLUMNS(header)) != 0)
         return;
-    design_row(s, &t, "duet", "duets, CPUs swapped (couples)", &duet, "couples");
-    design_row(s, &t, "sequential", "in turn (triples)", &turn, "triples");
+    design_row(s, &t, pairing_name(PAIRING_DUET), "duets, CPUs swapped (couples)", &duet, "couples");
+    design_row(s, &t, pairing_name(PAIRING_SEQUENTIAL), "in turn (triples)", &turn, "triples");
     design_row(s, &t, "apart", "the earlier rounds (runs apart)", &apart, "rounds");
     table_close(s, &t);
-    const char *names[] = {"duet", "sequential", "apart"};
+    const char *names[] = {pairing_name(PAIRING_DUET), pairing_name(PAIRING_SEQUENTIAL), "apart"};
     const char *best = "not measured";         /* a run without A/A controls names none */
     double least = INFINITY;
     for (size_t i = 0; i < 3; i++) {
@@ -196,7 +199,7 @@ void summarize_design(const struct run_data *d, struct store *s)
     put_text(s, "design.goal_met", store_number(s, "design.duet.reach_pct") <= 0.5 &&
                                            kv_number(&d->run, "rounds_seconds") <= 600.0
                                        ? "yes" : "no");
-    cpu_difference(d, s, "in_process_control_1");
+    cpu_difference(d, s, duet_control);
     if (has_runs(d, "in_process_tuned_1core") && has_runs(d, "in_process_tuned_1core_sequential")) {
         struct estimate bias = ratio_between(d, "in_process_tuned_1core",
                                              "in_process_tuned_1core_sequential");
@@ -205,8 +208,8 @@ void summarize_design(const struct run_data *d, struct store *s)
     }
     if (table_open(s, "calibration", &cal, cal_header, CSV_COLUMNS(cal_header)) != 0)
         return;
-    calibration_row(s, &cal, "duet", "duets (couples)", duet.ratio, duet.n);
-    calibration_row(s, &cal, "sequential", "in turn (triples)", turn.ratio, turn.n);
+    calibration_row(s, &cal, pairing_name(PAIRING_DUET), "duets (couples)", duet.ratio, duet.n);
+    calibration_row(s, &cal, pairing_name(PAIRING_SEQUENTIAL), "in turn (triples)", turn.ratio, turn.n);
     calibration_row(s, &cal, "apart", "the earlier rounds", apart.ratio, apart.n);
     table_close(s, &cal);
     pooling(d, s, "chatty_unix");

@@ -266,8 +266,13 @@ static void summarize_engine_faults(const struct run_data *d, struct store *s)
 
 void summarize_mechanisms(const struct run_data *d, struct store *s)
 {
+    int python_engine = 0;
+    for (size_t i = 0; i < d->n_states; i++)
+        python_engine |= strcmp(d->states[i].client, "python") == 0 &&
+                         strcmp(d->states[i].state, "engine") == 0;
     put_text(s, "mech.measured", d->n_states > 0 && d->n_faults > 0 ? "yes" : "no");
     put_text(s, "witness.measured", d->n_witnesses > 0 ? "yes" : "no");
+    put_text(s, "mech.python.engine.measured", python_engine ? "yes" : "no");
     if (d->n_states == 0) {
         put_text(s, "mech.round.retouch.measured", "no");
         return;

@@ -468,7 +468,7 @@ void summarize_roofline(const struct run_data *d, struct store *s)
             peak_line(&peaks, line, row->kind, row->threads, e);
     }
     table_close(s, &peaks);
-    kernel_rate(d, s, &t, &fig, "in_process", &r, ONE);
+    kernel_rate(d, s, &t, &fig, arch_baseline(), &r, ONE);
     kernel_rate(d, s, &t, &fig, "numba_in_process", &r, ONE);
     kernel_rate(d, s, &t, &fig, "in_process_tuned_1core", &r, ONE);
     kernel_rate(d, s, &t, &fig, "in_process_tuned", &r, ALL);

@@ -4,24 +4,49 @@
  * Tangled from paper/90-appendix-report.md.
  */
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "report/calibrate.h"
 #include "report/summarize.h"
 #include "report/units.h"
+#include "schema/architectures.h"
 
-static summarizer *const SUMMARIZERS[] = {
-    summarize_run, summarize_sweep, summarize_architectures, summarize_calls, summarize_echo,
-    summarize_cold, summarize_serialization, summarize_spawn, summarize_mechanisms,
-    summarize_layout, summarize_roofline, summarize_counts, summarize_robustness,
-    summarize_derived, summarize_model, summarize_design, summarize_claims,
+#define SUMMARIZER(name) {#name, summarize_##name}
+static const struct {
+    const char *name;
+    summarizer *run;
+} SUMMARIZERS[] = {
+    SUMMARIZER(run),      SUMMARIZER(sweep),         SUMMARIZER(architectures),
+    SUMMARIZER(calls),    SUMMARIZER(echo),          SUMMARIZER(cold),
+    SUMMARIZER(serialization), SUMMARIZER(spawn),    SUMMARIZER(mechanisms),
+    SUMMARIZER(layout),   SUMMARIZER(roofline),      SUMMARIZER(counts),
+    SUMMARIZER(robustness), SUMMARIZER(derived),     SUMMARIZER(model),
+    SUMMARIZER(design),   SUMMARIZER(claims),
 };
+#undef SUMMARIZER
+enum { N_SUMMARIZERS = sizeof SUMMARIZERS / sizeof SUMMARIZERS[0] };
 
 void summarize_all(const struct run_data *d, struct store *s)
 {
-    for (size_t i = 0; i < sizeof SUMMARIZERS / sizeof SUMMARIZERS[0]; i++)
-        SUMMARIZERS[i](d, s);
+    struct read_watch watch = {-1, NULL, 0, 0}, *outer = s->watch;
+    s->watch = &watch;
+    for (size_t i = 0; i < N_SUMMARIZERS; i++) {
+        watch.running = (int)i;
+        SUMMARIZERS[i].run(d, s);
+    }
+    watch.running = -1;
+    int reader, writer;
+    const char *early = store_read_too_early(s, &reader, &writer);
+    if (early != NULL) {
+        fprintf(stderr, "ipctax-summary: summarize_%s reads %s, which summarize_%s puts "
+                        "after it: move it later in SUMMARIZERS\n",
+                SUMMARIZERS[reader].name, early, SUMMARIZERS[writer].name);
+        s->errors++;
+    }
+    free(watch.missed);
+    s->watch = outer;
 }
 
 void doubles_push(struct doubles *a, double x)
@@ -62,7 +87,7 @@ const char *unit_name(const struct run_data *d, const char *arch)
 {
     for (size_t i = 0; i < d->n_runs; i++)
         if (strcmp(d->runs[i].architecture, arch) == 0 && d->runs[i].round > 0)
-            return strcmp(d->runs[i].pairing, "duet") == 0 ? "couples" : "triples";
+            return pairing_is(d->runs[i].pairing, PAIRING_DUET) ? "couples" : "triples";
     return "units";
 }
 

@@ -47,7 +47,7 @@ static void fill_unit(const struct run_data *d, const struct run_row *first, con
     memset(u, 0, sizeof *u);
     u->unit = first->unit;
     u->round = first->round;
-    u->duet = strcmp(first->pairing, "duet") == 0;
+    u->duet = pairing_is(first->pairing, PAIRING_DUET);
     if (u->duet) {
         for (int s = 0; s < 2; s++) {
             u->row[s] = slot_of(d, u->unit, arch, s + 1);
@@ -62,8 +62,8 @@ static void fill_unit(const struct run_data *d, const struct run_row *first, con
                         fmax(end_of(u->row[1]), end_of(u->base[1])));
     } else {
         u->row[0] = slot_of(d, u->unit, arch, 2);
-        u->base[0] = slot_of(d, u->unit, "in_process", 1);
-        u->base[1] = slot_of(d, u->unit, "in_process", 3);
+        u->base[0] = slot_of(d, u->unit, arch_baseline(), 1);
+        u->base[1] = slot_of(d, u->unit, arch_baseline(), 3);
         u->complete = ok(u->row[0]) && ok(u->base[0]) && ok(u->base[1]);
         u->ratio = u->complete ? turn_ratio(u->base[0]->seconds, u->row[0]->seconds,
                                             u->base[1]->seconds)

@@ -87,6 +87,41 @@ int arch_row_named(const char *name)
     return -1;
 }
 
+const char *arch_baseline(void)
+{
+    return ARCH_ROWS[0].name;
+}
+
+int arch_is_baseline(const char *name)
+{
+    return strcmp(name, arch_baseline()) == 0;
+}
+
+const char *pairing_name(enum arch_pairing p)
+{
+    static const char *const names[] = {"none", "duet", "sequential"};
+    return (size_t)p < sizeof names / sizeof names[0] ? names[p] : "unknown";
+}
+
+int pairing_is(const char *text, enum arch_pairing p)
+{
+    return strcmp(text, pairing_name(p)) == 0;
+}
+
+const char *arch_control(enum arch_pairing p)
+{
+    const struct arch_row *b = &ARCH_ROWS[0];
+    for (size_t i = 1; i < N_ARCH_ROWS; i++) {
+        const struct arch_row *r = &ARCH_ROWS[i];
+        if (r->pairing == p && r->client == b->client && r->transport == b->transport &&
+            strcmp(r->kernel, b->kernel) == 0 && r->encoding == b->encoding &&
+            r->grain == b->grain && r->part.bar_divisor == b->part.bar_divisor &&
+            r->part.combo_step == b->part.combo_step)
+            return r->name;
+    }
+    return NULL;
+}
+
 const char *transport_name(enum transport t)
 {
     static const char *const names[] = {"none", "unix", "tcp", "shm_futex", "shm_spin",

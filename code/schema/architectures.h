@@ -60,5 +60,16 @@ enum { PER_BAR_SAMPLE = 1000 };
 
 /* The row's index, or -1. */
 int arch_row_named(const char *name);
+/* The baseline's name: the table's first row, which every other is compared with. */
+const char *arch_baseline(void);
+/* Whether name is the baseline's. */
+int arch_is_baseline(const char *name);
+/* The pairing's name in data/ (runs.csv's pairing): "none", "duet" or "sequential". */
+const char *pairing_name(enum arch_pairing p);
+/* Whether text (a pairing as data/ has it) names pairing p. */
+int pairing_is(const char *text, enum arch_pairing p);
+/* The A/A control of pairing p: the row that runs exactly what the
+ * baseline runs, paired so; its name, or NULL if the table has none. */
+const char *arch_control(enum arch_pairing p);
 
 #endif
