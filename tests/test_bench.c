@@ -323,6 +323,40 @@ static void cold_and_warm_calls_are_told_apart(void **state)
     csv_table_free(&t);
 }
 
+/* The mechanisms are made in the rounds: one pass after each round,
+ * numbered as the round, and the fault probes see faults (a fresh mapping
+ * at least its pages, the same pages again none). */
+static void the_mechanisms_make_a_pass_per_round(void **state)
+{
+    (void)state;
+    char dir[256];
+    out_dir(dir, "mechanisms");
+    char *const args[] = {"--bars", "20000", "--combos", "3", "--rounds", "2", "--arch",
+                          "in_process", "--measure", "mechanisms", "--out", dir, NULL};
+    run_bench_ok(args);
+    struct csv_table t;
+    load(dir, "states.csv", &t);
+    size_t per_pass[3] = {0, 0, 0};
+    for (size_t i = 0; i < t.n_rows; i++) {
+        long pass = atol(cell(&t, i, "pass"));
+        if (pass < 1 || pass > 2)
+            fail_msg("a state probe of pass %ld in a run of two rounds", pass);
+        per_pass[pass]++;
+    }
+    assert_true(per_pass[1] > 0);
+    assert_int_equal(per_pass[1], per_pass[2]);
+    csv_table_free(&t);
+    load(dir, "faults.csv", &t);
+    assert_int_equal(t.n_rows, 2 * 2 * 2);        /* passes x roles x touches */
+    for (size_t i = 0; i < t.n_rows; i++) {
+        long faults = atol(cell(&t, i, "minor_faults")), pages = atol(cell(&t, i, "pages"));
+        if (strcmp(cell(&t, i, "touch"), "first") == 0 ? faults < pages : faults != 0)
+            fail_msg("%s touch of %ld pages by %s: %ld faults", cell(&t, i, "touch"), pages,
+                     cell(&t, i, "role"), faults);
+    }
+    csv_table_free(&t);
+}
+
 /* The serialization record (issue 34): each row's place in its repetition's
  * order, the buffer an encode wrote and the pages it touched first. The
  * series of 20,000 bars (160 KB) is above the allocator's mmap threshold
@@ -1046,6 +1080,7 @@ int main(int argc, char **argv)
     }
     const struct CMUnitTest tests[] = {
         T(tiny_job_writes_its_files),
+        T(the_mechanisms_make_a_pass_per_round),
         T(a_made_plan_ends_the_rounds_resolved),
         T(a_spent_budget_ends_the_rounds),
         T(the_maximum_ends_the_rounds_otherwise),

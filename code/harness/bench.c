@@ -424,6 +424,10 @@ int main(int argc, char **argv)
             cfg.n_combos, cfg.seed, cfg.out_dir);
     struct schedule_outcome how = {0};
     int gate_failed = 0, failed = 0;
+    struct measure_context ctx = {&env, &job, cfg.out_dir, cfg.scale, cfg.seed};
+    struct rounds_measurements in_rounds;
+    rounds_measurements_begin(&in_rounds, &ctx, cfg.measures);
+    cfg.limits.hook = (struct round_hook){rounds_measurements_pass, &in_rounds};
     if (schedule_run(&env, &job, reference, cfg.rows, cfg.seed, &cfg.limits, cfg.out_dir, &how,
                      err, sizeof err) != 0) {
         fprintf(stderr, "ipctax-bench: architectures: %s\n", err);
@@ -431,13 +435,14 @@ int main(int argc, char **argv)
     }
     gate_failed = how.gate_failures > 0;
     failed |= how.failures > how.gate_failures;        /* could not run, beyond a wrong answer */
+    int in_rounds_failed = rounds_measurements_end(&in_rounds, !failed && !gate_failed) != 0;
     if (failed || gate_failed) {
         fprintf(stderr, "ipctax-bench: stopped after an architecture failed (above): nothing was "
                 "measured beyond it, and %s holds its gate.csv, not a run\n", cfg.out_dir);
     } else {
-        struct measure_context ctx = {&env, &job, cfg.out_dir, cfg.scale, cfg.seed};
         failed |= measurements_run(&ctx, cfg.measures) != 0;
     }
+    failed |= in_rounds_failed;
     if (write_sweep(cfg.out_dir, &job, reference) != 0 || write_machine(cfg.out_dir) != 0 ||
         write_run(cfg.out_dir, &cfg, sha256, &how) != 0) {
         fprintf(stderr, "ipctax-bench: cannot write the run's files in %s: %s\n", cfg.out_dir,

@@ -11,21 +11,22 @@
 #include "util/names.h"
 
 const struct measurement MEASUREMENTS[] = {
-    {"echo", "round trips per payload size, protocol and raw, C and Python clients", measure_echo},
+    {"echo", "round trips per payload size, protocol and raw, C and Python clients", measure_echo,
+     NULL},
     {"cold", "the first call on a fresh engine against the second, with both sides' page faults",
-     measure_cold},
-    {"mechanisms", "round trips after a stretch of compute or waiting, and first-touch faults",
-     measure_mechanisms},
+     measure_cold, NULL},
+    {"mechanisms", "round trips after a stretch of compute or waiting, and first-touch faults; "
+     "a pass after every round", NULL, &MECHANISMS_IN_ROUNDS},
     {"serialization", "encode and decode the series: raw (reused and fresh), memcpy, JSON, text; "
-     "Python's", measure_serialization},
+     "Python's", measure_serialization, NULL},
     {"spawn", "one engine process per call, alone: a one-double echo, a one-combination sweep",
-     measure_spawn},
+     measure_spawn, NULL},
     {"layout", "the kernel's time over layouts of its data and code, in the process and the engine",
-     measure_layout},
+     measure_layout, NULL},
     {"roofline", "this machine's clock and peak for the kernel's multiply-and-add mix, per width "
-                 "and threads", measure_roofline},
+                 "and threads", measure_roofline, NULL},
     {"counts", "instructions (callgrind) of the kernel in and out of the engine, and of a request",
-     measure_counts},
+     measure_counts, NULL},
 };
 const size_t N_MEASUREMENTS = sizeof MEASUREMENTS / sizeof MEASUREMENTS[0];
 
@@ -42,7 +43,7 @@ int measurements_run(const struct measure_context *ctx, const char *list)
     int failed = 0;
     for (size_t i = 0; i < N_MEASUREMENTS; i++) {
         char err[ERR_SIZE] = "";
-        if (!names_include(list, MEASUREMENTS[i].name))
+        if (!names_include(list, MEASUREMENTS[i].name) || MEASUREMENTS[i].run == NULL)
             continue;
         fprintf(stderr, "ipctax-bench: measuring %s\n", MEASUREMENTS[i].name);
         if (MEASUREMENTS[i].run(ctx, err, sizeof err) != 0) {
@@ -51,6 +52,56 @@ int measurements_run(const struct measure_context *ctx, const char *list)
         }
     }
     return failed ? -1 : 0;
+}
+
+void rounds_measurements_begin(struct rounds_measurements *r, const struct measure_context *ctx,
+                               const char *list)
+{
+    memset(r, 0, sizeof *r);
+    for (size_t i = 0; i < N_MEASUREMENTS && r->n < MAX_IN_ROUNDS; i++) {
+        const struct measurement *m = &MEASUREMENTS[i];
+        char err[ERR_SIZE] = "";
+        if (m->rounds == NULL || !names_include(list, m->name))
+            continue;
+        fprintf(stderr, "ipctax-bench: measuring %s in the rounds\n", m->name);
+        r->which[r->n] = m;
+        r->state[r->n] = m->rounds->begin(ctx, err, sizeof err);
+        if (r->state[r->n] == NULL) {
+            fprintf(stderr, "ipctax-bench: %s failed: %s\n", m->name, err);
+            r->failed = 1;
+        }
+        r->n++;
+    }
+}
+
+void rounds_measurements_pass(void *arg, int round)
+{
+    struct rounds_measurements *r = arg;
+    for (size_t i = 0; i < r->n; i++) {
+        char err[ERR_SIZE] = "";
+        if (r->state[i] == NULL || r->which[i]->rounds->pass(r->state[i], round, err,
+                                                             sizeof err) == 0)
+            continue;
+        fprintf(stderr, "ipctax-bench: %s failed in round %d: %s\n", r->which[i]->name, round,
+                err);
+        r->which[i]->rounds->end(r->state[i], 0, err, sizeof err);   /* leaves no file */
+        r->state[i] = NULL;
+        r->failed = 1;
+    }
+}
+
+int rounds_measurements_end(struct rounds_measurements *r, int ok)
+{
+    for (size_t i = 0; i < r->n; i++) {
+        char err[ERR_SIZE] = "";
+        if (r->state[i] != NULL && r->which[i]->rounds->end(r->state[i], ok, err,
+                                                            sizeof err) != 0) {
+            fprintf(stderr, "ipctax-bench: %s failed: %s\n", r->which[i]->name, err);
+            r->failed = 1;
+        }
+        r->state[i] = NULL;
+    }
+    return r->failed ? -1 : 0;
 }
 
 int scaled(const struct measure_context *ctx, int count, int floor)

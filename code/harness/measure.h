@@ -20,19 +20,48 @@ struct measure_context {
     uint32_t seed;                     /* of the run: every order is drawn from it */
 };
 
+/* A measurement made in the rounds: begin opens what its passes share (NULL
+ * with err set if it cannot), pass makes one at the end of a round, and end
+ * writes its files if ok, or leaves none, and frees what begin opened. */
+struct in_rounds {
+    void *(*begin)(const struct measure_context *ctx, char *err, size_t err_size);
+    int (*pass)(void *state, int round, char *err, size_t err_size);
+    int (*end)(void *state, int ok, char *err, size_t err_size);
+};
+
 struct measurement {
     const char *name;
     const char *description;
-    /* Runs, writes its CSV files; 0, or -1 with err set (and no file written). */
+    /* Runs, writes its CSV files; 0, or -1 with err set (and no file
+     * written). NULL for a measurement made in the rounds. */
     int (*run)(const struct measure_context *ctx, char *err, size_t err_size);
+    const struct in_rounds *rounds;    /* NULL: a stage after the rounds */
 };
 
 extern const struct measurement MEASUREMENTS[];
 extern const size_t N_MEASUREMENTS;
 int measurement_named(const char *name);
 
-/* Runs the selected measurements (NULL: all); 0, or -1 if any failed. */
+/* Runs the selected measurements (NULL: all) that are stages of their own;
+ * 0, or -1 if any failed. */
 int measurements_run(const struct measure_context *ctx, const char *list);
+
+/* The selected measurements made in the rounds, while they are made. */
+enum { MAX_IN_ROUNDS = 4 };
+struct rounds_measurements {
+    size_t n;
+    const struct measurement *which[MAX_IN_ROUNDS];
+    void *state[MAX_IN_ROUNDS];        /* NULL once one failed: no more passes */
+    int failed;
+};
+/* Begins the selected (NULL: all) measurements made in the rounds; one
+ * that cannot begin is reported and counted failed. */
+void rounds_measurements_begin(struct rounds_measurements *r, const struct measure_context *ctx,
+                               const char *list);
+/* The rounds' hook (schedule.h): a pass of each, after round `round`. */
+void rounds_measurements_pass(void *r, int round);
+/* Ends each, writing its files if ok; 0, or -1 if any failed. */
+int rounds_measurements_end(struct rounds_measurements *r, int ok);
 
 /* Repetitions: `count` scaled, never below `floor`. */
 int scaled(const struct measure_context *ctx, int count, int floor);
@@ -44,7 +73,7 @@ int measure_open(const struct measure_context *ctx, const char *name, struct dat
 
 int measure_echo(const struct measure_context *ctx, char *err, size_t err_size);
 int measure_cold(const struct measure_context *ctx, char *err, size_t err_size);
-int measure_mechanisms(const struct measure_context *ctx, char *err, size_t err_size);
+extern const struct in_rounds MECHANISMS_IN_ROUNDS;
 int measure_serialization(const struct measure_context *ctx, char *err, size_t err_size);
 int measure_spawn(const struct measure_context *ctx, char *err, size_t err_size);
 int measure_layout(const struct measure_context *ctx, char *err, size_t err_size);

@@ -24,8 +24,7 @@
 #include "util/timing.h"
 
 enum {
-    MECH_PASSES = 12,          /* the unit: every probe once */
-    AWAY_PASSES = 6,           /* the passes that also make the away probes */
+    AWAY_PASSES = 6,           /* the passes (rounds) that also make the away probes */
     FAULT_PAGES = 2048,        /* 8 MiB per fault probe */
     PAGE_BYTES = 4096,
 };
@@ -110,6 +109,7 @@ struct mech {
     struct partner partner;
     int cpus[2];
     double *back;
+    struct mt19937 mt;                     /* the passes' orders */
 };
 
 /* The next bar of a stream: the series from its start, round and round. */
@@ -362,21 +362,50 @@ static int mech_pass(struct mech *m, struct mt19937 *mt, int pass, char *err, si
     return status;
 }
 
-int measure_mechanisms(const struct measure_context *ctx, char *err, size_t err_size)
+static void *mech_begin(const struct measure_context *ctx, char *err, size_t err_size)
 {
-    struct mech m = {.ctx = ctx};
-    int status = mech_open(&m, err, err_size);
-    struct mt19937 mt;
-    mt19937_seed(&mt, round_seed(ctx->seed ^ 0x6d656368u, 0));        /* "mech" */
-    int passes = scaled(ctx, MECH_PASSES, 6);
-    for (int pass = 1; status == 0 && pass <= passes; pass++)
-        status = mech_pass(&m, &mt, pass, err, err_size);
-    if (status == 0 && (data_out_close(&m.states) != 0 || data_out_close(&m.faults) != 0))
-        status = set_error(err, err_size, "cannot write states.csv or faults.csv");
-    else if (status != 0) {
-        data_out_abandon(&m.states);
-        data_out_abandon(&m.faults);
+    struct mech *m = calloc(1, sizeof *m);
+    if (m == NULL) {
+        set_error(err, err_size, "out of memory for the mechanisms");
+        return NULL;
     }
-    mech_close(&m);
+    m->ctx = ctx;
+    mt19937_seed(&m->mt, round_seed(ctx->seed ^ 0x6d656368u, 0));     /* "mech" */
+    int status = mech_open(m, err, err_size);
+    pin_this_thread(CPU_ANY);
+    if (status != 0) {
+        data_out_abandon(&m->states);
+        data_out_abandon(&m->faults);
+        mech_close(m);
+        free(m);
+        return NULL;
+    }
+    return m;
+}
+
+static int mech_round(void *state, int round, char *err, size_t err_size)
+{
+    struct mech *m = state;
+    if (pin_this_thread(m->cpus[0]) != 0)
+        return set_error(err, err_size, "cannot pin the client to CPU %d", m->cpus[0]);
+    int status = mech_pass(m, &m->mt, round, err, err_size);
+    pin_this_thread(CPU_ANY);
     return status;
 }
+
+static int mech_end(void *state, int ok, char *err, size_t err_size)
+{
+    struct mech *m = state;
+    int status = 0;
+    if (ok && (data_out_close(&m->states) != 0 || data_out_close(&m->faults) != 0))
+        status = set_error(err, err_size, "cannot write states.csv or faults.csv");
+    else if (!ok) {
+        data_out_abandon(&m->states);
+        data_out_abandon(&m->faults);
+    }
+    mech_close(m);
+    free(m);
+    return status;
+}
+
+const struct in_rounds MECHANISMS_IN_ROUNDS = {mech_begin, mech_round, mech_end};

@@ -50,6 +50,7 @@ struct schedule {
     struct mt19937 mt;                 /* the round's order, then its CPUs */
     struct data_out runs, calls, witnesses;
     uint64_t started_ns;
+    double hook_s;                     /* the last round's hook, in seconds */
     long next_unit, next_run;
     struct session away[2];            /* the away probes' engines: one double, the series */
     int away_open[2];
@@ -593,6 +594,11 @@ static void run_rounds(struct schedule *sc, const struct schedule_limits *lim, u
     how->stop_reason = "max_rounds";
     for (int round = 1; round <= lim->max_rounds && sc->rec[sc->baseline].active; round++) {
         run_round(sc, round, seed);
+        if (lim->hook.after_round != NULL) {
+            uint64_t t0 = clock_ns();
+            lim->hook.after_round(lim->hook.arg, round);
+            sc->hook_s = seconds_between(t0, clock_ns());
+        }
         how->rounds = round;
         how->seconds = seconds_between(sc->started_ns, clock_ns());
         how->reach = control_reach(sc);
@@ -603,7 +609,7 @@ static void run_rounds(struct schedule *sc, const struct schedule_limits *lim, u
             how->stop_reason = "resolved";
             break;
         }
-        if (how->seconds + rounds_left_s(sc, 0) > lim->budget_s) {
+        if (how->seconds + rounds_left_s(sc, 0) + sc->hook_s > lim->budget_s) {
             how->stop_reason = "budget";
             break;
         }

@@ -11,14 +11,23 @@
 
 #include "harness/arch.h"
 
+/* What else the rounds make: called after each round's units, with the
+ * round's number (rounds_measurements_pass, @sec:measurements). */
+struct round_hook {
+    void (*after_round)(void *arg, int round);
+    void *arg;
+};
+
 struct schedule_limits {
     int min_rounds, max_rounds;
     double budget_s;           /* seconds of rounds at most, once min_rounds are made */
     double target;             /* the A/A control's goal, reported: no longer a stop rule */
     const char *units;         /* the plan: "row=N,...", NULL for every row's default */
+    struct round_hook hook;    /* none by default */
 };
 
-#define SCHEDULE_DEFAULT_LIMITS ((struct schedule_limits){6, 40, 600.0, 0.015, NULL})
+#define SCHEDULE_DEFAULT_LIMITS \
+    ((struct schedule_limits){6, 40, 600.0, 0.015, NULL, {NULL, NULL}})
 
 struct schedule_outcome {
     int rounds;
