@@ -771,6 +771,42 @@ static void syn_states(struct synthetic_run *s)
                     }
 }
 
+/* The engine stretches' own calls (state "kernel"), partner busy: the C
+ * client's short and long ones, the Python client's long one; a boundary
+ * beyond the kernel of syn_kernel_boundary_us, 30% of it the request's
+ * crossing and 50% the reply's. */
+static double syn_kernel_boundary_us(const char *client, const char *stretch)
+{
+    return syn_hot_us(client, "busy", 0) + 2.0 * syn_state_extra_us("engine", stretch);
+}
+
+static void syn_kernel_calls(struct synthetic_run *s)
+{
+    static const char *const CALLS[][2] = {{"c", "short"}, {"c", "long"}, {"python", "long"}};
+    for (size_t k = 0; k < sizeof CALLS / sizeof CALLS[0]; k++)
+        for (long pass = 1; pass <= SYN_PASSES; pass++) {
+            struct state_row r;
+            double q = syn_pass_scale(pass, strcmp(CALLS[k][0], "python") == 0);
+            double b = syn_kernel_boundary_us(CALLS[k][0], CALLS[k][1]) * q * 1e3;
+            memset(&r, 0, sizeof r);
+            snprintf(r.client, sizeof r.client, "%s", CALLS[k][0]);
+            snprintf(r.state, sizeof r.state, "kernel");
+            snprintf(r.stretch, sizeof r.stretch, "%s", CALLS[k][1]);
+            snprintf(r.partner, sizeof r.partner, "busy");
+            r.cpu = 0, r.pass = pass, r.order = 1, r.floats = 0;
+            r.stretch_ns = r.compute_ns = syn_stretch_us(CALLS[k][1]) * q * 1e3;
+            r.rtt_ns = r.stretch_ns + b;
+            r.request_ns = 0.3 * b, r.reply_ns = 0.5 * b;
+            r.encode_ns = r.decode_ns = r.send_ns = r.receive_ns = 0.05 * b;
+            r.wait_ns = r.stretch_ns + 0.8 * b, r.engine_ns = r.stretch_ns + 0.05 * b;
+            r.engine_decode_ns = r.engine_encode_ns = 0.01 * b, r.engine_cpu_ns = r.engine_ns;
+            r.process_ns = r.process_cpu_ns = r.process_minor_faults = NAN;
+            r.request_bytes = 68, r.reply_bytes = 36;
+            r.engine_minor_faults = 0, r.client_minor_faults = 0;
+            SYN_PUSH(s->d.states, s->d.n_states, r);
+        }
+}
+
 static void syn_faults(struct synthetic_run *s)
 {
     static const char *const ROLES[] = {"c", "python"};
@@ -1064,6 +1100,7 @@ static void synthetic_run_make(struct synthetic_run *s, int noise, uint32_t seed
     syn_serialization(s);
     syn_spawn(s);
     syn_states(s);
+    syn_kernel_calls(s);
     syn_faults(s);
     syn_layout(s);
     syn_roofline(s);

@@ -110,6 +110,7 @@ struct mech {
     int cpus[2];
     double *back;
     struct mt19937 mt;                     /* the passes' orders */
+    struct call_record kernel_call;        /* the last engine stretch's own call */
 };
 
 /* The next bar of a stream: the series from its start, round and round. */
@@ -138,6 +139,7 @@ static int stretch(struct mech *m, const struct cell *c, uint64_t *ns, char *err
                  : session_stream_bar(&m->engine[STRETCH_SHORT], next_close(m), job->n_combos, &t,
                                       err, err_size)) != 0)
             return -1;
+        m->kernel_call = t;
         *ns = m->last_stretch_ns[c->stretch] = t.compute_ns;
         return 0;
     case STATE_CLIENT:
@@ -248,9 +250,33 @@ static int python_probe(struct mech *m, const struct cell *c, size_t floats,
         return -1;
     *t = worker_call_record(json_object_get(answer, "call"));
     *stretch_ns = (uint64_t)json_integer_value(json_object_get(answer, "stretch_ns"));
-    int timed = t->has_engine;
+    if (c->state == STATE_ENGINE)
+        m->kernel_call = worker_call_record(json_object_get(answer, "kernel_call"));
+    int timed = t->has_engine && (c->state != STATE_ENGINE || m->kernel_call.has_engine);
     json_decref(answer);
     return timed ? 0 : set_error(err, err_size, "the Python worker's probe has no timing");
+}
+
+struct state_place {
+    const char *client, *state, *stretch, *partner;
+    int pass, order;
+};
+
+static void write_state(struct mech *m, const struct state_place *at, size_t floats,
+                        uint64_t stretch_ns, const struct call_record *t)
+{
+    struct data_out *o = &m->states;
+    data_text(o, STATES_client, at->client);
+    data_text(o, STATES_state, at->state);
+    data_text(o, STATES_stretch, at->stretch);
+    data_text(o, STATES_partner, at->partner);
+    data_int(o, STATES_cpu, current_cpu());
+    data_int(o, STATES_pass, at->pass);
+    data_int(o, STATES_order, at->order);
+    data_int(o, STATES_floats, (int64_t)floats);
+    data_int(o, STATES_stretch_ns, (int64_t)stretch_ns);
+    call_record_write(o, STATES_rtt_ns, t);
+    data_end_row(o);
 }
 
 static int state_probe(struct mech *m, const struct cell *c, int busy, int pass, int order,
@@ -265,18 +291,14 @@ static int state_probe(struct mech *m, const struct cell *c, int busy, int pass,
                         session_echo(s, m->ctx->job->close, floats, m->back, &t, err,
                                      err_size) != 0)
         return -1;
-    struct data_out *o = &m->states;
-    data_text(o, STATES_client, c->python ? "python" : "c");
-    data_text(o, STATES_state, STATE_NAMES[c->state]);
-    data_text(o, STATES_stretch, STRETCH_NAMES[c->stretch]);
-    data_text(o, STATES_partner, busy ? "busy" : "idle");
-    data_int(o, STATES_cpu, current_cpu());
-    data_int(o, STATES_pass, pass);
-    data_int(o, STATES_order, order);
-    data_int(o, STATES_floats, (int64_t)floats);
-    data_int(o, STATES_stretch_ns, (int64_t)stretch_ns);
-    call_record_write(o, STATES_rtt_ns, &t);
-    data_end_row(o);
+    const char *client = c->python ? "python" : "c", *partner = busy ? "busy" : "idle";
+    struct state_place at = {client, STATE_NAMES[c->state], STRETCH_NAMES[c->stretch], partner,
+                             pass, order};
+    write_state(m, &at, floats, stretch_ns, &t);
+    if (c->state == STATE_ENGINE && !c->series) {
+        at.state = "kernel";
+        write_state(m, &at, 0, stretch_ns, &m->kernel_call);
+    }
     return 0;
 }
 

@@ -452,10 +452,10 @@ class Worker:
         if state == "hot":
             engine.echo(values, out=back)   # the same echo just before: the curve's condition
         elif state == "engine":
-            self.probe_kernel(engine)       # the engine computes while the client waits
+            kernel_call = self.probe_kernel(engine)   # the engine computes, the client waits
             engine.echo(values, timing=True, out=back)
             return {"ok": True, "call": engine.last_call.as_dict(),
-                    "stretch_ns": self.probe_compute_ns}
+                    "kernel_call": kernel_call.as_dict(), "stretch_ns": self.probe_compute_ns}
         else:
             engine.echo(values, out=back)   # every buffer just touched: only the stretch between
             t0 = time.perf_counter_ns()
@@ -483,13 +483,14 @@ class Worker:
 
     def probe_kernel(self, engine):
         """The C probe's long stretch from this client: the middle combination
-        over the series, loaded on this connection once."""
+        over the series, loaded on this connection once; the call's record."""
         if not self.probe_loaded:
             engine.load(self.job.close)
             self.probe_loaded = True
         middle = len(self.job.params) // 2
         engine.sweep_loaded(self.job.params[middle:middle + 1], timing=True)
         self.probe_compute_ns = engine.last_call.engine.compute_ns
+        return engine.last_call
 
     def stretch(self, ns):
         """numpy copying between two workspace-sized arrays for about ns."""

@@ -106,6 +106,7 @@ static void summarize_probe(const struct run_data *d, struct store *s, const str
 
 static void summarize_round_away(const struct run_data *d, struct store *s,
                                  struct csv_out *t);   /* the rounds' probes, below */
+static void summarize_kernel_calls(const struct run_data *d, struct store *s);   /* below */
 
 static void summarize_states(const struct run_data *d, struct store *s)
 {
@@ -133,6 +134,7 @@ static void summarize_states(const struct run_data *d, struct store *s)
     summarize_round_away(d, s, t);
     if (t != NULL)
         table_close(s, t);
+    summarize_kernel_calls(d, s);
 }
 
 static const struct probe_field ROUND_FIELDS[] = {
@@ -172,6 +174,34 @@ static void summarize_round_away(const struct run_data *d, struct store *s, stru
     }
     if (rounds > 0)
         put_count(s, "mech.round.rounds", (double)rounds);
+}
+
+static void summarize_kernel_calls(const struct run_data *d, struct store *s)
+{
+    static const char *const clients[] = {"c", "python"}, *const stretches[] = {"short", "long"};
+    double rtt[MAX_PASSES], compute[MAX_PASSES], part[MAX_PASSES], echo[MAX_PASSES];
+    char key[KEY_SIZE];
+    for (int cl = 0; cl < 2; cl++)
+        for (int sr = 0; sr < 2; sr++) {
+            struct probe k = {clients[cl], "kernel", stretches[sr], "busy", 0};
+            struct probe e = {clients[cl], "engine", stretches[sr], "busy", 0};
+            probe_by_pass(d, &k, offsetof(struct state_row, rtt_ns), rtt);
+            probe_by_pass(d, &k, offsetof(struct state_row, stretch_ns), compute);
+            struct estimate b = over_passes(rtt, compute);
+            if (b.n == 0)
+                continue;
+            put_estimate(s, keyf(key, "mech.%s.kernel.%s.boundary_us", clients[cl],
+                                 stretches[sr]), b, 1, "passes");
+            probe_by_pass(d, &k, offsetof(struct state_row, request_ns), part);
+            put_estimate(s, keyf(key, "mech.%s.kernel.%s.request_us", clients[cl],
+                                 stretches[sr]), over_passes(part, NULL), 1, "passes");
+            probe_by_pass(d, &k, offsetof(struct state_row, reply_ns), part);
+            put_estimate(s, keyf(key, "mech.%s.kernel.%s.reply_us", clients[cl],
+                                 stretches[sr]), over_passes(part, NULL), 1, "passes");
+            probe_by_pass(d, &e, offsetof(struct state_row, reply_ns), echo);
+            put_estimate(s, keyf(key, "mech.%s.kernel.%s.reply_over_echo_us", clients[cl],
+                                 stretches[sr]), over_passes(part, echo), 1, "passes");
+        }
 }
 
 static const struct witness_row *retouch_again(const struct run_data *d, long round)
@@ -266,13 +296,16 @@ static void summarize_engine_faults(const struct run_data *d, struct store *s)
 
 void summarize_mechanisms(const struct run_data *d, struct store *s)
 {
-    int python_engine = 0;
-    for (size_t i = 0; i < d->n_states; i++)
+    int python_engine = 0, kernel = 0;
+    for (size_t i = 0; i < d->n_states; i++) {
         python_engine |= strcmp(d->states[i].client, "python") == 0 &&
                          strcmp(d->states[i].state, "engine") == 0;
+        kernel |= strcmp(d->states[i].state, "kernel") == 0;
+    }
     put_text(s, "mech.measured", d->n_states > 0 && d->n_faults > 0 ? "yes" : "no");
     put_text(s, "witness.measured", d->n_witnesses > 0 ? "yes" : "no");
     put_text(s, "mech.python.engine.measured", python_engine ? "yes" : "no");
+    put_text(s, "mech.kernel.measured", kernel ? "yes" : "no");
     if (d->n_states == 0) {
         put_text(s, "mech.round.retouch.measured", "no");
         return;

@@ -175,7 +175,7 @@
  * from rtt_ns on are a call's record */
 #define STATES_COLUMNS(_, row)                                                                     \
     _(row, client, TEXT, NAME_OF(15), "", "c or python: the client that timed it")                 \
-    _(row, state, TEXT, NAME_OF(15), "", "hot, engine, client or idle: what came before")          \
+    _(row, state, TEXT, NAME_OF(15), "", "hot, engine, client, idle; kernel: the stretch call")    \
     _(row, stretch, TEXT, NAME_OF(15), "", "none, short or long: how long it lasted")              \
     _(row, partner, TEXT, NAME_OF(7), "", "busy or idle: the other CPU meanwhile")                 \
     _(row, cpu, INT, CPU, "", "the CPU client and engine shared")                                  \
