@@ -1092,6 +1092,12 @@ static double kernel_pass(long pass, const void *ctx)
     return 0.5 * b - 0.35 * echo;
 }
 
+static double kernel_reply_truth(const char *client, const char *stretch)
+{
+    struct kernel_truth t = {client, stretch, -1.0};
+    return over_passes(kernel_pass, &t).value;
+}
+
 static double stretch_pass(long pass, const void *stretch)
 {
     return syn_stretch_us(stretch) * syn_pass_scale(pass, 0);
@@ -1482,6 +1488,8 @@ static double median9(double (*f)(const struct syn_row *, long, const void *),
     return x[SYN_ROUNDS / 2];
 }
 
+enum { N_MODEL_TERMS = 7 };
+
 /* ---- The model's primitives ------------------------------------------------------------------------------ */
 
 /* A state probe's parts (µs, medians over its passes), partner busy, one
@@ -1560,10 +1568,23 @@ static const char *client_of(const struct syn_row *r)
     return r->row->client == CLIENT_PYTHON ? "python" : "c";
 }
 
-/* The model's price of a one-double crossing after row r's kernel. */
+/* What the reply of an engine stretch's own call cost over the echo's
+ * after it (median over passes), by client and stretch; the Python
+ * client's short probe is its hot echo, which follows no kernel. */
+static double kernel_reply_truth(const char *client, const char *stretch);
+
+/* The reply after a kernel of c µs, over the echo's: between the stretches'. */
+static double reply_after(const char *client, double c)
+{
+    double lo = strcmp(client, "python") == 0 ? 0 : kernel_reply_truth(client, "short");
+    return lo + stretch_weight(c) * (kernel_reply_truth(client, "long") - lo);
+}
+
+/* The model's price of a one-double crossing after row r's kernel: the
+ * probe after it, and the reply straight from it. */
 static double crossing_price(const struct syn_row *r)
 {
-    return one_after(client_of(r), r->compute_us).rtt;
+    return one_after(client_of(r), r->compute_us).rtt + reply_after(client_of(r), r->compute_us);
 }
 
 /* ---- Composites across measurements ------------------------------------------------------------------ */
@@ -1586,7 +1607,7 @@ static void the_crossings_composites_are_their_medians_function(void **state)
     (void)state;
     double lo1, hi1, lo2, hi2, lo3, hi3;
     summarize_synthetic_run();
-    expect_number("cross.floor_us", probe_parts("c", "long", 0).rtt);
+    expect_number("cross.floor_us", probe_parts("c", "long", 0).rtt + kernel_reply_truth("c", "long"));
     const struct syn_row *stateful = row_named("stateful_unix"), *per_bar = row_named("per_bar_unix");
     expect_number("cross.g_per_combo", stateful->compute_us / crossing_price(stateful));
     expect_number("cross.g_per_bar", per_bar->compute_us / crossing_price(per_bar));
@@ -1647,16 +1668,19 @@ static struct probe_parts round_probe(int series)
     return (struct probe_parts){rtt, 0.05 * rtt, 0.40 * rtt, 0.35 * rtt, 0.05 * rtt};
 }
 
-/* The model's terms for row r (state, bytes, lane, codec, faults, process;
- * 68-model.md) from the primitives the generator made: a run's first call
- * (one of r->calls) crosses its request at the rounds' away probe's state,
- * the others and every reply after the kernel. */
-static void model_terms(const struct syn_row *r, double term[6])
+/* The model's terms for row r (state, reply, bytes, lane, codec, faults,
+ * process; 68-model.md) from the primitives the generator made. The
+ * measure is a median of calls, so a row of one call a run is priced as
+ * a run's first call (its request at the rounds' away probe's state, its
+ * reply after the kernel), and a row of many as a later call (both after
+ * the kernel, with the reply straight from it). */
+static void model_terms(const struct syn_row *r, double term[N_MODEL_TERMS])
 {
     const struct arch_row *a = r->row;
     int spawns = a->transport == TRANSPORT_SPAWN;
     const char *client = client_of(r);
-    double series_bytes = 8.0 * SYN_SERIES_FLOATS, c = r->compute_us, first = 1.0 / r->calls;
+    double series_bytes = 8.0 * SYN_SERIES_FLOATS, c = r->compute_us;
+    double first = r->calls == 1 ? 1.0 : r->calls == 2 ? 0.5 : 0.0;
     struct probe_parts one = one_after(client, c), rep = series_after(client, c);
     struct probe_parts one_req = probe_between(one, round_probe(0), first);
     struct probe_parts req = probe_between(rep, round_probe(1), first);
@@ -1665,19 +1689,20 @@ static void model_terms(const struct syn_row *r, double term[6])
     double per_out = (req.encode + req.request - one_req.encode - one_req.request) / span;
     double per_back = (rep.reply + rep.decode - one.reply - one.decode) / span;
     term[0] = spawns ? 0 : one_req.rtt;
-    term[1] = spawns ? 0 : fmax(out - 8, 0) * per_out + fmax(back - 8, 0) * per_back +
+    term[1] = spawns ? 0 : (1 - first) * reply_after(client, c);
+    term[2] = spawns ? 0 : fmax(out - 8, 0) * per_out + fmax(back - 8, 0) * per_back +
                            out * req.decode / series_bytes + back * rep.encode / series_bytes;
-    term[2] = spawns ? fitted_echo_us("pipe", "raw", each_way) - fitted_echo_us("unix", "raw", each_way)
+    term[3] = spawns ? fitted_echo_us("pipe", "raw", each_way) - fitted_echo_us("unix", "raw", each_way)
             : a->transport != TRANSPORT_UNIX
                 ? fitted_echo_us(transport_name(a->transport), "protocol", each_way) -
                       fitted_echo_us("unix", "protocol", each_way)
                 : 0;
-    term[3] = a->encoding == ENCODING_JSON       /* JSON bytes over the series' JSON bytes */
+    term[4] = a->encoding == ENCODING_JSON       /* JSON bytes over the series' JSON bytes */
                   ? fmin(r->request_bytes / SYN_JSON_BYTES, 1.0) * (9000.0 + 15000.0) : 0;
     /* a spawned engine's pages: its process's beyond the exit spawn's */
     double engine_faults = spawns ? SYN_PROCESS_FAULTS - SYN_EXIT_FAULTS : r->engine_faults;
-    term[4] = r->client_faults * syn_fault_us(client) + engine_faults * SYN_SPAWN_FAULT_US;
-    term[5] = spawns ? SYN_SPAWN_EXIT_MS * 1e3 : 0;
+    term[5] = r->client_faults * syn_fault_us(client) + engine_faults * SYN_SPAWN_FAULT_US;
+    term[6] = spawns ? SYN_SPAWN_EXIT_MS * 1e3 : 0;
 }
 
 /* The rows the break-even figure shows (the naive kernel behind a Unix
@@ -1702,7 +1727,8 @@ static void expect_break_even(const struct syn_row *r)
 static void the_model_predicts_every_row_from_the_primitives(void **state)
 {
     (void)state;
-    static const char *const TERMS[] = {"state", "bytes", "lane", "codec", "faults", "process"};
+    static const char *const TERMS[N_MODEL_TERMS] = {"state",  "reply",  "bytes",  "lane",
+                                                     "codec", "faults", "process"};
     char key[KEY_SIZE];
     int rows = 0, within = 0;
     double worst = 1;
@@ -1711,7 +1737,7 @@ static void the_model_predicts_every_row_from_the_primitives(void **state)
     for (size_t i = 1; i < gen.n_rows; i++) {
         const struct syn_row *r = &gen.rows[i];
         const char *a = r->row->name;
-        double term[6], predicted = 0;
+        double term[N_MODEL_TERMS], predicted = 0;
         if (r->row->transport == TRANSPORT_NONE)
             continue;
         if (r->row->transport == TRANSPORT_SPAWN && r->row->grain == GRAIN_SWEEP) {
@@ -1723,7 +1749,7 @@ static void the_model_predicts_every_row_from_the_primitives(void **state)
         }
         model_terms(r, term);
         struct truth m = measured_of(r);
-        for (int t = 0; t < 6; t++) {
+        for (int t = 0; t < N_MODEL_TERMS; t++) {
             expect_number(keyf(key, "model.%s.%s_us", a, TERMS[t]), term[t]);
             predicted += term[t];
         }
@@ -1780,7 +1806,7 @@ static void an_older_run_prices_python_calls_by_the_client_probe(void **state)
     int python_rows = 0;
     for (size_t i = 1; i < gen.n_rows; i++) {
         const struct syn_row *r = &gen.rows[i];
-        double term[6];
+        double term[N_MODEL_TERMS];
         if (r->row->client != CLIENT_PYTHON || r->row->transport != TRANSPORT_UNIX)
             continue;
         model_terms(r, term);

@@ -132,7 +132,10 @@ static int stretch(struct mech *m, const struct cell *c, uint64_t *ns, char *err
     case STATE_HOT:                    /* the same echo just before: the curve's condition */
         return session_echo(&m->engine[STRETCH_LONG], job->close, c->series ? job->n_bars : 1,
                             m->back, NULL, err, err_size);
-    case STATE_ENGINE:
+    case STATE_ENGINE:                 /* its engine just served: only the stretch comes between */
+        if (session_echo(&m->engine[c->stretch], job->close, c->series ? job->n_bars : 1,
+                         m->back, NULL, err, err_size) != 0)
+            return -1;
         if ((c->stretch == STRETCH_LONG
                  ? session_sweep_loaded(&m->engine[STRETCH_LONG], middle, 1, &result, &t, err,
                                         err_size)

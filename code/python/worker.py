@@ -452,6 +452,7 @@ class Worker:
         if state == "hot":
             engine.echo(values, out=back)   # the same echo just before: the curve's condition
         elif state == "engine":
+            engine.echo(values, out=back)   # its engine just served: only the stretch between
             kernel_call = self.probe_kernel(engine)   # the engine computes, the client waits
             engine.echo(values, timing=True, out=back)
             return {"ok": True, "call": engine.last_call.as_dict(),

@@ -24,6 +24,9 @@ struct primitives {
     /* the probe after each stretch that a call of each client meets, partner busy, by
      * client (enum arch_client): the `engine` probe (an older run's Python: `client`) */
     struct probe_phases one[3][2], series[3][2];
+    /* what the reply of the call that carried each stretch cost over the
+     * reply of the echo after it, by client: the reply after a kernel */
+    double kernel_reply[3][2];
     double away_us;                    /* the away probes' pause, as the client timed it */
     struct probe_phases away[3];       /* the series after it, by client */
     struct probe_phases round_one, round_series;   /* the rounds' away probes (C) */
@@ -85,6 +88,24 @@ static void read_round(const struct store *s, const char *payload, struct probe_
         *at[f] = value_of(s, keyf(key, "mech.round.%s.%s_us", payload, fields[f]));
 }
 
+/* The reply after a kernel, by client and stretch. The Python client's
+ * short probe is its hot echo, which follows no kernel: its excess is 0.
+ * A run made before the stretch's own call was written has none, and the
+ * model prices no reply apart from the probe's (mech.kernel.measured). */
+static void read_kernel_replies(const struct store *s, struct primitives *p)
+{
+    static const char *const stretch[2] = {"short", "long"};
+    char key[KEY_SIZE];
+    for (int k = 0; k < 2; k++) {
+        double c = value_of(s, keyf(key, "mech.c.kernel.%s.reply_over_echo_us", stretch[k]));
+        p->kernel_reply[CLIENT_C][k] = isfinite(c) ? c : 0.0;
+    }
+    double py = value_of(s, "mech.python.kernel.long.reply_over_echo_us");
+    p->kernel_reply[CLIENT_PYTHON][0] = 0.0;
+    p->kernel_reply[CLIENT_PYTHON][1] = isfinite(py) ? py : 0.0;
+    p->kernel_reply[CLIENT_NONE][0] = p->kernel_reply[CLIENT_NONE][1] = 0.0;
+}
+
 static void read_primitives(const struct store *s, const struct run_data *d,
                             struct primitives *p)
 {
@@ -107,6 +128,7 @@ static void read_primitives(const struct store *s, const struct run_data *d,
     read_probe(s, "python", py, "long", "series", &p->series[CLIENT_PYTHON][1]);
     read_hot(s, "python", "one", &p->one[CLIENT_PYTHON][0]);
     read_hot(s, "python", "series", &p->series[CLIENT_PYTHON][0]);
+    read_kernel_replies(s, p);
     p->away_us = value_of(s, "mech.c.idle.away.busy.series.stretch_us");
     read_away(s, "c", &p->away[CLIENT_C]);
     read_away(s, "python", &p->away[CLIENT_PYTHON]);
@@ -244,9 +266,18 @@ static int read_inputs(const struct store *s, const struct arch_row *row, struct
     return in->measured.n > 0 && isfinite(in->request_bytes) ? 0 : -1;
 }
 
-enum term { T_STATE, T_BYTES, T_LANE, T_CODEC, T_FAULTS, T_PROCESS, N_TERMS };
-static const char *const TERM_NAMES[N_TERMS] = {"state", "bytes", "lane", "codec", "faults",
-                                                 "process"};
+enum term { T_STATE, T_REPLY, T_BYTES, T_LANE, T_CODEC, T_FAULTS, T_PROCESS, N_TERMS };
+static const char *const TERM_NAMES[N_TERMS] = {"state", "reply", "bytes", "lane", "codec",
+                                                 "faults", "process"};
+
+/* The share of a row's calls priced as a run's first, for the statistic
+ * its measure takes: the median of a unit's calls, which is a later
+ * call's when fewer than half are first (a run of 20 calls), a first
+ * call's when more are (a run of one), and between them at one half. */
+static double median_first_share(double first)
+{
+    return first < 0.5 ? 0.0 : first > 0.5 ? 1.0 : 0.5;
+}
 
 /* Where between the short (0) and the long (1) stretch a kernel of c µs lies. */
 static double stretch_weight(const struct primitives *p, double c)
@@ -257,6 +288,13 @@ static double stretch_weight(const struct primitives *p, double c)
     if (!(c < hi))
         return 1.0;
     return log(c / lo) / log(hi / lo);
+}
+
+/* What the reply after a kernel of w (0 short ... 1 long) costs over the echo's. */
+static double reply_after(const struct primitives *p, int client, double w)
+{
+    const double *r = p->kernel_reply[client];
+    return r[0] + w * (r[1] - r[0]);
 }
 
 /* The state's probe of a kernel of w (0 short ... 1 long): each phase between. */
@@ -316,16 +354,19 @@ static void predict(const struct store *s, const struct arch_row *row,
                     double term[N_TERMS])
 {
     int spawns = row->transport == TRANSPORT_SPAWN;
-    double w = stretch_weight(p, in->compute_us);
+    double w = stretch_weight(p, in->compute_us), first = median_first_share(in->first_share);
     double out = in->request_bytes - 4.0, back = in->reply_bytes - 4.0;    /* length words off */
     double each_way = (out + back) / 2.0;
     for (int t = 0; t < N_TERMS; t++)
         term[t] = 0.0;
     /* a spawned call is measured over its warm twin: the crossing cancels */
     struct probe_phases one = between(p->one[row->client], w);
-    term[T_STATE] = spawns ? 0.0 : request_state(one, p->round_one, one, in->first_share).rtt;
-    term[T_BYTES] = spawns ? 0.0 : bytes_term(p, row->client, in->compute_us, in->first_share,
-                                              out, back);
+    term[T_STATE] = spawns ? 0.0 : request_state(one, p->round_one, one, first).rtt;
+    /* a later call's reply leaves straight from its kernel to a client that
+     * waited through it, which the probe's echo, after that reply, does not
+     * see; a first call's state is the round's probe, both ends left */
+    term[T_REPLY] = spawns ? 0.0 : (1.0 - first) * reply_after(p, row->client, w);
+    term[T_BYTES] = spawns ? 0.0 : bytes_term(p, row->client, in->compute_us, first, out, back);
     if (spawns)
         term[T_LANE] = echo_fit_us(s, "c", "pipe", "raw", each_way) -
                        echo_fit_us(s, "c", "unix", "raw", each_way);
@@ -362,7 +403,7 @@ static void write_break_even(struct store *s, const struct primitives *p)
     static const char *const header[] = {"label", "G", "share_pct", "low", "high"};
     char key[KEY_SIZE];
     struct csv_out out;
-    put_number(s, "cross.floor_us", p->one[CLIENT_C][1].rtt, 1);
+    put_number(s, "cross.floor_us", p->one[CLIENT_C][1].rtt + reply_after(p, CLIENT_C, 1.0), 1);
     if (figure_data_open(s, "breakeven.csv", &out, header, CSV_COLUMNS(header)) != 0)
         return;
     for (size_t i = 0; i < N_ARCH_ROWS; i++) {
@@ -370,7 +411,7 @@ static void write_break_even(struct store *s, const struct primitives *p)
         double compute_us = value_of(s, keyf(key, "call.%s.compute_us", row->name));
         struct estimate share = store_estimate(s, keyf(key, "call.%s.share_pct", row->name));
         double w = stretch_weight(p, compute_us);
-        double price = between(p->one[row->client], w).rtt;
+        double price = between(p->one[row->client], w).rtt + reply_after(p, row->client, w);
         if (!break_even_pattern(row) || share.n == 0 || !(compute_us > 0) || !(price > 0))
             continue;
         put_number(s, keyf(key, "model.%s.g", row->name), compute_us / price, 2);
@@ -477,7 +518,8 @@ void summarize_model(const struct run_data *d, struct store *s)
 {
     static const char *const header[] = {"Architecture", "Predicted (µs)",
                                          "Measured (µs) [95% interval]", "Predicted / measured",
-                                         "State", "Bytes", "Lane", "Codec", "Faults", "Process"};
+                                         "State", "Reply", "Bytes", "Lane", "Codec", "Faults",
+                                         "Process"};
     static const char *const figure_header[] = {"architecture", "predicted_us", "measured_us",
                                                 "low", "high", "band"};
     static const char *const first_header[] = {"Architecture", "Measured / predicted",
