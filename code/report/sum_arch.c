@@ -210,17 +210,12 @@ void summarize_architectures(const struct run_data *d, struct store *s)
     put_number(s, "arch.in_process.max_s", base.max, 3);
     put_number(s, "arch.in_process.spread_pct", (base.max - base.min) / base.p50 * 100.0, 0);
     headline_table(d, s);
-    speedup(d, s, "speedup.tuned_1core", "in_process_tuned_1core", 1);
-    speedup(d, s, "speedup.tuned_all", "in_process_tuned", 1);
-    between(d, s, "speedup.cores", "in_process_tuned_1core", "in_process_tuned", 2);
-    between(d, s, "speedup.tuned_1core_over_numba", "numba_in_process", "in_process_tuned_1core",
-            1);
-    between(d, s, "pair.python_batch_over_numba", "python_batch_unix", "numba_in_process", 3);
-    between(d, s, "pair.python_tuned_over_numba", "python_batch_unix_tuned", "numba_in_process",
-            3);
-    between(d, s, "pair.python_batch_over_batch", "python_batch_unix", "batch_unix", 3);
-    between(d, s, "pair.batch_tuned_over_tuned", "batch_unix_tuned", "in_process_tuned_1core", 3);
-    between(d, s, "pair.spawn_over_batch", "spawn_stdin", "batch_unix", 3);
-    between(d, s, "pair.chatty_over_batch", "chatty_unix", "batch_unix", 3);
+    for (size_t i = 0; i < N_ARCH_COMPARISONS; i++) {   /* the table's other comparisons */
+        const struct arch_comparison *c = &ARCH_COMPARISONS[i];
+        if (c->over == NULL)
+            speedup(d, s, c->key, c->row, c->decimals);
+        else
+            between(d, s, c->key, c->row, c->over, c->decimals);
+    }
     pooled_ratios(d, s);
 }

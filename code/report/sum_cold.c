@@ -10,6 +10,7 @@
 #include "report/calibrate.h"
 #include "report/summarize.h"
 #include "report/units.h"
+#include "schema/architectures.h"
 
 struct cold_values {
     struct doubles boundary[2], decode[2], engine_faults[2], client_faults[2], cold_over_warm;
@@ -70,9 +71,11 @@ void summarize_cold(const struct run_data *d, struct store *s)
         put_estimate(s, "cold.over_warm", doubles_estimate(&v.cold_over_warm), 1,
                      "fresh engines");
         put_count(s, "cold.reps", (double)v.cold_over_warm.n);
-        /* the cold boundary against a whole sweep's kernel time, from batch_unix's units */
+        /* the cold boundary against a whole sweep's kernel time, from the units
+         * of the C client's call per sweep on a persistent engine */
         struct unit_view *u;
-        size_t n = arch_units(d, "batch_unix", &u), k = 0;
+        size_t n = arch_units(d, arch_like(CLIENT_C, TRANSPORT_UNIX, "naive", ENCODING_BINARY,
+                                           GRAIN_SWEEP), &u), k = 0;
         double *compute_ms = malloc((n ? n : 1) * sizeof *compute_ms);
         for (size_t i = 0; compute_ms != NULL && i < n; i++) {
             struct unit_calls c;

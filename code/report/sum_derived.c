@@ -11,6 +11,7 @@
 #include "report/calibrate.h"
 #include "report/summarize.h"
 #include "report/units.h"
+#include "schema/architectures.h"
 
 enum { MAX_UNITS = 4096 };
 
@@ -70,28 +71,43 @@ static void put_composite(struct store *s, const char *key, size_t k, double *co
     put_number(s, keyf(buf, "%s.level_pct", key), cal.level * 100.0, 1);
 }
 
+/* The C client's row of the naive kernel, binary, over transport t at
+ * grain g: each way of crossing in its plain form, found by what it runs. */
+static const char *plain_row(enum transport t, enum arch_grain g)
+{
+    return arch_like(CLIENT_C, t, "naive", ENCODING_BINARY, g);
+}
+
 static void put_crossings(const struct run_data *d, struct store *s)
 {
+    const char *spawn_call = plain_row(TRANSPORT_SPAWN, GRAIN_COMBO);
+    const char *spawn_sweep = plain_row(TRANSPORT_SPAWN, GRAIN_SWEEP);
+    const char *batch = plain_row(TRANSPORT_UNIX, GRAIN_SWEEP);
+    const char *chatty = plain_row(TRANSPORT_UNIX, GRAIN_COMBO);
+    const char *stateful = plain_row(TRANSPORT_UNIX, GRAIN_LOADED);
+    const char *py_stateful = arch_like(CLIENT_PYTHON, TRANSPORT_UNIX, "naive", ENCODING_BINARY,
+                                        GRAIN_LOADED);
+    char from[KEY_SIZE];
     double *g[3];
     size_t n[3];
     for (int i = 0; i < 3; i++)
         g[i] = malloc(MAX_UNITS * sizeof *g[i]);
     if (g[0] == NULL || g[1] == NULL || g[2] == NULL)
         goto done;
-    n[0] = unit_boundaries(d, "spawn_per_combo", 0, g[0]);
-    n[1] = unit_boundaries(d, "spawn_stdin", 0, g[1]);
-    n[2] = unit_boundaries(d, "batch_unix", 0, g[2]);
+    n[0] = unit_boundaries(d, spawn_call, 0, g[0]);
+    n[1] = unit_boundaries(d, spawn_sweep, 0, g[1]);
+    n[2] = unit_boundaries(d, batch, 0, g[2]);
     put_composite(s, "cross.spawn_call_over_spawn", 3, g, n, over_difference, 2,
                   "couples of three rows");
     put_composite(s, "cross.spawn_over_persistent_us", 2, (double *[]){g[1], g[2]},
                   (size_t[]){n[1], n[2]}, difference, 0, "couples of two rows");
-    n[0] = unit_boundaries(d, "chatty_unix", 1, g[0]);
-    n[1] = unit_boundaries(d, "batch_unix", 1, g[1]);
+    n[0] = unit_boundaries(d, chatty, 1, g[0]);
+    n[1] = unit_boundaries(d, batch, 1, g[1]);
     put_composite(s, "cross.chatty_extra_ms", 2, g, n, difference, 1, "couples of two rows");
     /* a call over its own witnesses: a value of the unit (@sec:results-mechanisms) */
-    put_witnessed(s, "cross.chatty_over_model", "cross.chatty_unix.over_payload");
-    put_witnessed(s, "cross.stateful_over_floor", "cross.python_stateful_unix.over_floor");
-    put_witnessed(s, "cross.c_stateful_over_floor", "cross.stateful_unix.over_floor");
+    put_witnessed(s, "cross.chatty_over_model", keyf(from, "cross.%s.over_payload", chatty));
+    put_witnessed(s, "cross.stateful_over_floor", keyf(from, "cross.%s.over_floor", py_stateful));
+    put_witnessed(s, "cross.c_stateful_over_floor", keyf(from, "cross.%s.over_floor", stateful));
 done:
     for (int i = 0; i < 3; i++)
         free(g[i]);
@@ -132,16 +148,17 @@ void summarize_derived(const struct run_data *d, struct store *s)
     struct csv_out t;
     char buf[200], text[TEXT_SIZE + 64];
     double *spawned = malloc(MAX_UNITS * sizeof *spawned);
+    const char *spawn_call = plain_row(TRANSPORT_SPAWN, GRAIN_COMBO);
     put_crossings(d, s);
     if (spawned != NULL) {
-        size_t n = unit_boundaries(d, "spawn_per_combo", 0, spawned);
+        size_t n = unit_boundaries(d, spawn_call, 0, spawned);
         struct estimate e = estimate_median(spawned, n);
-        double to_sweep_ms = calls_per_whole_sweep(d, "spawn_per_combo") * 1e-3;
+        double to_sweep_ms = calls_per_whole_sweep(d, spawn_call) * 1e-3;
         struct estimate sweep = {e.n, e.value * to_sweep_ms, e.low * to_sweep_ms,
                                  e.high * to_sweep_ms, e.coverage};
         if (n > 0) {
-            put_estimate(s, "cross.spawn_call_us", e, 0, unit_name(d, "spawn_per_combo"));
-            put_estimate(s, "cross.spawn_sweep_ms", sweep, 0, unit_name(d, "spawn_per_combo"));
+            put_estimate(s, "cross.spawn_call_us", e, 0, unit_name(d, spawn_call));
+            put_estimate(s, "cross.spawn_sweep_ms", sweep, 0, unit_name(d, spawn_call));
         }
         free(spawned);
     }

@@ -200,9 +200,10 @@ void summarize_design(const struct run_data *d, struct store *s)
                                            kv_number(&d->run, "rounds_seconds") <= 600.0
                                        ? "yes" : "no");
     cpu_difference(d, s, duet_control);
-    if (has_runs(d, "in_process_tuned_1core") && has_runs(d, "in_process_tuned_1core_sequential")) {
-        struct estimate bias = ratio_between(d, "in_process_tuned_1core",
-                                             "in_process_tuned_1core_sequential");
+    const char *bias_duet = arch_bias_check();
+    const char *bias_turn = bias_duet != NULL ? arch_twin(bias_duet, PAIRING_SEQUENTIAL) : NULL;
+    if (bias_turn != NULL && has_runs(d, bias_duet) && has_runs(d, bias_turn)) {
+        struct estimate bias = ratio_between(d, bias_duet, bias_turn);
         put_estimate(s, "design.duet_bias", bias, 3, "rounds");
         put_text(s, "design.unbiased", bias.low <= 1.0 && 1.0 <= bias.high ? "yes" : "no");
     }
@@ -212,6 +213,6 @@ void summarize_design(const struct run_data *d, struct store *s)
     calibration_row(s, &cal, pairing_name(PAIRING_SEQUENTIAL), "in turn (triples)", turn.ratio, turn.n);
     calibration_row(s, &cal, "apart", "the earlier rounds", apart.ratio, apart.n);
     table_close(s, &cal);
-    pooling(d, s, "chatty_unix");
+    pooling(d, s, arch_like(CLIENT_C, TRANSPORT_UNIX, "naive", ENCODING_BINARY, GRAIN_COMBO));
     put_count(s, "calibration.runs", CALIBRATION_RUNS);
 }

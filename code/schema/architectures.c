@@ -108,19 +108,64 @@ int pairing_is(const char *text, enum arch_pairing p)
     return strcmp(text, pairing_name(p)) == 0;
 }
 
-const char *arch_control(enum arch_pairing p)
+/* Whether a and b run the same thing: everything but the name, the
+ * pairing, the headline mark and the words. */
+static int runs_alike(const struct arch_row *a, const struct arch_row *b)
 {
-    const struct arch_row *b = &ARCH_ROWS[0];
-    for (size_t i = 1; i < N_ARCH_ROWS; i++) {
-        const struct arch_row *r = &ARCH_ROWS[i];
-        if (r->pairing == p && r->client == b->client && r->transport == b->transport &&
-            strcmp(r->kernel, b->kernel) == 0 && r->encoding == b->encoding &&
-            r->grain == b->grain && r->part.bar_divisor == b->part.bar_divisor &&
-            r->part.combo_step == b->part.combo_step)
-            return r->name;
-    }
+    return a->client == b->client && a->transport == b->transport &&
+           strcmp(a->kernel, b->kernel) == 0 && a->encoding == b->encoding &&
+           a->grain == b->grain && a->part.bar_divisor == b->part.bar_divisor &&
+           a->part.combo_step == b->part.combo_step;
+}
+
+const char *arch_twin(const char *name, enum arch_pairing p)
+{
+    int at = arch_row_named(name);
+    for (size_t i = 0; at >= 0 && i < N_ARCH_ROWS; i++)
+        if ((int)i != at && ARCH_ROWS[i].pairing == p && runs_alike(&ARCH_ROWS[i], &ARCH_ROWS[at]))
+            return ARCH_ROWS[i].name;
     return NULL;
 }
+
+const char *arch_control(enum arch_pairing p)
+{
+    return arch_twin(arch_baseline(), p);
+}
+
+const char *arch_bias_check(void)
+{
+    for (size_t i = 1; i < N_ARCH_ROWS; i++)
+        if (ARCH_ROWS[i].pairing == PAIRING_DUET &&
+            arch_twin(ARCH_ROWS[i].name, PAIRING_SEQUENTIAL) != NULL)
+            return ARCH_ROWS[i].name;
+    return NULL;
+}
+
+const char *arch_like(enum arch_client client, enum transport transport, const char *kernel,
+                      enum arch_encoding encoding, enum arch_grain grain)
+{
+    for (size_t i = 0; i < N_ARCH_ROWS; i++) {
+        const struct arch_row *r = &ARCH_ROWS[i];
+        if (r->client == client && r->transport == transport && strcmp(r->kernel, kernel) == 0 &&
+            r->encoding == encoding && r->grain == grain)
+            return r->name;
+    }
+    return "";
+}
+
+const struct arch_comparison ARCH_COMPARISONS[] = {
+    {"speedup.tuned_1core", "in_process_tuned_1core", NULL, 1},
+    {"speedup.tuned_all", "in_process_tuned", NULL, 1},
+    {"speedup.cores", "in_process_tuned_1core", "in_process_tuned", 2},
+    {"speedup.tuned_1core_over_numba", "numba_in_process", "in_process_tuned_1core", 1},
+    {"pair.python_batch_over_numba", "python_batch_unix", "numba_in_process", 3},
+    {"pair.python_tuned_over_numba", "python_batch_unix_tuned", "numba_in_process", 3},
+    {"pair.python_batch_over_batch", "python_batch_unix", "batch_unix", 3},
+    {"pair.batch_tuned_over_tuned", "batch_unix_tuned", "in_process_tuned_1core", 3},
+    {"pair.spawn_over_batch", "spawn_stdin", "batch_unix", 3},
+    {"pair.chatty_over_batch", "chatty_unix", "batch_unix", 3},
+};
+const size_t N_ARCH_COMPARISONS = sizeof ARCH_COMPARISONS / sizeof ARCH_COMPARISONS[0];
 
 const char *transport_name(enum transport t)
 {

@@ -71,5 +71,27 @@ int pairing_is(const char *text, enum arch_pairing p);
 /* The A/A control of pairing p: the row that runs exactly what the
  * baseline runs, paired so; its name, or NULL if the table has none. */
 const char *arch_control(enum arch_pairing p);
+/* The row that runs exactly what name runs, paired as p; or NULL. */
+const char *arch_twin(const char *name, enum arch_pairing p);
+/* The bias check: the first row other than the baseline that has a twin
+ * in sequential pairs; its name (the duet's side), or NULL. */
+const char *arch_bias_check(void);
+/* The first row that runs kernel for client over transport, so encoded,
+ * calling at grain: a row found by what it runs. Its name, or "" where the
+ * table has none: a name no run has, which a summarizer finds no runs of. */
+const char *arch_like(enum arch_client client, enum transport transport, const char *kernel,
+                      enum arch_encoding encoding, enum arch_grain grain);
+
+/* A comparison the paper draws between two rows, besides every row's
+ * ratio to the baseline: the value's key, the row, and the row whose time
+ * it is set over, or NULL for the baseline's time over the row's (a
+ * speed-up), with the digits it is printed to. */
+struct arch_comparison {
+    const char *key, *row, *over;
+    int decimals;
+};
+
+extern const struct arch_comparison ARCH_COMPARISONS[];
+extern const size_t N_ARCH_COMPARISONS;
 
 #endif
