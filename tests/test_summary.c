@@ -32,6 +32,7 @@
 #include "report/reproduce.h"
 #include "report/store.h"
 #include "report/summarize.h"
+#include "schema/architectures.h"
 #include "util/text.h"
 
 /* ---- The run, made by hand ------------------------------------------------ */
@@ -1221,6 +1222,42 @@ static void a_bad_number_is_refused_with_its_place(void **state)
             "line 2", "request_bytes", "'25OO' is not a number");
 }
 
+/* The report finds rows by what they run and compares them through the
+ * table: each comparison names rows of the table, a role is found by its
+ * attributes (or is "" where the table has none), the A/A controls are
+ * the baseline's twins, and the bias check is a row of its own with a
+ * sequential twin. */
+static void the_table_names_the_roles_and_the_comparisons(void **state)
+{
+    (void)state;
+    for (size_t i = 0; i < N_ARCH_COMPARISONS; i++) {
+        const struct arch_comparison *c = &ARCH_COMPARISONS[i];
+        if (arch_row_named(c->row) < 0 || (c->over != NULL && arch_row_named(c->over) < 0))
+            fail_msg("the comparison %s names a row the table lacks", c->key);
+    }
+    const char *batch = arch_like(CLIENT_C, TRANSPORT_UNIX, "naive", ENCODING_BINARY, GRAIN_SWEEP);
+    int at = arch_row_named(batch);
+    assert_true(at >= 0);
+    assert_int_equal(ARCH_ROWS[at].client, CLIENT_C);
+    assert_int_equal(ARCH_ROWS[at].transport, TRANSPORT_UNIX);
+    assert_int_equal(ARCH_ROWS[at].grain, GRAIN_SWEEP);
+    assert_string_equal(arch_like(CLIENT_PYTHON, TRANSPORT_SPAWN, "tuned", ENCODING_JSON,
+                                  GRAIN_BAR), "");
+    const char *duet = arch_control(PAIRING_DUET), *turn = arch_control(PAIRING_SEQUENTIAL);
+    assert_non_null(duet);
+    assert_non_null(turn);
+    assert_string_equal(arch_twin(arch_baseline(), PAIRING_DUET), duet);
+    assert_string_equal(ARCH_ROWS[arch_row_named(turn)].kernel, ARCH_ROWS[0].kernel);
+    const char *bias = arch_bias_check();
+    assert_non_null(bias);
+    assert_string_not_equal(bias, duet);
+    assert_false(arch_is_baseline(bias));
+    assert_int_equal(ARCH_ROWS[arch_row_named(bias)].pairing, PAIRING_DUET);
+    const char *twin = arch_twin(bias, PAIRING_SEQUENTIAL);
+    assert_non_null(twin);
+    assert_string_not_equal(twin, turn);
+}
+
 static int group_setup(void **state)
 {
     (void)state;
@@ -1261,6 +1298,7 @@ int main(void)
         T(a_missing_file_is_refused_by_name),
         T(a_missing_column_is_refused_by_name),
         T(a_bad_number_is_refused_with_its_place),
+        T(the_table_names_the_roles_and_the_comparisons),
     };
     return cmocka_run_group_tests(tests, group_setup, group_teardown);
 }

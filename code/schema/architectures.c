@@ -134,8 +134,8 @@ const char *arch_control(enum arch_pairing p)
 
 const char *arch_bias_check(void)
 {
-    for (size_t i = 1; i < N_ARCH_ROWS; i++)
-        if (ARCH_ROWS[i].pairing == PAIRING_DUET &&
+    for (size_t i = 1; i < N_ARCH_ROWS; i++)   /* the controls run the baseline: not them */
+        if (ARCH_ROWS[i].pairing == PAIRING_DUET && !runs_alike(&ARCH_ROWS[i], &ARCH_ROWS[0]) &&
             arch_twin(ARCH_ROWS[i].name, PAIRING_SEQUENTIAL) != NULL)
             return ARCH_ROWS[i].name;
     return NULL;

@@ -73,8 +73,8 @@ int pairing_is(const char *text, enum arch_pairing p);
 const char *arch_control(enum arch_pairing p);
 /* The row that runs exactly what name runs, paired as p; or NULL. */
 const char *arch_twin(const char *name, enum arch_pairing p);
-/* The bias check: the first row other than the baseline that has a twin
- * in sequential pairs; its name (the duet's side), or NULL. */
+/* The bias check: the first row in duets, other than an A/A control, that
+ * has a twin in sequential pairs; its name (the duet's side), or NULL. */
 const char *arch_bias_check(void);
 /* The first row that runs kernel for client over transport, so encoded,
  * calling at grain: a row found by what it runs. Its name, or "" where the
