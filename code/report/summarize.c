@@ -23,7 +23,7 @@ static const struct {
     SUMMARIZER(serialization), SUMMARIZER(spawn),    SUMMARIZER(mechanisms),
     SUMMARIZER(layout),   SUMMARIZER(roofline),      SUMMARIZER(counts),
     SUMMARIZER(robustness), SUMMARIZER(derived),     SUMMARIZER(model),
-    SUMMARIZER(design),   SUMMARIZER(claims),
+    SUMMARIZER(design),   SUMMARIZER(claims),        SUMMARIZER(multiplicity),
 };
 #undef SUMMARIZER
 enum { N_SUMMARIZERS = sizeof SUMMARIZERS / sizeof SUMMARIZERS[0] };

@@ -87,6 +87,11 @@ static double binomial_half(size_t n, size_t j)
 
 struct estimate estimate_median(const double *values, size_t n)
 {
+    return estimate_median_at(values, n, 0.05);
+}
+
+struct estimate estimate_median_at(const double *values, size_t n, double alpha)
+{
     struct estimate e = {0, NAN, NAN, NAN, 0.0};
     size_t k;
     double *sorted = sorted_finite(values, n, &k);
@@ -95,7 +100,7 @@ struct estimate estimate_median(const double *values, size_t n)
         e.value = quantile_sorted(sorted, k, 0.5);
         size_t rank = 1;                       /* the rank-th smallest, from 1 */
         double below = binomial_half(k, 0);    /* P(B < rank) */
-        while (rank < k / 2 && below + binomial_half(k, rank) <= 0.025)
+        while (rank < k / 2 && below + binomial_half(k, rank) <= alpha / 2.0)
             below += binomial_half(k, rank++);
         e.coverage = k > 1 ? 1.0 - 2.0 * below : 0.0;
         e.low = k > 1 ? sorted[rank - 1] : NAN;

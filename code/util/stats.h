@@ -37,6 +37,8 @@ struct estimate {
 
 /* The median of the finite values, and its distribution-free interval. */
 struct estimate estimate_median(const double *values, size_t n);
+/* ... with the interval at the level 1 - alpha instead of 95%. */
+struct estimate estimate_median_at(const double *values, size_t n, double alpha);
 
 /* The same median with a 95% percentile-bootstrap interval, whose coverage is
  * not guaranteed (0 in `coverage`): kept to show why it is not used. */
