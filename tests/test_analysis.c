@@ -1733,6 +1733,7 @@ static void the_model_predicts_every_row_from_the_primitives(void **state)
     int rows = 0, within = 0;
     double worst = 1;
     const char *worst_name = "none";
+    char outside[1024] = "";
     summarize_synthetic_run();
     for (size_t i = 1; i < gen.n_rows; i++) {
         const struct syn_row *r = &gen.rows[i];
@@ -1766,7 +1767,11 @@ static void the_model_predicts_every_row_from_the_primitives(void **state)
                                        share.coverage_pct});
         expect_break_even(r);
         rows++;
-        within += predicted / m.value >= 0.8 && predicted / m.value <= 1.25;
+        int near = predicted / m.value >= 0.8 && predicted / m.value <= 1.25;
+        within += near;
+        if (!near)
+            snprintf(outside + strlen(outside), sizeof outside - strlen(outside), "%s%s",
+                     outside[0] ? ", " : "", a);
         if (fabs(log(predicted / m.value)) > fabs(log(worst)))
             worst = predicted / m.value, worst_name = a;
     }
@@ -1775,6 +1780,7 @@ static void the_model_predicts_every_row_from_the_primitives(void **state)
     expect_number("model.band", 1.25);          /* the goal: within a factor of 1.25 */
     expect_number("model.worst.ratio", worst);
     expect_text("model.worst.architecture", worst_name);
+    expect_text("model.outside", outside[0] ? outside : "none");
 }
 
 /* A run made before the Python client had an engine probe: its Python
@@ -2197,6 +2203,8 @@ static void the_run_is_compared_and_counted_once(void **state)
     expect_number("across.hypervisors", 1);             /* the synthetic machine names none */
     expect_number("across.types", 1);
     expect_text("across.types_split", "none");
+    expect_text("across.differ", "none");
+    expect_number("across.differ_left_out", 0);
     /* pooled over one run: its own estimate, which one run cannot decide */
     expect_number("across.batch_small.pooled", atof(value_of("arch.batch_unix.ratio")));
     expect_number("across.cpu_gap.pooled", atof(value_of("design.cpu_difference")));

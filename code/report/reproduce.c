@@ -638,18 +638,17 @@ static int agreeing(struct reproduction *r, size_t n, const char *claim, const c
     return best;
 }
 
-static void describe_difference(char *list, struct reproduction *r, size_t n,
-                                const char *claim, const char *most, int agree, int judging)
+/* Appends "claim (most in agree of judging)" to list; returns 0, or -1
+ * (list unchanged) when the item does not fit whole. */
+static int describe_difference(char *list, const char *claim, const char *most, int agree,
+                               int judging)
 {
     size_t used = strlen(list);
-    used += snprintf(list + used, TEXT_SIZE - used, "%s%s (%s in %d of %d", used ? "; " : "",
-                     claim, most, agree, judging);
-    for (size_t i = 0; i < n && used < TEXT_SIZE; i++)
-        if (judged(&r[i].s, claim) && strcmp(verdict_of(&r[i].s, claim), most) != 0)
-            used += snprintf(list + used, TEXT_SIZE - used, ", %s in %s",
-                             verdict_of(&r[i].s, claim), r[i].label);
-    if (used < TEXT_SIZE)
-        snprintf(list + used, TEXT_SIZE - used, ")");
+    if (snprintf(list + used, TEXT_SIZE - used, "%s%s (%s in %d of %d)", used ? "; " : "",
+                 claim, most, agree, judging) < (int)(TEXT_SIZE - used))
+        return 0;
+    list[used] = '\0';
+    return -1;
 }
 
 static void claims_table(struct store *s, struct reproduction *r, size_t n_full, size_t n,
@@ -673,7 +672,7 @@ static void claims_table(struct store *s, struct reproduction *r, size_t n_full,
     free(header);
     if (!opened)
         return;
-    int unanimous = 0;
+    int unanimous = 0, left_out = 0;
     size_t n_claims = 0;
     char (*claims)[KEY_SIZE] = calloc(s->n ? s->n : 1, sizeof *claims);
     for (size_t c = 0; claims != NULL && c < s->n; c++) {
@@ -702,7 +701,7 @@ static void claims_table(struct store *s, struct reproduction *r, size_t n_full,
         put_text(s, keyf(key, "across.%s.unanimous", claim), all ? "yes" : "no");
         put_text(s, keyf(key, "across.%s.commonest", claim), most);
         if (agree < judging)           /* runs that did not judge it do not differ */
-            describe_difference(differ, r, n_full, claim, most, agree, judging);
+            left_out += describe_difference(differ, claim, most, agree, judging) != 0;
         else if (strcmp(most, "holds") == 0)
             snprintf(everywhere + strlen(everywhere), TEXT_SIZE - strlen(everywhere), "%s%s",
                      everywhere[0] != '\0' ? ", " : "", claim);
@@ -718,6 +717,7 @@ static void claims_table(struct store *s, struct reproduction *r, size_t n_full,
     put_count(s, "across.unanimous", unanimous);
     put_text(s, "across.held_everywhere", everywhere[0] != '\0' ? everywhere : "none");
     put_text(s, "across.differ", differ[0] != '\0' ? differ : "none");
+    put_count(s, "across.differ_left_out", left_out);
     put_text(s, "across.agreed_otherwise", otherwise[0] != '\0' ? otherwise : "none");
 }
 

@@ -542,6 +542,7 @@ void summarize_model(const struct run_data *d, struct store *s)
         return;
     }
     int rows = 0, within = 0, first_rows = 0, first_inside = 0;
+    char outside[TEXT_SIZE] = "";      /* the rows outside the band, by name */
     double worst = 1.0;
     const char *worst_name = "none";
     for (size_t i = 0; i < N_ARCH_ROWS; i++) {
@@ -563,7 +564,11 @@ void summarize_model(const struct run_data *d, struct store *s)
         for (int k = 0; k < N_TERMS; k++)
             put_number(s, keyf(key, "model.%s.%s_us", row->name, TERM_NAMES[k]), term[k], 1);
         rows++;
-        within += ratio >= 1.0 / MODEL_BAND && ratio <= MODEL_BAND;
+        int near = ratio >= 1.0 / MODEL_BAND && ratio <= MODEL_BAND;
+        within += near;
+        if (!near && strlen(outside) + strlen(row->name) + 3 < sizeof outside)
+            snprintf(outside + strlen(outside), sizeof outside - strlen(outside), "%s%s",
+                     outside[0] != '\0' ? ", " : "", row->name);
         int inside = first_check_row(s, &c, row, &in, predicted);
         first_rows += inside >= 0;
         first_inside += inside > 0;
@@ -581,4 +586,5 @@ void summarize_model(const struct run_data *d, struct store *s)
     put_number(s, "model.band", MODEL_BAND, 2);
     put_number(s, "model.worst.ratio", worst, 2);
     put_text(s, "model.worst.architecture", worst_name);
+    put_text(s, "model.outside", outside[0] != '\0' ? outside : "none");
 }
