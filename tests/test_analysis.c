@@ -67,7 +67,15 @@ static int by_value(const void *a, const void *b)
 /* The median of n values and its order-statistic interval: the r-th
  * smallest and the r-th largest, r the largest rank (at least 1, below
  * n / 2) whose P(B < r) is at most 2.5%. */
+static struct truth truth_at(const double *values, size_t n, double alpha);
+
 static struct truth truth_of(const double *values, size_t n)
+{
+    return truth_at(values, n, 0.05);
+}
+
+/* The median and its order-statistic interval at the level 1 - alpha. */
+static struct truth truth_at(const double *values, size_t n, double alpha)
 {
     double x[4096];
     struct truth t = {n, NAN, NAN, NAN, 0};
@@ -79,7 +87,7 @@ static struct truth truth_of(const double *values, size_t n)
     size_t r = 1;
     while (r < n / 2) {
         p *= (double)(n - r + 1) / (double)r;     /* P(B = r) */
-        if (below + p > 0.025)
+        if (below + p > alpha / 2)
             break;
         below += p;
         r++;
@@ -478,6 +486,44 @@ static void every_rows_ratio_is_its_units_median(void **state)
                                 row_named("numba_in_process")));
     expect_number("arch.count", (double)gen.n_rows);
     expect_number("gate.failed", 0);
+}
+
+/* The headline table's intervals read together: each row's units at 95%
+ * and at Bonferroni's level over all of them, which nine units cannot
+ * reach (the smallest and largest of nine cover 99.6%); and the routine
+ * at a level, on twelve known values. */
+static void the_headline_intervals_are_read_together(void **state)
+{
+    (void)state;
+    summarize_synthetic_run();
+    size_t m = gen.n_rows - 1;
+    double alpha = 0.05 / (double)m;
+    int exclude = 0, reachable = 0, exclude_family = 0;
+    for (size_t i = 1; i < gen.n_rows; i++) {
+        double x[SYN_ROUNDS];
+        for (long k = 1; k <= SYN_ROUNDS; k++)
+            x[k - 1] = unit_ratio(&gen.rows[i], k, NULL);
+        struct truth each = truth_at(x, SYN_ROUNDS, 0.05), family = truth_at(x, SYN_ROUNDS, alpha);
+        exclude += each.low > 1 || each.high < 1;
+        int reached = family.coverage_pct >= 100.0 * (1.0 - alpha);
+        reachable += reached;
+        exclude_family += reached && (family.low > 1 || family.high < 1);
+    }
+    expect_number("multiplicity.intervals", (double)m);
+    expect_number("multiplicity.by_chance", 0.05 * (double)m);
+    expect_number("multiplicity.exclude_one", exclude);
+    expect_number("multiplicity.level_pct", 100.0 * (1.0 - alpha));
+    expect_number("multiplicity.reachable", reachable);
+    expect_number("multiplicity.exclude_one_familywise", exclude_family);
+    assert_int_equal(reachable, 0);
+    double v[12];
+    for (int k = 0; k < 12; k++)
+        v[k] = 12 - k;                 /* unsorted: the routine sorts */
+    struct estimate e95 = estimate_median_at(v, 12, 0.05), e99 = estimate_median_at(v, 12, 0.01);
+    assert_true(e95.low == 3 && e95.high == 10 && fabs(e95.coverage - (1 - 2 * 79.0 / 4096)) < 1e-12);
+    assert_true(e99.low == 2 && e99.high == 11 && fabs(e99.coverage - (1 - 2 * 13.0 / 4096)) < 1e-12);
+    struct estimate plain = estimate_median(v, 12);
+    assert_true(plain.low == e95.low && plain.high == e95.high);
 }
 
 /* ---- The pooled estimate and Hodges-Lehmann's ------------------------------------------------ */
@@ -2439,6 +2485,7 @@ int main(int argc, char **argv)
     }
     const struct CMUnitTest tests[] = {
         T(every_rows_ratio_is_its_units_median),
+        T(the_headline_intervals_are_read_together),
         T(every_rows_ratio_is_pooled_and_hodges_lehmanns),
         T(a_rows_times_are_its_runs_times),
         T(the_designs_are_judged_on_the_controls_units),
