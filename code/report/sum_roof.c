@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "kernel/kernels.h"
 #include "schema/architectures.h"
 #include "report/calibrate.h"
 #include "report/pipes.h"
@@ -272,6 +273,18 @@ static void unit_rates(const struct run_data *d, const char *arch, struct double
     free(u);
 }
 
+/* Whether row i is the first of the table's rows without a boundary that
+ * runs its kernel: the A/A controls and the sequential twin run the same
+ * kernel as an earlier row, and are not rated again. */
+static int first_of_its_kernel(size_t i)
+{
+    for (size_t j = 0; j < i; j++)
+        if (ARCH_ROWS[j].transport == TRANSPORT_NONE &&
+            strcmp(ARCH_ROWS[j].kernel, ARCH_ROWS[i].kernel) == 0)
+            return 0;
+    return 1;
+}
+
 /* arch's rate, and its share of the peak on `threads` threads: a composite of
  * its units and the peak's passes, the peak no more exact than the rate. */
 static void kernel_rate(const struct run_data *d, struct store *s, struct csv_out *t,
@@ -468,11 +481,18 @@ void summarize_roofline(const struct run_data *d, struct store *s)
             peak_line(&peaks, line, row->kind, row->threads, e);
     }
     table_close(s, &peaks);
-    kernel_rate(d, s, &t, &fig, arch_baseline(), &r, ONE);
-    kernel_rate(d, s, &t, &fig, "numba_in_process", &r, ONE);
-    kernel_rate(d, s, &t, &fig, "in_process_tuned_1core", &r, ONE);
-    kernel_rate(d, s, &t, &fig, "in_process_tuned", &r, ALL);
-    struct estimate goal = store_estimate(s, "roof.in_process_tuned_1core.fraction_pct");
+    /* every kernel, in the first row that runs it without a boundary, on
+     * as many threads as it takes: the table's rows, not names typed here */
+    for (size_t i = 0; i < N_ARCH_ROWS; i++) {
+        const struct arch_row *row = &ARCH_ROWS[i];
+        const struct kernel_entry *k = kernel_named(row->kernel);
+        if (row->transport == TRANSPORT_NONE && first_of_its_kernel(i))
+            kernel_rate(d, s, &t, &fig, row->name, &r, k != NULL && k->threads == 0 ? ALL : ONE);
+    }
+    char goal_key[KEY_SIZE];           /* the goal is the tuned kernel's on one thread */
+    struct estimate goal = store_estimate(
+        s, keyf(goal_key, "roof.%s.fraction_pct",
+                arch_like(CLIENT_NONE, TRANSPORT_NONE, "tuned", ENCODING_BINARY, GRAIN_SWEEP)));
     put_text(s, "roof.tuned_goal", goal.n == 0 ? "not measured"
                                  : goal.value >= TUNED_GOAL_PCT ? "reached" : "missed");
     put_number(s, "roof.tuned_goal_pct", TUNED_GOAL_PCT, 0);
