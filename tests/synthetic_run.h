@@ -774,10 +774,43 @@ static void syn_states(struct synthetic_run *s)
 /* The engine stretches' own calls (state "kernel"), partner busy: the C
  * client's short and long ones, the Python client's long one; a boundary
  * beyond the kernel of syn_kernel_boundary_us, 30% of it the request's
- * crossing and 50% the reply's. */
+ * crossing and 50% the reply's. After each, the calls chained to it (state
+ * "chain"), cheaper, and spread about their median so that a pass's median
+ * is its middle call's: syn_chain_boundary_us. */
 static double syn_kernel_boundary_us(const char *client, const char *stretch)
 {
     return syn_hot_us(client, "busy", 0) + 2.0 * syn_state_extra_us("engine", stretch);
+}
+
+static double syn_chain_boundary_us(const char *client, const char *stretch)
+{
+    return syn_hot_us(client, "busy", 0) + 1.25 * syn_state_extra_us("engine", stretch);
+}
+
+static const double SYN_CHAIN_SPREAD[] = {1.3, 0.9, 1.0};
+
+static void syn_stretch_call(struct synthetic_run *s, const char *client, const char *stretch,
+                             const char *state, long pass, long link, double b_us)
+{
+    struct state_row r;
+    double q = syn_pass_scale(pass, strcmp(client, "python") == 0);
+    double b = b_us * q * 1e3;
+    memset(&r, 0, sizeof r);
+    snprintf(r.client, sizeof r.client, "%s", client);
+    snprintf(r.state, sizeof r.state, "%s", state);
+    snprintf(r.stretch, sizeof r.stretch, "%s", stretch);
+    snprintf(r.partner, sizeof r.partner, "busy");
+    r.cpu = 0, r.pass = pass, r.order = 1, r.floats = 0, r.link = link;
+    r.stretch_ns = r.compute_ns = syn_stretch_us(stretch) * q * 1e3;
+    r.rtt_ns = r.stretch_ns + b;
+    r.request_ns = 0.3 * b, r.reply_ns = 0.5 * b;
+    r.encode_ns = r.decode_ns = r.send_ns = r.receive_ns = 0.05 * b;
+    r.wait_ns = r.stretch_ns + 0.8 * b, r.engine_ns = r.stretch_ns + 0.05 * b;
+    r.engine_decode_ns = r.engine_encode_ns = 0.01 * b, r.engine_cpu_ns = r.engine_ns;
+    r.process_ns = r.process_cpu_ns = r.process_minor_faults = NAN;
+    r.request_bytes = 68, r.reply_bytes = 36;
+    r.engine_minor_faults = 0, r.client_minor_faults = 0;
+    SYN_PUSH(s->d.states, s->d.n_states, r);
 }
 
 static void syn_kernel_calls(struct synthetic_run *s)
@@ -785,25 +818,12 @@ static void syn_kernel_calls(struct synthetic_run *s)
     static const char *const CALLS[][2] = {{"c", "short"}, {"c", "long"}, {"python", "long"}};
     for (size_t k = 0; k < sizeof CALLS / sizeof CALLS[0]; k++)
         for (long pass = 1; pass <= SYN_PASSES; pass++) {
-            struct state_row r;
-            double q = syn_pass_scale(pass, strcmp(CALLS[k][0], "python") == 0);
-            double b = syn_kernel_boundary_us(CALLS[k][0], CALLS[k][1]) * q * 1e3;
-            memset(&r, 0, sizeof r);
-            snprintf(r.client, sizeof r.client, "%s", CALLS[k][0]);
-            snprintf(r.state, sizeof r.state, "kernel");
-            snprintf(r.stretch, sizeof r.stretch, "%s", CALLS[k][1]);
-            snprintf(r.partner, sizeof r.partner, "busy");
-            r.cpu = 0, r.pass = pass, r.order = 1, r.floats = 0;
-            r.stretch_ns = r.compute_ns = syn_stretch_us(CALLS[k][1]) * q * 1e3;
-            r.rtt_ns = r.stretch_ns + b;
-            r.request_ns = 0.3 * b, r.reply_ns = 0.5 * b;
-            r.encode_ns = r.decode_ns = r.send_ns = r.receive_ns = 0.05 * b;
-            r.wait_ns = r.stretch_ns + 0.8 * b, r.engine_ns = r.stretch_ns + 0.05 * b;
-            r.engine_decode_ns = r.engine_encode_ns = 0.01 * b, r.engine_cpu_ns = r.engine_ns;
-            r.process_ns = r.process_cpu_ns = r.process_minor_faults = NAN;
-            r.request_bytes = 68, r.reply_bytes = 36;
-            r.engine_minor_faults = 0, r.client_minor_faults = 0;
-            SYN_PUSH(s->d.states, s->d.n_states, r);
+            syn_stretch_call(s, CALLS[k][0], CALLS[k][1], "kernel", pass, 0,
+                             syn_kernel_boundary_us(CALLS[k][0], CALLS[k][1]));
+            for (size_t j = 0; j < sizeof SYN_CHAIN_SPREAD / sizeof SYN_CHAIN_SPREAD[0]; j++)
+                syn_stretch_call(s, CALLS[k][0], CALLS[k][1], "chain", pass,
+                                 (long)j + 1, syn_chain_boundary_us(CALLS[k][0], CALLS[k][1]) *
+                                     SYN_CHAIN_SPREAD[j]);
         }
 }
 

@@ -1119,28 +1119,31 @@ static double probe_pass(long pass, const void *ctx)
     return (syn_hot_us(p->client, p->partner, p->series) + extra) * q * p->of_rtt;
 }
 
-/* An engine stretch's own call, pass by pass: its boundary's share
- * (share > 0), or its reply less the reply of the one-double echo after it
- * (share < 0). */
+/* An engine stretch's own call, pass by pass, or the median of the calls
+ * chained to it (chain): its boundary's share (share > 0), or its reply
+ * less the reply of the one-double echo after the chain (share < 0). */
 struct kernel_truth {
     const char *client, *stretch;
     double share;
+    int chain;
 };
 
 static double kernel_pass(long pass, const void *ctx)
 {
     const struct kernel_truth *t = ctx;
     double q = syn_pass_scale(pass, strcmp(t->client, "python") == 0);
-    double b = syn_kernel_boundary_us(t->client, t->stretch) * q;
+    double b = (t->chain ? syn_chain_boundary_us(t->client, t->stretch)
+                         : syn_kernel_boundary_us(t->client, t->stretch)) * q;
     if (t->share > 0)
         return b * t->share;
     double echo = (syn_hot_us(t->client, "busy", 0) + syn_state_extra_us("engine", t->stretch)) * q;
     return 0.5 * b - 0.35 * echo;
 }
 
+/* The model's reply after a kernel: the chain's. */
 static double kernel_reply_truth(const char *client, const char *stretch)
 {
-    struct kernel_truth t = {client, stretch, -1.0};
+    struct kernel_truth t = {client, stretch, -1.0, 1};
     return over_passes(kernel_pass, &t).value;
 }
 
@@ -1173,22 +1176,27 @@ static void the_state_probes_are_priced_by_pass(void **state)
     expect_text("mech.measured", "yes");
     expect_text("mech.python.engine.measured", "yes");
     expect_text("mech.kernel.measured", "yes");
+    expect_text("mech.chain.measured", "yes");
     static const char *const KERNEL_CALLS[][2] = {{"c", "short"}, {"c", "long"},
                                                    {"python", "long"}};
-    for (size_t k = 0; k < sizeof KERNEL_CALLS / sizeof KERNEL_CALLS[0]; k++) {
-        static const struct {
-            const char *field;
-            double share;
-        } PARTS[] = {{"boundary_us", 1.0}, {"request_us", 0.3}, {"reply_us", 0.5}};
-        for (size_t f = 0; f < sizeof PARTS / sizeof PARTS[0]; f++) {
-            struct kernel_truth t = {KERNEL_CALLS[k][0], KERNEL_CALLS[k][1], PARTS[f].share};
-            expect_estimate(keyf(key, "mech.%s.kernel.%s.%s", t.client, t.stretch,
-                                 PARTS[f].field), over_passes(kernel_pass, &t));
+    static const char *const KINDS[] = {"kernel", "chain"};
+    for (size_t k = 0; k < sizeof KERNEL_CALLS / sizeof KERNEL_CALLS[0]; k++)
+        for (int chain = 0; chain < 2; chain++) {
+            static const struct {
+                const char *field;
+                double share;
+            } PARTS[] = {{"boundary_us", 1.0}, {"request_us", 0.3}, {"reply_us", 0.5}};
+            for (size_t f = 0; f < sizeof PARTS / sizeof PARTS[0]; f++) {
+                struct kernel_truth t = {KERNEL_CALLS[k][0], KERNEL_CALLS[k][1], PARTS[f].share,
+                                         chain};
+                expect_estimate(keyf(key, "mech.%s.%s.%s.%s", t.client, KINDS[chain], t.stretch,
+                                     PARTS[f].field), over_passes(kernel_pass, &t));
+            }
+            struct kernel_truth t = {KERNEL_CALLS[k][0], KERNEL_CALLS[k][1], -1.0, chain};
+            expect_estimate(keyf(key, "mech.%s.%s.%s.reply_over_echo_us", t.client,
+                                 KINDS[chain], t.stretch),
+                            over_passes(kernel_pass, &t));
         }
-        struct kernel_truth t = {KERNEL_CALLS[k][0], KERNEL_CALLS[k][1], -1.0};
-        expect_estimate(keyf(key, "mech.%s.kernel.%s.reply_over_echo_us", t.client, t.stretch),
-                        over_passes(kernel_pass, &t));
-    }
     expect_text("witness.measured", "yes");
     for (int c = 0; c < 2; c++)
         for (int p = 0; p < 2; p++)

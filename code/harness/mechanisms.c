@@ -25,6 +25,7 @@
 
 enum {
     AWAY_PASSES = 6,           /* the passes (rounds) that also make the away probes */
+    CHAIN_CALLS = 4,           /* an engine stretch's calls, back to back, before a double's echo */
     FAULT_PAGES = 2048,        /* 8 MiB per fault probe */
     PAGE_BYTES = 4096,
 };
@@ -111,12 +112,28 @@ struct mech {
     double *back;
     struct mt19937 mt;                     /* the passes' orders */
     struct call_record kernel_call;        /* the last engine stretch's own call */
+    struct call_record chain[CHAIN_CALLS - 1];   /* ... and the calls that followed it */
+    size_t n_chain;
 };
 
 /* The next bar of a stream: the series from its start, round and round. */
 static double next_close(struct mech *m)
 {
     return m->ctx->job->close[m->bar++ % m->ctx->job->n_bars];
+}
+
+/* One call carrying an engine stretch: the long engine's middle
+ * combination over its series, or the short one's next bar. */
+static int engine_stretch(struct mech *m, enum stretch s, struct call_record *t, char *err,
+                          size_t err_size)
+{
+    const struct sweep_job *job = m->ctx->job;
+    struct combo_result result;
+    return s == STRETCH_LONG
+               ? session_sweep_loaded(&m->engine[STRETCH_LONG], &job->params[job->n_combos / 2],
+                                      1, &result, t, err, err_size)
+               : session_stream_bar(&m->engine[STRETCH_SHORT], next_close(m), job->n_combos, t,
+                                    err, err_size);
 }
 
 static int stretch(struct mech *m, const struct cell *c, uint64_t *ns, char *err,
@@ -136,13 +153,15 @@ static int stretch(struct mech *m, const struct cell *c, uint64_t *ns, char *err
         if (session_echo(&m->engine[c->stretch], job->close, c->series ? job->n_bars : 1,
                          m->back, NULL, err, err_size) != 0)
             return -1;
-        if ((c->stretch == STRETCH_LONG
-                 ? session_sweep_loaded(&m->engine[STRETCH_LONG], middle, 1, &result, &t, err,
-                                        err_size)
-                 : session_stream_bar(&m->engine[STRETCH_SHORT], next_close(m), job->n_combos, &t,
-                                      err, err_size)) != 0)
-            return -1;
-        m->kernel_call = t;
+        m->n_chain = 0;
+        for (int k = 0; k < (c->series ? 1 : CHAIN_CALLS); k++) {
+            if (engine_stretch(m, c->stretch, &t, err, err_size) != 0)
+                return -1;
+            if (k == 0)
+                m->kernel_call = t;
+            else
+                m->chain[m->n_chain++] = t;
+        }
         *ns = m->last_stretch_ns[c->stretch] = t.compute_ns;
         return 0;
     case STATE_CLIENT:
@@ -243,19 +262,28 @@ static int python_probe(struct mech *m, const struct cell *c, size_t floats,
 {
     json_t *answer = worker_command(
         &m->worker,
-        json_pack("{s:s,s:s,s:s,s:I,s:I}", "cmd", "state", "socket",
+        json_pack("{s:s,s:s,s:s,s:I,s:I,s:i}", "cmd", "state", "socket",
                   m->python_engine.socket_path, "state", STATE_NAMES[c->state], "floats",
                   (json_int_t)floats, "stretch_ns",
                   (json_int_t)(c->stretch == STRETCH_AWAY ? AWAY_NS
-                                                          : m->last_stretch_ns[STRETCH_LONG])),
+                                                          : m->last_stretch_ns[STRETCH_LONG]),
+                  "chain", c->state == STATE_ENGINE && !c->series ? CHAIN_CALLS - 1 : 0),
         err, err_size);
     if (answer == NULL)
         return -1;
     *t = worker_call_record(json_object_get(answer, "call"));
     *stretch_ns = (uint64_t)json_integer_value(json_object_get(answer, "stretch_ns"));
-    if (c->state == STATE_ENGINE)
+    int timed = t->has_engine;
+    m->n_chain = 0;
+    if (c->state == STATE_ENGINE) {
+        const json_t *chain = json_object_get(answer, "chain_calls");
         m->kernel_call = worker_call_record(json_object_get(answer, "kernel_call"));
-    int timed = t->has_engine && (c->state != STATE_ENGINE || m->kernel_call.has_engine);
+        timed &= m->kernel_call.has_engine;
+        for (size_t k = 0; k < json_array_size(chain) && k < CHAIN_CALLS - 1; k++) {
+            m->chain[m->n_chain] = worker_call_record(json_array_get(chain, k));
+            timed &= m->chain[m->n_chain++].has_engine;
+        }
+    }
     json_decref(answer);
     return timed ? 0 : set_error(err, err_size, "the Python worker's probe has no timing");
 }
@@ -263,6 +291,7 @@ static int python_probe(struct mech *m, const struct cell *c, size_t floats,
 struct state_place {
     const char *client, *state, *stretch, *partner;
     int pass, order;
+    int link;                  /* a chained stretch call's place after the first; else 0 */
 };
 
 static void write_state(struct mech *m, const struct state_place *at, size_t floats,
@@ -279,6 +308,7 @@ static void write_state(struct mech *m, const struct state_place *at, size_t flo
     data_int(o, STATES_floats, (int64_t)floats);
     data_int(o, STATES_stretch_ns, (int64_t)stretch_ns);
     call_record_write(o, STATES_rtt_ns, t);
+    data_int(o, STATES_link, at->link);
     data_end_row(o);
 }
 
@@ -296,11 +326,16 @@ static int state_probe(struct mech *m, const struct cell *c, int busy, int pass,
         return -1;
     const char *client = c->python ? "python" : "c", *partner = busy ? "busy" : "idle";
     struct state_place at = {client, STATE_NAMES[c->state], STRETCH_NAMES[c->stretch], partner,
-                             pass, order};
+                             pass, order, 0};
     write_state(m, &at, floats, stretch_ns, &t);
     if (c->state == STATE_ENGINE && !c->series) {
         at.state = "kernel";
-        write_state(m, &at, 0, stretch_ns, &m->kernel_call);
+        write_state(m, &at, 0, m->kernel_call.compute_ns, &m->kernel_call);
+        at.state = "chain";
+        for (size_t k = 0; k < m->n_chain; k++) {
+            at.link = (int)k + 1;
+            write_state(m, &at, 0, m->chain[k].compute_ns, &m->chain[k]);
+        }
     }
     return 0;
 }

@@ -420,6 +420,8 @@ class Worker:
                 "trades": [int(x) for x in trades],
                 "calls": [c.as_dict() for c in calls], "witnesses": witnesses}
 
+    MAX_CHAIN = 16                  # the stretch calls a state probe chains at most
+
     def cmd_echo(self, message):
         return echo(self.job, message)
 
@@ -452,11 +454,15 @@ class Worker:
         if state == "hot":
             engine.echo(values, out=back)   # the same echo just before: the curve's condition
         elif state == "engine":
+            chain = int(message.get("chain", 0))
+            if not 0 <= chain <= self.MAX_CHAIN:
+                raise Failure(f"a chain is 0 to {self.MAX_CHAIN} stretch calls, not {chain}")
             engine.echo(values, out=back)   # its engine just served: only the stretch between
-            kernel_call = self.probe_kernel(engine)   # the engine computes, the client waits
+            kernel_call = self.probe_kernel(engine).as_dict()   # the client waits through it
+            chain_calls = [self.probe_kernel(engine).as_dict() for _ in range(chain)]
             engine.echo(values, timing=True, out=back)
-            return {"ok": True, "call": engine.last_call.as_dict(),
-                    "kernel_call": kernel_call.as_dict(), "stretch_ns": self.probe_compute_ns}
+            return {"ok": True, "call": engine.last_call.as_dict(), "kernel_call": kernel_call,
+                    "chain_calls": chain_calls, "stretch_ns": self.probe_compute_ns}
         else:
             engine.echo(values, out=back)   # every buffer just touched: only the stretch between
             t0 = time.perf_counter_ns()

@@ -98,6 +98,14 @@ static int column_is_numeric(const struct data_file *file, const char *name)
     return 0;
 }
 
+static int column_may_be_absent(const struct data_file *file, const char *name)
+{
+    for (size_t c = 0; !(file->flags & KEY_VALUE) && c < file->n_columns; c++)
+        if (strcmp(file->columns[c].name, name) == 0)
+            return (file->columns[c].flags & COLUMN_MAY_BE_ABSENT) != 0;
+    return 0;
+}
+
 static int compare_rows(const struct view *a, size_t i, const struct view *b, size_t j,
                         size_t n)
 {
@@ -138,7 +146,13 @@ static int view_add(struct view *v, const char *names, char *err, size_t err_siz
         snprintf(name, sizeof name, "%.*s", (int)len, at);
         if (v->n == MAX_VIEW_COLUMNS)
             return set_error(err, err_size, "%s: a check names too many columns", v->f->path);
-        if ((v->col[v->n] = csv_table_column(&v->f->table, name)) < 0)
+        /* an older run's file lacks a column added since: one value in every row */
+        if ((v->col[v->n] = csv_table_column(&v->f->table, name)) < 0 &&
+            column_may_be_absent(v->f->file, name)) {
+            at += len + (at[len] == ',');
+            continue;
+        }
+        if (v->col[v->n] < 0)
             return set_error(err, err_size, "%s has no column %s", v->f->path, name);
         v->numeric[v->n++] = column_is_numeric(v->f->file, name);
         at += len + (at[len] == ',');

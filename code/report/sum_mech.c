@@ -176,32 +176,64 @@ static void summarize_round_away(const struct run_data *d, struct store *s, stru
         put_count(s, "mech.round.rounds", (double)rounds);
 }
 
+static const size_t NO_FIELD = (size_t)-1;
+
+/* Each pass's median over the probe's calls there of field (a time, in ns)
+ * less `minus` (NO_FIELD: nothing), in µs; NAN for a pass without one. */
+static void calls_by_pass(const struct run_data *d, const struct probe *p, size_t field,
+                          size_t minus, double by_pass[MAX_PASSES])
+{
+    struct doubles v = {0};
+    for (size_t k = 0; k < MAX_PASSES; k++) {
+        by_pass[k] = NAN;
+        v.n = 0;
+        for (size_t i = 0; i < d->n_states; i++) {
+            const struct state_row *r = &d->states[i];
+            if ((size_t)r->pass != k || strcmp(r->client, p->client) != 0 ||
+                strcmp(r->state, p->state) != 0 || strcmp(r->stretch, p->stretch) != 0 ||
+                strcmp(r->partner, p->partner) != 0)
+                continue;
+            double x = *(const double *)((const char *)r + field);
+            if (minus != NO_FIELD)
+                x -= *(const double *)((const char *)r + minus);
+            if (isfinite(x))
+                doubles_push(&v, x * 1e-3);
+        }
+        if (v.n > 0)
+            by_pass[k] = doubles_estimate(&v).value;
+    }
+    doubles_free(&v);
+}
+
 static void summarize_kernel_calls(const struct run_data *d, struct store *s)
 {
     static const char *const clients[] = {"c", "python"}, *const stretches[] = {"short", "long"};
-    double rtt[MAX_PASSES], compute[MAX_PASSES], part[MAX_PASSES], echo[MAX_PASSES];
+    static const char *const kinds[] = {"kernel", "chain"};
+    double v[MAX_PASSES], echo[MAX_PASSES];
     char key[KEY_SIZE];
     for (int cl = 0; cl < 2; cl++)
-        for (int sr = 0; sr < 2; sr++) {
-            struct probe k = {clients[cl], "kernel", stretches[sr], "busy", 0};
-            struct probe e = {clients[cl], "engine", stretches[sr], "busy", 0};
-            probe_by_pass(d, &k, offsetof(struct state_row, rtt_ns), rtt);
-            probe_by_pass(d, &k, offsetof(struct state_row, stretch_ns), compute);
-            struct estimate b = over_passes(rtt, compute);
-            if (b.n == 0)
-                continue;
-            put_estimate(s, keyf(key, "mech.%s.kernel.%s.boundary_us", clients[cl],
-                                 stretches[sr]), b, 1, "passes");
-            probe_by_pass(d, &k, offsetof(struct state_row, request_ns), part);
-            put_estimate(s, keyf(key, "mech.%s.kernel.%s.request_us", clients[cl],
-                                 stretches[sr]), over_passes(part, NULL), 1, "passes");
-            probe_by_pass(d, &k, offsetof(struct state_row, reply_ns), part);
-            put_estimate(s, keyf(key, "mech.%s.kernel.%s.reply_us", clients[cl],
-                                 stretches[sr]), over_passes(part, NULL), 1, "passes");
-            probe_by_pass(d, &e, offsetof(struct state_row, reply_ns), echo);
-            put_estimate(s, keyf(key, "mech.%s.kernel.%s.reply_over_echo_us", clients[cl],
-                                 stretches[sr]), over_passes(part, echo), 1, "passes");
-        }
+        for (int sr = 0; sr < 2; sr++)
+            for (int kd = 0; kd < 2; kd++) {
+                const char *c = clients[cl], *st = stretches[sr], *kind = kinds[kd];
+                struct probe k = {c, kind, st, "busy", 0};
+                struct probe e = {c, "engine", st, "busy", 0};
+                calls_by_pass(d, &k, offsetof(struct state_row, rtt_ns),
+                              offsetof(struct state_row, compute_ns), v);
+                struct estimate b = over_passes(v, NULL);
+                if (b.n == 0)
+                    continue;
+                put_estimate(s, keyf(key, "mech.%s.%s.%s.boundary_us", c, kind, st), b, 1,
+                             "passes");
+                calls_by_pass(d, &k, offsetof(struct state_row, request_ns), NO_FIELD, v);
+                put_estimate(s, keyf(key, "mech.%s.%s.%s.request_us", c, kind, st),
+                             over_passes(v, NULL), 1, "passes");
+                calls_by_pass(d, &k, offsetof(struct state_row, reply_ns), NO_FIELD, v);
+                put_estimate(s, keyf(key, "mech.%s.%s.%s.reply_us", c, kind, st),
+                             over_passes(v, NULL), 1, "passes");
+                probe_by_pass(d, &e, offsetof(struct state_row, reply_ns), echo);
+                put_estimate(s, keyf(key, "mech.%s.%s.%s.reply_over_echo_us", c, kind, st),
+                             over_passes(v, echo), 1, "passes");
+            }
 }
 
 static const struct witness_row *retouch_again(const struct run_data *d, long round)
@@ -296,16 +328,18 @@ static void summarize_engine_faults(const struct run_data *d, struct store *s)
 
 void summarize_mechanisms(const struct run_data *d, struct store *s)
 {
-    int python_engine = 0, kernel = 0;
+    int python_engine = 0, kernel = 0, chain = 0;
     for (size_t i = 0; i < d->n_states; i++) {
         python_engine |= strcmp(d->states[i].client, "python") == 0 &&
                          strcmp(d->states[i].state, "engine") == 0;
         kernel |= strcmp(d->states[i].state, "kernel") == 0;
+        chain |= strcmp(d->states[i].state, "chain") == 0;
     }
     put_text(s, "mech.measured", d->n_states > 0 && d->n_faults > 0 ? "yes" : "no");
     put_text(s, "witness.measured", d->n_witnesses > 0 ? "yes" : "no");
     put_text(s, "mech.python.engine.measured", python_engine ? "yes" : "no");
     put_text(s, "mech.kernel.measured", kernel ? "yes" : "no");
+    put_text(s, "mech.chain.measured", chain ? "yes" : "no");
     if (d->n_states == 0) {
         put_text(s, "mech.round.retouch.measured", "no");
         return;

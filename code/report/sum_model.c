@@ -88,21 +88,27 @@ static void read_round(const struct store *s, const char *payload, struct probe_
         *at[f] = value_of(s, keyf(key, "mech.round.%s.%s_us", payload, fields[f]));
 }
 
-/* The reply after a kernel, by client and stretch. The Python client's
- * short probe is its hot echo, which follows no kernel: its excess is 0.
- * A run made before the stretch's own call was written has none, and the
- * model prices no reply apart from the probe's (mech.kernel.measured). */
+/* The reply after a kernel, by client and stretch: a chained stretch
+ * call's, which follows a call as a later call does, or in a run made
+ * before the chain the one stretch call's. The Python client's short probe
+ * is its hot echo, which follows no kernel: its excess is 0. A run made
+ * before the stretch's own call was written has neither, and the model
+ * prices no reply apart from the probe's (mech.kernel.measured). */
+static double kernel_reply_of(const struct store *s, const char *client, const char *stretch)
+{
+    char key[KEY_SIZE];
+    double chain = value_of(s, keyf(key, "mech.%s.chain.%s.reply_over_echo_us", client,
+                                    stretch));
+    double one = value_of(s, keyf(key, "mech.%s.kernel.%s.reply_over_echo_us", client, stretch));
+    return isfinite(chain) ? chain : isfinite(one) ? one : 0.0;
+}
+
 static void read_kernel_replies(const struct store *s, struct primitives *p)
 {
-    static const char *const stretch[2] = {"short", "long"};
-    char key[KEY_SIZE];
-    for (int k = 0; k < 2; k++) {
-        double c = value_of(s, keyf(key, "mech.c.kernel.%s.reply_over_echo_us", stretch[k]));
-        p->kernel_reply[CLIENT_C][k] = isfinite(c) ? c : 0.0;
-    }
-    double py = value_of(s, "mech.python.kernel.long.reply_over_echo_us");
+    p->kernel_reply[CLIENT_C][0] = kernel_reply_of(s, "c", "short");
+    p->kernel_reply[CLIENT_C][1] = kernel_reply_of(s, "c", "long");
     p->kernel_reply[CLIENT_PYTHON][0] = 0.0;
-    p->kernel_reply[CLIENT_PYTHON][1] = isfinite(py) ? py : 0.0;
+    p->kernel_reply[CLIENT_PYTHON][1] = kernel_reply_of(s, "python", "long");
     p->kernel_reply[CLIENT_NONE][0] = p->kernel_reply[CLIENT_NONE][1] = 0.0;
 }
 

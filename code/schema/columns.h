@@ -175,7 +175,7 @@
  * from rtt_ns on are a call's record */
 #define STATES_COLUMNS(_, row)                                                                     \
     _(row, client, TEXT, NAME_OF(15), "", "c or python: the client that timed it")                 \
-    _(row, state, TEXT, NAME_OF(15), "", "hot, engine, client, idle; kernel: the stretch call")    \
+    _(row, state, TEXT, NAME_OF(15), "", "hot, engine, client, idle; kernel, chain: stretch calls") \
     _(row, stretch, TEXT, NAME_OF(15), "", "none, short or long: how long it lasted")              \
     _(row, partner, TEXT, NAME_OF(7), "", "busy or idle: the other CPU meanwhile")                 \
     _(row, cpu, INT, CPU, "", "the CPU client and engine shared")                                  \
@@ -183,7 +183,8 @@
     _(row, order, INT, ORDINAL, "", "its place in its partner's block of the pass")                \
     _(row, floats, INT, COUNT, "doubles", "the echo's payload, each way")                          \
     _(row, stretch_ns, NUM, NANOS, "ns", "the stretch as timed; 0 for a hot echo")                 \
-    CALL_RECORD_COLUMNS(_, row)
+    CALL_RECORD_COLUMNS(_, row)                                                                    \
+    _(row, link, OPTIONAL(NUM_OR_EMPTY), COUNT, "", "a chain's call: 1, 2, ... after the first; else 0")
 
 /* faults.csv: one fault probe, a fresh mapping touched (@sec:mechanisms) */
 #define FAULTS_COLUMNS(_, row)                                                                     \

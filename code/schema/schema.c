@@ -95,7 +95,7 @@ const struct data_file DATA_FILES[] = {
     ROWS_FILE("serialization.csv", "language,format,operation,rep", SERIAL, 0,
               "one row per timed encode or decode of the series"),
     ROWS_FILE("spawn.csv", "kind,rep", SPAWN, 0, "one row per spawned call, or its warm twin"),
-    ROWS_FILE("states.csv", "client,state,stretch,partner,floats,pass", STATES, ADDED_FILE,
+    ROWS_FILE("states.csv", "client,state,stretch,partner,floats,pass,link", STATES, ADDED_FILE,
               "one row per echo right after a stretch of compute or waiting"),
     ROWS_FILE("faults.csv", "role,pass,touch", FAULTS, ADDED_FILE,
               "one row per fault probe: fresh pages touched, and touched again"),

@@ -192,6 +192,25 @@ class TheWorkerEndToEnd(unittest.TestCase):
         self.assertTrue(reply["ok"], reply)
         self.assertEqual(len(reply["rtt_ns"]), 3)
 
+    def test_an_engine_state_probe_chains_the_stretch_calls_it_is_asked_for(self):
+        message = {"cmd": "state", "socket": self.server.path, "state": "engine", "floats": 1,
+                   "stretch_ns": 0}
+        for chain in (0, 3):
+            with self.subTest(chain=chain):
+                reply = self.worker.send(dict(message, chain=chain))
+                self.assertTrue(reply["ok"], reply)
+                self.assertEqual(len(reply["chain_calls"]), chain)
+                for call in [reply["kernel_call"]] + reply["chain_calls"]:
+                    self.assertGreater(call["compute_ns"], 0)
+                    self.assertGreater(call["rtt_ns"], call["compute_ns"])
+                self.assertEqual(reply["stretch_ns"], (reply["chain_calls"] or
+                                                       [reply["kernel_call"]])[-1]["compute_ns"])
+        for chain in (-1, 1000):
+            with self.subTest(chain=chain):
+                reply = self.worker.send(dict(message, chain=chain))
+                self.assertFalse(reply["ok"])
+                self.assertIn("a chain is 0 to", reply["error"])
+
     def test_serialization_gives_the_series_back_and_shuffles(self):
         reply = self.worker.send({"cmd": "serialize", "reps": 6})
         self.assertTrue(reply["ok"], reply)
