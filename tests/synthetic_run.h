@@ -500,12 +500,13 @@ static void syn_rows(struct synthetic_run *s)
 }
 
 /* The away probes of the rounds: one double and the series at round k's
- * start, under its first run; the round trips SYN_ROUND_ONE_US and
- * SYN_ROUND_SERIES_US times a scale of the round (the first round's are
+ * start, under its first run, and then one double over shared memory; the
+ * round trips SYN_ROUND_ONE_US, SYN_ROUND_SERIES_US and SYN_ROUND_SHM_US times a scale of the round (the first round's are
  * 50 times, as a set-up's would be, and left out by the summary), split
  * as the state probes are (5% encode, 40% request, 35% reply, 5% decode). */
 #define SYN_ROUND_ONE_US 90.0
 #define SYN_ROUND_SERIES_US 3000.0
+#define SYN_ROUND_SHM_US 40.0                 /* the third, one double over shared memory */
 static double syn_round_scale(long k)
 {
     return k == 1 ? 50.0 : UNIT_SCALE[(k + 2) % SYN_ROUNDS];
@@ -543,16 +544,17 @@ static void syn_away_probes(struct synthetic_run *s, long k, const struct syn_ro
                             const struct syn_clock *clock)
 {
     syn_retouch(s, k, next, clock);
-    for (long seq = 1; seq <= 2; seq++) {
-        int series = (int)((k + seq - 1) % 2);        /* odd rounds: the series first */
+    for (long seq = 1; seq <= 3; seq++) {
+        int series = seq < 3 && (int)((k + seq - 1) % 2);   /* odd rounds: the series first */
         struct witness_row v;
         memset(&v, 0, sizeof v);
         snprintf(v.architecture, sizeof v.architecture, "%s", next->row->name);
-        snprintf(v.kind, sizeof v.kind, "away");
+        snprintf(v.kind, sizeof v.kind, "%s", seq < 3 ? "away" : "away-shm");
         v.round = k, v.run = clock->run + 1, v.seq = seq;
         v.floats = series ? SYN_SERIES_FLOATS : 1;
         v.start_s = clock->t;
-        v.rtt_ns = (series ? SYN_ROUND_SERIES_US : SYN_ROUND_ONE_US) * syn_round_scale(k) * 1e3;
+        v.rtt_ns = (seq == 3 ? SYN_ROUND_SHM_US : series ? SYN_ROUND_SERIES_US : SYN_ROUND_ONE_US) *
+                   syn_round_scale(k) * 1e3;
         v.encode_ns = 0.05 * v.rtt_ns, v.request_ns = 0.40 * v.rtt_ns;
         v.reply_ns = 0.35 * v.rtt_ns, v.decode_ns = 0.05 * v.rtt_ns;
         v.send_ns = v.receive_ns = v.wait_ns = 0.1 * v.rtt_ns;

@@ -1712,13 +1712,13 @@ static struct truth measured_of(const struct syn_row *r)
 
 /* The rounds' away probe of a payload: its round trip times the median
  * of the rounds' scales from the second round on, split as generated. */
-static struct probe_parts round_probe(int series)
+static struct probe_parts round_probe(int probe)
 {
+    static const double US[] = {SYN_ROUND_ONE_US, SYN_ROUND_SERIES_US, SYN_ROUND_SHM_US};
     double q[SYN_ROUNDS - 1];
     for (long k = 2; k <= SYN_ROUNDS; k++)
         q[k - 2] = syn_round_scale(k);
-    double rtt = (series ? SYN_ROUND_SERIES_US : SYN_ROUND_ONE_US) *
-                 truth_of(q, SYN_ROUNDS - 1).value;
+    double rtt = US[probe] * truth_of(q, SYN_ROUNDS - 1).value;
     return (struct probe_parts){rtt, 0.05 * rtt, 0.40 * rtt, 0.35 * rtt, 0.05 * rtt};
 }
 
@@ -1738,18 +1738,25 @@ static void model_terms(const struct syn_row *r, double term[N_MODEL_TERMS])
     struct probe_parts one = one_after(client, c), rep = series_after(client, c);
     struct probe_parts one_req = probe_between(one, round_probe(0), first);
     struct probe_parts req = probe_between(rep, round_probe(1), first);
+    /* a first call over shared memory meets its own lane's away probe,
+     * which holds that lane's floor */
+    int shm = a->transport == TRANSPORT_SHM_FUTEX;
+    struct probe_parts state = shm ? probe_between(one, round_probe(2), first) : one_req;
     double out = r->request_bytes - 4, back = r->reply_bytes - 4, each_way = (out + back) / 2;
     double span = series_bytes - 8;
     double per_out = (req.encode + req.request - one_req.encode - one_req.request) / span;
     double per_back = (rep.reply + rep.decode - one.reply - one.decode) / span;
-    term[0] = spawns ? 0 : one_req.rtt;
+    term[0] = spawns ? 0 : state.rtt;
     term[1] = spawns ? 0 : (1 - first) * reply_after(client, c);
     term[2] = spawns ? 0 : fmax(out - 8, 0) * per_out + fmax(back - 8, 0) * per_back +
                            out * req.decode / series_bytes + back * rep.encode / series_bytes;
     term[3] = spawns ? fitted_echo_us("pipe", "raw", each_way) - fitted_echo_us("unix", "raw", each_way)
             : a->transport != TRANSPORT_UNIX
                 ? fitted_echo_us(transport_name(a->transport), "protocol", each_way) -
-                      fitted_echo_us("unix", "protocol", each_way)
+                      fitted_echo_us("unix", "protocol", each_way) -
+                      (shm ? first * (fitted_echo_us("shm_futex", "protocol", 0) -
+                                      fitted_echo_us("unix", "protocol", 0))
+                           : 0)
                 : 0;
     term[4] = a->encoding == ENCODING_JSON       /* JSON bytes over the series' JSON bytes */
                   ? fmin(r->request_bytes / SYN_JSON_BYTES, 1.0) * (9000.0 + 15000.0) : 0;
@@ -1905,11 +1912,14 @@ static double constant(const struct syn_row *r, long k, const void *x)
 
 /* The rounds' away probe of a payload, one phase's share of its round
  * trip, over the rounds from the second. */
-static struct truth round_truth(int series, double share)
+/* A phase of the rounds' away probe: 0 one double, 1 the series, 2 one
+ * double over shared memory. */
+static struct truth round_truth(int probe, double share)
 {
+    static const double US[] = {SYN_ROUND_ONE_US, SYN_ROUND_SERIES_US, SYN_ROUND_SHM_US};
     double q[SYN_ROUNDS - 1];
     for (long k = 2; k <= SYN_ROUNDS; k++)
-        q[k - 2] = (series ? SYN_ROUND_SERIES_US : SYN_ROUND_ONE_US) * syn_round_scale(k) * share;
+        q[k - 2] = US[probe] * syn_round_scale(k) * share;
     return truth_of(q, SYN_ROUNDS - 1);
 }
 
@@ -1943,10 +1953,11 @@ static void the_first_calls_and_the_rounds_away_probes(void **state)
         expect_estimate(keyf(key, "first.%s.later_us", a), over_rounds(boundary_us, r, NULL));
         expect_estimate(keyf(key, "first.%s.over_later", a), over_rounds(constant, r, &f));
     }
-    for (int series = 0; series < 2; series++)
+    static const char *const PROBES[] = {"one", "series", "shm_one"};
+    for (int probe = 0; probe < 3; probe++)
         for (int k = 0; k < 5; k++)
-            expect_estimate(keyf(key, "mech.round.%s.%s_us", series ? "series" : "one", FIELDS[k]),
-                            round_truth(series, SHARE[k]));
+            expect_estimate(keyf(key, "mech.round.%s.%s_us", PROBES[probe], FIELDS[k]),
+                            round_truth(probe, SHARE[k]));
     expect_number("mech.round.rounds", SYN_ROUNDS - 1);
     /* the retouch probe: a page's price left a round, and its share of the
      * series probe's extra over the hot series echo, from the medians */

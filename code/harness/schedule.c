@@ -34,6 +34,8 @@ struct row_record {
     int planned;                       /* the units the plan wants of it */
 };
 
+enum { N_AWAY_PROBES = 3 };            /* one double and the series by Unix; one by shm */
+
 struct schedule {
     const struct harness_env *env;
     const struct sweep_job *job;
@@ -52,8 +54,8 @@ struct schedule {
     uint64_t started_ns;
     double hook_s;                     /* the last round's hook, in seconds */
     long next_unit, next_run;
-    struct session away[2];            /* the away probes' engines: one double, the series */
-    int away_open[2];
+    struct session away[N_AWAY_PROBES];   /* the away probes' engines (@sec:witnesses) */
+    int away_open[N_AWAY_PROBES];
     double *away_back;                 /* where their echoes come back */
     volatile unsigned char *away_pages; /* the series' size, touched by the retouch probe alone */
 };
@@ -153,7 +155,15 @@ static void warm_up(struct schedule *sc, struct row_record *r)
     call_sink_free(&none);
 }
 
-static const char *const AWAY_NAMES[2] = {"away-one", "away-series"};
+/* The away probes: the Unix ones take turns going first; the one over
+ * shared memory comes last, so that they meet what they always met. */
+static const struct away_probe {
+    const char *name, *kind;
+    enum transport transport;
+    int series;                        /* the series each way; 0: one double */
+} AWAY[N_AWAY_PROBES] = {{"away-one", "away", TRANSPORT_UNIX, 0},
+                         {"away-series", "away", TRANSPORT_UNIX, 1},
+                         {"away-shm", "away-shm", TRANSPORT_SHM_FUTEX, 0}};
 
 enum { RETOUCH_PAGE = 4096 };
 
@@ -165,11 +175,12 @@ static void open_away_probes(struct schedule *sc)
     if (sc->away_pages != NULL)
         memset((void *)sc->away_pages, 1, pages * RETOUCH_PAGE);
     sc->away_back = malloc(sc->job->n_bars * sizeof *sc->away_back);
-    for (int k = 0; k < 2 && sc->away_back != NULL; k++) {
-        struct session_options o = {TRANSPORT_UNIX, AWAY_NAMES[k], NULL, NULL, 0, 1, NULL, NULL};
+    for (int k = 0; k < N_AWAY_PROBES && sc->away_back != NULL; k++) {
+        struct session_options o = {AWAY[k].transport, AWAY[k].name, NULL, NULL, 0, 1, NULL,
+                                    NULL};
         sc->away_open[k] = session_open(&sc->away[k], sc->env, &o, err, sizeof err) == 0;
         if (!sc->away_open[k])
-            fprintf(stderr, "ipctax-bench: no away probe (%s): %s\n", AWAY_NAMES[k], err);
+            fprintf(stderr, "ipctax-bench: no away probe (%s): %s\n", AWAY[k].name, err);
     }
 }
 
@@ -211,9 +222,9 @@ static void probe_retouch(struct schedule *sc, int round, const struct row_recor
 static void probe_away(struct schedule *sc, int round, const struct row_record *next)
 {
     probe_retouch(sc, round, next);
-    for (int i = 0; i < 2; i++) {
-        int k = (round + i) % 2;       /* odd rounds: the series first */
-        size_t floats = k == 1 ? sc->job->n_bars : 1;
+    for (int i = 0; i < N_AWAY_PROBES; i++) {
+        int k = i < 2 ? (round + i) % 2 : i;   /* odd rounds: the series first */
+        size_t floats = AWAY[k].series ? sc->job->n_bars : 1;
         struct call_record t;
         char err[ERR_SIZE];
         uint64_t at = clock_ns();
@@ -221,12 +232,12 @@ static void probe_away(struct schedule *sc, int round, const struct row_record *
             continue;
         if (session_echo(&sc->away[k], sc->job->close, floats, sc->away_back, &t, err,
                          sizeof err) != 0) {
-            fprintf(stderr, "ipctax-bench: the away probe (%s) failed: %s\n", AWAY_NAMES[k], err);
+            fprintf(stderr, "ipctax-bench: the away probe (%s) failed: %s\n", AWAY[k].name, err);
             session_close(&sc->away[k]);
             sc->away_open[k] = 0;
             continue;
         }
-        witness_row(sc, round, next, "away", i + 1, floats, at, &t);
+        witness_row(sc, round, next, AWAY[k].kind, i + 1, floats, at, &t);
     }
 }
 
@@ -547,9 +558,10 @@ static void finish(struct schedule *sc)
     for (int s = 0; s < 2; s++) {
         free(sc->results[s]);
         call_sink_free(&sc->sinks[s]);
-        if (sc->away_open[s])
-            session_close(&sc->away[s]);
     }
+    for (int k = 0; k < N_AWAY_PROBES; k++)
+        if (sc->away_open[k])
+            session_close(&sc->away[k]);
     free(sc->away_back);
     free((void *)sc->away_pages);
     free(sc->rec);

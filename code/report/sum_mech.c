@@ -145,31 +145,41 @@ static const struct probe_field ROUND_FIELDS[] = {
     {"decode_us", offsetof(struct witness_row, decode_ns)},
 };
 
+/* The rounds' away probes: the witnesses' kind, the payload, the key's name. */
+static const struct round_probe {
+    const char *kind;
+    int series;
+    const char *name, *stretch;        /* in the keys, and in the table */
+} ROUND_PROBES[] = {{"away", 0, "one", "round"},
+                    {"away", 1, "series", "round"},
+                    {"away-shm", 0, "shm_one", "round (shm)"}};
+
 static void summarize_round_away(const struct run_data *d, struct store *s, struct csv_out *t)
 {
     char key[KEY_SIZE];
     long rounds = 0;
-    for (int series = 0; series < 2; series++) {
+    for (size_t p = 0; p < sizeof ROUND_PROBES / sizeof ROUND_PROBES[0]; p++) {
+        const struct round_probe *rp = &ROUND_PROBES[p];
         struct estimate rtt = {0, NAN, NAN, NAN, 0.0};
         for (size_t f = 0; f < sizeof ROUND_FIELDS / sizeof ROUND_FIELDS[0]; f++) {
             struct doubles v = {0};
             for (size_t i = 0; i < d->n_witnesses; i++) {
                 const struct witness_row *w = &d->witnesses[i];
                 double x = *(const double *)((const char *)w + ROUND_FIELDS[f].at);
-                if (strcmp(w->kind, "away") == 0 && w->round >= 2 &&
-                    (w->floats > 1) == series && isfinite(x))
+                if (strcmp(w->kind, rp->kind) == 0 && w->round >= 2 &&
+                    (w->floats > 1) == rp->series && isfinite(x))
                     doubles_push(&v, x * 1e-3);
             }
             struct estimate e = doubles_estimate(&v);
             if (e.n > 0)
-                put_estimate(s, keyf(key, "mech.round.%s.%s", series ? "series" : "one",
-                                     ROUND_FIELDS[f].name), e, 1, "rounds");
+                put_estimate(s, keyf(key, "mech.round.%s.%s", rp->name, ROUND_FIELDS[f].name),
+                             e, 1, "rounds");
             if (f == 0)
                 rtt = e, rounds = (long)e.n > rounds ? (long)e.n : rounds;
             doubles_free(&v);
         }
         if (rtt.n > 0 && t != NULL)
-            probe_row(t, &(struct probe){"c", "idle", "round", "idle", series}, rtt,
+            probe_row(t, &(struct probe){"c", "idle", rp->stretch, "idle", rp->series}, rtt,
                       (struct estimate){0, NAN, NAN, NAN, 0.0});
     }
     if (rounds > 0)

@@ -30,6 +30,7 @@ struct primitives {
     double away_us;                    /* the away probes' pause, as the client timed it */
     struct probe_phases away[3];       /* the series after it, by client */
     struct probe_phases round_one, round_series;   /* the rounds' away probes (C) */
+    struct probe_phases round_shm_one; /* ... and the one over shared memory */
     double series_bytes;               /* the series echo's payload, each way */
     double fault_us[3];                /* first-touch price by client (enum arch_client) */
     double engine_fault_us;            /* ... and the engine's */
@@ -140,6 +141,7 @@ static void read_primitives(const struct store *s, const struct run_data *d,
     read_away(s, "python", &p->away[CLIENT_PYTHON]);
     read_round(s, "one", &p->round_one);
     read_round(s, "series", &p->round_series);
+    read_round(s, "shm_one", &p->round_shm_one);
     p->series_bytes = NAN;
     for (size_t i = 0; i < d->n_states; i++)
         if (d->states[i].floats > 1)
@@ -367,7 +369,11 @@ static void predict(const struct store *s, const struct arch_row *row,
         term[t] = 0.0;
     /* a spawned call is measured over its warm twin: the crossing cancels */
     struct probe_phases one = between(p->one[row->client], w);
-    term[T_STATE] = spawns ? 0.0 : request_state(one, p->round_one, one, first).rtt;
+    /* a first call over shared memory meets what a round leaves on its own
+     * lane, which wakes its ends by a futex, where the rounds measured it */
+    int own_lane = row->transport == TRANSPORT_SHM_FUTEX && isfinite(p->round_shm_one.rtt);
+    struct probe_phases round = own_lane ? p->round_shm_one : p->round_one;
+    term[T_STATE] = spawns ? 0.0 : request_state(one, round, one, first).rtt;
     /* a later call's reply leaves straight from its kernel to a client that
      * waited through it, which the probe's echo, after that reply, does not
      * see; a first call's state is the round's probe, both ends left */
@@ -376,10 +382,13 @@ static void predict(const struct store *s, const struct arch_row *row,
     if (spawns)
         term[T_LANE] = echo_fit_us(s, "c", "pipe", "raw", each_way) -
                        echo_fit_us(s, "c", "unix", "raw", each_way);
-    else if (row->transport != TRANSPORT_UNIX)
+    else if (row->transport != TRANSPORT_UNIX)   /* the lane's own probe holds its floor */
         term[T_LANE] = echo_fit_us(s, "c", transport_name(row->transport), "protocol",
                                    each_way) -
-                       echo_fit_us(s, "c", "unix", "protocol", each_way);
+                       echo_fit_us(s, "c", "unix", "protocol", each_way) -
+                       (own_lane ? first * (echo_fit_us(s, "c", "shm_futex", "protocol", 0.0) -
+                                            echo_fit_us(s, "c", "unix", "protocol", 0.0))
+                                 : 0.0);
     if (row->encoding == ENCODING_JSON) {
         double share = fmin(in->request_bytes / p->json_bytes, 1.0);   /* JSON over JSON */
         term[T_CODEC] = share * (p->json_encode_us + p->json_decode_us);
