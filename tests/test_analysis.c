@@ -2266,6 +2266,17 @@ static void the_run_is_compared_and_counted_once(void **state)
     expect_text("across.agreed_otherwise", "batch_none (undecided in 1), batch_across (undecided in 1)");
     expect_text("across.this_label", "R1");            /* a, the run itself, labelled */
     expect_number("across.hypervisors", 1);             /* the synthetic machine names none */
+    /* the model across the one kept full run: the run's own ratios */
+    expect_number("model.across.runs", 1);
+    expect_number("model.across.rows", number_of("model.rows"));
+    expect_number("model.across.within_every", number_of("model.within"));
+    for (size_t a = 0; a < N_ARCH_ROWS; a++) {
+        char key[KEY_SIZE], ratio[KEY_SIZE];
+        keyf(ratio, "model.%s.ratio", ARCH_ROWS[a].name);
+        if (written(ratio))
+            expect_number(keyf(key, "model.across.%s.median_ratio", ARCH_ROWS[a].name),
+                          atof(value_of(ratio)));
+    }
     expect_number("across.types", 1);
     expect_text("across.types_split", "none");
     expect_text("across.differ", "none");

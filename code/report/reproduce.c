@@ -25,6 +25,7 @@
 #include "report/plan.h"
 #include "report/reproduce.h"
 #include "report/summarize.h"
+#include "schema/architectures.h"
 #include "util/error.h"
 #include "util/text.h"
 
@@ -869,6 +870,77 @@ static void pooled_table(struct store *s, const struct reproduction *r, size_t n
     free(type_of);
 }
 
+/* Row arch's model ratio in each kept full run that priced it, into v. */
+static void model_ratios(const struct reproduction *r, size_t n_full, const char *arch,
+                         struct doubles *v)
+{
+    char key[KEY_SIZE];
+    for (size_t i = 0; i < n_full; i++) {
+        double x = store_number(&r[i].s, keyf(key, "model.%s.ratio", arch));
+        if (isfinite(x))
+            doubles_push(v, x);
+    }
+}
+
+static void model_row(struct csv_out *t, const char *arch, double here, const struct doubles *v,
+                      size_t inside)
+{
+    double lo = INFINITY, hi = -INFINITY;
+    for (size_t i = 0; i < v->n; i++)
+        lo = fmin(lo, v->v[i]), hi = fmax(hi, v->v[i]);
+    csv_out_text(t, arch);
+    if (isfinite(here))
+        cell_number(t, here, 2);
+    else
+        csv_out_text(t, "not priced");
+    cell_number(t, (double)v->n, 0);
+    if (v->n > 0) {
+        cell_number(t, doubles_estimate(v).value, 2);
+        cell_number(t, lo, 2);
+        cell_number(t, hi, 2);
+        cell_number(t, (double)inside, 0);
+    } else {
+        for (int c = 0; c < 4; c++)
+            csv_out_text(t, "");
+    }
+    csv_out_end_row(t);
+}
+
+static void model_table(struct store *s, const struct reproduction *r, size_t n_full)
+{
+    static const char *const header[] = {"Architecture", "This run", "Kept runs", "Median",
+                                         "Lowest", "Highest", "Within the band"};
+    double band = store_number(s, "model.band");
+    size_t runs = 0, rows = 0, every = 0;
+    char key[KEY_SIZE];
+    struct csv_out t;
+    if (table_open(s, "model_across", &t, header, CSV_COLUMNS(header)) != 0)
+        return;
+    for (size_t a = 0; a < N_ARCH_ROWS; a++) {
+        const char *arch = ARCH_ROWS[a].name;
+        double here = store_number(s, keyf(key, "model.%s.ratio", arch));
+        struct doubles v = {0};
+        size_t inside = 0;
+        model_ratios(r, n_full, arch, &v);
+        for (size_t i = 0; i < v.n; i++)
+            inside += v.v[i] >= 1.0 / band && v.v[i] <= band;
+        if (v.n > 0 || isfinite(here))
+            model_row(&t, arch, here, &v, inside);
+        if (v.n > 0) {
+            put_number(s, keyf(key, "model.across.%s.median_ratio", arch),
+                       doubles_estimate(&v).value, 2);
+            runs = v.n > runs ? v.n : runs;
+            rows++;
+            every += inside == v.n;
+        }
+        doubles_free(&v);
+    }
+    table_close(s, &t);
+    put_count(s, "model.across.runs", (double)runs);
+    put_count(s, "model.across.rows", (double)rows);
+    put_count(s, "model.across.within_every", (double)every);
+}
+
 static void machine_row(struct csv_out *t, const struct reproduction *r)
 {
     char run[300];
@@ -1062,6 +1134,7 @@ void summarize_with_reproductions(const struct run_data *d, struct store *s,
         claims_table(s, r, n_full, kept, show); /* with none kept, the tables are headers */
         estimates_table(s, r, kept, show ? &self : NULL);
         pooled_table(s, r, n_full);
+        model_table(s, r, n_full);
         machines_table(s, r, kept, show ? &self : NULL);
         const struct store **full = calloc(n_full ? n_full : 1, sizeof *full);
         for (size_t i = 0; full != NULL && i < n_full; i++)
