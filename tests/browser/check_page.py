@@ -94,8 +94,11 @@ HERE = None
 # 600 kB held until the book gained its index of identifiers, the
 # mechanisms and the model, and the appendix of what changed (680 kB then),
 # and 700 kB until the claims pooled across runs and the sentences an older
-# run leaves out (702 kB then); the budget is a bound on growth, not a target.
-MAX_SENT_BYTES = 720000
+# run leaves out (702 kB then), and 720 kB until two more kept runs, the
+# model across the kept runs, the chained stretch calls and the away probe
+# over shared memory (726 kB then); the budget is a bound on growth, not a
+# target.
+MAX_SENT_BYTES = 730000
 MAX_BYTES = 1500000
 MIN_CONTRAST = 4.5
 MIN_FIGURE_TEXT_PX = 8.0
