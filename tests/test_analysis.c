@@ -1120,8 +1120,9 @@ static double probe_pass(long pass, const void *ctx)
 }
 
 /* An engine stretch's own call, pass by pass, or the median of the calls
- * chained to it (chain): its boundary's share (share > 0), or its reply
- * less the reply of the one-double echo after the chain (share < 0). */
+ * chained to it (chain): its boundary's share (share > 0), its reply less
+ * the reply of the one-double echo after the chain (share < 0), or its
+ * boundary less that echo's round trip (share 0). */
 struct kernel_truth {
     const char *client, *stretch;
     double share;
@@ -1137,13 +1138,14 @@ static double kernel_pass(long pass, const void *ctx)
     if (t->share > 0)
         return b * t->share;
     double echo = (syn_hot_us(t->client, "busy", 0) + syn_state_extra_us("engine", t->stretch)) * q;
-    return 0.5 * b - 0.35 * echo;
+    return t->share < 0 ? 0.5 * b - 0.35 * echo : b - echo;
 }
 
-/* The model's reply after a kernel: the chain's. */
+/* What the model adds for a call straight from a kernel: the chain's
+ * boundary over the echo's round trip. */
 static double kernel_reply_truth(const char *client, const char *stretch)
 {
-    struct kernel_truth t = {client, stretch, -1.0, 1};
+    struct kernel_truth t = {client, stretch, 0.0, 1};
     return over_passes(kernel_pass, &t).value;
 }
 
@@ -1195,6 +1197,10 @@ static void the_state_probes_are_priced_by_pass(void **state)
             struct kernel_truth t = {KERNEL_CALLS[k][0], KERNEL_CALLS[k][1], -1.0, chain};
             expect_estimate(keyf(key, "mech.%s.%s.%s.reply_over_echo_us", t.client,
                                  KINDS[chain], t.stretch),
+                            over_passes(kernel_pass, &t));
+            t.share = 0.0;
+            expect_estimate(keyf(key, "mech.%s.%s.%s.over_echo_us", t.client, KINDS[chain],
+                                 t.stretch),
                             over_passes(kernel_pass, &t));
         }
     expect_text("witness.measured", "yes");

@@ -243,6 +243,11 @@ static void summarize_kernel_calls(const struct run_data *d, struct store *s)
                 probe_by_pass(d, &e, offsetof(struct state_row, reply_ns), echo);
                 put_estimate(s, keyf(key, "mech.%s.%s.%s.reply_over_echo_us", c, kind, st),
                              over_passes(v, echo), 1, "passes");
+                calls_by_pass(d, &k, offsetof(struct state_row, rtt_ns),
+                              offsetof(struct state_row, compute_ns), v);
+                probe_by_pass(d, &e, offsetof(struct state_row, rtt_ns), echo);
+                put_estimate(s, keyf(key, "mech.%s.%s.%s.over_echo_us", c, kind, st),
+                             over_passes(v, echo), 1, "passes");
             }
 }
 

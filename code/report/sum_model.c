@@ -89,17 +89,18 @@ static void read_round(const struct store *s, const char *payload, struct probe_
         *at[f] = value_of(s, keyf(key, "mech.round.%s.%s_us", payload, fields[f]));
 }
 
-/* The reply after a kernel, by client and stretch: a chained stretch
- * call's, which follows a call as a later call does, or in a run made
- * before the chain the one stretch call's. The Python client's short probe
- * is its hot echo, which follows no kernel: its excess is 0. A run made
- * before the stretch's own call was written has neither, and the model
- * prices no reply apart from the probe's (mech.kernel.measured). */
+/* What a call's crossing after a kernel costs beyond the echo after it,
+ * by client and stretch: a chained stretch call's boundary over the echo's
+ * round trip (a chained call follows a call, as a later call does); in a
+ * run made before the chain, the one stretch call's reply over the echo's
+ * reply. The Python client's short probe is its hot echo, which follows no
+ * kernel: its excess is 0. A run made before the stretch's own call was
+ * written has neither, and the model prices nothing apart from the probe
+ * (mech.kernel.measured). */
 static double kernel_reply_of(const struct store *s, const char *client, const char *stretch)
 {
     char key[KEY_SIZE];
-    double chain = value_of(s, keyf(key, "mech.%s.chain.%s.reply_over_echo_us", client,
-                                    stretch));
+    double chain = value_of(s, keyf(key, "mech.%s.chain.%s.over_echo_us", client, stretch));
     double one = value_of(s, keyf(key, "mech.%s.kernel.%s.reply_over_echo_us", client, stretch));
     return isfinite(chain) ? chain : isfinite(one) ? one : 0.0;
 }
@@ -533,7 +534,7 @@ void summarize_model(const struct run_data *d, struct store *s)
 {
     static const char *const header[] = {"Architecture", "Predicted (µs)",
                                          "Measured (µs) [95% interval]", "Predicted / measured",
-                                         "State", "Reply", "Bytes", "Lane", "Codec", "Faults",
+                                         "State", "From kernel", "Bytes", "Lane", "Codec", "Faults",
                                          "Process"};
     static const char *const figure_header[] = {"architecture", "predicted_us", "measured_us",
                                                 "low", "high", "band"};
