@@ -537,6 +537,9 @@ $(PUBLISHED)/woven/values.csv: $(PUBLISHED_STAMP) $(BUILD)/ipctax-summary $(REGI
 # here, never a word of a rule: a colon in it made every target fail
 # ("multiple target patterns"), a space stopped the weave.
 REPRODUCTIONS_STAMP := $(BUILD)/reproductions.stamp
+# Each kept run's summary, kept by the plan and read back by the weave
+# while the run, the claims and the summary program are unchanged.
+KEPT_SUMMARIES := $(BUILD)/kept
 $(REPRODUCTIONS_STAMP): FORCE
 	@mkdir -p $(@D)
 	@find reproductions -printf '%P %s %T@\n' 2>/dev/null | sort > $@.new; \
@@ -548,7 +551,8 @@ $(REPRODUCTIONS_STAMP): FORCE
 $(PLAN): $(BUILD)/ipctax-summary $(REPRODUCTIONS_STAMP) paper/claims.csv
 	@mkdir -p $(@D)
 	@echo "plan: the kept runs' intervals, claim by claim (about a minute, once)"
-	$(BUILD)/ipctax-summary --plan reproductions $(@D) > $@.new && mv $@.new $@
+	$(BUILD)/ipctax-summary --kept-summaries $(KEPT_SUMMARIES) --plan reproductions $(@D) \
+	  > $@.new && mv $@.new $@
 	@echo "plan: $$(cat $@ | sed 's/^$$/every row at its default/')"
 
 # Every chunk's digest, for the chunks the registration holds
@@ -569,8 +573,8 @@ register-chunks: $(CHUNK_HASHES)
 
 $(WOVEN)/values.csv: $(BUILD)/ipctax-summary $(DATA_FILES) $(REPRODUCTIONS_STAMP) \
   $(REGISTRY_FILES) $(CHUNK_HASHES) $(PUBLISHED)/woven/values.csv
-	$(BUILD)/ipctax-summary --reproductions reproductions --chunk-hashes $(CHUNK_HASHES) \
-	  data $(WOVEN) $(PUBLISHED)/woven
+	$(BUILD)/ipctax-summary --reproductions reproductions --kept-summaries $(KEPT_SUMMARIES) \
+	  --chunk-hashes $(CHUNK_HASHES) data $(WOVEN) $(PUBLISHED)/woven
 
 # The comparison of the last summary, made again only if what it reads
 # changed: the kept runs' summaries are kept too (paper/96-reproductions.md),

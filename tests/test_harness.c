@@ -37,6 +37,52 @@ static void median_of_an_even_count_averages_the_middle_pair(void **state)
     assert_same_double(xs[0], 5.0);       /* the input is left alone */
 }
 
+static int less_first(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+/* sort_doubles gives what qsort gives, on the shapes the bootstrap makes:
+ * many repeats of few values, runs already in order or reversed, a few
+ * values, and NaNs, which go last. */
+static void sorting_doubles_agrees_with_qsort(void **state)
+{
+    (void)state;
+    enum { MOST = 3000 };
+    static double mine[MOST], theirs[MOST];
+    struct mt19937 mt;
+    mt19937_seed(&mt, 7);
+    for (int shape = 0; shape < 5; shape++)
+        for (size_t n = 0; n < MOST; n = n < 40 ? n + 1 : n * 3) {
+            size_t nans = 0;
+            for (size_t i = 0; i < n; i++) {
+                double v = shape == 0   ? (double)random_below(&mt, 1000000) / 7.0
+                           : shape == 1 ? (double)random_below(&mt, 5)      /* repeats */
+                           : shape == 2 ? (double)i                         /* in order */
+                           : shape == 3 ? -(double)i                        /* reversed */
+                                        : (random_below(&mt, 9) == 0 ? NAN : (double)(i % 7));
+                mine[i] = v;
+                nans += isnan(v) != 0;
+            }
+            size_t numbers = 0;
+            for (size_t i = 0; i < n; i++)
+                if (!isnan(mine[i]))
+                    theirs[numbers++] = mine[i];
+            qsort(theirs, numbers, sizeof *theirs, less_first);
+            sort_doubles(mine, n);
+            for (size_t i = 0; i < numbers; i++)
+                assert_same_double(mine[i], theirs[i]);
+            for (size_t i = numbers; i < n; i++)
+                assert_true(isnan(mine[i]));
+            assert_int_equal(n - numbers, nans);
+        }
+    double odd[] = {3, 1, 2}, even[] = {4, 1, 3, 2};
+    assert_same_double(median_in_place(odd, 3), 2.0);
+    assert_same_double(median_in_place(even, 4), 2.5);
+    assert_true(isnan(median_in_place(odd, 0)));
+}
+
 static void quantiles_of_one_sample_are_that_sample(void **state)
 {
     (void)state;
@@ -590,6 +636,7 @@ int main(void)
         cmocka_unit_test(option_values_are_refused_with_their_option_named),
         cmocka_unit_test(median_of_an_even_count_averages_the_middle_pair),
         cmocka_unit_test(quantiles_of_one_sample_are_that_sample),
+        cmocka_unit_test(sorting_doubles_agrees_with_qsort),
         cmocka_unit_test(clock_is_monotonic),
         cmocka_unit_test(csv_round_trips_text_and_doubles),
         cmocka_unit_test(csv_file_appears_only_when_complete),

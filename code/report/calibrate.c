@@ -10,18 +10,6 @@
 #include "report/calibrate.h"
 #include "util/random.h"
 
-static int by_value(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
-}
-
-static double median_in_place(double *x, size_t n)
-{
-    qsort(x, n, sizeof *x, by_value);
-    return n == 0 ? NAN : n % 2 ? x[n / 2] : (x[n / 2 - 1] + x[n / 2]) / 2.0;
-}
-
 struct noise_model noise_fit(const double *values, size_t n)
 {
     struct noise_model m = {1, NAN, NAN, 0.0};

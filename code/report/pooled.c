@@ -15,28 +15,6 @@
 
 enum { POOLED_SWEEPS = 20, POOLED_RESAMPLES = 4000, POOLED_CHECK_RESAMPLES = 1000 };
 
-static int by_value(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
-}
-
-/* Sorted in place: by insertion for a row's few units, by qsort for a pool. */
-static double median_in_place(double *x, size_t n)
-{
-    if (n == 0)
-        return NAN;
-    if (n > 32)
-        qsort(x, n, sizeof *x, by_value);
-    for (size_t i = 1; n <= 32 && i < n; i++)
-        for (size_t j = i; j > 0 && x[j - 1] > x[j]; j--) {
-            double t = x[j];
-            x[j] = x[j - 1];
-            x[j - 1] = t;
-        }
-    return n % 2 ? x[n / 2] : (x[n / 2 - 1] + x[n / 2]) / 2.0;
-}
-
 static void polish(struct pooled_fit *f, double *scratch)
 {
     for (int sweep = 0; sweep < POOLED_SWEEPS; sweep++) {
@@ -176,7 +154,7 @@ static void resampled_medians(const struct pooled_fit *f, size_t n, uint32_t see
             draw[i] = f->pool[random_below(&mt, (uint32_t)f->n_pool)];
         out[b] = median_in_place(draw, n) - centre;
     }
-    qsort(out, (size_t)resamples, sizeof *out, by_value);
+    sort_doubles(out, (size_t)resamples);
 }
 
 static struct estimate pooled_estimate_with(const struct pooled_fit *f, size_t row,

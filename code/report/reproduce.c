@@ -565,7 +565,7 @@ static void describe_the_machine(const struct run_data *d, struct reproduction *
     text_clean(r->hypervisor, sizeof r->hypervisor, name, strcspn(name, " "));
 }
 
-static int summarize_one(const char *out_dir, const char *registry, const char *root,
+static int summarize_one(const char *kept_summaries, const char *registry, const char *root,
                          struct reproduction *r)
 {
     char dir[4400], out[4400], err[1024], shown[1024];
@@ -580,9 +580,8 @@ static int summarize_one(const char *out_dir, const char *registry, const char *
         run_data_free(&d);
         return 0;
     }
-    snprintf(out, sizeof out, "%s/reproductions", out_dir);
-    mkdir(out, 0777);
-    snprintf(out, sizeof out, "%s/reproductions/%s", out_dir, r->id);
+    mkdir(kept_summaries, 0777);
+    snprintf(out, sizeof out, "%s/%s", kept_summaries, r->id);
     mkdir(out, 0777);
     store_init(&r->s, strdup(out));
     r->s.registry = registry;
@@ -970,7 +969,7 @@ static void machines_table(struct store *s, const struct reproduction *r, size_t
 struct summary_jobs {
     const struct run_data *d;          /* job 0: the run itself, into s */
     struct store *s;
-    const char *out_dir, *registry;    /* s's, read before any job starts */
+    const char *kept_summaries, *registry; /* s's, read before any job starts */
     const char *root;                  /* job i > 0: reproduction r[i - 1] */
     struct reproduction *r;
     size_t n_jobs;
@@ -985,7 +984,8 @@ static void *summary_worker(void *arg)
             if (j->d != NULL)
                 summarize_all(j->d, j->s);
         } else
-            j->r[i - 1].ok = summarize_one(j->out_dir, j->registry, j->root, &j->r[i - 1]) == 0;
+            j->r[i - 1].ok =
+                summarize_one(j->kept_summaries, j->registry, j->root, &j->r[i - 1]) == 0;
     }
     return NULL;
 }
@@ -1096,7 +1096,12 @@ void summarize_with_reproductions(const struct run_data *d, struct store *s,
         snprintf(r[i].id, sizeof r[i].id, "%s", names[i]);
     if (r != NULL)
         find_same_runs(root, r, n);
-    struct summary_jobs j = {d, s, s->out_dir, s->registry, root, r, r != NULL ? n + 1 : 1, 0};
+    char kept_summaries[4200];
+    if (s->kept_summaries != NULL)
+        snprintf(kept_summaries, sizeof kept_summaries, "%s", s->kept_summaries);
+    else
+        snprintf(kept_summaries, sizeof kept_summaries, "%s/reproductions", s->out_dir);
+    struct summary_jobs j = {d, s, kept_summaries, s->registry, root, r, r != NULL ? n + 1 : 1, 0};
     run_side_by_side(&j);
     if (r != NULL)
         name_same_runs(s, r, n);

@@ -40,7 +40,7 @@ int reproduction_receive(const char *file, const char *root, char *made, size_t 
 
 /* Summarizes the run d into s (none when d is NULL: the plan before a
  * run) and, when root is not NULL, every reproduction under root (into
- * OUT/reproductions/ID/), then judges the claims on each, writes the
+ * s's kept_summaries/ID/, OUT/reproductions/ID/ by default), then judges the claims on each, writes the
  * claim-by-claim table and the machines' table into s, and plans the next
  * run's units from the full ones (@sec:plan). The summaries share nothing they write, so they run side
  * by side, one thread per CPU. A folder that is not a whole run, or not a

@@ -34,6 +34,7 @@ struct read_watch {
 struct store {
     const char *out_dir;       /* where values.csv, tables/ and the figures' files go */
     const char *registry;      /* the folder of claims.csv and its registration (paper/) */
+    const char *kept_summaries; /* each kept run's summary, by its ID; NULL: OUT_DIR/reproductions */
     const char *chunk_hashes;  /* tangle --hashes of the chapters, or NULL: not checked */
     struct value *values;
     size_t n, cap;

@@ -23,11 +23,12 @@
 static void usage(FILE *to)
 {
     fprintf(to, "usage: ipctax-summary [--registry DIR] [--reproductions DIR]\n"
-                "                     [--chunk-hashes FILE] DATA_DIR OUT_DIR [PUBLISHED_OUT_DIR]\n"
+                "                     [--kept-summaries DIR] [--chunk-hashes FILE]\n"
+                "                     DATA_DIR OUT_DIR [PUBLISHED_OUT_DIR]\n"
                 "       ipctax-summary --reproduction DATA_DIR ROOT [--id ID] [--by NAME]\n"
                 "                     [--conditions TEXT] [--pack DIR]\n"
                 "       ipctax-summary --receive FILE ROOT\n"
-                "       ipctax-summary [--registry DIR] --plan ROOT OUT_DIR\n"
+                "       ipctax-summary [--registry DIR] [--kept-summaries DIR] --plan ROOT OUT_DIR\n"
                 "       ipctax-summary --check DATA_DIR\n"
                 "       ipctax-summary --manifest DIR\n"
                 "       ipctax-summary --install STAGE_DIR DATA_DIR\n"
@@ -47,6 +48,9 @@ static void usage(FILE *to)
                 "an existing one, and prints ROOT/ID, then (with --pack) the one file\n"
                 "DIR/reproduction-ID.tar it also wrote, then 'full' or why the run is\n"
                 "reduced; --receive checks such a file and adds the run in it as ROOT/ID.\n"
+                "Each kept run's summary is kept in DIR/ID (--kept-summaries; default\n"
+                "OUT_DIR/reproductions) with what it was made from, and read back while that\n"
+                "is unchanged, so two commands given one DIR summarize a kept run once.\n"
                 "--plan summarizes the runs under ROOT (into OUT_DIR) and prints the units\n"
                 "each row needs for the claims resting on it, as ipctax-bench --units takes\n"
                 "them.\n"
@@ -167,7 +171,8 @@ static int reproduction_command(int argc, char **argv)
 }
 
 /* The plan before a run: the kept runs summarized, and the units printed. */
-static int plan_command(int argc, char **argv, const char *registry)
+static int plan_command(int argc, char **argv, const char *registry,
+                        const char *kept_summaries)
 {
     struct store s;
     if (argc != 4)
@@ -175,6 +180,7 @@ static int plan_command(int argc, char **argv, const char *registry)
     mkdir(argv[3], 0777);
     store_init(&s, argv[3]);
     s.registry = registry;
+    s.kept_summaries = kept_summaries;
     summarize_with_reproductions(NULL, &s, argv[2]);
     const struct value *units = store_get(&s, "plan.units");
     if (units != NULL && s.errors == 0)
@@ -200,7 +206,8 @@ int main(int argc, char **argv)
     char err[1024];
     struct run_data d;
     struct store s;
-    const char *registry = "paper", *reproductions = NULL, *chunk_hashes = NULL;
+    const char *registry = "paper", *reproductions = NULL, *chunk_hashes = NULL,
+               *kept_summaries = NULL;
     for (int i = 1; i < argc; i++) {
         if (strcmp(argv[i], "-h") == 0 || strcmp(argv[i], "--help") == 0) {
             usage(stdout);
@@ -211,10 +218,12 @@ int main(int argc, char **argv)
     }
     while (argc > 2 && (strcmp(argv[1], "--registry") == 0 ||
                         strcmp(argv[1], "--reproductions") == 0 ||
+                        strcmp(argv[1], "--kept-summaries") == 0 ||
                         strcmp(argv[1], "--chunk-hashes") == 0)) {
-        *(strcmp(argv[1], "--registry") == 0       ? &registry
-          : strcmp(argv[1], "--reproductions") == 0 ? &reproductions
-                                                    : &chunk_hashes) = argv[2];
+        *(strcmp(argv[1], "--registry") == 0         ? &registry
+          : strcmp(argv[1], "--reproductions") == 0   ? &reproductions
+          : strcmp(argv[1], "--kept-summaries") == 0 ? &kept_summaries
+                                                      : &chunk_hashes) = argv[2];
         argc -= 2, argv += 2;
     }
     if (argc >= 2 && strcmp(argv[1], "--reproduction") == 0)
@@ -222,7 +231,7 @@ int main(int argc, char **argv)
     if (argc >= 2 && strcmp(argv[1], "--receive") == 0)
         return receive_command(argc, argv);
     if (argc >= 2 && strcmp(argv[1], "--plan") == 0)
-        return plan_command(argc, argv, registry);
+        return plan_command(argc, argv, registry, kept_summaries);
     if (argc >= 2 && argv[1][0] == '-')
         return data_folder_command(argc, argv);
     if (argc != 3 && argc != 4)
@@ -235,6 +244,7 @@ int main(int argc, char **argv)
     mkdir(argv[2], 0777);
     store_init(&s, argv[2]);
     s.registry = registry;
+    s.kept_summaries = kept_summaries;
     s.chunk_hashes = chunk_hashes;
     summarize_with_reproductions(&d, &s, reproductions);
     if (argc == 4)

@@ -23,10 +23,59 @@ double quantile_sorted(const double *sorted, size_t n, double q)
     return sorted[below] + fraction * (sorted[below + 1] - sorted[below]);
 }
 
-static int compare_doubles(const void *a, const void *b)
+/* Sorts x[lo..hi) of values with no NaN among them, three ways about a
+ * median-of-three pivot, by insertion below 16 values. */
+static void sort_numbers(double *x, size_t lo, size_t hi)
 {
-    double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
+    while (hi - lo > 16) {
+        double a = x[lo], b = x[lo + (hi - lo) / 2], c = x[hi - 1];
+        double pivot = a < b ? (b < c ? b : (a < c ? c : a)) : (a < c ? a : (b < c ? c : b));
+        size_t lt = lo, i = lo, gt = hi;       /* [lo,lt) < pivot, [gt,hi) > pivot */
+        while (i < gt) {
+            double v = x[i];
+            if (v < pivot) {
+                x[i++] = x[lt];
+                x[lt++] = v;
+            } else if (v > pivot) {
+                x[i] = x[--gt];
+                x[gt] = v;
+            } else {
+                i++;
+            }
+        }
+        if (lt - lo < hi - gt) {
+            sort_numbers(x, lo, lt);
+            lo = gt;
+        } else {
+            sort_numbers(x, gt, hi);
+            hi = lt;
+        }
+    }
+    for (size_t i = lo + 1; i < hi; i++) {
+        double v = x[i];
+        size_t j = i;
+        for (; j > lo && x[j - 1] > v; j--)
+            x[j] = x[j - 1];
+        x[j] = v;
+    }
+}
+
+void sort_doubles(double *x, size_t n)
+{
+    size_t numbers = 0;
+    for (size_t i = 0; i < n; i++)             /* NaNs to the end, in one pass */
+        if (!isnan(x[i])) {
+            double v = x[i];
+            x[i] = x[numbers];
+            x[numbers++] = v;
+        }
+    sort_numbers(x, 0, numbers);
+}
+
+double median_in_place(double *x, size_t n)
+{
+    sort_doubles(x, n);
+    return n == 0 ? NAN : n % 2 ? x[n / 2] : (x[n / 2 - 1] + x[n / 2]) / 2.0;
 }
 
 /* The finite values of x[0..n), sorted, in a new array; *kept says how many. */
@@ -39,7 +88,7 @@ static double *sorted_finite(const double *x, size_t n, size_t *kept)
     for (size_t i = 0; i < n; i++)
         if (isfinite(x[i]))
             sorted[(*kept)++] = x[i];
-    qsort(sorted, *kept, sizeof *sorted, compare_doubles);
+    sort_doubles(sorted, *kept);
     return sorted;
 }
 
@@ -144,7 +193,7 @@ struct estimate estimate_median_bootstrap(const double *values, size_t n)
                 count[random_below(&mt, (uint32_t)k)]++;
             medians[b] = resample_median(sorted, count, k);
         }
-        qsort(medians, BOOTSTRAP_RESAMPLES, sizeof *medians, compare_doubles);
+        sort_doubles(medians, BOOTSTRAP_RESAMPLES);
         e.low = k > 1 ? quantile_sorted(medians, BOOTSTRAP_RESAMPLES, 0.025) : NAN;
         e.high = k > 1 ? quantile_sorted(medians, BOOTSTRAP_RESAMPLES, 0.975) : NAN;
     }
@@ -182,7 +231,7 @@ int composite_draws(size_t k, const double *const groups[], const size_t n[],
             }
             draws[b] = f(medians, ctx);
         }
-        qsort(draws, (size_t)resamples, sizeof *draws, compare_doubles);
+        sort_doubles(draws, (size_t)resamples);
     }
     for (size_t g = 0; g < k && g < MAX_GROUPS; g++) {
         free(sorted[g]);
@@ -254,7 +303,7 @@ struct estimate estimate_hodges_lehmann(const double *values, size_t n)
         for (size_t i = 0; i < k; i++)
             for (size_t j = i; j < k; j++)
                 walsh[w++] = (sorted[i] + sorted[j]) / 2.0;
-        qsort(walsh, m, sizeof *walsh, compare_doubles);
+        sort_doubles(walsh, m);
         e.n = k;
         e.value = quantile_sorted(walsh, m, 0.5);
         /* the largest c with P(T <= c - 1) <= 2.5%, at least 1: the ends are

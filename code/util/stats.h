@@ -16,6 +16,11 @@ struct sample_stats {
 
 /* Quantile q in [0, 1] of n sorted values, linearly interpolated. */
 double quantile_sorted(const double *sorted, size_t n, double q);
+/* Sorts n doubles into ascending order in place, NaNs last: what qsort with
+ * a less-than comparison gives, without a call per comparison. */
+void sort_doubles(double *x, size_t n);
+/* The median of n values, sorted in place to find it (NAN if n is 0). */
+double median_in_place(double *x, size_t n);
 
 /* Order statistics of n samples; the samples are not modified. */
 struct sample_stats sample_stats(const double *samples, size_t n);
