@@ -3,6 +3,7 @@
 # the rows within a factor of two of 1 on a linear one (below), the
 # original's ratios as diamonds. Tangled from paper/94-appendix-figures.md;
 # the Makefile sets the terminal, DATA and WOVEN.
+# <<figure-conventions>>, paper/94-appendix-figures.md
 set datafile separator comma
 # Text sizes are fractions of the terminal's own font, read from its options
 # (they hold, say, `font 'DejaVu Sans,13'`); 12 if a terminal names none.
@@ -23,6 +24,7 @@ set border 3 lc rgb "#444444"
 set tics nomirror
 # An estimate as the pointer shows it: the median and its interval.
 estimate(f, v, lo, hi) = sprintf(f." [".f.", ".f."]", v, lo, hi)
+# <<the-original-machine>>, paper/94-appendix-figures.md
 ORIGINAL = DATA."/original.csv"
 # The original's figure of a key, for stats: NaN on every other row.
 original(key) = strcol(1) eq key ? column(2) : NaN
@@ -32,6 +34,7 @@ ORIGINAL_TITLE = "original (".MACHINE.")"
 A = WOVEN."/architectures.csv"
 P = WOVEN."/architectures_published.csv"
 
+# <<architectures-rows-in-two-blocks>>, paper/94-appendix-figures.md
 # Two blocks of rows, each in the file's order: the rows far from 1 at the
 # top, read on the logarithmic axis above them, and the rows within a factor
 # of two of 1 below them, read on the linear axis at the foot.
@@ -57,6 +60,7 @@ AA_LO = exists("STATS_min") ? STATS_min : NaN
 stats A skip 1 using (strcol(1) eq "in_process_control_1" ? $4 : NaN) nooutput
 AA_HI = exists("STATS_max") ? STATS_max : NaN
 
+# <<architectures-the-published-run>>, paper/94-appendix-figures.md
 stats P skip 1 using 5 nooutput
 PUBLISHED = exists("STATS_max") && STATS_max > 0
 found(list, name) = index_of(list, name, 1) == index_of(list, name, 1)
@@ -65,6 +69,7 @@ prow(name) = (pnear(name) ? NF + GAP + index_of(NEAR_ROWS, name, 1) : index_of(F
              + 0.33
 ptip(name, r, lo, hi) = name.", published run: ".estimate("%.3f", r, lo, hi)
 
+# <<architectures-axes-span-the-intervals>>, paper/94-appendix-figures.md
 # The linear axis spans the near rows' intervals, 1 and the original's
 # ratios on those rows; the log axis the far rows' and 1, in whole decades.
 stats A skip 1 using (near($2) ? $3 : NaN) nooutput
@@ -94,6 +99,7 @@ if (PUBLISHED) {                  # and the published run's intervals, on either
 }
 PAD = (ZHI - ZLO) * 0.04
 
+# <<architectures-frame-and-axes>>, paper/94-appendix-figures.md
 set tmargin at screen 0.93
 BOTTOM = PUBLISHED ? 0.19 : 0.155    # the key below the row labels: one entry more
 set bmargin at screen BOTTOM
@@ -125,6 +131,7 @@ if (AA_LO == AA_LO) {
         to first AA_HI, first NF + GAP + NN - 0.5 fc rgb "#e9e9e9" fs solid noborder behind
 }
 set samples 100
+# <<architectures-draw-the-rows>>, paper/94-appendix-figures.md
 # The key: in the corner below the row labels, which the layout leaves empty.
 set key at screen 0.035, screen BOTTOM - 0.005 left top Left reverse samplen 1.5 spacing 0.95 \
     font ROWFONT

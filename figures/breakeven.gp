@@ -4,6 +4,7 @@
 # original's G per combination (DATA/original.csv), set on the model.
 # Tangled from paper/94-appendix-figures.md; the Makefile sets the terminal,
 # DATA and WOVEN.
+# <<figure-conventions>>, paper/94-appendix-figures.md
 set datafile separator comma
 # Text sizes are fractions of the terminal's own font, read from its options
 # (they hold, say, `font 'DejaVu Sans,13'`); 12 if a terminal names none.
@@ -24,6 +25,7 @@ set border 3 lc rgb "#444444"
 set tics nomirror
 # An estimate as the pointer shows it: the median and its interval.
 estimate(f, v, lo, hi) = sprintf(f." [".f.", ".f."]", v, lo, hi)
+# <<the-original-machine>>, paper/94-appendix-figures.md
 ORIGINAL = DATA."/original.csv"
 # The original's figure of a key, for stats: NaN on every other row.
 original(key) = strcol(1) eq key ? column(2) : NaN
@@ -55,6 +57,7 @@ set rmargin at screen RIGHT
 LABELS = B
 LABEL_X = 2
 LABEL_Y = 3
+# <<labels-in-a-column>>, paper/94-appendix-figures.md
 # Every row with a mark to draw, into arrays: a row whose position is not a
 # number has no mark and takes no place in the column.
 stats LABELS skip 1 using (1) nooutput
@@ -89,6 +92,7 @@ set grid xtics ytics lc rgb "#e4e4e4"
 set xlabel "G = compute per call / the model's price of a crossing after it" offset 0, 0.4
 set ylabel "boundary's share of a call (%)"
 set samples 120
+# <<key-below>>, paper/94-appendix-figures.md
 set key at screen 0.5, screen 0.045 center center horizontal maxcols 3 samplen 1.5 \
     width -4 font SMALL
 plot share(x) with lines lw 2 lc rgb GREY title "model: 1/(1+G)", \

@@ -3,6 +3,7 @@
 # the lines of the model's band either side of it.
 # Tangled from paper/94-appendix-figures.md; the Makefile sets the terminal,
 # DATA and WOVEN.
+# <<figure-conventions>>, paper/94-appendix-figures.md
 set datafile separator comma
 # Text sizes are fractions of the terminal's own font, read from its options
 # (they hold, say, `font 'DejaVu Sans,13'`); 12 if a terminal names none.
@@ -44,6 +45,7 @@ set rmargin at screen RIGHT
 LABELS = M
 LABEL_X = 3
 LABEL_Y = 2
+# <<labels-in-a-column>>, paper/94-appendix-figures.md
 # Every row with a mark to draw, into arrays: a row whose position is not a
 # number has no mark and takes no place in the column.
 stats LABELS skip 1 using (1) nooutput
@@ -77,6 +79,7 @@ set grid xtics ytics lc rgb "#e4e4e4"
 set xlabel "measured boundary per call (µs)" offset 0, 0.4
 set ylabel "predicted (µs)"
 set samples 60
+# <<key-below>>, paper/94-appendix-figures.md
 set key at screen 0.5, screen 0.045 center center horizontal maxcols 3 samplen 1.5 \
     width -4 font SMALL
 plot x with lines lw 2 lc rgb GREY title "exact", \

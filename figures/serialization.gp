@@ -3,6 +3,7 @@
 # the original's encode times as diamonds on the row of the format it used.
 # Tangled from paper/94-appendix-figures.md; the Makefile sets the terminal,
 # DATA and WOVEN.
+# <<figure-conventions>>, paper/94-appendix-figures.md
 set datafile separator comma
 # Text sizes are fractions of the terminal's own font, read from its options
 # (they hold, say, `font 'DejaVu Sans,13'`); 12 if a terminal names none.
@@ -23,6 +24,7 @@ set border 3 lc rgb "#444444"
 set tics nomirror
 # An estimate as the pointer shows it: the median and its interval.
 estimate(f, v, lo, hi) = sprintf(f." [".f.", ".f."]", v, lo, hi)
+# <<the-original-machine>>, paper/94-appendix-figures.md
 ORIGINAL = DATA."/original.csv"
 # The original's figure of a key, for stats: NaN on every other row.
 original(key) = strcol(1) eq key ? column(2) : NaN
@@ -57,6 +59,7 @@ set xrange [10 ** floor(log10(XLO)) * 0.999 : 10 ** ceil(log10(XHI)) * 1.001]
 set mxtics 10
 set grid xtics ytics lc rgb "#e4e4e4"
 set xlabel "time for the whole series (µs, log scale)" offset 0, 0.4
+# <<key-below>>, paper/94-appendix-figures.md
 set key at screen 0.5, screen 0.045 center center horizontal maxcols 3 samplen 1.5 \
     width -4 font SMALL
 plot S skip 1 using 2:0:ytic(1) with points ps 0 notitle, \

@@ -124,8 +124,8 @@ static void expands_appends_and_keeps_indentation(void **state)
         "````markdown\n```{.c #not-a-chunk}\nshown only\n```\n````\n\n"
         "```{.c #body}\nreturn a << 2;\n```\n");
     assert_int_equal(tangle("a.md"), 0);
-    assert_string_equal(read_back("out/x.c"),
-                        "int f(void)\n{\n    int a = 1;\n    return a << 2;\n}\n");
+    assert_string_equal(read_back("out/x.c"), "int f(void)\n{\n    /* <<body>>, a.md */\n"
+                                              "    int a = 1;\n    return a << 2;\n}\n");
 }
 
 static void check_mode_reports_a_stale_file(void **state)
@@ -162,7 +162,8 @@ static void line_directives_point_into_the_chapter(void **state)
                        "```{.c #more}\nint v;\n```\n");
     assert_int_equal(tangle("-l -o lined d.md"), 0);
     assert_string_equal(read_back("lined/out/w.c"),
-                        "#line 4 \"d.md\"\nint w;\n#line 9 \"d.md\"\nint v;\n#line 6 \"d.md\"\n");
+                        "#line 4 \"d.md\"\nint w;\n/* <<more>>, d.md */\n#line 9 \"d.md\"\n"
+                        "int v;\n#line 6 \"d.md\"\n");
 }
 
 static void stray_files_are_reported(void **state)
@@ -331,12 +332,46 @@ static void depth_is_not_mistaken_for_a_cycle(void **state)
     (void)state;
     write_chain("m.md", 60, 1, "int deep;\n");
     assert_int_equal(tangle("m.md"), 0);
-    assert_string_equal(read_back("out/chain.c"), "int deep;\n");
+    const char *chain = read_back("out/chain.c"), *at = chain;
+    int names = 0;
+    while ((at = strstr(at, "/* <<level-")) != NULL)
+        names++, at++;
+    assert_int_equal(names, 60);                        /* one line per level */
+    assert_string_equal(chain + strlen(chain) - strlen("int deep;\n"), "int deep;\n");
     write_chain("n.md", 70, 1, "int too_deep;\n");
     const char *errors = refusal_of("n.md");
     assert_non_null(strstr(errors, "n.md:"));
     assert_non_null(strstr(errors, "<<level-65>> would be nested 65 deep, past MAX_DEPTH (64)"));
     assert_null(strstr(errors, "includes itself"));
+}
+
+/* A reference leaves its chunk's name as a comment of the file's language:
+ * C's in a .c file, '#' in Python and gnuplot, none in a file whose comments
+ * the tangler does not know, and none inside a macro continued with a
+ * backslash, which a line of its own would end. */
+static void chunk_names_lead_back_from_the_code(void **state)
+{
+    (void)state;
+    write_file("p.md",
+        "```{.python file=out/p.py}\ndef f():\n    <<step>>\n```\n\n"
+        "```{.python #step}\nreturn 1\n```\n\n"
+        "```{.c file=out/m.c}\n#define TWICE(x) \\\n    <<twice-body>>\n<<tail>>\n```\n\n"
+        "```{.c #twice-body}\n((x) + (x))\n```\n\n"
+        "```{.c #tail}\nint t;\n```\n\n"
+        "```{.text file=out/notes.txt}\n<<note>>\n```\n\n"
+        "```{.text #note}\nplain\n```\n");
+    assert_int_equal(tangle("p.md"), 0);
+    assert_string_equal(read_back("out/p.py"), "def f():\n    # <<step>>, p.md\n    return 1\n");
+    assert_string_equal(read_back("out/m.c"), "#define TWICE(x) \\\n    ((x) + (x))\n"
+                                              "/* <<tail>>, p.md */\nint t;\n");
+    assert_string_equal(read_back("out/notes.txt"), "plain\n");
+    /* the digests, which the registration of claims keeps, leave the names out */
+    assert_int_equal(tangle("--hashes p.md > hashes.txt"), 0);
+    const char *hashes = read_back("hashes.txt");
+    assert_string_equal(line_of(hashes, "out/p.py,"), "out/p.py,5b76d0962c09ab4ee309fac65fad3568"
+                                                      "c97abdec983b405146ae3e86a235e352");
+    assert_string_equal(line_of(hashes, "tail,"), "tail,08a7d3da2c486634b8d787d5584b4676"
+                                                  "65ff9de5110d4f202b882a85b1db26a0");
 }
 
 int main(void)
@@ -356,6 +391,7 @@ int main(void)
         cmocka_unit_test(an_expansion_past_the_size_limit_is_refused),
         cmocka_unit_test(depth_is_not_mistaken_for_a_cycle),
         cmocka_unit_test(a_digest_follows_the_expansion),
+        cmocka_unit_test(chunk_names_lead_back_from_the_code),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }

@@ -16,6 +16,7 @@
 #include "util/options.h"
 #include "wire/frame.h"
 
+/* <<engine-usage>>, paper/55-engine.md */
 void engine_usage(FILE *to)
 {
     fprintf(to,
@@ -29,6 +30,7 @@ void engine_usage(FILE *to)
         "  --tcp [HOST:]PORT    listen on TCP, TCP_NODELAY; HOST defaults to 127.0.0.1;\n"
         "                       PORT 0 lets the kernel choose (see 'listening' below)\n"
         "  --stdin              serve one request from stdin to stdout, then exit\n"
+        /* <<engine-shm-usage>>, paper/84-shm.md */
         "  --shm NAME           serve one client at a time over POSIX shared memory\n"
         "                       (/dev/shm/NAME, mode 0600; see paper/84-shm.md)\n"
         "  --shm-wait MODE      how --shm waits for its client: futex (default; sleep)\n"
@@ -74,6 +76,7 @@ void engine_usage(FILE *to)
     }
 }
 
+/* <<engine-kernel-table>>, paper/55-engine.md */
 static int choose_kernel(const char *name, struct engine_options *o, char *err, size_t err_size)
 {
     const struct kernel_entry *k = kernel_for_engine(name, err, err_size);
@@ -83,6 +86,7 @@ static int choose_kernel(const char *name, struct engine_options *o, char *err, 
     return 0;
 }
 
+/* <<engine-option-values>>, paper/55-engine.md */
 static int parse_host_port(const char *text, struct engine_options *o, char *err,
                            size_t err_size)
 {
@@ -127,6 +131,7 @@ static int set_listener(struct engine_options *o, enum listen_on t, char *err,
     return 0;
 }
 
+/* <<the-engines-defaults>>, paper/55-engine.md */
 void engine_default_options(struct engine_options *o)
 {
     memset(o, 0, sizeof *o);
@@ -136,6 +141,7 @@ void engine_default_options(struct engine_options *o)
                                     DEFAULT_FRAME_TIMEOUT_MS};
 }
 
+/* <<take-one-engine-option>>, paper/55-engine.md */
 /* One option and its value; 0, or -1 with a message. */
 static int take_option(int opt, const char *arg, struct engine_options *o, char *err,
                        size_t err_size)
@@ -181,6 +187,7 @@ static int take_option(int opt, const char *arg, struct engine_options *o, char 
     case 'r': o->raw = 1; return 0;
     case 'd': o->die_with_parent = 1; return 0;
     case 'L': return option_layout("--layout", arg, &o->cfg.layout, err, err_size);
+    /* <<engine-shm-option-cases>>, paper/84-shm.md */
     case 'S':
         o->shm_name = arg;
         return set_listener(o, LISTEN_SHM, err, err_size);
@@ -192,6 +199,7 @@ static int take_option(int opt, const char *arg, struct engine_options *o, char 
     return set_error(err, err_size, "option -%c is not handled", opt);
 }
 
+/* <<engine-parse-options>>, paper/55-engine.md */
 int engine_parse_options(int argc, char **argv, struct engine_options *o,
                          char *err, size_t err_size)
 {
@@ -201,6 +209,7 @@ int engine_parse_options(int argc, char **argv, struct engine_options *o,
         {"max-frame", required_argument, 0, 'f'}, {"max-clients", required_argument, 0, 'c'},
         {"max-work", required_argument, 0, 'w'},
         {"idle-timeout", required_argument, 0, 'i'}, {"frame-timeout", required_argument, 0, 'F'},
+        /* <<engine-shm-long-options>>, paper/84-shm.md */
         {"shm", required_argument, 0, 'S'}, {"shm-wait", required_argument, 0, 'W'},
         {"raw", no_argument, 0, 'r'}, {"die-with-parent", no_argument, 0, 'd'},
         {"layout", required_argument, 0, 'L'},

@@ -12,6 +12,7 @@
 #include "engine/service.h"
 #include "wire/shm_ring.h"
 
+/* <<engine-options>>, paper/55-engine.md */
 /* Where the engine listens for its clients (the harness's own transports are
  * another thing: harness/session.h). */
 enum listen_on { LISTEN_NONE, LISTEN_UNIX, LISTEN_TCP, LISTEN_STDIN, LISTEN_SHM };
@@ -35,6 +36,7 @@ struct engine_options {
     int max_clients;
     int raw;                   /* serve the raw ping-pong, not the protocol */
     int die_with_parent;       /* SIGTERM when the parent goes */
+    /* <<engine-shm-options>>, paper/84-shm.md */
     const char *shm_name;      /* --shm: the shared-memory segment's name */
     enum shm_wait shm_wait;    /* --shm-wait: how the engine waits (zero: futex) */
     struct engine_config cfg;

@@ -36,6 +36,7 @@ enum {
     LISTEN_BACKLOG = 64,
 };
 
+/* <<engine-stop-on-signal>>, paper/55-engine.md */
 static int stop_pipe[2] = {-1, -1};
 
 static const int STOP_SIGNALS[] = {SIGHUP, SIGINT, SIGQUIT, SIGTERM, SIGUSR1, SIGUSR2};
@@ -68,6 +69,7 @@ static int install_signal_handlers(int keep_defaults)
     return 0;
 }
 
+/* <<engine-ready>>, paper/55-engine.md */
 /* --die-with-parent: SIGTERM when the parent goes. Returns 1 when it has
  * gone already: between `parent`, read first thing in main, and now, or
  * before main began, when init (pid 1) has adopted the engine. */
@@ -85,6 +87,7 @@ static void announce(const char *transport, const char *where)
     fflush(stdout);
 }
 
+/* <<engine-connection-thread>>, paper/55-engine.md */
 struct server {
     const struct engine_options *opts;
     pthread_mutex_t lock;
@@ -127,6 +130,7 @@ static void *connection_thread(void *arg)
     return NULL;
 }
 
+/* <<take-a-slot>>, paper/55-engine.md */
 /* With the lock held: whether some connection's client has hung up. */
 static int a_client_has_hung_up(struct server *s)
 {
@@ -169,6 +173,7 @@ static int take_slot(struct server *s, int fd)
     return slot;
 }
 
+/* <<make-and-free-the-table-of-slots>>, paper/55-engine.md */
 static int server_init(struct server *s, const struct engine_options *o)
 {
     pthread_condattr_t attr;
@@ -201,6 +206,7 @@ static void server_free(struct server *s)
     }
 }
 
+/* <<start-a-client-or-refuse-it>>, paper/55-engine.md */
 static void refuse_busy(int fd, int max_clients)
 {
     char message[128];
@@ -237,6 +243,7 @@ static void start_client(struct server *s, int fd)
     close(fd);
 }
 
+/* <<refuse-when-no-descriptor-is-left>>, paper/55-engine.md */
 /*
  * When accept finds no descriptor left (EMFILE, ENFILE), the client it
  * could not take still waits in the listener's queue, and poll reports it
@@ -269,6 +276,7 @@ static void refuse_without_descriptors(int listener)
     poll(&(struct pollfd){stop_pipe[0], POLLIN, 0}, 1, ACCEPT_BACKOFF_MS);
 }
 
+/* <<engine-accept-loop>>, paper/55-engine.md */
 /* Static: the connection threads use it until they end, perhaps after the
  * accept loop has returned. */
 static struct server server;
@@ -305,6 +313,7 @@ static int accept_loop(int listener, const struct engine_options *o)
     }
 }
 
+/* <<engine-stdin-mode>>, paper/55-engine.md */
 static int serve_stdin(const struct engine_options *o)
 {
     struct engine_config cfg = o->cfg;
@@ -321,6 +330,7 @@ static int serve_stdin(const struct engine_options *o)
     return status == 0 ? 0 : 1;
 }
 
+/* <<engine-shm-server>>, paper/84-shm.md */
 static void serve_shm_session(struct shm_channel *ch, const struct engine_options *o)
 {
     struct byte_link link = shm_link(ch);
@@ -363,6 +373,7 @@ static int serve_shm(const struct engine_options *o)
     return why == EINTR ? 0 : 1;
 }
 
+/* <<engine-main>>, paper/55-engine.md */
 int main(int argc, char **argv)
 {
     pid_t parent = getppid();
@@ -387,6 +398,7 @@ int main(int argc, char **argv)
                 "engine has gone already; stopping\n");
         return 0;
     }
+    /* <<engine-shm-mode>>, paper/84-shm.md */
     if (o.listen_on == LISTEN_SHM)
         return serve_shm(&o);
     if (o.listen_on == LISTEN_STDIN)

@@ -20,11 +20,13 @@
 #include "wire/json_codec.h"
 #include "wire/netio.h"
 
+/* <<connection-lifetime>>, paper/55-engine.md */
 void connection_init(struct connection *c, const struct engine_config *cfg)
 {
     memset(c, 0, sizeof *c);
     c->cfg = cfg;
     sweep_workspace_init(&c->workspace, &cfg->layout);
+    /* <<init-connection-extra-state>>, paper/80-stateful.md */
     sweep_workspace_init(&c->loaded, &cfg->layout);
 }
 
@@ -34,6 +36,7 @@ void connection_free(struct connection *c)
     for (size_t i = 0; i < sizeof all / sizeof all[0]; i++)
         buffer_free(all[i]);
     sweep_workspace_free(&c->workspace);
+    /* <<free-connection-extra-state>>, paper/80-stateful.md */
     sweep_workspace_free(&c->loaded);
     if (c->streaming)
         stream_free(&c->stream);
@@ -41,6 +44,8 @@ void connection_free(struct connection *c)
     memset(c, 0, sizeof *c);
 }
 
+/* <<handle-sweep>>, paper/55-engine.md */
+/* <<timing-marks>>, paper/55-engine.md */
 /* The process's CPU time and its minor page faults so far. */
 static void usage_now(uint64_t *cpu_ns, uint64_t *faults)
 {
@@ -58,6 +63,7 @@ static void mark(const struct connection *c, uint64_t *at)
         *at = clock_ns();
 }
 
+/* <<work-limit>>, paper/55-engine.md */
 /* One bar's steps for one combination: its seven moving averages. */
 static uint64_t combo_steps(const struct combo_params *p)
 {
@@ -84,6 +90,7 @@ static int check_work(const struct connection *c, uint64_t work, const char *wha
                      (unsigned long long)c->cfg->max_work);
 }
 
+/* <<watch-a-long-sweep>>, paper/55-engine.md */
 /* Work from which a sweep is watched: 2^27 window-bar steps, about a tenth
  * of a second of the naive kernel. */
 #define SWEEP_WATCH_STEPS (1ull << 27)
@@ -121,6 +128,7 @@ static void *watch_the_client(void *arg)
     return NULL;
 }
 
+/* <<start-and-end-a-watch>>, paper/55-engine.md */
 static int watch_start(struct client_watch *w, const struct byte_link *link, atomic_int *stop)
 {
     pthread_condattr_t attr;
@@ -150,6 +158,7 @@ static void watch_end(struct client_watch *w)
     pthread_mutex_destroy(&w->lock);
 }
 
+/* <<run-the-kernel-watched>>, paper/55-engine.md */
 /* Starts a watch over `stop` when `work` is long enough and the link can
  * tell whether the client has gone; whether it did. */
 static int watch_if_long(struct connection *c, uint64_t work, atomic_int *stop,
@@ -180,6 +189,7 @@ static int run_the_kernel(struct connection *c, struct sweep_workspace *ws, cons
     return 0;
 }
 
+/* <<decode-the-parameter-sets>>, paper/55-engine.md */
 /* The request's parameter sets, decoded into the connection's buffer. */
 static struct combo_params *decode_params(struct connection *c, const struct request_view *req,
                                           char *err, size_t err_size)
@@ -194,6 +204,7 @@ static struct combo_params *decode_params(struct connection *c, const struct req
     return params;
 }
 
+/* <<check-the-windows-and-run-the-kernel>>, paper/55-engine.md */
 /* Checks the windows against the series (`limit` names its length for the
  * message) and the work against --max-work, then runs the kernel; the
  * results are in c->results. */
@@ -217,6 +228,7 @@ static int checked_sweep(struct connection *c, struct sweep_workspace *ws, const
     return 0;
 }
 
+/* <<reply-with-the-results>>, paper/55-engine.md */
 /* The reply to a sweep: c->results[0..n_combos) as the protocol's two arrays. */
 static int reply_with_results(struct connection *c, uint32_t n_combos, char *err,
                               size_t err_size)
@@ -233,6 +245,7 @@ static int reply_with_results(struct connection *c, uint32_t n_combos, char *err
     return 0;
 }
 
+/* <<decode-the-series-and-sweep>>, paper/55-engine.md */
 static int sweep_and_reply(struct connection *c, struct sweep_workspace *ws, const double *close,
                            uint32_t n_bars, const char *limit, const struct request_view *req,
                            char *err, size_t err_size)
@@ -256,6 +269,7 @@ static int handle_sweep(struct connection *c, const struct request_view *req,
                            err, err_size);
 }
 
+/* <<handle-echo>>, paper/55-engine.md */
 static int handle_echo(struct connection *c, const struct request_view *req,
                        char *err, size_t err_size)
 {
@@ -268,6 +282,7 @@ static int handle_echo(struct connection *c, const struct request_view *req,
     return 0;
 }
 
+/* <<handle-stateful-opcodes>>, paper/80-stateful.md */
 static int empty_reply(struct connection *c)
 {
     c->n_reply = 0;
@@ -381,6 +396,7 @@ static int handle_close_stream(struct connection *c, const struct request_view *
     return reply_with_results(c, n, err, err_size);
 }
 
+/* <<handle-json-request>>, paper/83-json.md */
 /* The JSON reply to c->results[0..n_combos), kept on the connection until sent. */
 static int reply_with_json(struct connection *c, size_t n_combos, char *err, size_t err_size)
 {
@@ -427,6 +443,7 @@ static int is_json_body(const uint8_t *body, size_t len)
                        body[0] == '\r' || body[0] == 0xef || body[0] == '{' || body[0] == '[');
 }
 
+/* <<opcode-table>>, paper/55-engine.md */
 /* How many bars, or combinations, an opcode's request may carry. */
 enum count_rule { COUNT_NONE, COUNT_ONE, COUNT_SOME, COUNT_ANY };
 
@@ -440,6 +457,7 @@ struct opcode_entry {
 static const struct opcode_entry OPCODES[OPCODE_COUNT] = {
     [OP_SWEEP] = {"sweep", COUNT_SOME, COUNT_ANY, handle_sweep},
     [OP_ECHO] = {"echo", COUNT_ANY, COUNT_ANY, handle_echo},
+    /* <<stateful-opcode-entries>>, paper/80-stateful.md */
     [OP_LOAD] = {"load", COUNT_SOME, COUNT_NONE, handle_load},
     [OP_SWEEP_LOADED] = {"sweep loaded", COUNT_NONE, COUNT_ANY, handle_sweep_loaded},
     [OP_OPEN_STREAM] = {"open stream", COUNT_NONE, COUNT_SOME, handle_open_stream},
@@ -474,6 +492,7 @@ static int check_shape(const struct opcode_entry *op, const struct request_view 
                      req->opcode, op->name, need, req->n_bars, req->n_combos);
 }
 
+/* <<handle-request>>, paper/55-engine.md */
 int handle_request(struct connection *c, const uint8_t *body, size_t len,
                    char *err, size_t err_size)
 {
@@ -481,6 +500,7 @@ int handle_request(struct connection *c, const uint8_t *body, size_t len,
     c->n_reply = 0;
     c->timed = c->reply_is_json = 0;
     c->decoded_ns = c->computed_ns = c->encoded_ns = 0;
+    /* <<route-json-requests>>, paper/83-json.md */
     if (is_json_body(body, len))
         return handle_json(c, body, len, err, err_size);
     if (request_decode(body, len, &req, err, err_size) != 0)
@@ -494,6 +514,7 @@ int handle_request(struct connection *c, const uint8_t *body, size_t len,
     return op->handle(c, &req, err, err_size);
 }
 
+/* <<send-reply-or-error>>, paper/55-engine.md */
 /* Adds the engine's timing of the call as the reply's last piece. */
 static void append_timing(struct connection *c)
 {
@@ -555,6 +576,7 @@ static void send_error(struct connection *c, const struct byte_link *link, const
     link->write_all(link->ctx, iov, 2, deadline_in(c->cfg->frame_timeout_ms));
 }
 
+/* <<serve-connection>>, paper/55-engine.md */
 /* Whether a body can ask to be timed: a binary opcode with the top bit, or
  * JSON text (whose "timing" member only parsing finds). */
 static int may_ask_for_timing(const uint8_t *body, size_t len)
@@ -608,12 +630,14 @@ static int serve_frames(struct connection *c, const struct byte_link *link, int 
     for (int served = 0; max_requests == 0 || served < max_requests; served++) {
         uint8_t header[FRAME_HEADER_BYTES];
         size_t have = 0;                       /* bytes of this frame read, header first */
+        /* <<start-from-what-came-ahead>>, paper/55-engine.md */
         if (c->ahead > 0)
             have = take_ahead(c, header);
         if (buffer_reserve(&c->body, BODY_AHEAD) == NULL) {
             send_error(c, link, "engine out of memory for the request body");
             return -1;
         }
+        /* <<wait-for-a-frames-first-byte>>, paper/55-engine.md */
         ssize_t got = have > 0 ? 0
                                : read_frame_bytes(c, link, header, 0, 1,
                                                   deadline_in(cfg->idle_timeout_ms));
@@ -631,6 +655,7 @@ static int serve_frames(struct connection *c, const struct byte_link *link, int 
             return -1;
         }
         uint64_t frame_deadline = deadline_in(cfg->frame_timeout_ms);
+        /* <<read-the-rest-of-the-frame-in-time>>, paper/55-engine.md */
         have += (size_t)got;
         got = have >= sizeof header ? 0 : read_frame_bytes(c, link, header, have, sizeof header - have,
                                                             frame_deadline);
@@ -668,6 +693,7 @@ static int serve_frames(struct connection *c, const struct byte_link *link, int 
             send_error(c, link, err);
             return -1;
         }
+        /* <<answer-the-frame>>, paper/55-engine.md */
         if (may_ask_for_timing(body, len)) {
             c->started_ns = clock_ns();
             usage_now(&c->cpu_started_ns, &c->faults_started);
@@ -682,6 +708,7 @@ static int serve_frames(struct connection *c, const struct byte_link *link, int 
     return 0;
 }
 
+/* <<serve-a-link>>, paper/55-engine.md */
 /* While it serves, the connection knows its link, so that a long sweep can
  * ask whether its client is still there. */
 int serve_link(struct connection *c, const struct byte_link *link, int max_requests)
@@ -699,6 +726,7 @@ int serve_connection(struct connection *c, int in_fd, int out_fd, int max_reques
     return serve_link(c, &link, max_requests);
 }
 
+/* <<serve-raw>>, paper/55-engine.md */
 void serve_raw_link(const struct byte_link *link, const struct engine_config *cfg)
 {
     uint8_t size_word[4];

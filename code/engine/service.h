@@ -24,6 +24,7 @@ struct engine_config {
     int frame_timeout_ms;      /* a frame must arrive whole within this */
 };
 
+/* <<work-limit-interface>>, paper/55-engine.md */
 /* Default --max-work: 5e10 window-bar steps (the study's sweep is 3.7e9). */
 #define DEFAULT_MAX_WORK 50000000000ull
 
@@ -31,6 +32,7 @@ struct engine_config {
  * n_bars times the sum of each combination's seven windows. Saturates. */
 uint64_t sweep_work(const struct combo_params *params, size_t n_combos, uint64_t n_bars);
 
+/* <<connection-state>>, paper/55-engine.md */
 struct connection {
     const struct engine_config *cfg;
     const struct byte_link *link;          /* while serve_link runs; else NULL */
@@ -38,6 +40,7 @@ struct connection {
     size_t ahead, ahead_at;                /* bytes of the next frame read with the last
                                               one, at body.data + ahead_at */
     struct sweep_workspace workspace;      /* the kernel's, kept between requests */
+    /* <<connection-extra-state>>, paper/80-stateful.md */
     struct sweep_workspace loaded;         /* opcode 2's series, in a workspace of its own */
     uint32_t loaded_bars;                  /* 0 until a series is loaded */
     struct sweep_stream stream;            /* opcode 4's stream */

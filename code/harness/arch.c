@@ -16,6 +16,7 @@
 #include "util/timing.h"
 #include "wire/frame.h"
 
+/* <<keep-a-call>>, paper/41-architectures.md */
 void call_sink_put(struct call_sink *sink, size_t call, const struct call_record *t)
 {
     if (t->has_engine || t->has_usage) {
@@ -41,6 +42,7 @@ void call_sink_put(struct call_sink *sink, size_t call, const struct call_record
     sink->calls[sink->n++] = (struct kept_call){call, *t};
 }
 
+/* <<write-a-calls-row>>, paper/41-architectures.md */
 void call_record_write(struct data_out *o, int first, const struct call_record *t)
 {
 #define AT(name) (first + RECORD_##name - RECORD_rtt_ns)
@@ -68,6 +70,7 @@ void call_record_write(struct data_out *o, int first, const struct call_record *
 #undef AT
 }
 
+/* <<forget-the-kept-calls>>, paper/41-architectures.md */
 void call_sink_clear(struct call_sink *sink)
 {
     sink->n = 0;
@@ -85,6 +88,7 @@ void call_sink_free(struct call_sink *sink)
     memset(sink, 0, sizeof *sink);
 }
 
+/* <<architecture-state>>, paper/41-architectures.md */
 struct arch_state {
     const struct arch_row *row;
     struct sweep_workspace ws;         /* in-process rows */
@@ -95,6 +99,7 @@ struct arch_state {
     struct worker *worker;             /* Python rows */
 };
 
+/* <<set-up-a-python-row>>, paper/41-architectures.md */
 static int open_python_row(struct arch_state *st, const struct harness_env *env,
                            const struct sweep_job *job, char *err, size_t err_size)
 {
@@ -118,6 +123,7 @@ static int open_python_row(struct arch_state *st, const struct harness_env *env,
                           err_size);
 }
 
+/* <<set-up-a-c-row>>, paper/41-architectures.md */
 static int open_c_row(struct arch_state *st, const struct harness_env *env,
                       const struct sweep_job *job, char *err, size_t err_size)
 {
@@ -140,6 +146,7 @@ static int open_c_row(struct arch_state *st, const struct harness_env *env,
     return 0;
 }
 
+/* <<set-a-row-up>>, paper/41-architectures.md */
 struct arch_state *arch_open(const struct arch_row *row, const struct harness_env *env,
                              struct worker *worker, const struct sweep_job *job,
                              char *err, size_t err_size)
@@ -176,6 +183,7 @@ void arch_close(struct arch_state *st)
     free(st);
 }
 
+/* <<run-in-the-process>>, paper/41-architectures.md */
 static int run_in_process(struct arch_state *st, const struct sweep_job *job,
                           struct combo_result *results, char *err, size_t err_size)
 {
@@ -187,6 +195,7 @@ static int run_in_process(struct arch_state *st, const struct sweep_job *job,
     return status == 0 ? 0 : set_error(err, err_size, "out of memory for the kernel's workspace");
 }
 
+/* <<one-sweep-call>>, paper/41-architectures.md */
 static int sweep_call(struct arch_state *st, const struct sweep_job *job, size_t first,
                       size_t count, struct combo_result *results, struct call_record *t,
                       char *err, size_t err_size)
@@ -198,6 +207,7 @@ static int sweep_call(struct arch_state *st, const struct sweep_job *job, size_t
                          results + first, t, err, err_size);
 }
 
+/* <<run-a-stream-of-bars>>, paper/41-architectures.md */
 static int run_per_bar(struct arch_state *st, const struct sweep_job *job,
                        struct combo_result *results, struct call_sink *sink,
                        char *err, size_t err_size)
@@ -221,6 +231,7 @@ static int run_per_bar(struct arch_state *st, const struct sweep_job *job,
     return 0;
 }
 
+/* <<run-through-a-session>>, paper/41-architectures.md */
 static int run_c_client(struct arch_state *st, const struct sweep_job *job,
                         struct combo_result *results, struct call_sink *sink,
                         char *err, size_t err_size)
@@ -253,6 +264,7 @@ static int run_c_client(struct arch_state *st, const struct sweep_job *job,
     return set_error(err, err_size, "%s: unknown grain", st->row->name);
 }
 
+/* <<run-the-row-in-its-client>>, paper/41-architectures.md */
 static int run_in_client(struct arch_state *st, const struct sweep_job *job,
                          struct combo_result *results, struct run_measure *m,
                          struct call_sink *sink, char *err, size_t err_size)
@@ -277,6 +289,7 @@ static int run_in_client(struct arch_state *st, const struct sweep_job *job,
     return status;
 }
 
+/* <<witness-the-run>>, paper/41-architectures.md */
 const char *witness_kind_name(enum witness_kind kind)
 {
     static const char *const names[N_WITNESS_KINDS] = {"floor", "payload", "warm"};
@@ -344,6 +357,7 @@ static int witness_the_run(struct arch_state *st, const struct sweep_job *job,
     return status;
 }
 
+/* <<run-a-row-once>>, paper/41-architectures.md */
 static pid_t engine_pid(const struct arch_state *st)
 {
     return st->has_session ? st->session.pid : 0;

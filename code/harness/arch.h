@@ -14,6 +14,7 @@
 #include "schema/architectures.h"
 #include "schema/data_out.h"
 
+/* <<sweep-job>>, paper/41-architectures.md */
 /* One sweep to perform: the series and the parameter sets. */
 struct sweep_job {
     const double *close;
@@ -22,6 +23,7 @@ struct sweep_job {
     size_t n_combos;
 };
 
+/* <<what-a-run-measures>>, paper/41-architectures.md */
 struct run_measure {
     double seconds;            /* the sweep's wall time */
     double client_cpu_s;       /* processor time of the process that drove it */
@@ -39,6 +41,7 @@ struct kept_call {
     struct call_record t;
 };
 
+/* <<witness-record>>, paper/41-architectures.md */
 enum witness_kind { WITNESS_FLOOR, WITNESS_PAYLOAD, WITNESS_WARM, N_WITNESS_KINDS };
 enum { WITNESS_REPS = 3, MAX_WITNESSES = N_WITNESS_KINDS * WITNESS_REPS };
 
@@ -75,6 +78,7 @@ void call_record_write(struct data_out *out, int first, const struct call_record
 void call_sink_clear(struct call_sink *sink);
 void call_sink_free(struct call_sink *sink);
 
+/* <<architecture-interface>>, paper/41-architectures.md */
 struct worker;                 /* the Python worker, @sec:python-client */
 struct arch_state;
 

@@ -32,6 +32,7 @@
 #define IPCTAX_COMMIT "unknown"
 #endif
 
+/* <<bench-config>>, paper/40-harness.md */
 /* MAX_COMBOS, MAX_SCALE: the bounds data/ is checked against (schema/domains.h) */
 struct bench_config {
     size_t n_bars;
@@ -50,6 +51,7 @@ static const struct bench_config DEFAULT_CONFIG = {
     .limits = SCHEDULE_DEFAULT_LIMITS, .out_dir = "build/run", .scale = 1.0,
 };
 
+/* <<bench-usage>>, paper/40-harness.md */
 static void usage(FILE *to)
 {
     fprintf(to,
@@ -91,6 +93,7 @@ static void usage(FILE *to)
         HEADLINE_UNITS, SCHEDULE_DEFAULT_LIMITS.min_rounds, SCHEDULE_DEFAULT_LIMITS.max_rounds);
 }
 
+/* <<list-everything>>, paper/40-harness.md */
 static void list_everything(void)
 {
     printf("architectures:\n");
@@ -108,6 +111,7 @@ static void list_everything(void)
     }
 }
 
+/* <<take-one-option>>, paper/40-harness.md */
 /* A plan, "row=N,...": every row a row of the table, every N from 1 to 1000. */
 static int units_check(const char *plan, char *err, size_t n)
 {
@@ -186,6 +190,7 @@ static int take_option(int opt, struct bench_config *cfg, char *err, size_t n)
     return status;
 }
 
+/* <<bars-the-grid-needs>>, paper/40-harness.md */
 static int64_t longest_window(size_t n_combos)
 {
     int64_t longest = 1;
@@ -208,6 +213,7 @@ static size_t least_bars(const struct bench_config *cfg)
     return (size_t)longest_window(cfg->n_combos) * (size_t)divisor;
 }
 
+/* <<parse-the-command-line>>, paper/40-harness.md */
 /* 0: run. Otherwise the command line has been answered (--help, --version,
  * --list, or a refusal printed) and *status is the exit status. */
 static int parse_options(int argc, char **argv, struct bench_config *cfg, int *status)
@@ -256,6 +262,7 @@ static int parse_options(int argc, char **argv, struct bench_config *cfg, int *s
     return *status != 0;
 }
 
+/* <<bench-check-the-output-folder>>, paper/40-harness.md */
 /* 0 when dir holds nothing; else -1, with a refusal printed. */
 static int out_dir_empty(const char *dir)
 {
@@ -300,6 +307,7 @@ static int check_out_dir(const char *dir)
     return 0;
 }
 
+/* <<write-the-reference-sweep>>, paper/40-harness.md */
 static int write_sweep(const char *dir, const struct sweep_job *job,
                        const struct combo_result *reference)
 {
@@ -324,6 +332,7 @@ static int write_sweep(const char *dir, const struct sweep_job *job,
     return data_out_close(&out);
 }
 
+/* <<write-the-machine-and-the-settings>>, paper/40-harness.md */
 static int write_machine(const char *dir)
 {
     char err[ERR_SIZE];
@@ -375,6 +384,7 @@ static int write_run(const char *dir, const struct bench_config *cfg, const char
     return data_out_close(&out);
 }
 
+/* <<bench-main>>, paper/40-harness.md */
 int main(int argc, char **argv)
 {
     struct bench_config cfg = DEFAULT_CONFIG;
@@ -406,6 +416,7 @@ int main(int argc, char **argv)
         fprintf(stderr, "ipctax-bench: out of memory for the job\n");
         goto done;
     }
+    /* <<bench-make-the-job>>, paper/40-harness.md */
     gbm_series(close, cfg.n_bars, cfg.seed);
     grid_fill(params, cfg.n_combos);
     series_sha256_hex(close, cfg.n_bars, sha256);
@@ -420,6 +431,7 @@ int main(int argc, char **argv)
         fprintf(stderr, "ipctax-bench: out of memory for the reference sweep\n");
         goto done;
     }
+    /* <<bench-run-everything>>, paper/40-harness.md */
     fprintf(stderr, "ipctax-bench: %zu bars x %zu combos, seed %u, output in %s\n", cfg.n_bars,
             cfg.n_combos, cfg.seed, cfg.out_dir);
     struct schedule_outcome how = {0};

@@ -14,6 +14,7 @@ enum {
     COLD_CALLS = 2,            /* the cold call, then a warm one */
 };
 
+/* <<write-a-cold-or-warm-call>>, paper/66-cold.md */
 
 struct cold_call {
     struct call_record t;
@@ -45,6 +46,7 @@ static void write_cold(struct data_out *o, int rep, int call, const struct cold_
     data_end_row(o);
 }
 
+/* <<one-fresh-engine>>, paper/66-cold.md */
 static int time_one_call(struct session *s, const struct sweep_job *job,
                          struct cold_call *c, char *err, size_t err_size)
 {
@@ -87,6 +89,7 @@ static int fresh_engine(const struct measure_context *ctx, int rep, int cpu,
     return status;
 }
 
+/* <<measure-cold-calls>>, paper/66-cold.md */
 int measure_cold(const struct measure_context *ctx, char *err, size_t err_size)
 {
     struct data_out out;

@@ -17,6 +17,7 @@
 #include "kernel/grid.h"
 #include "util/error.h"
 
+/* <<counts-job>>, paper/78-counts.md */
 enum { COUNT_BARS = 20000, COUNT_COMBOS = 4 };
 
 /* The job of the counts: the series' first COUNT_BARS bars (the series is a
@@ -34,6 +35,7 @@ static void make_count_job(const struct sweep_job *job, struct count_job *cj)
     grid_fill(cj->params, COUNT_COMBOS);
 }
 
+/* <<read-the-counts>>, paper/78-counts.md */
 static int read_callgrind_total(const char *path, double *total)
 {
     char line[4096];
@@ -77,6 +79,7 @@ static void write_count(struct data_out *out, const char *side, const char *what
     data_end_row(out);
 }
 
+/* <<count-in-the-process>>, paper/78-counts.md */
 /* Runs argv to its end, its output discarded; 0 if it exited 0. */
 static int run_to_end(char *const argv[], char *err, size_t err_size)
 {
@@ -113,6 +116,7 @@ static int count_in_process(const struct measure_context *ctx, const struct coun
     return status;
 }
 
+/* <<count-in-the-engine>>, paper/78-counts.md */
 /* Runs `requests` sweeps through an engine wrapped in `wrapper`. */
 static int serve_under(const struct measure_context *ctx, struct count_job *cj,
                        char *const wrapper[], const char *name, int requests, char *err,
@@ -163,6 +167,7 @@ static int strace_engine(const struct measure_context *ctx, struct count_job *cj
                                        "no strace summary in %s (is strace installed?)", file);
 }
 
+/* <<measure-counts>>, paper/78-counts.md */
 int measure_counts(const struct measure_context *ctx, char *err, size_t err_size)
 {
     struct count_job cj;

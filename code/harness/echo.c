@@ -17,6 +17,7 @@
 #include "util/random.h"
 #include "util/timing.h"
 
+/* <<echo-sizes-and-counts>>, paper/65-echo.md */
 static const int ECHO_SIZES[] = {
     1, 2, 5, 10, 20, 50, 100, 200, 500, 1000, 2000, 5000,
     10000, 20000, 50000, 100000, 150000,
@@ -36,6 +37,7 @@ static int block_reps(const struct measure_context *ctx, int floats)
     return scaled(ctx, floats <= ECHO_LARGE ? ECHO_REPS_SMALL : ECHO_REPS_LARGE, 2);
 }
 
+/* <<echo-lanes>>, paper/65-echo.md */
 enum echo_mode { MODE_PROTOCOL, MODE_PROTOCOL_TIMED, MODE_RAW, N_MODES };
 static const char *const MODE_NAMES[N_MODES] = {"protocol", "protocol_timed", "raw"};
 
@@ -70,6 +72,7 @@ static int is_python(int lane)
     return lane >= FIRST_PYTHON_LANE;
 }
 
+/* <<echo-lane-state>>, paper/65-echo.md */
 struct echo_run {
     const struct measure_context *ctx;
     struct session protocol[N_LANES], raw[N_LANES];
@@ -96,6 +99,7 @@ static int connects_per_block(enum transport t)
     return t != TRANSPORT_PIPE;
 }
 
+/* <<open-and-close-the-lanes>>, paper/65-echo.md */
 static int open_lanes(struct echo_run *er, char *err, size_t err_size)
 {
     for (int l = 0; l < FIRST_PYTHON_LANE; l++) {
@@ -140,6 +144,7 @@ static void close_lanes(struct echo_run *er)
         worker_stop(&er->worker);
 }
 
+/* <<echo-place-a-block>>, paper/65-echo.md */
 static int pin_engine(pid_t pid, int cpu, char *err, size_t err_size)
 {
     return pid <= 0 || pin_process(pid, cpu) == 0 ? 0
@@ -173,6 +178,7 @@ static int engine_seen(const struct echo_run *er, int lane, int mode)
     return pid > 0 && proc_place(pid, &p) == 0 ? p.cpu : -1;
 }
 
+/* <<write-a-sample>>, paper/65-echo.md */
 static void write_sample(struct echo_run *er, int lane, int mode, int floats, int pass,
                          int block, int rep, uint64_t rtt, int has_engine, uint64_t engine,
                          int client_cpu, int engine_cpu)
@@ -194,6 +200,7 @@ static void write_sample(struct echo_run *er, int lane, int mode, int floats, in
     data_end_row(o);
 }
 
+/* <<one-round-trip-in-one-mode>>, paper/65-echo.md */
 /* One round trip in one mode: its time, and the engine's when it said. */
 static int round_trip(struct echo_run *er, int lane, int mode, size_t n, uint64_t *rtt,
                       struct call_record *t, char *err, size_t err_size)
@@ -215,6 +222,7 @@ static int round_trip(struct echo_run *er, int lane, int mode, size_t n, uint64_
     return status;
 }
 
+/* <<a-python-block>>, paper/65-echo.md */
 static int python_block(struct echo_run *er, int lane, int floats, int pass, int block,
                         int reps, char *err, size_t err_size)
 {
@@ -237,6 +245,7 @@ static int python_block(struct echo_run *er, int lane, int floats, int pass, int
     return 0;
 }
 
+/* <<attach-and-detach-a-lanes-modes>>, paper/65-echo.md */
 /* Attaches the modes in `which` (a bit per mode) of a lane to their engines. */
 static int attach_modes(struct echo_run *er, int lane, unsigned which, size_t n,
                         char *err, size_t err_size)
@@ -262,6 +271,7 @@ static void detach_modes(struct echo_run *er, int lane, unsigned which)
         session_disconnect(&er->protocol[lane]);
 }
 
+/* <<measure-modes-taking-turns>>, paper/65-echo.md */
 /* The modes in `which`, attached together: warm-up and a check of each, then
  * `reps` timed round trips of each, the modes taking turns. */
 static int measure_modes(struct echo_run *er, int lane, unsigned which, int floats, int pass,
@@ -298,6 +308,7 @@ static int measure_modes(struct echo_run *er, int lane, unsigned which, int floa
     return status;
 }
 
+/* <<a-c-block>>, paper/65-echo.md */
 static int c_block(struct echo_run *er, int lane, int floats, int pass, int block, int reps,
                    char *err, size_t err_size)
 {
@@ -314,6 +325,7 @@ static int c_block(struct echo_run *er, int lane, int floats, int pass, int bloc
     return 0;
 }
 
+/* <<run-the-passes>>, paper/65-echo.md */
 static int run_passes(struct echo_run *er, char *err, size_t err_size)
 {
     enum { PER_LANE = N_PLACEMENTS * N_ECHO_SIZES, N_BLOCKS = N_LANES * PER_LANE };
@@ -345,6 +357,7 @@ static int run_passes(struct echo_run *er, char *err, size_t err_size)
     return 0;
 }
 
+/* <<write-the-echos-settings>>, paper/65-echo.md */
 static int write_settings(const struct measure_context *ctx, char *err, size_t err_size)
 {
     struct data_out out;
@@ -361,6 +374,7 @@ static int write_settings(const struct measure_context *ctx, char *err, size_t e
                                                     "cannot write echo_settings.csv");
 }
 
+/* <<measure-echo>>, paper/65-echo.md */
 int measure_echo(const struct measure_context *ctx, char *err, size_t err_size)
 {
     const size_t largest = (size_t)ECHO_SIZES[N_ECHO_SIZES - 1];

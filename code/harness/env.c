@@ -20,6 +20,7 @@
 #include "harness/env.h"
 #include "util/error.h"
 
+/* <<track-children>>, paper/40-harness.md */
 enum { MAX_CHILDREN = 256 };
 static volatile pid_t children[MAX_CHILDREN];
 static char scratch_dir[PATH_MAX], scratch_parent[PATH_MAX];
@@ -66,6 +67,7 @@ static void stop_children(void)
         rmdir(scratch_parent);                     /* fails while another run uses it */
 }
 
+/* <<start-a-child>>, paper/40-harness.md */
 extern char **environ;
 
 pid_t env_spawn(char *const argv[], int in_fd, int out_fd, char *err, size_t err_size)
@@ -92,6 +94,7 @@ pid_t env_spawn(char *const argv[], int in_fd, int out_fd, char *err, size_t err
     return pid;
 }
 
+/* <<stop-children-on-a-signal>>, paper/40-harness.md */
 static char note[ENV_NOTE_BYTES];
 static volatile size_t note_length;
 
@@ -126,6 +129,7 @@ static void install_handlers(void)
     sigaction(SIGPIPE, &sa, NULL);     /* a dead child's pipe is an error, not a death */
 }
 
+/* <<a-folder-of-this-users-alone>>, paper/40-harness.md */
 /* $TMPDIR/ipctax-UID into path: 0 when it is (now) a folder of this user's
  * alone, -1 otherwise. */
 static int make_scratch_parent(const char *tmp, char *path, size_t size)
@@ -138,6 +142,7 @@ static int make_scratch_parent(const char *tmp, char *path, size_t size)
            (st.st_mode & 077) == 0 ? 0 : -1;
 }
 
+/* <<remove-the-folders-of-dead-runs>>, paper/40-harness.md */
 static int remove_entry(const char *path, const struct stat *st, int type, struct FTW *at)
 {
     (void)st;
@@ -165,6 +170,7 @@ static void remove_stale_scratch(const char *parent)
         closedir(d);
 }
 
+/* <<make-the-runs-folder>>, paper/40-harness.md */
 /* Makes the run's scratch folder in env->work_dir; 0, or -1 with err set. */
 static int make_scratch_folder(struct harness_env *env, char *err, size_t err_size)
 {
@@ -189,6 +195,7 @@ static int make_scratch_folder(struct harness_env *env, char *err, size_t err_si
                      strerror(errno));
 }
 
+/* <<find-the-programs>>, paper/40-harness.md */
 int env_open(struct harness_env *env, const char *engine_override, const char *python_override,
              char *err, size_t err_size)
 {

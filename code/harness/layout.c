@@ -17,6 +17,7 @@
 #include "util/random.h"
 #include "util/timing.h"
 
+/* <<layout-configurations>>, paper/76-layout.md */
 enum layout_side {
     SIDE_IN_PROCESS,           /* the naive kernel in the harness */
     SIDE_ENGINE,               /* the naive kernel in an engine, timed by the engine */
@@ -59,6 +60,7 @@ static void make_configs(struct layout_config *c)
     c[n++] = (struct layout_config){SIDE_ENGINE_TUNED, "0,576,576", -1};
 }
 
+/* <<layout-state>>, paper/76-layout.md */
 struct layout_run {
     const struct measure_context *ctx;
     struct layout_config config[N_CONFIGS];
@@ -96,6 +98,7 @@ static int open_config(struct layout_run *lr, int i, char *err, size_t err_size)
     return 0;
 }
 
+/* <<layout-one-sample>>, paper/76-layout.md */
 static int sample(struct layout_run *lr, int i, double *seconds, char *err, size_t err_size)
 {
     const struct sweep_job *job = lr->ctx->job;
@@ -127,6 +130,7 @@ static int sample(struct layout_run *lr, int i, double *seconds, char *err, size
     return status == 0 ? 0 : set_error(err, err_size, "out of memory in the kernel");
 }
 
+/* <<write-a-layout-sample>>, paper/76-layout.md */
 static void write_sample(struct data_out *out, const struct layout_config *c, int pass,
                          double seconds)
 {
@@ -146,6 +150,7 @@ static void write_sample(struct data_out *out, const struct layout_config *c, in
     data_end_row(out);
 }
 
+/* <<run-the-layout-passes>>, paper/76-layout.md */
 static int run_layout(struct layout_run *lr, struct data_out *out, char *err, size_t err_size)
 {
     size_t order[N_CONFIGS];
@@ -168,6 +173,7 @@ static int run_layout(struct layout_run *lr, struct data_out *out, char *err, si
     return 0;
 }
 
+/* <<measure-layout>>, paper/76-layout.md */
 int measure_layout(const struct measure_context *ctx, char *err, size_t err_size)
 {
     struct layout_run lr = {.ctx = ctx};

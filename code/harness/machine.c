@@ -24,6 +24,7 @@
 #define IPCTAX_COMMIT "unknown"
 #endif
 
+/* <<machine-rows>>, paper/40-harness.md */
 static void row(struct data_out *out, const char *key, const char *value)
 {
     data_key_text(out, key, value);
@@ -34,6 +35,7 @@ static void row_int(struct data_out *out, const char *key, int64_t value)
     data_key_int(out, key, value);
 }
 
+/* <<read-the-system>>, paper/40-harness.md */
 /* The value after "key<spaces>:" on the first line of /proc/cpuinfo that has it. */
 static void cpuinfo_field(const char *key, char *value, size_t size)
 {
@@ -72,6 +74,7 @@ static int64_t memory_bytes(void)
     return pages > 0 && page > 0 ? (int64_t)pages * page : -1;
 }
 
+/* <<the-vector-extensions-it-lists>>, paper/40-harness.md */
 static const char *const SIMD_FLAGS[] = {"sse2", "sse4_2", "avx", "avx2", "fma",
                                          "avx512f", "avx512dq", "avx512bw", "avx512vl"};
 
@@ -93,6 +96,7 @@ static void simd_flags(char *value, size_t size)
     }
 }
 
+/* <<what-cpuid-says>>, paper/40-harness.md */
 #if defined(__x86_64__) || defined(__i386__)
 /* The register states the OS saves (XCR0): SSE, AVX, and the three of AVX-512. */
 static void simd_enabled(char *value, size_t size)
@@ -146,6 +150,7 @@ static void cache_rows(struct data_out *out) { (void)out; }
 static void hypervisor_name(char *value, size_t size) { snprintf(value, size, NOT_VISIBLE); }
 #endif
 
+/* <<the-processors-rows>>, paper/40-harness.md */
 static void processor_rows(struct data_out *out)
 {
     static const char *const fields[][2] = {
@@ -165,6 +170,7 @@ static void processor_rows(struct data_out *out)
     cache_rows(out);
 }
 
+/* <<package-versions>>, paper/40-harness.md */
 static const char *const PACKAGES[] = {
     "libcsv-dev", "libjansson-dev", "nettle-dev", "pandoc", "gnuplot-nox",
     "texlive-base", "python3", "python3-numpy", "python3-numba", "valgrind",
@@ -193,6 +199,7 @@ static void package_rows(struct data_out *out)
     }
 }
 
+/* <<machine-write-rows>>, paper/40-harness.md */
 void machine_write_rows(struct data_out *out)
 {
     char value[512];

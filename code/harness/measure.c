@@ -11,6 +11,7 @@
 #include "util/names.h"
 
 const struct measurement MEASUREMENTS[] = {
+    /* <<registered-measurements>>, paper/65-echo.md */
     {"echo", "round trips per payload size, protocol and raw, C and Python clients", measure_echo,
      NULL},
     {"cold", "the first call on a fresh engine against the second, with both sides' page faults",
@@ -54,6 +55,7 @@ int measurements_run(const struct measure_context *ctx, const char *list)
     return failed ? -1 : 0;
 }
 
+/* <<measurements-in-the-rounds>>, paper/64-measurements.md */
 void rounds_measurements_begin(struct rounds_measurements *r, const struct measure_context *ctx,
                                const char *list)
 {

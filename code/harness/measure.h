@@ -71,6 +71,7 @@ int scaled(const struct measure_context *ctx, int count, int floor);
 int measure_open(const struct measure_context *ctx, const char *name, struct data_out *out,
                  char *err, size_t err_size);
 
+/* <<measurement-declarations>>, paper/65-echo.md */
 int measure_echo(const struct measure_context *ctx, char *err, size_t err_size);
 int measure_cold(const struct measure_context *ctx, char *err, size_t err_size);
 extern const struct in_rounds MECHANISMS_IN_ROUNDS;

@@ -23,6 +23,7 @@
 #include "util/random.h"
 #include "util/timing.h"
 
+/* <<mechanisms-constants>>, paper/67-mechanisms.md */
 enum {
     AWAY_PASSES = 6,           /* the passes (rounds) that also make the away probes */
     CHAIN_CALLS = 4,           /* an engine stretch's calls, back to back, before a double's echo */
@@ -58,6 +59,7 @@ static const struct cell CELLS[] = {
 };
 enum { N_CELLS = sizeof CELLS / sizeof CELLS[0] };
 
+/* <<mechanisms-partner>>, paper/67-mechanisms.md */
 struct partner {
     pthread_t thread;
     atomic_int stop;
@@ -92,6 +94,7 @@ static void partner_stop(struct partner *p)
     pthread_join(p->thread, NULL);
 }
 
+/* <<mechanisms-state>>, paper/67-mechanisms.md */
 struct mech {
     const struct measure_context *ctx;
     struct data_out states, faults;
@@ -116,6 +119,7 @@ struct mech {
     size_t n_chain;
 };
 
+/* <<mechanisms-stretch>>, paper/67-mechanisms.md */
 /* The next bar of a stream: the series from its start, round and round. */
 static double next_close(struct mech *m)
 {
@@ -257,6 +261,7 @@ static void mech_close(struct mech *m)
     pin_this_thread(CPU_ANY);
 }
 
+/* <<mechanisms-state-probe>>, paper/67-mechanisms.md */
 static int python_probe(struct mech *m, const struct cell *c, size_t floats,
                         struct call_record *t, uint64_t *stretch_ns, char *err, size_t err_size)
 {
@@ -340,6 +345,7 @@ static int state_probe(struct mech *m, const struct cell *c, int busy, int pass,
     return 0;
 }
 
+/* <<mechanisms-fault-probe>>, paper/67-mechanisms.md */
 static void write_fault(struct mech *m, const char *role, int pass, int order, const char *touch,
                         uint64_t ns, long faults)
 {
@@ -400,6 +406,7 @@ static int fault_probe(struct mech *m, int python, int pass, int order, char *er
                   : c_touch(m, pass, order, err, err_size);
 }
 
+/* <<mechanisms-pass>>, paper/67-mechanisms.md */
 static int mech_pass(struct mech *m, struct mt19937 *mt, int pass, char *err, size_t err_size)
 {
     int first_partner = (int)random_below(mt, 2), status = 0;
@@ -422,6 +429,7 @@ static int mech_pass(struct mech *m, struct mt19937 *mt, int pass, char *err, si
     return status;
 }
 
+/* <<mechanisms-measure>>, paper/67-mechanisms.md */
 static void *mech_begin(const struct measure_context *ctx, char *err, size_t err_size)
 {
     struct mech *m = calloc(1, sizeof *m);

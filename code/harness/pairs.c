@@ -13,6 +13,7 @@
 #include "util/error.h"
 #include "util/timing.h"
 
+/* <<run-one-side>>, paper/42-pairs.md */
 /* Both sides of a duet start from here. */
 struct starting_line {
     atomic_int arrived;
@@ -46,6 +47,7 @@ void side_run_alone(struct side *s)
     run_side(s, NULL);
 }
 
+/* <<run-a-duet>>, paper/42-pairs.md */
 struct duet_side {
     struct side *side;
     struct starting_line *line;

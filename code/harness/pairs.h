@@ -12,6 +12,7 @@
 #include "harness/placement.h"
 #include "util/error.h"
 
+/* <<a-side>>, paper/42-pairs.md */
 struct side {
     struct arch_state *state;          /* the row that runs */
     const struct sweep_job *job;       /* the part of the job it runs */

@@ -13,6 +13,7 @@
 
 #include "harness/placement.h"
 
+/* <<the-cpus-the-harness-started-with>>, paper/42-pairs.md */
 static cpu_set_t started_with;
 static int started_known;
 
@@ -49,6 +50,7 @@ int placement_duet_cpus(int cpus[2])
     return placement_cpus(cpus, 2) == 2 ? 0 : -1;
 }
 
+/* <<pin-a-thread-or-a-process>>, paper/42-pairs.md */
 int pin_this_thread(int cpu)
 {
     cpu_set_t set;
@@ -90,6 +92,7 @@ long thread_minor_faults(void)
     return getrusage(RUSAGE_THREAD, &usage) == 0 ? usage.ru_minflt : -1;
 }
 
+/* <<read-a-stat-line>>, paper/42-pairs.md */
 enum { STAT_MINOR_FAULTS = 10, STAT_UTIME = 14, STAT_STIME = 15, STAT_PROCESSOR = 39 };
 
 struct stat_fields {
@@ -125,6 +128,7 @@ static int read_stat(const char *path, struct stat_fields *out)
     return -1;
 }
 
+/* <<the-busiest-threads-cpu>>, paper/42-pairs.md */
 int proc_place(pid_t pid, struct proc_place *out)
 {
     char path[96];
@@ -153,6 +157,7 @@ int proc_place(pid_t pid, struct proc_place *out)
     return 0;
 }
 
+/* <<write-a-cpu-set>>, paper/42-pairs.md */
 void allowed_cpus_text(pid_t pid, char text[CPUS_TEXT_SIZE])
 {
     cpu_set_t set;

@@ -19,6 +19,7 @@
 #include "util/random.h"
 #include "util/timing.h"
 
+/* <<peak-loop-sizes>>, paper/77-roofline.md */
 enum {
     PEAK_CHAINS = 12,
     PEAK_STEPS = 32,           /* terms per chain per pass over the array */
@@ -35,6 +36,7 @@ enum {
 /* Defeats dead-code elimination: every loop's sums end up here. */
 static volatile double peak_sink;
 
+/* <<the-clock>>, paper/77-roofline.md */
 uint64_t clock_chain(uint64_t additions)
 {
     uint64_t sum = 0, one = 1;
@@ -60,6 +62,7 @@ static double clock_loop(const double *x, long iterations)
     return (double)clock_chain((uint64_t)iterations);
 }
 
+/* <<peak-loops>>, paper/77-roofline.md */
 /* weights[j] = j + 1, filled before the first timing. */
 static double peak_weights[PEAK_STEPS];
 
@@ -99,6 +102,7 @@ static double peak_weights[PEAK_STEPS];
         PEAK_CHAINS_END;                                                                \
     }
 
+/* <<register-loops>>, paper/77-roofline.md */
 #if defined(__x86_64__) || defined(__i386__)
 #define IN_A_REGISTER "+v"             /* an SSE or AVX register */
 #elif defined(__aarch64__)
@@ -125,6 +129,7 @@ static double peak_weights[PEAK_STEPS];
         PEAK_CHAINS_END;                                                                \
     }
 
+/* <<the-kinds-of-peak-loop>>, paper/77-roofline.md */
 typedef double v2 __attribute__((vector_size(16)));
 typedef double v4 __attribute__((vector_size(32)));
 typedef double v8 __attribute__((vector_size(64)));
@@ -187,6 +192,7 @@ static const double *peak_array(const struct peak_kind *k, const double *x)
     return k->form == FIRST ? x + FIRST_OFFSET / sizeof(double) : x;
 }
 
+/* <<peak-threads>>, paper/77-roofline.md */
 struct peak_thread {
     const struct peak_kind *kind;
     const double *x;
@@ -238,6 +244,7 @@ static double run_peak(const struct peak_kind *k, const double *x, int n, const 
     return seconds;
 }
 
+/* <<a-timing-that-lost-a-cpu>>, paper/77-roofline.md */
 /* How many timings lost a CPU, how many rows were kept though every try did (or
  * the budget of repeats was spent), and how many repeats are left. */
 struct lost_cpus {
@@ -278,6 +285,7 @@ static double peak_call(void *arg, int *lost)
     return run_peak(c->kind, peak_array(c->kind, c->x), c->threads, c->cpus, lost);
 }
 
+/* <<the-tuned-kernels-parts>>, paper/77-roofline.md */
 struct tuned_call {
     const struct sweep_job *job;
     struct sweep_workspace *ws;
@@ -313,6 +321,7 @@ static void tuned_rows(struct data_out *out, const struct tuned_call *c, double 
     }
 }
 
+/* <<the-roofline-settings>>, paper/77-roofline.md */
 static int write_roof_settings(const struct measure_context *ctx, const struct lost_cpus *lost,
                                char *err, size_t err_size)
 {
@@ -334,6 +343,7 @@ static int write_roof_settings(const struct measure_context *ctx, const struct l
                                                     "cannot write roofline_settings.csv");
 }
 
+/* <<measure-roofline>>, paper/77-roofline.md */
 /* One timing of a pass: a kind on some threads, the clock of one CPU, or the tuned sweep. */
 struct roof_config {
     int kind;                  /* in KINDS, or -1 for the tuned kernel's parts */

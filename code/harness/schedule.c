@@ -19,6 +19,7 @@
 #include "util/stats.h"
 #include "util/timing.h"
 
+/* <<schedule-state>>, paper/42-pairs.md */
 struct row_record {
     const struct arch_row *row;
     struct arch_state *state;
@@ -60,6 +61,7 @@ struct schedule {
     volatile unsigned char *away_pages; /* the series' size, touched by the retouch probe alone */
 };
 
+/* <<schedule-files>>, paper/42-pairs.md */
 static int write_gate(const struct schedule *sc, const char *dir)
 {
     char err[ERR_SIZE];
@@ -81,6 +83,7 @@ static int write_gate(const struct schedule *sc, const char *dir)
     return data_out_close(&out);
 }
 
+/* <<the-part-a-row-runs>>, paper/42-pairs.md */
 static int make_part(struct schedule *sc, struct row_record *r, char *err, size_t err_size)
 {
     const struct job_part *p = &r->row->part;
@@ -103,6 +106,7 @@ static int make_part(struct schedule *sc, struct row_record *r, char *err, size_
     return 0;
 }
 
+/* <<record-a-row-that-could-not-run>>, paper/42-pairs.md */
 static void stop_row(struct row_record *r, const char *why)
 {
     fprintf(stderr, "ipctax-bench: %s: %s\n", r->row->name, why);
@@ -131,6 +135,7 @@ static void record_failure(struct schedule *sc, const struct row_record *r)
     data_end_row(o);
 }
 
+/* <<gate-and-warm-a-row>>, paper/42-pairs.md */
 /* The gate's verdict on results of part's job; a row keeps its first failing
  * verdict, or the last. */
 static int judge(struct row_record *r, const struct row_record *part,
@@ -155,6 +160,7 @@ static void warm_up(struct schedule *sc, struct row_record *r)
     call_sink_free(&none);
 }
 
+/* <<probe-the-state-a-round-leaves>>, paper/42-pairs.md */
 /* The away probes: the Unix ones take turns going first; the one over
  * shared memory comes last, so that they meet what they always met. */
 static const struct away_probe {
@@ -241,6 +247,7 @@ static void probe_away(struct schedule *sc, int round, const struct row_record *
     }
 }
 
+/* <<set-every-row-up>>, paper/42-pairs.md */
 /* 0, or -1 at the first row that failed (stop_row said why). */
 static int set_up(struct schedule *sc)
 {
@@ -266,6 +273,7 @@ static int set_up(struct schedule *sc)
     return 0;
 }
 
+/* <<write-a-runs-calls>>, paper/42-pairs.md */
 /* Where a run sits in the schedule. */
 struct run_place {
     const char *pairing;               /* pairing_name() of the row's */
@@ -301,6 +309,7 @@ static void write_calls(struct schedule *sc, const char *arch, int round, long r
     }
 }
 
+/* <<write-a-runs-row>>, paper/42-pairs.md */
 static void write_run(struct schedule *sc, const struct row_record *r, const struct side *s,
                       const struct run_place *at, long run, long partner, const char *status)
 {
@@ -330,6 +339,7 @@ static void write_run(struct schedule *sc, const struct row_record *r, const str
     data_end_row(o);
 }
 
+/* <<record-a-run>>, paper/42-pairs.md */
 /* Gates a side's run of part's job, writes it, and says whether it counts. */
 static int record_side(struct schedule *sc, struct row_record *r, const struct row_record *part,
                        const struct side *s, const struct run_place *at, long run, long partner)
@@ -347,6 +357,7 @@ static int record_side(struct schedule *sc, struct row_record *r, const struct r
     return strcmp(status, "ok") == 0;
 }
 
+/* <<run-a-couple-of-duets>>, paper/42-pairs.md */
 static struct side side_of(struct schedule *sc, struct row_record *r,
                            const struct row_record *part, int which, int cpu)
 {
@@ -382,6 +393,7 @@ static double run_couple(struct schedule *sc, struct row_record *r, int round, i
     return couple_ratio(seconds[0][0], seconds[0][1], seconds[1][0], seconds[1][1]);
 }
 
+/* <<run-in-turn>>, paper/42-pairs.md */
 static double run_in_turn(struct schedule *sc, struct row_record *r, int round, int position)
 {
     struct row_record *base = &sc->rec[sc->baseline];
@@ -398,6 +410,7 @@ static double run_in_turn(struct schedule *sc, struct row_record *r, int round, 
     return turn_ratio(seconds[0], seconds[1], seconds[2]);
 }
 
+/* <<the-stopping-rule>>, paper/42-pairs.md */
 static int is_control(const struct schedule *sc, const struct row_record *r)
 {
     const struct arch_row *a = r->row, *b = sc->rec[sc->baseline].row;
@@ -422,6 +435,7 @@ static double control_reach(const struct schedule *sc)
     return reach < 0.0 ? INFINITY : reach;
 }
 
+/* <<run-a-round>>, paper/42-pairs.md */
 static int push_ratio(struct row_record *r, double ratio)
 {
     double *grown = realloc(r->ratios, (r->n_ratios + 1) * sizeof *grown);
@@ -494,6 +508,7 @@ static void plan_progress(const struct schedule *sc, long *made, long *wanted)
         }
 }
 
+/* <<prepare-the-schedule>>, paper/42-pairs.md */
 /* The units the plan wants of a row: "row=N" in the plan, or the default:
  * the minimum, a headline row's twelve; never fewer than the minimum. */
 static int planned_units(const struct arch_row *row, const struct schedule_limits *lim)
@@ -543,6 +558,7 @@ static int prepare(struct schedule *sc, const char *rows, const struct schedule_
     return data_out_open(&sc->witnesses, out_dir, "witnesses.csv", err, err_size);
 }
 
+/* <<finish-the-schedule>>, paper/42-pairs.md */
 static void finish(struct schedule *sc)
 {
     for (size_t i = 0; i < sc->n; i++) {
@@ -567,6 +583,7 @@ static void finish(struct schedule *sc)
     free(sc->rec);
 }
 
+/* <<run-rounds-until-the-rule-stops-them>>, paper/42-pairs.md */
 static void print_round(const struct schedule *sc, const struct schedule_limits *lim,
                         int round, const struct schedule_outcome *how)
 {
@@ -629,6 +646,7 @@ static void run_rounds(struct schedule *sc, const struct schedule_limits *lim, u
     print_ending(sc, how);
 }
 
+/* <<schedule-run>>, paper/42-pairs.md */
 int schedule_run(const struct harness_env *env, const struct sweep_job *job,
                  const struct combo_result *reference, const char *rows, uint32_t seed,
                  const struct schedule_limits *limits, const char *out_dir,

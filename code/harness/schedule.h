@@ -11,6 +11,7 @@
 
 #include "harness/arch.h"
 
+/* <<schedule-limits>>, paper/42-pairs.md */
 /* What else the rounds make: called after each round's units, with the
  * round's number (rounds_measurements_pass, @sec:measurements). */
 struct round_hook {

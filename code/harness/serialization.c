@@ -19,6 +19,7 @@
 #include "util/timing.h"
 #include "wire/serialize.h"
 
+/* <<serialization-buffers>>, paper/70-serialization.md */
 struct serial_bench {
     const double *series;      /* the job's close series; never written */
     size_t n;
@@ -60,6 +61,7 @@ static void bench_free(struct serial_bench *b)
     unmap_fresh(b);
 }
 
+/* <<serialization-operations>>, paper/70-serialization.md */
 static void poison_back(struct serial_bench *b) { memset(b->back, 0xff, b->n * sizeof *b->back); }
 static void poison_raw(struct serial_bench *b) { memset(b->raw, 0xff, b->raw_bytes); }
 static void poison_text(struct serial_bench *b) { memset(b->text, 0xff, text_series_capacity(b->n)); }
@@ -136,6 +138,7 @@ static long text_decode(struct serial_bench *b)
     return text_series_decode(b->text, b->back, b->n) == 0 ? (long)b->text_bytes : -1;
 }
 
+/* <<serialization-operation-table>>, paper/70-serialization.md */
 struct serial_op {
     const char *format;
     const char *operation;
@@ -159,6 +162,7 @@ static const struct serial_op PAIRS[][2] = {
 };
 enum { N_PAIRS = sizeof PAIRS / sizeof PAIRS[0] };
 
+/* <<serialization-one-repetition>>, paper/70-serialization.md */
 /* One row of serialization.csv: what an operation was, and what it cost. */
 struct serial_sample {
     const char *language, *format, *operation, *buffer;
@@ -204,6 +208,7 @@ static int time_op(const struct serial_op *op, struct serial_bench *b, struct da
     return 0;
 }
 
+/* <<a-repetition-in-c-and-in-python>>, paper/70-serialization.md */
 static int c_repetition(struct serial_bench *b, struct mt19937 *mt, struct data_out *out,
                         int rep, char *err, size_t err_size)
 {
@@ -266,6 +271,7 @@ static int python_repetition(struct worker *w, struct data_out *out, int rep, ch
     return 0;
 }
 
+/* <<measure-serialization>>, paper/70-serialization.md */
 int measure_serialization(const struct measure_context *ctx, char *err, size_t err_size)
 {
     struct serial_bench b;

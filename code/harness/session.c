@@ -23,6 +23,7 @@
 #include "wire/json_codec.h"
 #include "wire/launch.h"
 
+/* <<session-limits>>, paper/57-client.md */
 enum {
     READY_TIMEOUT_MS = 10000,          /* an engine that says nothing for this long failed */
     CALL_DEADLINE_S = 600,             /* no call of the study takes a tenth of this */
@@ -37,6 +38,7 @@ static uint64_t call_deadline(void)
 }
 
 
+/* <<start-a-process>>, paper/57-client.md */
 /* The engine's command line: path, the harness's options, then `extra`. */
 static void engine_argv(const struct session *s, char *argv[], size_t max,
                         char *const extra[])
@@ -64,6 +66,7 @@ static void engine_argv(const struct session *s, char *argv[], size_t max,
 }
 
 
+/* <<start-the-engine-and-wait-until-it-listens>>, paper/57-client.md */
 static int start_engine(struct session *s, char *const transport_args[], char *err,
                         size_t err_size)
 {
@@ -78,6 +81,7 @@ static int start_engine(struct session *s, char *const transport_args[], char *e
     return 0;
 }
 
+/* <<connect-and-disconnect>>, paper/57-client.md */
 static int connect_socket(struct session *s, char *err, size_t err_size)
 {
     s->fd = s->opt.transport == TRANSPORT_TCP ? tcp_connect("127.0.0.1", s->tcp_port)
@@ -125,6 +129,7 @@ void session_disconnect(struct session *s)
     s->connected = 0;
 }
 
+/* <<open-and-close-a-session>>, paper/57-client.md */
 int session_open(struct session *s, const struct harness_env *env,
                  const struct session_options *o, char *err, size_t err_size)
 {
@@ -179,6 +184,7 @@ void session_close(struct session *s)
     client_free(&s->client);
 }
 
+/* <<one-exchange-over-a-link>>, paper/57-client.md */
 /* The engine's account, from a timed reply's trailer or a JSON reply's member. */
 static void take_engine_timing(struct call_record *t, const struct call_timing *e)
 {
@@ -225,6 +231,7 @@ static int exchange_on(struct session *s, size_t len, struct call_record *t, int
     return 0;
 }
 
+/* <<one-exchange-with-a-fresh-process>>, paper/57-client.md */
 /* Starts `engine --stdin` on two new pipes: *to and *from are the harness's ends. */
 static pid_t spawn_on_pipes(struct session *s, int *to, int *from, char *err, size_t err_size)
 {
@@ -281,6 +288,7 @@ static int exchange_spawned(struct session *s, size_t len, struct call_record *t
     return status;
 }
 
+/* <<encode-send-and-decode>>, paper/57-client.md */
 struct request {
     enum opcode op;
     const double *close;
@@ -352,6 +360,7 @@ static int decode_results(const struct session *s, struct combo_result *results,
     return 0;
 }
 
+/* <<two-kinds-of-reply>>, paper/57-client.md */
 static int call_for_results(struct session *s, const struct request *rq,
                             struct combo_result *results, size_t n_combos,
                             struct call_record *t, char *err, size_t err_size)
@@ -380,6 +389,7 @@ static int call_for_bytes(struct session *s, const struct request *rq, size_t ex
     return 0;
 }
 
+/* <<the-protocol-calls>>, paper/57-client.md */
 int session_sweep(struct session *s, const double *close, size_t n_bars,
                   const struct combo_params *params, size_t n_combos,
                   struct combo_result *results, struct call_record *t, char *err, size_t err_size)
@@ -475,6 +485,7 @@ int session_json_sweep(struct session *s, const double *close, size_t n_bars,
     return 0;
 }
 
+/* <<the-raw-ping-pong>>, paper/57-client.md */
 int session_raw_begin(struct session *s, size_t bytes, char *err, size_t err_size)
 {
     uint8_t word[4];

@@ -19,6 +19,7 @@
 #include "wire/netio.h"
 #include "wire/shm_ring.h"
 
+/* <<call-record>>, paper/57-client.md */
 #define CALL_RECORD_MEMBER(row, name, ...) uint64_t name;
 struct call_record {
     CALL_RECORD_COLUMNS(CALL_RECORD_MEMBER, unused)
@@ -31,6 +32,7 @@ struct call_record {
 };
 #undef CALL_RECORD_MEMBER
 
+/* <<session-type>>, paper/57-client.md */
 struct session_options {
     enum transport transport;
     const char *name;          /* names the socket or segment; unique in a run */
@@ -58,6 +60,7 @@ struct session {
     pid_t raw_child;           /* the pipe transport's engine, 0 if none */
 };
 
+/* <<session-interface>>, paper/57-client.md */
 /* Starts the engine (none for TRANSPORT_SPAWN: each call starts one), waits
  * until it listens, and connects if asked. Returns 0, or -1 with err set. */
 int session_open(struct session *s, const struct harness_env *env,

@@ -25,6 +25,7 @@ enum {
 enum spawn_kind { SPAWN_EXIT, SPAWN_ECHO, SPAWN_SWEEP, SPAWN_WARM, N_SPAWN_KINDS };
 static const char *const SPAWN_KINDS[N_SPAWN_KINDS] = {"exit", "echo", "sweep", "warm"};
 
+/* <<write-a-spawn>>, paper/75-crossings.md */
 static void write_spawn(struct data_out *out, enum spawn_kind kind, int rep, size_t combo,
                         const struct call_record *t)
 {
@@ -43,6 +44,8 @@ static void write_spawn(struct data_out *out, enum spawn_kind kind, int rep, siz
     data_end_row(out);
 }
 
+/* <<one-spawned-call>>, paper/75-crossings.md */
+/* <<spawn-and-exit>>, paper/75-crossings.md */
 static int spawn_and_exit(const struct harness_env *env, struct call_record *t, char *err,
                           size_t err_size)
 {
@@ -94,6 +97,7 @@ static int spawn_sample(const struct measure_context *ctx, struct session *spawn
     return status;
 }
 
+/* <<measure-spawns>>, paper/75-crossings.md */
 int measure_spawn(const struct measure_context *ctx, char *err, size_t err_size)
 {
     struct session spawned, warm;

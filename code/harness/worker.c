@@ -15,6 +15,7 @@
 #include "util/error.h"
 #include "wire/frame.h"
 
+/* <<worker-lines>>, paper/41-architectures.md */
 /* Reads one answer line; it must say "ok": true. NULL with err set otherwise. */
 static json_t *read_answer(struct worker *w, char *err, size_t err_size)
 {
@@ -56,6 +57,7 @@ static int command_ok(struct worker *w, json_t *command, char *err, size_t err_s
     return answer != NULL ? 0 : -1;
 }
 
+/* <<send-the-job-once>>, paper/41-architectures.md */
 static int send_job(struct worker *w, const struct sweep_job *job, char *err, size_t err_size)
 {
     uint64_t size = request_body_size((uint32_t)job->n_bars, (uint32_t)job->n_combos);
@@ -76,6 +78,7 @@ static int send_job(struct worker *w, const struct sweep_job *job, char *err, si
     return answer != NULL ? 0 : -1;
 }
 
+/* <<start-the-worker>>, paper/41-architectures.md */
 int worker_start(struct worker *w, const struct harness_env *env, const struct sweep_job *job,
                  char *err, size_t err_size)
 {
@@ -100,6 +103,7 @@ int worker_start(struct worker *w, const struct harness_env *env, const struct s
     return 0;
 }
 
+/* <<stop-the-worker>>, paper/41-architectures.md */
 void worker_stop(struct worker *w)
 {
     if (w->to != NULL) {
@@ -116,6 +120,7 @@ void worker_stop(struct worker *w)
     memset(w, 0, sizeof *w);
 }
 
+/* <<prepare-a-row-in-the-worker>>, paper/41-architectures.md */
 int worker_prepare(struct worker *w, const char *row, const struct worker_part *part,
                    const char *key, const char *value, char *err, size_t err_size)
 {
@@ -126,6 +131,7 @@ int worker_prepare(struct worker *w, const char *row, const struct worker_part *
     return command_ok(w, command, err, err_size);
 }
 
+/* <<a-python-call-as-a-call-record>>, paper/41-architectures.md */
 static uint64_t field_ns(const json_t *object, const char *key, int *known)
 {
     const json_t *v = json_object_get(object, key);
@@ -170,6 +176,7 @@ static int put_python_witness(struct call_sink *sink, const json_t *x)
     return known && w->seq > 0 ? 0 : -1;
 }
 
+/* <<read-the-pythons-results>>, paper/41-architectures.md */
 static int read_results(const json_t *answer, size_t n_combos, struct combo_result *results,
                         char *err, size_t err_size)
 {
@@ -190,6 +197,7 @@ static int read_results(const json_t *answer, size_t n_combos, struct combo_resu
     return 0;
 }
 
+/* <<worker-run-a-row>>, paper/41-architectures.md */
 int worker_run(struct worker *w, const char *row, size_t n_combos, struct combo_result *results,
                struct run_measure *m, struct call_sink *sink, char *err, size_t err_size)
 {

@@ -5,6 +5,7 @@
  */
 #include "kernel/grid.h"
 
+/* <<integer-square-root>>, paper/30-kernel.md */
 static int64_t isqrt(int64_t n)
 {
     int64_t r = 0;
@@ -18,6 +19,7 @@ static int64_t at_least_one(int64_t n)
     return n < 1 ? 1 : n;
 }
 
+/* <<grid-length>>, paper/30-kernel.md */
 int64_t grid_length(size_t k, size_t n_combos)
 {
     const int64_t span = GRID_MAX_LENGTH - GRID_MIN_LENGTH;
@@ -27,6 +29,7 @@ int64_t grid_length(size_t k, size_t n_combos)
     return GRID_MIN_LENGTH + (span * (int64_t)k + steps / 2) / steps;
 }
 
+/* <<grid-params>>, paper/30-kernel.md */
 struct combo_params grid_params(int64_t length)
 {
     int64_t period = length / 2;

@@ -11,6 +11,7 @@
 
 enum { DEFAULT_COMBOS = 80, GRID_MIN_LENGTH = 6, GRID_MAX_LENGTH = 200 };
 
+/* <<combo-params>>, paper/30-kernel.md */
 /* The six window lengths of one combination, in wire order. */
 struct combo_params {
     int64_t h_half;    /* HMA: fast WMA */

@@ -10,6 +10,7 @@
 
 #include "kernel/kernel.h"
 
+/* <<wma>>, paper/30-kernel.md */
 /* The weighted sum of one full window, oldest value first, divided by the
  * weights' sum: the definition every kernel in this paper shares. */
 double wma_window(const double *window, int64_t n)
@@ -37,6 +38,7 @@ static void wma(const double *x, size_t n_bars, int64_t n, double *out,
     }
 }
 
+/* <<hma-lines>>, paper/30-kernel.md */
 /* hma = wma(2*wma(close, h_half) - wma(close, h_len), h_sqrt) */
 static void hma_line(const double *close, size_t n_bars, const struct combo_params *p,
                      struct sweep_workspace *ws, double *hma)
@@ -60,6 +62,7 @@ static void hma3_line(const double *close, size_t n_bars, const struct combo_par
     wma(ws->mix, n_bars, p->t_len, hma3, &ws->stop);
 }
 
+/* <<close-position>>, paper/30-kernel.md */
 static void close_position(struct position *p, double price)
 {
     if (p->side == +1)
@@ -69,6 +72,7 @@ static void close_position(struct position *p, double price)
     p->result.trades += 1;
 }
 
+/* <<stop-and-reverse>>, paper/30-kernel.md */
 void position_step(struct position *p, double hma_prev, double hma3_prev, double hma,
                    double hma3, double price)
 {
@@ -105,6 +109,7 @@ struct combo_result stop_and_reverse(const double *close, const double *hma,
     return p.result;
 }
 
+/* <<sweep-naive>>, paper/30-kernel.md */
 int sweep_naive_in(struct sweep_workspace *ws, const double *close, size_t n_bars,
                    const struct combo_params *params, size_t n_combos,
                    struct combo_result *results)
@@ -132,6 +137,7 @@ int sweep_naive(const double *close, size_t n_bars, const struct combo_params *p
     return status;
 }
 
+/* <<kernel-test-entry-points>>, paper/30-kernel.md */
 void kernel_wma(const double *x, size_t n_bars, int64_t n, double *out)
 {
     static const atomic_int never = 0;

@@ -12,6 +12,7 @@
 #include "kernel/grid.h"
 #include "kernel/workspace.h"
 
+/* <<combo-result>>, paper/30-kernel.md */
 /* What one combination earns: PnL in percentage points, and trades closed. */
 struct combo_result {
     double pnl;

@@ -9,6 +9,7 @@
 
 #include "kernel/kernel_stream.h"
 
+/* <<ring-buffer>>, paper/80-stateful.md */
 static int ring_init(struct ring *r, size_t cap)
 {
     memset(r, 0, sizeof *r);
@@ -35,6 +36,7 @@ static double ring_wma(const struct ring *r, int64_t n)
     return wma_window(r->values + start, n);
 }
 
+/* <<stream-open-and-free>>, paper/80-stateful.md */
 static int64_t longest_close_window(const struct combo_params *p)
 {
     int64_t w[] = {p->h_half, p->h_len, p->t_third, p->t_half, p->t_len};
@@ -94,6 +96,7 @@ void stream_free(struct sweep_stream *s)
     memset(s, 0, sizeof *s);
 }
 
+/* <<stream-one-bar>>, paper/80-stateful.md */
 int stream_bar(struct sweep_stream *s, double close, int8_t *positions)
 {
     int first_bar = s->close.count == 0;
@@ -119,6 +122,7 @@ int stream_bar(struct sweep_stream *s, double close, int8_t *positions)
     return 0;
 }
 
+/* <<stream-close>>, paper/80-stateful.md */
 void stream_close(struct sweep_stream *s, struct combo_result *results)
 {
     for (size_t k = 0; k < s->n_combos; k++) {

@@ -18,6 +18,7 @@
 #include "kernel/kernel_tuned.h"
 #include "util/timing.h"
 
+/* <<the-tuned-loops-at-three-widths>>, paper/35-tuned-kernel.md */
 /* Rows per block: as many sums as fit in the registers with the rows they read;
  * positions per round of loads (measured with GCC 12, @sec:tuned-bounds). */
 enum { BLOCKS_512 = 8, BLOCKS_256 = 6, BLOCKS_128 = 6 };
@@ -67,6 +68,7 @@ typedef size_t crossing_rows_fn(const double *hma, const double *hma3, size_t ro
 #define ROWS(name) name##_128
 #include "kernel/kernel_tuned_rows.h"
 
+/* <<what-the-processor-and-the-system-offer>>, paper/35-tuned-kernel.md */
 #if TUNED_X86
 #include <cpuid.h>
 #endif
@@ -94,6 +96,7 @@ static struct cpu_simd cpu_simd_probe(void)
     return cpu;
 }
 
+/* <<the-paths-and-what-each-needs>>, paper/35-tuned-kernel.md */
 struct tuned_path {
     const char *name;
     int vector_bytes, blocks;
@@ -136,6 +139,7 @@ static const struct tuned_path PATHS[] = {     /* widest first */
 };
 enum { N_PATHS = sizeof PATHS / sizeof PATHS[0] };
 
+/* <<name-and-choose-a-path>>, paper/35-tuned-kernel.md */
 int tuned_path_count(void) { return N_PATHS; }
 
 const char *tuned_path_name(int p) { return p >= 0 && p < N_PATHS ? PATHS[p].name : "none"; }
@@ -170,6 +174,7 @@ int tuned_path_choose(const char *name, const struct cpu_simd *cpu, char *err,
     return p < 0 || lack != NULL ? -1 : p;
 }
 
+/* <<choose-a-path-once-per-process>>, paper/35-tuned-kernel.md */
 static pthread_once_t probe_once = PTHREAD_ONCE_INIT;
 static struct cpu_simd this_machine;
 static atomic_int forced_path = -1;            /* -1: the best this machine runs */
@@ -214,6 +219,7 @@ static const struct tuned_path *runnable_path(int path)
     return tuned_path_lacks(path, cpu_simd_here()) == NULL ? &PATHS[path] : NULL;
 }
 
+/* <<cut-the-series-into-columns>>, paper/35-tuned-kernel.md */
 /* How a sweep lays a series out: `lanes` columns of `rows` bars, row by row. */
 struct column_shape {
     int lanes;                 /* doubles in a row: one vector of the path */
@@ -268,6 +274,7 @@ static void fill_halo(const struct column_shape *c, double *row0)
     }
 }
 
+/* <<wma-bit-for-bit-in-columns>>, paper/35-tuned-kernel.md */
 /* What every combination of a sweep reads: the path, the series both ways, the
  * weights 1, 2, ... up to the longest window. */
 struct tuned_input {
@@ -299,6 +306,7 @@ static void wma_columns(const struct tuned_input *in, const double *x, int64_t n
     }
 }
 
+/* <<time-the-parts-of-a-sweep>>, paper/35-tuned-kernel.md */
 /* The clock, when the sweep is timed part by part; 0 otherwise. */
 static uint64_t part_start(const struct tuned_input *in)
 {
@@ -315,6 +323,7 @@ static void part_end(const struct tuned_input *in, int part, uint64_t *t)
     *t = now;
 }
 
+/* <<one-combination-tuned>>, paper/35-tuned-kernel.md */
 /* A thread's arrays in columns; the event loop's lists overwrite middle and slow. */
 struct tuned_arrays {
     double *fast, *middle, *slow, *hma, *hma3;
@@ -355,6 +364,7 @@ static void tuned_lines(const struct tuned_input *in, const struct combo_params 
     part_end(in, TUNED_AVERAGES, &t);
 }
 
+/* <<trade-only-where-the-lines-cross>>, paper/35-tuned-kernel.md */
 enum { MAX_LANES = COLUMN_ALIGN / sizeof(double) };
 
 /* stop_and_reverse() of kernel.c over the lines in columns, stepping only where they cross. */
@@ -397,6 +407,7 @@ static struct combo_result tuned_combo(const struct tuned_input *in,
     return trade_columns(in, a);
 }
 
+/* <<hand-out-combinations-most-work-first>>, paper/35-tuned-kernel.md */
 /* A combination and its estimated work: the sum of its seven WMA windows. */
 struct combo_order {
     int64_t work;
@@ -453,6 +464,7 @@ static void *tuned_worker(void *arg)
     return NULL;
 }
 
+/* <<how-many-threads-and-how-deep-a-halo>>, paper/35-tuned-kernel.md */
 enum { MAX_THREADS = 256 };
 
 static int thread_count(int n_threads, size_t n_combos)
@@ -489,6 +501,7 @@ static double *weights_up_to(int64_t longest)
     return weights;
 }
 
+/* <<run-the-sweep-on-every-core>>, paper/35-tuned-kernel.md */
 static int sweep_tuned_with(struct sweep_workspace *ws, const double *close, size_t n_bars,
                             const struct combo_params *params, size_t n_combos,
                             struct combo_result *results, int n_threads,
@@ -536,6 +549,7 @@ static int sweep_tuned_with(struct sweep_workspace *ws, const double *close, siz
     return atomic_load(&sw.stopped) ? SWEEP_STOPPED : 0;
 }
 
+/* <<the-tuned-kernels-entry-points>>, paper/35-tuned-kernel.md */
 int sweep_tuned_in(struct sweep_workspace *ws, const double *close, size_t n_bars,
                    const struct combo_params *params, size_t n_combos,
                    struct combo_result *results, int n_threads)
@@ -565,6 +579,7 @@ int sweep_tuned(const double *close, size_t n_bars, const struct combo_params *p
                             tuned_path_in_use());
 }
 
+/* <<a-sweep-timed-part-by-part>>, paper/35-tuned-kernel.md */
 const char *tuned_part_name(int part)
 {
     static const char *const names[TUNED_PARTS] = {"averages", "mixes", "crossings", "steps"};
@@ -579,6 +594,7 @@ int sweep_tuned_parts(struct sweep_workspace *ws, const double *close, size_t n_
                             &PATHS[tuned_path_in_use()], part_seconds);
 }
 
+/* <<tuned-kernel-test-entry-points>>, paper/35-tuned-kernel.md */
 int kernel_tuned_lines(const double *close, size_t n_bars, const struct combo_params *params,
                        double *hma, double *hma3, int path)
 {

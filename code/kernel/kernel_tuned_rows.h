@@ -10,6 +10,7 @@ ROWS_TARGET static void ROWS(wma_rows)(const double *in, size_t rows, int64_t n,
 {
     typedef double lanes __attribute__((vector_size(ROWS_BYTES)));
     enum { BLOCKS = ROWS_BLOCKS, STEPS = ROWS_STEPS };
+    /* <<sum-a-block-of-rows-at-once>>, paper/35-tuned-kernel.md */
     /* Lane i of s[b] holds the running sum of row m + b of column i. */
     enum { LANES = sizeof(lanes) / sizeof(double) };
     for (size_t m = 0; m < rows; m += BLOCKS) {
@@ -46,6 +47,7 @@ ROWS_TARGET static void ROWS(mix_rows)(double *fast, const double *middle, const
                                        size_t rows)
 {
     typedef double lanes __attribute__((vector_size(ROWS_BYTES)));
+    /* <<mix-the-averages-row-by-row>>, paper/35-tuned-kernel.md */
     enum { LANES = sizeof(lanes) / sizeof(double) };
     for (size_t r = 0; r < rows; r++) {
         lanes a, b, c;
@@ -65,6 +67,7 @@ ROWS_TARGET static size_t ROWS(crossing_rows)(const double *hma, const double *h
                                               size_t rows, struct row_event *events)
 {
     typedef double lanes __attribute__((vector_size(ROWS_BYTES)));
+    /* <<find-the-rows-where-the-lines-may-cross>>, paper/35-tuned-kernel.md */
     typedef int64_t truth __attribute__((vector_size(sizeof(lanes))));   /* -1 true, 0 false */
     enum { LANES = sizeof(lanes) / sizeof(double) };
     size_t count = 0;

@@ -10,6 +10,7 @@
 #include "kernel/kernels.h"
 #include "util/error.h"
 
+/* <<the-kernels-as-sweeps>>, paper/35-tuned-kernel.md */
 static int sweep_tuned_one_thread(struct sweep_workspace *ws, const double *close,
                                   size_t n_bars, const struct combo_params *params,
                                   size_t n_combos, struct combo_result *results)
@@ -24,6 +25,7 @@ static int sweep_tuned_every_core(struct sweep_workspace *ws, const double *clos
     return sweep_tuned_in(ws, close, n_bars, params, n_combos, results, 0);
 }
 
+/* <<the-table-of-kernels>>, paper/35-tuned-kernel.md */
 const struct kernel_entry KERNELS[] = {
     {"naive", sweep_naive_in, 1, 1, "the kernel of the specification, as written"},
     {"tuned", sweep_tuned_one_thread, 1, 1, "the tuned kernel on one thread"},
@@ -32,6 +34,7 @@ const struct kernel_entry KERNELS[] = {
 };
 const size_t N_KERNELS = sizeof KERNELS / sizeof KERNELS[0];
 
+/* <<look-a-kernel-up>>, paper/35-tuned-kernel.md */
 const struct kernel_entry *kernel_named(const char *name)
 {
     for (size_t i = 0; i < N_KERNELS; i++)

@@ -11,9 +11,11 @@
 #include "kernel/series.h"
 #include "util/rng.h"
 
+/* <<gbm-constants>>, paper/20-data.md */
 static const double SIGMA = 0.001;        /* volatility per bar */
 static const double START_PRICE = 100.0;  /* P0 */
 
+/* <<gbm-series>>, paper/20-data.md */
 void gbm_series(double *close, size_t n_bars, uint32_t seed)
 {
     struct legacy_rng rng;
@@ -26,6 +28,7 @@ void gbm_series(double *close, size_t n_bars, uint32_t seed)
     }
 }
 
+/* <<series-fingerprint>>, paper/20-data.md */
 void series_sha256_hex(const double *close, size_t n_bars, char hex[65])
 {
     struct sha256_ctx ctx;

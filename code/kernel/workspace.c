@@ -26,6 +26,7 @@ int option_layout(const char *name, const char *text, struct sweep_layout *layou
     return 0;
 }
 
+/* <<workspace-regions>>, paper/30-kernel.md */
 enum { REGIONS = 1 + WORKSPACE_ARRAYS };
 
 static size_t region_bytes(size_t n)
@@ -43,6 +44,7 @@ static double *region(const struct sweep_workspace *ws, char *block, size_t n, i
     return (double *)(block + (size_t)r * region_bytes(n) + offset);
 }
 
+/* <<make-and-free-a-workspace>>, paper/30-kernel.md */
 void sweep_workspace_init(struct sweep_workspace *ws, const struct sweep_layout *layout)
 {
     memset(ws, 0, sizeof *ws);
@@ -58,6 +60,7 @@ void sweep_workspace_free(struct sweep_workspace *ws)
     sweep_workspace_init(ws, &ws->layout);
 }
 
+/* <<reserve-and-load-a-workspace>>, paper/30-kernel.md */
 int sweep_workspace_reserve(struct sweep_workspace *ws, size_t n)
 {
     if (ws->block != NULL && n <= ws->capacity)
@@ -91,6 +94,7 @@ int sweep_workspace_load(struct sweep_workspace *ws, const double *close, size_t
     return 0;
 }
 
+/* <<give-a-workspace-its-helpers>>, paper/30-kernel.md */
 int sweep_workspace_helpers(struct sweep_workspace *ws, int count, size_t n)
 {
     if (count > ws->n_helpers) {
@@ -108,6 +112,7 @@ int sweep_workspace_helpers(struct sweep_workspace *ws, int count, size_t n)
     return 0;
 }
 
+/* <<workspace-stop>>, paper/30-kernel.md */
 void sweep_workspace_stop(struct sweep_workspace *ws)
 {
     atomic_store_explicit(&ws->stop, 1, memory_order_relaxed);

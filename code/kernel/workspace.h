@@ -11,6 +11,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+/* <<workspace-layout>>, paper/30-kernel.md */
 /* Byte offsets within a 4 KiB page at which a workspace's regions start. */
 struct sweep_layout {
     uint32_t series_offset;    /* the kernel's copy of the close series */
@@ -32,6 +33,7 @@ extern const struct sweep_layout SWEEP_LAYOUT_DEFAULT;
 int option_layout(const char *name, const char *text, struct sweep_layout *layout,
                   char *err, size_t err_size);
 
+/* <<workspace-type>>, paper/30-kernel.md */
 struct sweep_workspace {
     struct sweep_layout layout;
     void *block;                           /* one page-aligned allocation */
@@ -44,6 +46,7 @@ struct sweep_workspace {
     atomic_int stop;                       /* raised by another thread: end the sweep */
 };
 
+/* <<workspace-interface>>, paper/30-kernel.md */
 /* An empty workspace with the given layout (NULL: the default). */
 void sweep_workspace_init(struct sweep_workspace *ws, const struct sweep_layout *layout);
 void sweep_workspace_free(struct sweep_workspace *ws);
@@ -59,6 +62,7 @@ int sweep_workspace_load(struct sweep_workspace *ws, const double *close, size_t
 /* At least `count` helper workspaces, with this one's layout; 0 or -1. */
 int sweep_workspace_helpers(struct sweep_workspace *ws, int count, size_t n);
 
+/* <<workspace-stop-flag>>, paper/30-kernel.md */
 /* A kernel looks at its workspace's stop flag every this many window-bar
  * steps: 2^22, a few milliseconds of the naive kernel's work. */
 #define SWEEP_STOP_CHECK_STEPS ((uint64_t)1 << 22)

@@ -32,6 +32,7 @@ from typing import Optional
 
 import numpy as np
 
+# <<client-release-and-public-names>>, paper/58-python-client.md
 __version__ = "1.4.0"          # the release of CITATION.cff (tests/python checks it)
 
 __all__ = [
@@ -42,6 +43,8 @@ __all__ = [
 ]
 
 
+# <<client-the-frames-pieces>>, paper/58-python-client.md
+# <<client-protocol-constants>>, paper/58-python-client.md
 OP_SWEEP = 0             # run the kernel over every parameter set
 OP_ECHO = 1              # send the close array back, compute nothing
 OP_LOAD = 2              # keep a series on the connection
@@ -59,6 +62,7 @@ TIMING_TRAILER = struct.Struct("<7Q")      # engine, decode, compute, encode, cp
                                            # the engine's clock on receipt; its page faults
 
 
+# <<client-limits>>, paper/58-python-client.md
 DEFAULT_MAX_FRAME = 16 * 1024 * 1024   # the engine's default --max-frame: largest request body
 MAX_ERROR_MESSAGE = 4096               # an error frame's longest text; the engine's fit in 512
 DEFAULT_TIMEOUT = 120.0                # seconds a call may take, all its waits together
@@ -66,6 +70,7 @@ READY_TIMEOUT = 10.0                   # seconds Engine.start waits for the "lis
 STOP_TIMEOUT = 10.0                    # seconds an engine of our own gets to stop on SIGTERM
 
 
+# <<client-the-studys-grid>>, paper/58-python-client.md
 PARAM_NAMES = ("h_half", "h_len", "h_sqrt", "t_third", "t_half", "t_len")
 STUDY_COMBOS = 80                      # the study's parameter sets
 GRID_MIN_LENGTH, GRID_MAX_LENGTH = 6, 200
@@ -112,6 +117,7 @@ def study_grid(n_combos=STUDY_COMBOS, max_length=GRID_MAX_LENGTH):
     return np.array(rows, dtype=np.int64).reshape(n_combos, PARAMS_PER_COMBO)
 
 
+# <<client-the-studys-series>>, paper/58-python-client.md
 STUDY_BARS = 150_000                   # the study's bars
 STUDY_SEED = 42                        # numpy.random.RandomState's seed
 SERIES_SIGMA = 0.001                   # volatility per bar
@@ -158,6 +164,7 @@ def study_series(n_bars=STUDY_BARS, seed=STUDY_SEED):
     return np.array(close, dtype=np.float64)
 
 
+# <<client-errors>>, paper/58-python-client.md
 class EngineError(Exception):
     """The engine refused a request with an error frame.
 
@@ -197,6 +204,7 @@ def _naming(error, what):
     return type(error)(error.errno, f"{what}: {error.strerror}")
 
 
+# <<client-call-record>>, paper/58-python-client.md
 def _minor_faults():
     """The pages this process has touched for the first time so far."""
     return resource.getrusage(resource.RUSAGE_SELF).ru_minflt
@@ -275,6 +283,7 @@ class Call:
         return d
 
 
+# <<client-encode-a-request>>, paper/58-python-client.md
 def _not_an_array(values, what, expected):
     """TypeError for values that no array of numbers can come from."""
     if values is None or isinstance(values, (str, bytes, bytearray, dict, set)):
@@ -371,6 +380,7 @@ def decode_request(body):
     return opcode, close, params.reshape(n_combos, PARAMS_PER_COMBO)
 
 
+# <<client-check-a-request>>, paper/58-python-client.md
 def check_prices(series, what="close"):
     """series (an array from as_series) if it is a series of prices; ValueError otherwise.
 
@@ -424,6 +434,7 @@ def checked_request(opcode, close, params, loaded_bars, max_frame):
     return close, params
 
 
+# <<client-decode-a-reply>>, paper/58-python-client.md
 def reply_size(opcode, n_bars, n_combos):
     """Bytes of the reply body to a request with these counts, trailer excluded."""
     if opcode in (OP_SWEEP, OP_SWEEP_LOADED):
@@ -480,6 +491,8 @@ def decode_reply(opcode, body, n_bars, n_combos, timing=False):
     return (pnl, trades), engine
 
 
+# <<client-the-engines>>, paper/58-python-client.md
+# <<client-deadlines>>, paper/58-python-client.md
 DEADLINE_SLACK = 0.01          # the kernel's timeouts are reset when 1% of the timeout off
 
 
@@ -511,6 +524,7 @@ def _check_timeout(timeout):
         raise ValueError("timeout must be a number of seconds above 0, or None")
 
 
+# <<client-what-the-engines-share>>, paper/58-python-client.md
 def _advance(views, sent):
     """The byte views still to send after `sent` bytes of them went."""
     while views and sent >= views[0].nbytes:
@@ -566,6 +580,7 @@ class _Framing:
         return result.copy()
 
 
+# <<client-engine-over-a-unix-socket>>, paper/58-python-client.md
 class Engine(_Framing):
     """A connection to an engine on a Unix socket (ipctax-engine --unix PATH).
 
@@ -620,6 +635,7 @@ class Engine(_Framing):
         self._pending = select.poll()
         self._pending.register(self._sock, select.POLLIN)
 
+    # <<client-start-an-engine-of-its-own>>, paper/58-python-client.md
     @classmethod
     def start(cls, engine=None, args=(), timeout=DEFAULT_TIMEOUT, max_frame=None, copying=False):
         """An Engine connected to an engine of its own (EngineProcess), which close() stops.
@@ -655,6 +671,7 @@ class Engine(_Framing):
         connection.process = process
         return connection
 
+    # <<client-calls-named-after-the-opcodes>>, paper/58-python-client.md
     def echo(self, values, timing=False, out=None):
         """values back from the engine, verbatim (opcode 1); any doubles, NaN too.
 
@@ -742,6 +759,7 @@ class Engine(_Framing):
         """Any opcode, checked and decoded as the named calls are when it is theirs."""
         return self._call(opcode, close, params, timing)
 
+    # <<time-the-four-phases-of-a-call>>, paper/58-python-client.md
     def _call(self, opcode, close, params, timing, out=None):
         self.last_call = None
         close, params = checked_request(opcode, close, params, self.loaded_bars, self.max_frame)
@@ -781,6 +799,7 @@ class Engine(_Framing):
         except BaseException as error:
             self._raise_broken(error)
 
+    # <<keep-to-the-calls-deadline>>, paper/58-python-client.md
     def _begin(self):
         self._deadline = _deadline(self.timeout)
         self._check_in_step()
@@ -792,6 +811,7 @@ class Engine(_Framing):
             _socket_timeouts(self._sock, left)
             self._armed = left
 
+    # <<send-a-request-and-read-a-reply>>, paper/58-python-client.md
     def _send(self, views):
         try:
             while views:
@@ -850,6 +870,7 @@ class Engine(_Framing):
         self._disconnect()
         raise EngineError(message, self.where)
 
+    # <<keep-the-connection-in-step>>, paper/58-python-client.md
     def _check_in_step(self):
         if self._sock is None:
             raise ProtocolError(f"{self.where}: this connection is closed")
@@ -901,6 +922,7 @@ class Engine(_Framing):
         self.close()
 
 
+# <<client-an-engine-of-its-own>>, paper/58-python-client.md
 LOG_TAIL = 600                         # characters of an engine's log quoted when it dies
 
 
@@ -942,6 +964,7 @@ class EngineProcess:
             self.stop()
             raise
 
+    # <<wait-for-the-listening-line>>, paper/58-python-client.md
     def _wait_until_listening(self):
         expected = f"listening unix:{self.path}\n".encode()
         line, ended, deadline = b"", False, time.monotonic() + READY_TIMEOUT
@@ -974,6 +997,7 @@ class EngineProcess:
         with open(self.log_path, "rb") as f:
             return f.read().decode("utf-8", "replace")
 
+    # <<what-became-of-an-engine-of-its-own>>, paper/58-python-client.md
     def fate(self, wait=0.0):
         """What became of the engine, in words: its exit status and the end of its log."""
         if self.popen is None:
@@ -991,6 +1015,7 @@ class EngineProcess:
         tail = self.log()[-LOG_TAIL:].strip()
         return state + (f"; its log ends: {tail}" if tail else "; its log is empty")
 
+    # <<stop-an-engine-of-its-own>>, paper/58-python-client.md
     def stop(self):
         """SIGTERM (the engine removes its socket), SIGKILL after STOP_TIMEOUT."""
         if self.popen is not None:
@@ -1006,6 +1031,7 @@ class EngineProcess:
         self.folder.cleanup()
 
 
+# <<client-engine-spawned-per-call>>, paper/58-python-client.md
 class SpawnedEngine(_Framing):
     """One engine process per call: ipctax-engine --stdin, the original's spawn_stdin.
 
@@ -1079,6 +1105,7 @@ class SpawnedEngine(_Framing):
                               reply_bytes=LENGTH_WORD.size + memoryview(body).nbytes)
         return result
 
+    # <<run-one-engine-process>>, paper/58-python-client.md
     def _run(self, views, size, exact):
         """(what the process wrote, its exit status, when its stdin was written)."""
         deadline = _deadline(self.timeout)
@@ -1101,6 +1128,7 @@ class SpawnedEngine(_Framing):
             proc.stdout.close()
         return buf[:got], status, written
 
+    # <<talk-to-one-engine-process>>, paper/58-python-client.md
     def _talk(self, proc, views, buf, size, exact, deadline):
         """(when the request was all written, bytes of reply read) once the reply is whole."""
         stdin, stdout = proc.stdin.fileno(), proc.stdout.fileno()
@@ -1149,6 +1177,7 @@ class SpawnedEngine(_Framing):
         except BlockingIOError:
             return None
 
+    # <<unframe-what-the-process-wrote>>, paper/58-python-client.md
     def _unframe(self, reply, status, size, exact):
         if len(reply) < LENGTH_WORD.size:
             raise ProtocolError(f"{self.where} exited with status {status} after writing "
@@ -1163,6 +1192,7 @@ class SpawnedEngine(_Framing):
         return reply[LENGTH_WORD.size:]
 
 
+# <<client-ask-whether-the-engine-times-its-calls>>, paper/58-python-client.md
 def engine_times_calls(path):
     """True if the engine on path honours the timing bit, False if it refuses or ignores it.
 

@@ -10,6 +10,7 @@ and gives the same results, bit for bit.
 import numpy as np
 from numba import njit
 
+# <<numba-compile-without-fastmath>>, paper/37-numba.md
 # One set of options for every function of the kernel. fastmath stays off,
 # said out loud: with it LLVM could reassociate sums and fuse a*b + c into one
 # rounding, and the results would no longer be the C kernel's bit for bit.
@@ -22,6 +23,7 @@ H_HALF, H_LEN, H_SQRT, T_THIRD, T_HALF, T_LEN = range(6)
 ROUND_TRIP_FEE = 0.09
 
 
+# <<numba-weighted-moving-average>>, paper/37-numba.md
 @kernel
 def wma_window(x, start, n):
     """The weighted sum of x[start .. start+n), oldest value first, over the weights' sum."""
@@ -41,6 +43,7 @@ def wma(x, n, out):
         out[t] = wma_window(x, t - first, n)
 
 
+# <<numba-build-the-hma-and-hma3-lines>>, paper/37-numba.md
 @kernel
 def hma_line(close, p, fast, slow, mix, hma):
     """hma = wma(2*wma(close, h_half) - wma(close, h_len), h_sqrt)"""
@@ -60,6 +63,7 @@ def hma3_line(close, p, fast, middle, slow, mix, hma3):
     wma(mix, p[T_LEN], hma3)
 
 
+# <<numba-close-a-position>>, paper/37-numba.md
 @kernel
 def close_position(side, entry, pnl, trades, price):
     """Closes the position at price: adds its return less the fee, counts a trade."""
@@ -71,6 +75,7 @@ def close_position(side, entry, pnl, trades, price):
     return pnl, trades
 
 
+# <<numba-step-the-stop-and-reverse-rule>>, paper/37-numba.md
 @kernel
 def position_step(side, entry, pnl, trades, hma_prev, hma3_prev, hma, hma3, price):
     """One pair of bars of the rule; returns the new (side, entry, pnl, trades)."""
@@ -89,6 +94,7 @@ def position_step(side, entry, pnl, trades, hma_prev, hma3_prev, hma, hma3, pric
     return side, entry, pnl, trades
 
 
+# <<numba-walk-the-bars>>, paper/37-numba.md
 @kernel
 def stop_and_reverse(close, hma, hma3):
     """The rule over every pair of bars; returns (pnl, trades) of one combination."""
@@ -102,6 +108,7 @@ def stop_and_reverse(close, hma, hma3):
     return pnl, trades
 
 
+# <<numba-sweep-every-combination>>, paper/37-numba.md
 @kernel
 def sweep_into(close, params, fast, middle, slow, mix, hma, hma3, pnl, trades):
     """Every combination (a row of params) over close; results into pnl and trades."""
@@ -111,6 +118,7 @@ def sweep_into(close, params, fast, middle, slow, mix, hma, hma3, pnl, trades):
         pnl[k], trades[k] = stop_and_reverse(close, hma, hma3)
 
 
+# <<numba-sweep-from-python-with-a-kept-workspace>>, paper/37-numba.md
 class Workspace:
     """Scratch arrays of a sweep, kept between sweeps (struct sweep_workspace)."""
 

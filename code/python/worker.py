@@ -21,6 +21,7 @@ import numpy as np
 
 import ipctax_client as ipc
 
+# <<worker-message-channel>>, paper/58-python-client.md
 class Failure(Exception):
     """A command that cannot be done; its text goes back as the error."""
 
@@ -52,6 +53,7 @@ class Channel:
         self.out.flush()
 
 
+# <<worker-where-it-runs>>, paper/58-python-client.md
 def current_cpu():
     """The CPU this process's main thread is running on now."""
     with open("/proc/self/stat") as f:
@@ -63,6 +65,7 @@ def minor_faults():
     return resource.getrusage(resource.RUSAGE_SELF).ru_minflt
 
 
+# <<worker-the-job>>, paper/58-python-client.md
 class Job:
     """The series and the parameter sets every row sweeps."""
 
@@ -88,6 +91,7 @@ class Job:
         return part
 
 
+# <<worker-rows>>, paper/58-python-client.md
 class NumbaInProcess:
     """numba_in_process: the kernel of paper/37-numba.md in this interpreter."""
 
@@ -132,6 +136,7 @@ class BatchUnix:
             self.engine.close()
 
 
+# <<worker-witnesses>>, paper/58-python-client.md
 WITNESS_REPS = 3
 STRETCH_BYTES = 8 * 1024 * 1024        # each of the state probe's two arrays
 
@@ -163,6 +168,7 @@ def witness_echoes(engine, job, calls, payload):
     return seen
 
 
+# <<worker-rows-that-call-per-combination>>, paper/58-python-client.md
 class BatchUnixCopying(BatchUnix):
     """python_batch_unix_copying: python_batch_unix, the original's way (a copy per call)."""
     copying = True
@@ -198,6 +204,7 @@ class StatefulUnix(BatchUnix):
         return pnl, trades, calls
 
 
+# <<worker-the-spawned-row-and-the-table>>, paper/58-python-client.md
 class SpawnStdin(BatchUnix):
     """python_spawn_stdin: one ipctax-engine --stdin process per sweep."""
 
@@ -226,6 +233,7 @@ ROWS = {
 }
 
 
+# <<worker-echo>>, paper/58-python-client.md
 def echo_payload(job, n):
     """The job's first n closes, repeated from the start if the job is shorter."""
     if job is None or len(job.close) == 0:
@@ -255,6 +263,7 @@ def echo(job, message):
     return reply
 
 
+# <<worker-serialization-tax>>, paper/58-python-client.md
 Codec = collections.namedtuple("Codec", "encode decode buffer prepare")
 
 
@@ -352,6 +361,7 @@ def serialize(job, message):
     return reply
 
 
+# <<worker-commands>>, paper/58-python-client.md
 class Worker:
     def __init__(self, channel):
         self.channel = channel
@@ -374,6 +384,7 @@ class Worker:
             raise Failure(f"unknown command {command!r}")
         return handler(message)
 
+    # <<worker-a-job-and-a-row>>, paper/58-python-client.md
     def cmd_job(self, message):
         body = self.channel.receive_bytes(int(message["bytes"]))   # read it whatever follows
         self.close_rows()
@@ -400,6 +411,7 @@ class Worker:
         self.row_jobs[name] = job
         return {"ok": True}
 
+    # <<worker-a-timed-run>>, paper/58-python-client.md
     def cmd_run(self, message):
         row = self.rows.get(message.get("row"))
         if row is None:
@@ -420,6 +432,7 @@ class Worker:
                 "trades": [int(x) for x in trades],
                 "calls": [c.as_dict() for c in calls], "witnesses": witnesses}
 
+    # <<worker-echo-serialization-and-closing>>, paper/58-python-client.md
     MAX_CHAIN = 16                  # the stretch calls a state probe chains at most
 
     def cmd_echo(self, message):
@@ -520,6 +533,7 @@ class Worker:
             self.close_row(name)
 
 
+# <<worker-main-loop>>, paper/58-python-client.md
 def describe(error):
     if isinstance(error, ipc.EngineError):
         return f"engine error: {error.message}"

@@ -13,6 +13,7 @@
 #include "report/bundle.h"
 #include "util/error.h"
 
+/* <<a-ustar-header>>, paper/96-reproductions.md */
 enum { BLOCK = 512, NAME_FIELD = 100 };
 /* The longest member eleven octal digits can state: 8 GiB less a byte. */
 #define MAX_MEMBER_BYTES 077777777777ull
@@ -42,6 +43,7 @@ static void make_header(unsigned char h[BLOCK], const char *name, uint64_t bytes
     h[155] = ' ';
 }
 
+/* <<write-a-bundle>>, paper/96-reproductions.md */
 static int append_file(FILE *out, const char *member, const char *path, char *err,
                        size_t err_size)
 {
@@ -102,6 +104,7 @@ int bundle_write(const char *path, const char *folder, const char *dir,
     return status;
 }
 
+/* <<read-a-bundle>>, paper/96-reproductions.md */
 /* The header's octal field of `len` bytes at `at`: spaces, octal digits,
  * then a NUL or a space (or the field's end). 0, or -1. */
 static int octal_field(const unsigned char *h, size_t at, size_t len, uint64_t *value)

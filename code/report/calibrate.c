@@ -10,6 +10,7 @@
 #include "report/calibrate.h"
 #include "util/random.h"
 
+/* <<fit-a-noise-model>>, paper/93-appendix-units.md */
 struct noise_model noise_fit(const double *values, size_t n)
 {
     struct noise_model m = {1, NAN, NAN, 0.0};
@@ -44,6 +45,7 @@ struct noise_model noise_fit(const double *values, size_t n)
     return m;
 }
 
+/* <<a-robust-spread>>, paper/93-appendix-units.md */
 double robust_spread(const double *x, size_t n)
 {
     double *t = malloc((n ? n : 1) * sizeof *t);
@@ -67,6 +69,7 @@ double noise_median(struct noise_model m)
     return m.log_normal ? exp(m.centre) : m.centre;
 }
 
+/* <<draw-a-synthetic-run>>, paper/93-appendix-units.md */
 static double normal_draw(struct mt19937 *mt)
 {
     double u1 = ((double)mt19937_next32(mt) + 0.5) / 4294967296.0;
@@ -85,6 +88,7 @@ static void synthetic_units(struct noise_model m, size_t n, struct mt19937 *mt, 
     }
 }
 
+/* <<simulate-coverage>>, paper/93-appendix-units.md */
 double median_coverage(struct noise_model m, size_t n, uint32_t seed)
 {
     double *x = malloc((n ? n : 1) * sizeof *x), truth = noise_median(m);
@@ -145,6 +149,7 @@ double composite_coverage(size_t k, const struct noise_model models[], const siz
     return coverage;
 }
 
+/* <<choose-a-composites-level>>, paper/93-appendix-units.md */
 struct estimate calibrated_composite(size_t k, const double *const groups[], const size_t n[],
                                      median_function *f, const void *ctx,
                                      struct calibration *cal)
@@ -171,6 +176,7 @@ struct estimate calibrated_composite(size_t k, const double *const groups[], con
     return e;
 }
 
+/* <<pooled-calls-against-units>>, paper/93-appendix-units.md */
 double median_of_one(const double *medians, const void *ctx)
 {
     (void)ctx;

@@ -11,6 +11,7 @@
 
 #include "util/stats.h"
 
+/* <<noise-model>>, paper/93-appendix-units.md */
 enum {
     CALIBRATION_RUNS = 2000,           /* synthetic runs per coverage */
     CALIBRATION_RESAMPLES = 1000,      /* a composite's resamples inside each */
@@ -30,6 +31,7 @@ double robust_spread(const double *x, size_t n);
 /* The model's median: the true value a synthetic run estimates. */
 double noise_median(struct noise_model m);
 
+/* <<coverage-by-simulation>>, paper/93-appendix-units.md */
 /* The share of CALIBRATION_RUNS synthetic runs of n units from m whose
  * order-statistic interval of the median holds the model's median. */
 double median_coverage(struct noise_model m, size_t n, uint32_t seed);

@@ -13,6 +13,7 @@
 #include "schema/architectures.h"
 #include "util/error.h"
 
+/* <<the-rules-of-a-run>>, paper/90-appendix-report.md */
 enum rule_kind { SEQUENCE, DISTINCT, REFERS, AGREES, CUSTOM };
 
 struct rule {
@@ -79,6 +80,7 @@ static const struct rule RULES[] = {
 };
 enum { N_RULES = sizeof RULES / sizeof RULES[0] };
 
+/* <<compare-rows-of-a-view>>, paper/90-appendix-report.md */
 enum { MAX_VIEW_COLUMNS = 8 };
 
 struct view {
@@ -136,6 +138,7 @@ static int compare_order(const void *x, const void *y, void *view)
     return c != 0 ? c : i < j ? -1 : i > j;
 }
 
+/* <<open-a-view>>, paper/90-appendix-report.md */
 /* Adds the comma-separated columns of `names` to v; 0 or -1. */
 static int view_add(struct view *v, const char *names, char *err, size_t err_size)
 {
@@ -193,6 +196,7 @@ static int view_open(struct view *v, const struct loaded_file *f, const char *na
     return 0;
 }
 
+/* <<name-a-row-by-its-group>>, paper/90-appendix-report.md */
 static size_t line_of(const struct view *v, size_t row)
 {
     return csv_table_line(&v->f->table, row);
@@ -219,6 +223,7 @@ static const char *describe(const struct view *v, size_t r, size_t n, char *buf,
     return buf;
 }
 
+/* <<find-a-fact>>, paper/90-appendix-report.md */
 static const struct loaded_file *loaded(const struct loaded_file *files, size_t n_files,
                                         const char *name)
 {
@@ -288,6 +293,7 @@ static int fact_find(const char *ref, const struct loaded_file *files, size_t n_
     return set_error(err, err_size, "%s has no key %s", f->path, colon + 1);
 }
 
+/* <<check-a-key>>, paper/90-appendix-report.md */
 static int check_key(const struct loaded_file *f, char *err, size_t err_size)
 {
     struct view v;
@@ -306,6 +312,7 @@ static int check_key(const struct loaded_file *f, char *err, size_t err_size)
     return status;
 }
 
+/* <<check-a-sequence>>, paper/90-appendix-report.md */
 /* Row s of v's order against its group (the first w columns): 0, or -1. */
 static int sequence_step(const struct rule *r, const struct view *v, size_t s, size_t w,
                          const struct fact *fact, char *err, size_t err_size)
@@ -348,6 +355,7 @@ static int check_sequence(const struct rule *r, const struct loaded_file *f,
     return status;
 }
 
+/* <<check-distinct-counts>>, paper/90-appendix-report.md */
 static int check_distinct(const struct rule *r, const struct loaded_file *f,
                           const struct fact *fact, char *err, size_t err_size)
 {
@@ -374,6 +382,7 @@ static int check_distinct(const struct rule *r, const struct loaded_file *f,
     return status;
 }
 
+/* <<check-a-reference>>, paper/90-appendix-report.md */
 static int found_in(const struct view *src, size_t i, const struct view *dst)
 {
     size_t low = 0, high = dst->f->table.n_rows;
@@ -412,6 +421,7 @@ static int check_reference(const struct rule *r, const struct loaded_file *f,
     return status;
 }
 
+/* <<check-an-agreement>>, paper/90-appendix-report.md */
 static int same_value(const char *a, const char *b)
 {
     char *end_a, *end_b;
@@ -441,6 +451,7 @@ static int check_agreement(const struct rule *r, const struct loaded_file *f,
     return 0;
 }
 
+/* <<check-the-sweeps-grid>>, paper/90-appendix-report.md */
 static int sweep_is_the_grid(const struct run_data *d, const struct loaded_file *sweep,
                              char *err, size_t err_size)
 {
@@ -472,6 +483,7 @@ static int sweep_is_the_grid(const struct run_data *d, const struct loaded_file 
     return status;
 }
 
+/* <<check-a-duet>>, paper/90-appendix-report.md */
 /* The run numbered `run`, or NULL (runs are numbered 1..n in order, checked before). */
 static const struct run_row *run_of(const struct run_data *d, double run)
 {
@@ -486,6 +498,7 @@ static int duet_is_whole(const struct run_data *d, const struct run_row *r)
            arch_is_baseline(r->architecture) != arch_is_baseline(p->architecture);
 }
 
+/* <<check-the-gate-against-the-runs>>, paper/90-appendix-report.md */
 /* gate.csv compared as many combinations as each row's runs made. */
 static int gate_matches_the_runs(const struct run_data *d, const struct loaded_file *gate,
                                  char *err, size_t err_size)
@@ -504,6 +517,7 @@ static int gate_matches_the_runs(const struct run_data *d, const struct loaded_f
     return 0;
 }
 
+/* <<check-the-units>>, paper/90-appendix-report.md */
 static int units_are_whole(const struct run_data *d, const struct loaded_file *runs,
                            char *err, size_t err_size)
 {
@@ -541,6 +555,7 @@ static int units_are_whole(const struct run_data *d, const struct loaded_file *r
     return 0;
 }
 
+/* <<check-the-times>>, paper/90-appendix-report.md */
 enum { ROUNDING_NS = 1000000 };        /* the printed decimals of start_s and seconds */
 
 static int runs_fit_the_rounds(const struct run_data *d, const struct loaded_file *runs,
@@ -558,6 +573,7 @@ static int runs_fit_the_rounds(const struct run_data *d, const struct loaded_fil
     return 0;
 }
 
+/* <<check-the-calls>>, paper/90-appendix-report.md */
 /* 1 when the architecture crosses a boundary, so that its runs time calls. */
 static int crosses(const char *architecture)
 {
@@ -600,6 +616,7 @@ static int calls_are_whole(const struct run_data *d, const struct loaded_file *c
     return status;
 }
 
+/* <<check-the-counts-and-the-fuzzers>>, paper/90-appendix-report.md */
 static int counts_are_whole(const struct run_data *d, const struct loaded_file *counts,
                             char *err, size_t err_size)
 {
@@ -643,6 +660,7 @@ static int fuzz_is_whole(const struct run_data *d, const struct loaded_file *fuz
     return 0;
 }
 
+/* <<run-every-check>>, paper/90-appendix-report.md */
 static int check_rule(const struct rule *r, const struct run_data *d,
                       const struct loaded_file *files, size_t n_files, char *err,
                       size_t err_size)

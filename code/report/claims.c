@@ -13,6 +13,7 @@
 #include "report/csvread.h"
 #include "report/summarize.h"
 
+/* <<judge-an-interval>>, paper/90-appendix-report.md */
 enum verdict judge_interval(struct estimate e, enum claim_test test, double low, double high)
 {
     if (e.n == 0 || isnan(e.low) || isnan(e.high) || !(e.coverage >= 0.95))
@@ -35,6 +36,7 @@ const char *verdict_name(enum verdict v)
     return v == HOLDS ? "holds" : v == FAILS ? "fails" : "undecided";
 }
 
+/* <<a-claim-as-the-registry-has-it>>, paper/90-appendix-report.md */
 enum { CLAIM_TEXT = 512 };
 
 struct claim {
@@ -56,6 +58,7 @@ static const char *field(const struct csv_table *t, size_t row, const char *name
     return c >= 0 ? csv_table_cell(t, row, c) : NULL;
 }
 
+/* <<parse-a-claim>>, paper/90-appendix-report.md */
 static int parse_claim(const struct csv_table *t, size_t row, struct claim *c, char *err,
                        size_t size)
 {
@@ -90,6 +93,7 @@ static int parse_claim(const struct csv_table *t, size_t row, struct claim *c, c
     return 0;
 }
 
+/* <<load-a-registry>>, paper/90-appendix-report.md */
 /* Loads a registry file; 0, or -1 with the file and line named in err. */
 static int load_registry(const char *path, struct registry *r, char *err, size_t size)
 {
@@ -143,6 +147,7 @@ static const struct claim *claim_named(const struct registry *r, const char *id)
     return NULL;
 }
 
+/* <<check-the-registration>>, paper/90-appendix-report.md */
 static int same_number(double a, double b)
 {
     return (isnan(a) && isnan(b)) || a == b;
@@ -204,6 +209,7 @@ static int unlisted_deviations(const struct registry *now, const struct registry
     return missing;
 }
 
+/* <<quote-the-originals-figures>>, paper/90-appendix-report.md */
 /* text with every {orig.KEY} replaced by its value; -1 if a key is unknown. */
 static int expand(const struct store *s, const char *text, char *out, size_t size)
 {
@@ -229,6 +235,7 @@ static int expand(const struct store *s, const char *text, char *out, size_t siz
     return 0;
 }
 
+/* <<judge-a-claim>>, paper/90-appendix-report.md */
 static void describe_threshold(const struct claim *c, char *buf, size_t size)
 {
     char low[64], high[64];
@@ -283,6 +290,7 @@ static void judge_claim(struct store *s, const struct claim *c, const char *regi
             threshold);
 }
 
+/* <<the-preconditions>>, paper/90-appendix-report.md */
 struct precondition {
     const char *id;
     const char *statement;
@@ -344,6 +352,7 @@ static void check_preconditions(struct store *s, FILE *text)
     put_count(s, "preconditions.stale", stale);
 }
 
+/* <<copy-the-deviations-and-the-registration>>, paper/90-appendix-report.md */
 /* The digest of chunk in the tangler's list; NULL if the chapters have none. */
 static const char *digest_of(const struct csv_table *hashes, const char *chunk)
 {
@@ -439,6 +448,7 @@ static void put_registration(struct store *s, const struct csv_table *reg)
                  csv_table_cell(reg, r, v));
 }
 
+/* <<judge-every-claim>>, paper/90-appendix-report.md */
 static void judge_all(struct store *s, const struct registry *now, const struct registry *then,
                       const char *registered, FILE *text)
 {
@@ -482,6 +492,7 @@ static void judge_all(struct store *s, const struct registry *now, const struct 
             counts[UNDECIDED] == 1 ? "is" : "are");
 }
 
+/* <<summarize-claims>>, paper/90-appendix-report.md */
 void summarize_claims(const struct run_data *d, struct store *s)
 {
     char path[4096], err[512];

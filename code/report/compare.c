@@ -14,6 +14,7 @@
 #include "report/compare.h"
 #include "report/csvread.h"
 
+/* <<lines-of-at-most-100-columns>>, paper/90-appendix-report.md */
 enum { WIDTH = 100 };
 
 static void say(FILE *out, int indent, int hang, const char *text)
@@ -50,6 +51,7 @@ static void sayf(FILE *out, int indent, int hang, const char *fmt, ...)
     say(out, indent, hang, text);
 }
 
+/* <<the-compared-figures>>, paper/90-appendix-report.md */
 /* The labels are the table's words (a table's words are the summary's: see table_open). */
 static const struct {
     const char *label, *key;
@@ -92,6 +94,7 @@ static const char *machine_line(char *buf, size_t size, const struct store *s)
     return buf;
 }
 
+/* <<the-results-compared>>, paper/90-appendix-report.md */
 enum results { RESULTS_SAME, RESULTS_DIFFERENT, RESULTS_OTHER_JOB, RESULTS_UNKNOWN };
 
 static enum results compare_results(const struct store *s, const struct store *pub)
@@ -131,6 +134,7 @@ static void say_results(FILE *out, enum results r, const struct store *s, const 
             "run's against the specification.");
 }
 
+/* <<what-each-claim-rests-on>>, paper/90-appendix-report.md */
 static const struct {
     const char *claim, *prefixes;
 } RESTS_ON[] = {
@@ -222,6 +226,7 @@ static size_t differ_most(const struct store *s, const struct store *pub, const 
     return n;
 }
 
+/* <<compare-claim-by-claim>>, paper/90-appendix-report.md */
 enum change { CHANGED, NEW, SAME };
 
 static enum change change_of(const struct store *s, const struct store *pub, const char *id)
@@ -293,6 +298,7 @@ static void compare_claims(struct store *s, const struct store *pub, FILE *out)
     put_text(s, "compare.changed_list", count[CHANGED] ? changed_list : "none");
 }
 
+/* <<an-aligned-text-table>>, paper/90-appendix-report.md */
 enum { MAX_COLUMNS = 12, TEXT_CELL = 24 };
 
 struct text_table {
@@ -336,6 +342,7 @@ static void write_csv_table(struct store *s, const char *name, const struct text
     table_close(s, &out);
 }
 
+/* <<the-claims-table-beside-the-published-run>>, paper/90-appendix-report.md */
 static void claims_beside_published(struct store *s, const struct store *pub)
 {
     static const char *const FIRST[] = {"Claim", "Threshold", "Estimate [95% interval]",
@@ -398,6 +405,7 @@ static void claims_beside_published(struct store *s, const struct store *pub)
     csv_table_free(&claims);
 }
 
+/* <<the-verdict-strip>>, paper/90-appendix-report.md */
 static void verdict_strip(struct store *s, const struct store *pub, int same)
 {
     char path[4096], err[512], key[KEY_SIZE];
@@ -451,6 +459,7 @@ static void verdict_strip(struct store *s, const struct store *pub, int same)
         csv_table_free(&across);
 }
 
+/* <<the-published-ratios-for-the-headline-figure>>, paper/90-appendix-report.md */
 static void published_ratios(struct store *s, const struct store *pub, int same)
 {
     static const char *const header[] = {"architecture", "ratio", "low", "high", "drawn"};
@@ -483,6 +492,7 @@ static void published_ratios(struct store *s, const struct store *pub, int same)
     csv_table_free(&rows);
 }
 
+/* <<what-to-run-next>>, paper/90-appendix-report.md */
 static void say_next(FILE *out, enum results r, int same, const struct store *s)
 {
     if (r == RESULTS_DIFFERENT)
@@ -501,6 +511,7 @@ static void say_next(FILE *out, enum results r, int same, const struct store *s)
             "published run now).");
 }
 
+/* <<compare-with-published>>, paper/90-appendix-report.md */
 void compare_with_published(struct store *s, const char *published_dir)
 {
     static struct text_table t;

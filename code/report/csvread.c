@@ -13,6 +13,7 @@
 
 #include "report/csvread.h"
 
+/* <<read-a-file-through-zlib>>, paper/90-appendix-report.md */
 /* Opens path for reading through zlib, or NULL with the reason in err. */
 static gzFile open_content(const char *path, char *err, size_t err_size)
 {
@@ -32,6 +33,7 @@ static const char *read_error(gzFile f)
     return code == Z_ERRNO ? strerror(errno) : after != NULL && after[1] == ' ' ? after + 2 : why;
 }
 
+/* <<csv-load-state>>, paper/90-appendix-report.md */
 struct load_state {
     struct csv_table *t;
     size_t cells_cap, lines_cap;
@@ -42,6 +44,7 @@ struct load_state {
     char error[256];
 };
 
+/* <<grow-an-array-by-doubling>>, paper/90-appendix-report.md */
 /* Makes room in *array (*cap elements of `size` bytes) for element `used`; 0 or -1. */
 static int grow(void **array, size_t *cap, size_t used, size_t size)
 {
@@ -56,6 +59,7 @@ static int grow(void **array, size_t *cap, size_t used, size_t size)
     return 0;
 }
 
+/* <<keep-a-field>>, paper/90-appendix-report.md */
 static void on_field(void *field, size_t len, void *data)
 {
     struct load_state *st = data;
@@ -83,6 +87,7 @@ static void on_field(void *field, size_t len, void *data)
         st->line += copy[i] == '\n';
 }
 
+/* <<end-a-row>>, paper/90-appendix-report.md */
 static void on_row_end(int terminator, void *data)
 {
     struct load_state *st = data;
@@ -104,6 +109,7 @@ static void on_row_end(int terminator, void *data)
     st->fields_in_row = 0;
 }
 
+/* <<csv-table-load>>, paper/90-appendix-report.md */
 static void hex_digest(struct sha256_ctx *sha, char hex[65])
 {
     uint8_t digest[SHA256_DIGEST_SIZE];
@@ -148,6 +154,7 @@ int csv_table_load(const char *path, struct csv_table *t, char *err, size_t err_
     return 0;
 }
 
+/* <<digest-a-file>>, paper/90-appendix-report.md */
 int file_digest(const char *path, uint64_t most, uint64_t *bytes, char sha256[65], char *err,
                 size_t err_size)
 {
@@ -173,6 +180,7 @@ int file_digest(const char *path, uint64_t most, uint64_t *bytes, char sha256[65
     return n == 0 ? 0 : n > 0 ? -2 : -1;
 }
 
+/* <<csv-table-access>>, paper/90-appendix-report.md */
 void csv_table_free(struct csv_table *t)
 {
     for (size_t i = 0; i < t->n_cells; i++)

@@ -18,6 +18,7 @@
 #include "util/csvout.h"
 #include "util/error.h"
 
+/* <<a-file-listed-once>>, paper/90-appendix-report.md */
 static int is_of_the_run(const struct data_file *file)
 {
     return file != NULL && !(file->flags & NOT_OF_THE_RUN);
@@ -73,6 +74,7 @@ static int check_listed_files(const struct csv_table *m, enum run_folder kind, c
     return 0;
 }
 
+/* <<verify-a-manifest>>, paper/90-appendix-report.md */
 int manifest_load(const char *dir, enum run_folder kind, struct csv_table *m, char *err,
                   size_t err_size)
 {
@@ -177,6 +179,7 @@ int manifest_verify(const struct csv_table *m, const char *dir, const struct loa
     return 0;
 }
 
+/* <<write-a-manifest>>, paper/90-appendix-report.md */
 int stored_path(const char *dir, const char *name, char *path, size_t size, char *err,
                 size_t err_size)
 {
@@ -315,6 +318,7 @@ int manifest_write(const char *dir, enum run_folder kind, char *err, size_t err_
     return 0;
 }
 
+/* <<carry-over-what-is-not-the-runs>>, paper/90-appendix-report.md */
 int copy_file(const char *from, const char *to, char *err, size_t err_size)
 {
     char buf[65536];
@@ -350,6 +354,7 @@ static int carry_over(const char *stage, const char *data, char *err, size_t err
     return 0;
 }
 
+/* <<exchange-the-folders>>, paper/90-appendix-report.md */
 static int exchange(const char *stage, const char *data, char *err, size_t err_size)
 {
     char aside[4096 + 16];

@@ -19,6 +19,7 @@
 #include "report/model.h"
 #include "util/error.h"
 
+/* <<the-places-of-the-members>>, paper/90-appendix-report.md */
 struct member_place {
     size_t offset, size;       /* where in the row, and how big */
 };
@@ -42,6 +43,7 @@ PLACES(count_row, COUNTS_COLUMNS);
 PLACES(original_row, ORIGINAL_COLUMNS);
 PLACES(kv, KV_COLUMNS);
 
+/* <<the-places-of-the-files>>, paper/90-appendix-report.md */
 /* Where a file's rows go. */
 struct file_place {
     const char *name;
@@ -79,6 +81,7 @@ static const struct file_place *place_of(const struct data_file *file)
     return NULL;
 }
 
+/* <<parse-a-field>>, paper/90-appendix-report.md */
 static int plain_number(const char *text)
 {
     return text[0] != '\0' && strchr("-.0123456789", text[0]) != NULL &&
@@ -134,6 +137,7 @@ static int refuse_at(char *err, size_t err_size, const struct loaded_file *f, si
                      csv_table_line(&f->table, row), kind, name, why);
 }
 
+/* <<load-rows>>, paper/90-appendix-report.md */
 enum { MAX_COLUMNS = 64 };
 
 static void **rows_in(struct run_data *d, const struct file_place *place)
@@ -178,6 +182,7 @@ static int load_rows(const struct loaded_file *f, struct run_data *d, char *err,
     return 0;
 }
 
+/* <<tell-a-number-from-a-text>>, paper/90-appendix-report.md */
 static const struct data_column ANY_NUMBER = {"a number", COLUMN_NUM, -MAX_COUNT, MAX_COUNT,
                                               "", "a value no key declares", 0};
 
@@ -206,6 +211,7 @@ static int taken_for_a_number(const char *text)
     return strpbrk(text, "nNiI") != NULL || written_as_a_number(text);   /* nan, inf */
 }
 
+/* <<load-key-value-files>>, paper/90-appendix-report.md */
 static const struct data_column *declared(const struct data_file *file, const char *key)
 {
     for (size_t k = 0; k < file->n_columns; k++)
@@ -236,6 +242,7 @@ static int load_key_values(const struct loaded_file *f, struct run_data *d, char
     return 0;
 }
 
+/* <<look-up-a-key>>, paper/90-appendix-report.md */
 const char *kv_get(const struct kv_file *f, const char *key)
 {
     for (size_t i = 0; i < f->n; i++)
@@ -254,6 +261,7 @@ double kv_number(const struct kv_file *f, const char *key)
     return end != text && *end == '\0' ? v : NAN;
 }
 
+/* <<load-the-run>>, paper/90-appendix-report.md */
 /* Each file where it is stored, checked against the manifest, then parsed. */
 static int read_every_file(struct loaded_file *files, const char *dir, const struct csv_table *m,
                            char *err, size_t err_size)

@@ -12,6 +12,7 @@
 #include "schema/domains.h"
 #include "schema/schema.h"
 
+/* <<row-types>>, paper/90-appendix-report.md */
 #define ROW_MEMBER(row, name, type, range, unit, description) ROW_MEMBER_##type(name, range)
 #define ROW_MEMBER_TEXT(name, least, most) char name[(size_t)(most) + 1];
 #define ROW_MEMBER_INT(name, low, high) long name;
@@ -37,6 +38,7 @@ ROW_TYPE(count_row, COUNTS_COLUMNS);   /* counts.csv: instructions or system cal
 ROW_TYPE(original_row, ORIGINAL_COLUMNS);  /* original.csv: one of the original's figures */
 ROW_TYPE(kv, KV_COLUMNS);              /* a key-value file's row */
 
+/* <<key-value-files>>, paper/90-appendix-report.md */
 struct kv_file {
     struct kv *rows;
     size_t n;
@@ -47,6 +49,7 @@ const char *kv_get(const struct kv_file *f, const char *key);
 /* The value of key as a number, or NAN when it is absent or not a number. */
 double kv_number(const struct kv_file *f, const char *key);
 
+/* <<the-run-data>>, paper/90-appendix-report.md */
 #define ROWS(type, name) \
     struct type *name;   \
     size_t n_##name

@@ -15,6 +15,7 @@
 #include "report/units.h"
 #include "schema/architectures.h"
 
+/* <<plan-the-noise-a-kept-interval-says>>, paper/90-appendix-report.md */
 static double normal_quantile(double p)
 {
     double lo = -10.0, hi = 10.0;
@@ -39,6 +40,7 @@ static double unit_sigma(struct estimate e, int log_scale)
 }
 
 
+/* <<plan-one-claims-need>>, paper/90-appendix-report.md */
 struct need {
     size_t runs;               /* kept runs that measured the estimate */
     double estimate, sigma, margin;
@@ -89,6 +91,7 @@ static struct need claim_need(const struct claim_spec *c, const struct store *co
     return need;
 }
 
+/* <<plan-the-rows>>, paper/90-appendix-report.md */
 /* The units "row=N" in a --units text gives name, or 0. */
 static int units_in(const char *units, const char *name)
 {

@@ -13,8 +13,10 @@
 #include "schema/architectures.h"
 #include "util/random.h"
 
+/* <<pooled-median>>, paper/93-appendix-units.md */
 enum { POOLED_SWEEPS = 20, POOLED_RESAMPLES = 4000, POOLED_CHECK_RESAMPLES = 1000 };
 
+/* <<pooled-polish>>, paper/93-appendix-units.md */
 static void polish(struct pooled_fit *f, double *scratch)
 {
     for (int sweep = 0; sweep < POOLED_SWEEPS; sweep++) {
@@ -93,6 +95,7 @@ void pooled_free(struct pooled_fit *f)
     memset(f, 0, sizeof *f);
 }
 
+/* <<pooled-collect>>, paper/93-appendix-units.md */
 int pooled_fit(const struct run_data *d, int duet, struct pooled_fit *f)
 {
     size_t cap = d->n_runs ? d->n_runs : 1, n = 0, rows = 0;
@@ -131,6 +134,7 @@ int pooled_row(const struct pooled_fit *f, const char *arch)
     return -1;
 }
 
+/* <<pooled-estimate>>, paper/93-appendix-units.md */
 static size_t units_of(const struct pooled_fit *f, size_t row)
 {
     size_t k = 0;
@@ -182,6 +186,7 @@ struct estimate pooled_estimate(const struct pooled_fit *f, size_t row, uint32_t
     return pooled_estimate_with(f, row, seed, POOLED_RESAMPLES);
 }
 
+/* <<pooled-calibrate>>, paper/93-appendix-units.md */
 double pooled_coverage(const struct pooled_fit *f, int runs, uint32_t seed)
 {
     struct pooled_unit *units = malloc((f->n_units ? f->n_units : 1) * sizeof *units);

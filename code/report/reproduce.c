@@ -29,6 +29,7 @@
 #include "util/error.h"
 #include "util/text.h"
 
+/* <<name-a-reproduction>>, paper/96-reproductions.md */
 static const char *kv_or(const struct kv_file *f, const char *key, const char *otherwise)
 {
     const char *v = kv_get(f, key);
@@ -81,6 +82,7 @@ static void reproduction_id(const struct run_data *d, char *id, size_t size)
     snprintf(id, size, "%s-f%sm%s-%s-%.10s", who, family, model, simd, date);
 }
 
+/* <<a-reduced-run>>, paper/96-reproductions.md */
 void reproduction_reduced_because(const struct run_data *d, char *why, size_t size)
 {
     double bars = kv_number(&d->run, "bars"), combos = kv_number(&d->run, "combos");
@@ -102,6 +104,7 @@ void reproduction_reduced_because(const struct run_data *d, char *why, size_t si
         snprintf(why + used, size - used, "%s%zu timed runs failed", used ? "; " : "", failed);
 }
 
+/* <<write-a-reproductions-readme>>, paper/96-reproductions.md */
 static int write_readme(const char *dir, const char *id, const struct run_data *d,
                         const char *by, const char *conditions, char *err, size_t err_size)
 {
@@ -136,6 +139,7 @@ static int write_readme(const char *dir, const char *id, const struct run_data *
     return fclose(f) == 0 ? 0 : set_error(err, err_size, "cannot write %s", path);
 }
 
+/* <<keep-a-file-compressed>>, paper/96-reproductions.md */
 /* Writes the content of `from` (plain or compressed) to `to`, compressed. */
 static int keep_compressed(const char *from, const char *to, char *err, size_t err_size)
 {
@@ -154,6 +158,7 @@ static int keep_compressed(const char *from, const char *to, char *err, size_t e
                                        errno != 0 ? strerror(errno) : "zlib failed");
 }
 
+/* <<a-folder-being-made>>, paper/96-reproductions.md */
 /* Removes dir and the files in it (a folder being made holds nothing else). */
 static void remove_made(const char *dir)
 {
@@ -203,6 +208,7 @@ static int finish_folder(const char *part, const char *root, const char *id, cha
     return status;
 }
 
+/* <<add-a-reproduction>>, paper/96-reproductions.md */
 int reproduction_add(const char *data, const char *root, const char *id, const char *by,
                      const char *conditions, char *made, size_t made_size, char *err,
                      size_t err_size)
@@ -249,6 +255,7 @@ int reproduction_add(const char *data, const char *root, const char *id, const c
     return -1;
 }
 
+/* <<a-kept-run-as-one-file>>, paper/96-reproductions.md */
 /* The names a kept run's folder holds, in the order an archive lists them. */
 static size_t kept_names(const char *dir, char names[][64], size_t most)
 {
@@ -279,6 +286,7 @@ int reproduction_pack(const char *root, const char *id, const char *file, char *
     return bundle_write(file, id, dir, list, n, err, err_size);
 }
 
+/* <<receive-a-kept-run>>, paper/96-reproductions.md */
 /* A name a kept run's folder may hold: README.md, manifest.csv, a file of
  * a run, plain or compressed. */
 static int kept_name_ok(const char *name)
@@ -335,6 +343,7 @@ int reproduction_receive(const char *file, const char *root, char *made, size_t 
     return 0;
 }
 
+/* <<list-the-reproductions>>, paper/96-reproductions.md */
 struct reproduction {
     char id[MAX_ID_BYTES + 1], label[16];  /* label: R1, R2, ...; Q1, ... if reduced */
     int ok;                            /* it was read (and summarized) without an error */
@@ -405,6 +414,7 @@ static size_t folders(const char *root, char ***names, struct store *s)
     return n;
 }
 
+/* <<the-same-run-twice>>, paper/96-reproductions.md */
 static const char *const MEASURED[] = {"architectures.csv", "calls.csv", "echo.csv"};
 
 /* The digests r's manifest lists for the measured files ("" where it cannot say). */
@@ -438,6 +448,7 @@ static void find_same_runs(const char *root, struct reproduction *r, size_t n)
     }
 }
 
+/* <<read-a-readme-line>>, paper/96-reproductions.md */
 /* The value of a README's "- key: value" line, cleaned, into value ("" if none). */
 static void readme_line(const char *dir, const char *key, char *value, size_t size)
 {
@@ -465,6 +476,7 @@ static void readme_line(const char *dir, const char *key, char *value, size_t si
     }
 }
 
+/* <<a-summary-kept-between-builds>>, paper/96-reproductions.md */
 static const char *const REGISTRY_FILES[] = {"claims.csv", "claims-registered.csv",
                                              "deviations.csv", "registration.csv"};
 
@@ -537,6 +549,7 @@ static void keep_summary(struct store *s, const char *key)
         remove(path);
 }
 
+/* <<summarize-one-reproduction>>, paper/96-reproductions.md */
 static void describe_the_machine(const struct run_data *d, struct reproduction *r)
 {
     char raw[1024];
@@ -602,6 +615,7 @@ static int summarize_one(const char *kept_summaries, const char *registry, const
     return r->s.errors > 0 ? -1 : 0;
 }
 
+/* <<the-commonest-verdict>>, paper/96-reproductions.md */
 static const char *verdict_of(const struct store *s, const char *claim)
 {
     char key[KEY_SIZE];
@@ -638,6 +652,7 @@ static int agreeing(struct reproduction *r, size_t n, const char *claim, const c
     return best;
 }
 
+/* <<describe-a-difference>>, paper/96-reproductions.md */
 /* Appends "claim (most in agree of judging)" to list; returns 0, or -1
  * (list unchanged) when the item does not fit whole. */
 static int describe_difference(char *list, const char *claim, const char *most, int agree,
@@ -651,6 +666,7 @@ static int describe_difference(char *list, const char *claim, const char *most, 
     return -1;
 }
 
+/* <<the-claims-across-reproductions>>, paper/96-reproductions.md */
 static void claims_table(struct store *s, struct reproduction *r, size_t n_full, size_t n,
                          int this_run)
 {
@@ -721,6 +737,7 @@ static void claims_table(struct store *s, struct reproduction *r, size_t n_full,
     put_text(s, "across.agreed_otherwise", otherwise[0] != '\0' ? otherwise : "none");
 }
 
+/* <<the-estimates-across-reproductions>>, paper/96-reproductions.md */
 static void estimates_row(struct csv_out *t, const struct store *s, const char *claim,
                           const char *label, const char *machine)
 {
@@ -757,6 +774,7 @@ static void estimates_table(struct store *s, const struct reproduction *r, size_
     table_close(s, &t);
 }
 
+/* <<claims-pooled-across-runs>>, paper/96-reproductions.md */
 /* Whether v lies on the side of the threshold that the claim says. */
 static int on_the_claimed_side(const struct claim_spec *c, double v)
 {
@@ -869,6 +887,7 @@ static void pooled_table(struct store *s, const struct reproduction *r, size_t n
     free(type_of);
 }
 
+/* <<the-model-across-runs>>, paper/96-reproductions.md */
 /* Row arch's model ratio in each kept full run that priced it, into v. */
 static void model_ratios(const struct reproduction *r, size_t n_full, const char *arch,
                          struct doubles *v)
@@ -940,6 +959,7 @@ static void model_table(struct store *s, const struct reproduction *r, size_t n_
     put_count(s, "model.across.within_every", (double)every);
 }
 
+/* <<the-machines-table>>, paper/96-reproductions.md */
 static void machine_row(struct csv_out *t, const struct reproduction *r)
 {
     char run[300];
@@ -966,6 +986,7 @@ static void machines_table(struct store *s, const struct reproduction *r, size_t
     table_close(s, &t);
 }
 
+/* <<summaries-side-by-side>>, paper/96-reproductions.md */
 struct summary_jobs {
     const struct run_data *d;          /* job 0: the run itself, into s */
     struct store *s;
@@ -1007,6 +1028,7 @@ static void run_side_by_side(struct summary_jobs *j)
         pthread_join(threads[t], NULL);
 }
 
+/* <<summarize-reproductions>>, paper/96-reproductions.md */
 /* How many different machines (processor, family, model and cores),
  * hypervisors and days the first n of r span: what "across machines" may
  * claim. */

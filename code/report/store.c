@@ -13,6 +13,7 @@
 #include "report/csvread.h"
 #include "report/store.h"
 
+/* <<format-grouped-numbers>>, paper/90-appendix-report.md */
 /* Enough for any double printed with %.*f and MAX_DECIMALS, grouped. */
 enum { MAX_DECIMALS = 17, PLAIN_SIZE = 400, GROUPED_SIZE = 520 };
 
@@ -50,6 +51,7 @@ const char *format_fixed(char *buf, double x, int decimals)
     return buf;
 }
 
+/* <<start-and-end-a-store>>, paper/90-appendix-report.md */
 void store_init(struct store *s, const char *out_dir)
 {
     memset(s, 0, sizeof *s);
@@ -71,6 +73,7 @@ const char *keyf(char buf[KEY_SIZE], const char *fmt, ...)
     return buf;
 }
 
+/* <<find-a-value>>, paper/90-appendix-report.md */
 static const struct value *find(const struct store *s, const char *key)
 {
     for (size_t i = 0; i < s->n; i++)
@@ -107,6 +110,7 @@ double store_number(const struct store *s, const char *key)
     return v != NULL ? v->number : NAN;
 }
 
+/* <<find-a-read-made-too-early>>, paper/90-appendix-report.md */
 const char *store_read_too_early(const struct store *s, int *reader, int *writer)
 {
     for (size_t i = 0; s->watch != NULL && i < s->watch->n; i++) {
@@ -120,6 +124,7 @@ const char *store_read_too_early(const struct store *s, int *reader, int *writer
     return NULL;
 }
 
+/* <<put-a-value-once>>, paper/90-appendix-report.md */
 static void put(struct store *s, const char *key, const char *text, double number)
 {
     if (find(s, key) != NULL) {
@@ -144,6 +149,7 @@ static void put(struct store *s, const char *key, const char *text, double numbe
     v->writer = s->watch != NULL ? s->watch->running : -1;
 }
 
+/* <<decimals-of-an-estimate>>, paper/90-appendix-report.md */
 enum { MOST_PROSE_DECIMALS = 6 };
 
 /* x to `decimals` decimals (below zero: to tens, hundreds, ...), grouped. */
@@ -189,6 +195,7 @@ const char *format_estimate(char *buf, struct estimate e, int decimals)
     return buf;
 }
 
+/* <<put-each-kind-of-value>>, paper/90-appendix-report.md */
 void put_text(struct store *s, const char *key, const char *text)
 {
     put(s, key, text, NAN);
@@ -218,6 +225,7 @@ void put_estimate(struct store *s, const char *key, struct estimate e, int decim
     put_text(s, keyf(k, "%s.unit", key), unit);
 }
 
+/* <<read-an-estimate-back>>, paper/90-appendix-report.md */
 struct estimate store_estimate(const struct store *s, const char *key)
 {
     char k[KEY_SIZE];
@@ -233,6 +241,7 @@ struct estimate store_estimate(const struct store *s, const char *key)
     return e;
 }
 
+/* <<write-the-values>>, paper/90-appendix-report.md */
 int store_write(struct store *s)
 {
     static const char *const header[] = {"key", "value"};
@@ -321,6 +330,7 @@ int store_read_numbers(struct store *s, const char *path, char *err, size_t err_
     return status;
 }
 
+/* <<tables-and-figure-files>>, paper/90-appendix-report.md */
 static int open_at(struct store *s, const char *path, struct csv_out *out,
                    const char *const *header, int n_columns)
 {

@@ -11,6 +11,7 @@
 #include "util/csvout.h"
 #include "util/stats.h"
 
+/* <<the-store-of-values>>, paper/90-appendix-report.md */
 enum { KEY_SIZE = 128, TEXT_SIZE = 512 };
 
 struct value {
@@ -57,6 +58,7 @@ int store_write_numbers(struct store *s);
  * 0, or -1 with err if path cannot be read or names a key s lacks. */
 int store_read_numbers(struct store *s, const char *path, char *err, size_t err_size);
 
+/* <<putting-and-getting-values>>, paper/90-appendix-report.md */
 /* Formats a key (printf-style) into buf and returns buf. */
 const char *keyf(char buf[KEY_SIZE], const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
@@ -79,6 +81,7 @@ double store_number(const struct store *s, const char *key);
 /* An estimate put under key (n = 0 if none). */
 struct estimate store_estimate(const struct store *s, const char *key);
 
+/* <<formatting-numbers-and-opening-tables>>, paper/90-appendix-report.md */
 /* Formats x with `decimals` decimals (0 to 17) and grouped thousands into buf,
  * which holds FIXED_SIZE bytes; a number too long for that is printed as
  * 1.23e+46. Any double fits. */

@@ -15,6 +15,7 @@
 #include "report/units.h"
 #include "schema/architectures.h"
 
+/* <<architecture-statistics>>, paper/90-appendix-report.md */
 static void largest_part(const struct run_data *d, const char *arch, long *bars, long *combos)
 {
     *bars = *combos = 0;
@@ -63,6 +64,7 @@ static const struct original_row *original(const struct run_data *d, const char 
     return NULL;
 }
 
+/* <<one-row-of-the-headline-table>>, paper/90-appendix-report.md */
 static void table_row(const struct run_data *d, struct store *s, struct csv_out *t,
                       struct csv_out *fig, const struct gate_row *g)
 {
@@ -105,6 +107,7 @@ static void table_row(const struct run_data *d, struct store *s, struct csv_out 
     csv_out_end_row(fig);
 }
 
+/* <<the-headline-table>>, paper/90-appendix-report.md */
 static void headline_table(const struct run_data *d, struct store *s)
 {
     char ratio_to[KEY_SIZE];           /* the baseline's name from the table */
@@ -133,6 +136,7 @@ static void headline_table(const struct run_data *d, struct store *s)
     put_count(s, "gate.architectures", (double)d->n_gates);
 }
 
+/* <<architecture-pairs>>, paper/90-appendix-report.md */
 /* The baseline over arch: a speed-up, the inverse of arch's ratio. */
 static void speedup(const struct run_data *d, struct store *s, const char *key,
                     const char *arch, int decimals)

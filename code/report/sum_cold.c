@@ -12,6 +12,7 @@
 #include "report/units.h"
 #include "schema/architectures.h"
 
+/* <<cold-values-by-repetition>>, paper/90-appendix-report.md */
 struct cold_values {
     struct doubles boundary[2], decode[2], engine_faults[2], client_faults[2], cold_over_warm;
 };
@@ -45,6 +46,7 @@ static void collect_cold(const struct run_data *d, struct cold_values *v)
     }
 }
 
+/* <<summarize-cold>>, paper/90-appendix-report.md */
 static double share_pct(const double *m, const void *ctx)
 {
     (void)ctx;

@@ -13,6 +13,7 @@
 #include "report/units.h"
 #include "schema/architectures.h"
 
+/* <<the-inputs-of-a-composite>>, paper/90-appendix-report.md */
 enum { MAX_UNITS = 4096 };
 
 /* One value per complete unit of arch: its median call's boundary (µs), or
@@ -35,6 +36,7 @@ static size_t unit_boundaries(const struct run_data *d, const char *arch, int pe
     return k;
 }
 
+/* <<composites-of-the-claims>>, paper/90-appendix-report.md */
 static double over_difference(const double *m, const void *ctx)
 {
     (void)ctx;
@@ -113,6 +115,7 @@ done:
         free(g[i]);
 }
 
+/* <<what-the-original-derived>>, paper/90-appendix-report.md */
 struct derivation {
     const char *figure;        /* what was derived */
     const char *original_key;  /* the original's derived value */
@@ -141,6 +144,7 @@ static const struct derivation DERIVATIONS[] = {
      "cross.chatty_extra_ms", 1},
 };
 
+/* <<summarize-derived>>, paper/90-appendix-report.md */
 void summarize_derived(const struct run_data *d, struct store *s)
 {
     static const char *const header[] = {"What the original derived", "The original's figure",

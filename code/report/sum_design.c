@@ -15,6 +15,7 @@
 #include "report/units.h"
 #include "schema/architectures.h"
 
+/* <<the-earlier-rounds-pairing>>, paper/93-appendix-units.md */
 struct design_units {
     double ratio[1024], minutes[1024];
     size_t n;
@@ -45,6 +46,7 @@ static void apart_units(const struct run_data *d, const char *control, struct de
     free(c);
 }
 
+/* <<a-controls-own-units>>, paper/93-appendix-units.md */
 static void paired_units(const struct run_data *d, const char *control, struct design_units *out)
 {
     struct unit_view *u;
@@ -58,6 +60,7 @@ static void paired_units(const struct run_data *d, const char *control, struct d
     free(u);
 }
 
+/* <<one-design-row>>, paper/93-appendix-units.md */
 static double log_spread(const double *x, size_t n)
 {
     double logs[1024];
@@ -93,6 +96,7 @@ static void design_row(struct store *s, struct csv_out *t, const char *name,
     csv_out_end_row(t);
 }
 
+/* <<the-cpus-difference>>, paper/93-appendix-units.md */
 /* How much slower a duet's row ran on the pair's first CPU than on its second. */
 static void cpu_difference(const struct run_data *d, struct store *s, const char *control)
 {
@@ -111,6 +115,7 @@ static void cpu_difference(const struct run_data *d, struct store *s, const char
     put_estimate(s, "design.cpu_difference", estimate_median(c, k), 4, "couples");
 }
 
+/* <<calibration-report>>, paper/93-appendix-units.md */
 static void calibration_row(struct store *s, struct csv_out *t, const char *name,
                             const char *label, const double *x, size_t n)
 {
@@ -130,6 +135,7 @@ static void calibration_row(struct store *s, struct csv_out *t, const char *name
     csv_out_end_row(t);
 }
 
+/* <<the-cost-of-pooling-calls>>, paper/93-appendix-units.md */
 static void pooling(const struct run_data *d, struct store *s, const char *arch)
 {
     struct unit_view *u;
@@ -165,6 +171,7 @@ static void pooling(const struct run_data *d, struct store *s, const char *arch)
     put_count(s, "calibration.pooled.calls", calls);
 }
 
+/* <<summarize-design>>, paper/93-appendix-units.md */
 void summarize_design(const struct run_data *d, struct store *s)
 {
     static const char *const header[] = {"Pairing", "A/A ratio [95% interval]", "Units",

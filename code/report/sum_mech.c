@@ -11,6 +11,7 @@
 
 #include "report/summarize.h"
 
+/* <<mechanisms-by-pass>>, paper/67-mechanisms.md */
 enum { MAX_PASSES = MAX_MECH_PASSES };   /* states.csv's pass column holds no more */
 
 struct probe {
@@ -47,6 +48,7 @@ static struct estimate over_passes(const double *by_pass, const double *minus)
     return estimate_median(v, n);
 }
 
+/* <<mechanisms-states>>, paper/67-mechanisms.md */
 struct probe_field {
     const char *name;
     size_t at;
@@ -137,6 +139,7 @@ static void summarize_states(const struct run_data *d, struct store *s)
     summarize_kernel_calls(d, s);
 }
 
+/* <<mechanisms-a-round-away>>, paper/67-mechanisms.md */
 static const struct probe_field ROUND_FIELDS[] = {
     {"rtt_us", offsetof(struct witness_row, rtt_ns)},
     {"request_us", offsetof(struct witness_row, request_ns)},
@@ -186,6 +189,7 @@ static void summarize_round_away(const struct run_data *d, struct store *s, stru
         put_count(s, "mech.round.rounds", (double)rounds);
 }
 
+/* <<mechanisms-kernel-calls>>, paper/67-mechanisms.md */
 static const size_t NO_FIELD = (size_t)-1;
 
 /* Each pass's median over the probe's calls there of field (a time, in ns)
@@ -251,6 +255,7 @@ static void summarize_kernel_calls(const struct run_data *d, struct store *s)
             }
 }
 
+/* <<mechanisms-a-page-left-a-round>>, paper/67-mechanisms.md */
 static const struct witness_row *retouch_again(const struct run_data *d, long round)
 {
     for (size_t i = 0; i < d->n_witnesses; i++)
@@ -290,6 +295,7 @@ static void summarize_retouch(const struct run_data *d, struct store *s)
     doubles_free(&faults);
 }
 
+/* <<mechanisms-faults>>, paper/67-mechanisms.md */
 static void summarize_fault_role(const struct run_data *d, struct store *s, const char *role)
 {
     struct doubles price = {0}, faults = {0};
@@ -341,6 +347,7 @@ static void summarize_engine_faults(const struct run_data *d, struct store *s)
     doubles_free(&price);
 }
 
+/* <<summarize-mechanisms>>, paper/67-mechanisms.md */
 void summarize_mechanisms(const struct run_data *d, struct store *s)
 {
     int python_engine = 0, kernel = 0, chain = 0;

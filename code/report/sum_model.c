@@ -14,6 +14,7 @@
 #include "report/summarize.h"
 #include "report/units.h"
 
+/* <<model-primitives>>, paper/68-model.md */
 /* A state probe's phases, µs: one double each way, or the series. */
 struct probe_phases {
     double rtt, encode, request, reply, decode;
@@ -170,6 +171,7 @@ static double echo_fit_us(const struct store *s, const char *client, const char 
     return floor_us + 2.0 * b / (gbps * 1e3);
 }
 
+/* <<model-first-calls>>, paper/68-model.md */
 /* A unit's first calls and later calls: the boundary (µs) of each of its
  * runs' call 0, and of every later call, pushed into first and later;
  * the calls counted into *calls, the runs into *runs. */
@@ -243,6 +245,7 @@ static void summarize_first_calls(const struct run_data *d, struct store *s)
     table_close(s, &t);
 }
 
+/* <<model-inputs>>, paper/68-model.md */
 struct call_inputs {
     double compute_us, request_bytes, reply_bytes, client_faults, engine_faults;
     double process_faults;             /* a spawned engine's, from its start to its end */
@@ -275,6 +278,7 @@ static int read_inputs(const struct store *s, const struct arch_row *row, struct
     return in->measured.n > 0 && isfinite(in->request_bytes) ? 0 : -1;
 }
 
+/* <<model-terms>>, paper/68-model.md */
 enum term { T_STATE, T_REPLY, T_BYTES, T_LANE, T_CODEC, T_FAULTS, T_PROCESS, N_TERMS };
 static const char *const TERM_NAMES[N_TERMS] = {"state", "reply", "bytes", "lane", "codec",
                                                  "faults", "process"};
@@ -405,6 +409,7 @@ static void predict(const struct store *s, const struct arch_row *row,
     term[T_PROCESS] = spawns ? p->exit_us : 0.0;
 }
 
+/* <<model-break-even>>, paper/68-model.md */
 /* The patterns the break-even figure shows: the naive kernel behind a Unix
  * socket, and a process per call finer than a sweep. */
 static int break_even_pattern(const struct arch_row *row)
@@ -443,6 +448,7 @@ static void write_break_even(struct store *s, const struct primitives *p)
     put_number(s, "cross.g_per_bar", store_number(s, "model.per_bar_unix.g"), 2);
 }
 
+/* <<model-summary>>, paper/68-model.md */
 static const double MODEL_BAND = 1.25;
 
 static void model_row(struct csv_out *t, struct csv_out *f, const struct arch_row *row,

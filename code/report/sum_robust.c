@@ -16,6 +16,7 @@
 #include "report/csvread.h"
 #include "report/summarize.h"
 
+/* <<pass-a-key-value-file-through>>, paper/90-appendix-report.md */
 static void pass_through(const struct kv_file *f, const char *prefix, struct store *s)
 {
     char key[KEY_SIZE], *end;
@@ -29,9 +30,11 @@ static void pass_through(const struct kv_file *f, const char *prefix, struct sto
     }
 }
 
+/* <<the-load-tests-table>>, paper/90-appendix-report.md */
 /* What the load test's clients sent, per kind, and what each must get back. */
 static void load_table(const struct run_data *d, struct store *s)
 {
+    /* <<the-load-tests-kinds-of-request>>, paper/92-appendix-robustness.md */
     static const struct {
         const char *key, *what, *answer;
     } KINDS[] = {
@@ -59,6 +62,7 @@ static void load_table(const struct run_data *d, struct store *s)
     table_close(s, &t);
 }
 
+/* <<sum-the-fuzzers-over-their-targets>>, paper/90-appendix-report.md */
 /* The fuzzers' rows are TARGET.FIELD; the prose of Part I and the
  * precondition read the sums over the targets. */
 static void fuzz_totals(const struct run_data *d, struct store *s)
@@ -83,6 +87,7 @@ static void fuzz_totals(const struct run_data *d, struct store *s)
     put_count(s, "fuzz.crashes", total[2]);
 }
 
+/* <<digest-the-sources-a-record-checked>>, paper/90-appendix-report.md */
 static int by_path(const void *a, const void *b)
 {
     return strcmp(*(char *const *)a, *(char *const *)b);
@@ -169,6 +174,7 @@ static int sources_digest(const char *list, char hex[65])
     return bad || n == 0 ? -1 : 0;
 }
 
+/* <<is-the-fuzz-record-of-this-code>>, paper/90-appendix-report.md */
 static void fuzz_current(const struct run_data *d, struct store *s)
 {
     char stale[512] = "", key[KEY_SIZE], hex[65];
@@ -197,6 +203,7 @@ static void fuzz_current(const struct run_data *d, struct store *s)
     put_text(s, "fuzz.stale_targets", stale[0] != '\0' ? stale : "none");
 }
 
+/* <<summarize-robustness>>, paper/90-appendix-report.md */
 void summarize_robustness(const struct run_data *d, struct store *s)
 {
     load_table(d, s);

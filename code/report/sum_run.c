@@ -15,6 +15,7 @@
 #include "report/summarize.h"
 #include "schema/architectures.h"
 
+/* <<summarize-the-run>>, paper/90-appendix-report.md */
 static const char *const MACHINE_TEXTS[] = {
     "cpu", "cpu_vendor", "cpu_family", "cpu_model", "cpu_stepping", "cpu_microcode", "simd",
     "simd_enabled", "tuned_path", "kernel", "hypervisor", "cpu_mhz", "governor",
@@ -91,6 +92,7 @@ void summarize_run(const struct run_data *d, struct store *s)
         put_original(s, &d->original[i]);
 }
 
+/* <<summarize-the-sweep>>, paper/90-appendix-report.md */
 static void put_combo(struct store *s, const char *which, const struct sweep_row *r)
 {
     char key[KEY_SIZE];

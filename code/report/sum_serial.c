@@ -9,6 +9,7 @@
 
 #include "report/summarize.h"
 
+/* <<serial-picking-rows>>, paper/90-appendix-report.md */
 /* Rows of one language, format and operation, and, where it says, one buffer. */
 struct pick {
     const char *language, *format, *operation;
@@ -67,6 +68,7 @@ static double spread_pct(struct estimate e)
     return fmax(e.high - e.value, e.value - e.low) / e.value * 100.0;
 }
 
+/* <<serial-formats-and-their-references>>, paper/90-appendix-report.md */
 struct format_row {
     const char *language, *format;
     const char *buffer;            /* the buffer its rows must name, or NULL for any */
@@ -103,6 +105,7 @@ static const struct format_row *format_named(const char *language, const char *f
     return NULL;
 }
 
+/* <<serial-a-formats-values-and-row>>, paper/90-appendix-report.md */
 struct format_values {
     struct estimate encode, decode, over, faults;
     double bytes, spread;
@@ -183,6 +186,7 @@ static void format_row(const struct run_data *d, struct store *s, struct csv_out
     csv_out_end_row(fig);
 }
 
+/* <<serial-comparisons-and-the-summarizer>>, paper/90-appendix-report.md */
 static void put_comparisons(const struct run_data *d, struct store *s)
 {
     const struct pick py_json = {"python", "json", "encode", NULL},

@@ -13,6 +13,7 @@
 #include "report/units.h"
 #include "schema/architectures.h"
 
+/* <<run-every-summarizer>>, paper/90-appendix-report.md */
 #define SUMMARIZER(name) {#name, summarize_##name}
 static const struct {
     const char *name;
@@ -37,6 +38,7 @@ void summarize_all(const struct run_data *d, struct store *s)
         SUMMARIZERS[i].run(d, s);
     }
     watch.running = -1;
+    /* <<a-summarizer-that-read-too-early>>, paper/90-appendix-report.md */
     int reader, writer;
     const char *early = store_read_too_early(s, &reader, &writer);
     if (early != NULL) {
@@ -49,6 +51,7 @@ void summarize_all(const struct run_data *d, struct store *s)
     s->watch = outer;
 }
 
+/* <<a-growable-array-of-doubles>>, paper/90-appendix-report.md */
 void doubles_push(struct doubles *a, double x)
 {
     if (a->n == a->cap) {
@@ -73,6 +76,7 @@ struct estimate doubles_estimate(const struct doubles *a)
     return estimate_median(a->v, a->n);
 }
 
+/* <<a-rows-ratio-to-the-baseline>>, paper/90-appendix-report.md */
 struct estimate ratio_to_baseline(const struct run_data *d, const char *arch)
 {
     double *ratios = NULL;
@@ -91,6 +95,7 @@ const char *unit_name(const struct run_data *d, const char *arch)
     return "units";
 }
 
+/* <<the-ratio-between-two-rows>>, paper/90-appendix-report.md */
 /* The ratio of the complete unit of arch in round `round` (the first, if several). */
 static double round_ratio(const struct unit_view *u, size_t n, long round)
 {

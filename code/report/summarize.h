@@ -23,6 +23,7 @@ summarizer summarize_run, summarize_sweep, summarize_architectures, summarize_ca
 /* Every summarizer, in their order: what the summary program runs on a run. */
 summarizer summarize_all;
 
+/* <<summary-helpers>>, paper/90-appendix-report.md */
 /* A growable array of doubles. */
 struct doubles {
     double *v;

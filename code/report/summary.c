@@ -20,6 +20,7 @@
 #endif
 
 
+/* <<the-summarys-usage>>, paper/90-appendix-report.md */
 static void usage(FILE *to)
 {
     fprintf(to, "usage: ipctax-summary [--registry DIR] [--reproductions DIR]\n"
@@ -63,6 +64,7 @@ static void usage(FILE *to)
                 "a refused command line.\n");
 }
 
+/* <<data-folder-commands>>, paper/90-appendix-report.md */
 /* A folder whose manifest lists every file and README.md is a kept run, and
  * is checked as one; any other as a data folder. */
 static int check_folder(const char *dir, char *err, size_t err_size)
@@ -115,6 +117,7 @@ static int data_folder_command(int argc, char **argv)
     return 0;
 }
 
+/* <<the-reproduction-command>>, paper/90-appendix-report.md */
 /* Prints err on stderr, cleaned; returns 1. */
 static int refused(const char *err)
 {
@@ -201,6 +204,7 @@ static int receive_command(int argc, char **argv)
     return 0;
 }
 
+/* <<the-summarys-main>>, paper/90-appendix-report.md */
 int main(int argc, char **argv)
 {
     char err[1024];

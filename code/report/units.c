@@ -12,6 +12,7 @@
 #include "schema/architectures.h"
 #include "util/stats.h"
 
+/* <<find-a-units-runs>>, paper/93-appendix-units.md */
 static const struct run_row *run_numbered(const struct run_data *d, long run)
 {
     for (size_t i = 0; i < d->n_runs; i++)
@@ -41,6 +42,7 @@ static double end_of(const struct run_row *r)
     return r != NULL ? r->start_s + r->seconds : NAN;
 }
 
+/* <<gather-a-rows-units>>, paper/93-appendix-units.md */
 static void fill_unit(const struct run_data *d, const struct run_row *first, const char *arch,
                       struct unit_view *u)
 {
@@ -100,6 +102,7 @@ void arch_unit_ratios(const struct run_data *d, const char *arch, double **ratio
     free(u);
 }
 
+/* <<phases-of-a-call>>, paper/93-appendix-units.md */
 static double median_of(double *x, size_t n)
 {
     struct sample_stats st = sample_stats(x, n);
@@ -139,6 +142,7 @@ static void phase_medians(const struct call_row *const *timed, size_t n, double 
     }
 }
 
+/* <<sum-a-units-calls>>, paper/93-appendix-units.md */
 int unit_calls(const struct run_data *d, const struct unit_view *u, struct unit_calls *out)
 {
     long runs[2] = {u->row[0] != NULL ? u->row[0]->run : -1,
@@ -201,6 +205,7 @@ double unit_sweep_boundary_ms(const struct unit_calls *c, double calls)
     return (c->first_mean_us + (calls - 1.0) * c->later_mean_us) * 1e-3;
 }
 
+/* <<a-units-witnesses>>, paper/93-appendix-units.md */
 double unit_witness(const struct run_data *d, const struct unit_view *u, const char *kind,
                     int first)
 {

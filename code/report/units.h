@@ -10,6 +10,7 @@
 
 #include "report/model.h"
 
+/* <<a-unit-of-a-row>>, paper/93-appendix-units.md */
 struct unit_view {
     long unit, round;
     int duet;                          /* a couple of duets; else a triple */
@@ -25,6 +26,7 @@ size_t arch_units(const struct run_data *d, const char *arch, struct unit_view *
 /* The ratios of arch's complete units into ratios (appended). */
 void arch_unit_ratios(const struct run_data *d, const char *arch, double **ratios, size_t *n);
 
+/* <<the-calls-of-a-unit>>, paper/93-appendix-units.md */
 /* Medians over a unit's timed calls; NAN where no call measured one. */
 struct call_phases {
     double encode_us, request_us, engine_decode_us, engine_encode_us, reply_us, decode_us;

@@ -7,6 +7,7 @@
 
 #include "schema/architectures.h"
 
+/* <<the-architecture-table>>, paper/41-architectures.md */
 #define C CLIENT_C
 #define PY CLIENT_PYTHON
 #define IN CLIENT_NONE
@@ -16,6 +17,7 @@
 #define FIFTH {5, 1}          /* the first fifth of the bars */
 #define QUARTER {1, 4}        /* every fourth combination */
 const struct arch_row ARCH_ROWS[] = {
+    /* <<the-rows-without-a-boundary>>, paper/41-architectures.md */
     {"in_process", IN, TRANSPORT_NONE, "naive", ENCODING_BINARY, GRAIN_SWEEP,
      PAIRING_NONE, 1, WHOLE, "the kernel called directly, no boundary"},
     {"in_process_control_1", IN, TRANSPORT_NONE, "naive", ENCODING_BINARY, GRAIN_SWEEP,
@@ -30,6 +32,7 @@ const struct arch_row ARCH_ROWS[] = {
      "in_process_tuned_1core again, in sequential pairs: does the duet bias a ratio?"},
     {"in_process_tuned", IN, TRANSPORT_NONE, "tuned_all_cores", ENCODING_BINARY,
      GRAIN_SWEEP, TURN, 0, FIFTH, "the tuned kernel on every core, no boundary"},
+    /* <<the-rows-of-the-c-client>>, paper/41-architectures.md */
     {"batch_unix", C, TRANSPORT_UNIX, "naive", ENCODING_BINARY, GRAIN_SWEEP, DUET, 1,
      WHOLE, "persistent engine on a Unix socket, one round trip per sweep"},
     {"batch_tcp", C, TRANSPORT_TCP, "naive", ENCODING_BINARY, GRAIN_SWEEP, DUET, 0, FIFTH,
@@ -52,6 +55,7 @@ const struct arch_row ARCH_ROWS[] = {
      "JSON request and reply, one round trip per sweep"},
     {"json_chatty_unix", C, TRANSPORT_UNIX, "naive", ENCODING_JSON, GRAIN_COMBO, DUET, 1,
      {1, 8}, "JSON, one round trip per combination with the series"},
+    /* <<the-rows-of-the-python-worker>>, paper/41-architectures.md */
     {"numba_in_process", PY, TRANSPORT_NONE, "numba", ENCODING_BINARY, GRAIN_SWEEP, DUET, 1,
      FIFTH, "the original's baseline: the kernel in numba, called from Python"},
     {"python_batch_unix", PY, TRANSPORT_UNIX, "naive", ENCODING_BINARY, GRAIN_SWEEP, DUET,
@@ -153,6 +157,7 @@ const char *arch_like(enum arch_client client, enum transport transport, const c
     return "";
 }
 
+/* <<the-comparisons>>, paper/41-architectures.md */
 const struct arch_comparison ARCH_COMPARISONS[] = {
     {"speedup.tuned_1core", "in_process_tuned_1core", NULL, 1},
     {"speedup.tuned_all", "in_process_tuned", NULL, 1},
@@ -167,6 +172,7 @@ const struct arch_comparison ARCH_COMPARISONS[] = {
 };
 const size_t N_ARCH_COMPARISONS = sizeof ARCH_COMPARISONS / sizeof ARCH_COMPARISONS[0];
 
+/* <<transport-names>>, paper/57-client.md */
 const char *transport_name(enum transport t)
 {
     static const char *const names[] = {"none", "unix", "tcp", "shm_futex", "shm_spin",

@@ -9,6 +9,7 @@
 
 #include <stddef.h>
 
+/* <<session-transports>>, paper/57-client.md */
 enum transport {
     TRANSPORT_NONE,            /* no boundary: the in-process architectures */
     TRANSPORT_UNIX,            /* a persistent engine on a Unix socket */
@@ -22,6 +23,7 @@ enum transport {
 /* The transport's name in data/ (echo.csv's transport): "unix", "shm_futex", ... */
 const char *transport_name(enum transport t);
 
+/* <<architecture-row>>, paper/41-architectures.md */
 enum arch_client { CLIENT_NONE, CLIENT_C, CLIENT_PYTHON };
 enum arch_encoding { ENCODING_BINARY, ENCODING_JSON };
 enum arch_grain { GRAIN_SWEEP, GRAIN_COMBO, GRAIN_LOADED, GRAIN_BAR };

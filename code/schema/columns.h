@@ -8,6 +8,7 @@
 #ifndef IPCTAX_COLUMNS_H
 #define IPCTAX_COLUMNS_H
 
+/* <<columns-of-the-runs-and-their-calls>>, paper/90-appendix-report.md */
 /* architectures.csv: one timed run */
 #define RUNS_COLUMNS(_, row)                                                                       \
     _(row, architecture, TEXT, NAME_OF(63), "", "its name (schema/architectures.h)")             \
@@ -77,6 +78,7 @@
     _(row, request_bytes, NUM, COUNT, "bytes", "the request on the wire, frame included")          \
     _(row, reply_bytes, NUM, COUNT, "bytes", "the reply on the wire, frame included")
 
+/* <<columns-of-the-witnesses>>, paper/90-appendix-report.md */
 /* witnesses.csv: an echo timed right after a run's last call, on the same
  * connection, in the same duet side; or (kind away) at a round's start, on
  * an away probe's own connection, before the round's first run. The fields
@@ -92,6 +94,7 @@
     _(row, start_s, NUM, SECONDS, "s", "when it began, after the first round began")              \
     CALL_RECORD_COLUMNS(_, row)
 
+/* <<columns-of-the-gate-and-the-reference>>, paper/90-appendix-report.md */
 /* gate.csv: one architecture's verdict */
 #define GATE_COLUMNS(_, row)                                                                       \
     _(row, architecture, TEXT, NAME_OF(63), "", "the architecture")                                \
@@ -115,6 +118,7 @@
     _(row, pnl, NUM, PNL, "percentage points", "its PnL, to 17 significant digits")                \
     _(row, trades, INT, RANGE(0, MAX_BARS), "", "trades it closed")
 
+/* <<columns-of-the-boundary-measurements>>, paper/90-appendix-report.md */
 /* echo.csv: one round trip */
 #define ECHO_COLUMNS(_, row)                                                                       \
     _(row, client, TEXT, NAME_OF(15), "", "c, python, or python_copying (the original's way)")     \
@@ -196,6 +200,7 @@
     _(row, ns, NUM, NANOS, "ns", "the touching")                                                   \
     _(row, minor_faults, NUM, COUNT, "pages", "the minor faults meanwhile")
 
+/* <<columns-of-the-machine-measurements>>, paper/90-appendix-report.md */
 /* layout.csv: one reduced sweep */
 #define LAYOUT_COLUMNS(_, row)                                                                     \
     _(row, side, TEXT, NAME_OF(31), "", "where the kernel ran: in_process, engine, ...")           \
@@ -222,6 +227,7 @@
     _(row, requests, INT, COUNT, "", "requests the count covers")                                  \
     _(row, value, NUM, COUNT, "", "the count")
 
+/* <<columns-of-the-kept-files>>, paper/90-appendix-report.md */
 /* original.csv: one figure of the original study */
 #define ORIGINAL_COLUMNS(_, row)                                                                   \
     _(row, key, TEXT, NAME_OF(127), "", "the figure's name")                                       \
@@ -240,6 +246,7 @@
     _(row, sha256, TEXT, TEXT_OF(64, 64), "", "the SHA-256 of its bytes, lower-case hex")          \
     _(row, bytes, INT, COUNT, "bytes", "its length (a compressed file's: of what it holds)")
 
+/* <<column-indices>>, paper/90-appendix-report.md */
 #define COLUMN_INDEX(prefix, name, ...) prefix##_##name,
 enum { RUNS_COLUMNS(COLUMN_INDEX, RUNS) RUNS_N };
 enum { CALLS_COLUMNS(COLUMN_INDEX, CALLS) CALLS_N };

@@ -9,6 +9,7 @@
 #include "schema/data_out.h"
 #include "util/error.h"
 
+/* <<open-a-file-of-data>>, paper/40-harness.md */
 static const struct data_file *file_named(const char *name)
 {
     return strcmp(name, MANIFEST_FILE.name) == 0 ? &MANIFEST_FILE : data_file_named(name);
@@ -32,6 +33,7 @@ int data_out_open(struct data_out *o, const char *dir, const char *name, char *e
     return 0;
 }
 
+/* <<each-field-in-its-column>>, paper/40-harness.md */
 /* 1 when column is the one due (and the next is then due); 0, said once, if not. */
 static int due(struct data_out *o, int column)
 {
@@ -85,6 +87,7 @@ void data_known(struct data_out *o, int column, int known, int64_t value)
         data_empty(o, column);
 }
 
+/* <<end-a-row-and-close>>, paper/40-harness.md */
 void data_end_row(struct data_out *o)
 {
     if (o->due != o->n_columns)

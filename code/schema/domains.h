@@ -6,6 +6,7 @@
 #ifndef IPCTAX_DOMAINS_H
 #define IPCTAX_DOMAINS_H
 
+/* <<column-bounds>>, paper/90-appendix-report.md */
 #define MAX_BARS 1e8           /* ipctax-bench --bars at most */
 #define MAX_COMBOS 1e5         /* --combos at most */
 #define MAX_ROUNDS 1e4         /* --max-rounds at most */

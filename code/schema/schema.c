@@ -8,6 +8,7 @@
 #include "schema/domains.h"
 #include "schema/schema.h"
 
+/* <<the-columns-described>>, paper/90-appendix-report.md */
 #define DESCRIBE(row, name, type, range, unit, description) \
     {#name, COLUMN_##type, range, unit, description, COLUMN_FLAGS_##type},
 #define COLUMNS(list) {list(DESCRIBE, unused)}
@@ -30,6 +31,7 @@ static const struct data_column MANIFEST[] = COLUMNS(MANIFEST_COLUMNS);
 const struct data_column KEY_VALUE_COLUMNS[KV_N] = COLUMNS(KV_COLUMNS);
 #define KEY(name, type, range, unit, description) {name, COLUMN_##type, range, unit, description, 0}
 
+/* <<keys-of-the-key-value-files>>, paper/90-appendix-report.md */
 static const struct data_column RUN_KEYS[] = {
     KEY("bars", INT, RANGE(1, MAX_BARS), "bars", "bars in the series"),
     KEY("combos", INT, RANGE(1, MAX_COMBOS), "", "parameter combinations"),
@@ -68,6 +70,7 @@ static const struct data_column ROOF_SETTING_KEYS[] = {
 };
 #define N(columns) (sizeof columns / sizeof columns[0])
 
+/* <<the-files-of-a-run>>, paper/90-appendix-report.md */
 #define ROWS_FILE(name, key, columns, flags, description) \
     {name, key, columns, N(columns), flags, description}
 #define KV_FILE(name, keys, flags, description) \
@@ -125,6 +128,7 @@ const struct data_column *data_file_header(const struct data_file *f, size_t *n_
     return f->flags & KEY_VALUE ? KEY_VALUE_COLUMNS : f->columns;
 }
 
+/* <<the-repetitions>>, paper/90-appendix-report.md */
 const struct repetition REPETITIONS[N_REPEATED] = {
     [REPEAT_COLD] = {"cold_reps", 20, 6, 20},
     [REPEAT_SPAWN] = {"spawn_reps", 40, 10, 80},    /* four samples a repetition since */

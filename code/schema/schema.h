@@ -11,6 +11,7 @@
 
 #include "schema/columns.h"
 
+/* <<column-and-file-descriptions>>, paper/90-appendix-report.md */
 enum column_type {
     COLUMN_TEXT,
     COLUMN_INT,                /* a whole number, into a long */

@@ -15,6 +15,7 @@
 #define IPCTAX_COMMIT "unknown"
 #endif
 
+/* <<describe-a-field>>, paper/90-appendix-report.md */
 static const char *field_type(enum column_type type)
 {
     return type == COLUMN_TEXT ? "string" : type == COLUMN_INT ? "integer" : "number";
@@ -41,6 +42,7 @@ static json_t *field(const struct data_column *c)
     return f;
 }
 
+/* <<describe-a-file>>, paper/90-appendix-report.md */
 static json_t *fields(const struct data_column *columns, size_t n)
 {
     json_t *a = json_array();
@@ -78,6 +80,7 @@ static json_t *resource(const struct data_file *f)
     return r;
 }
 
+/* <<describe-the-package>>, paper/90-appendix-report.md */
 static void usage(FILE *to)
 {
     fprintf(to, "usage: ipctax-datapackage\n"

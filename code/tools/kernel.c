@@ -17,6 +17,7 @@
 #define IPCTAX_COMMIT "unknown"
 #endif
 
+/* <<the-kernel-tools-usage>>, paper/78-counts.md */
 static void usage(FILE *to)
 {
     fprintf(to, "usage: ipctax-kernel [BARS [COMBOS]]\n"
@@ -31,6 +32,7 @@ static void usage(FILE *to)
                 "refused command line.\n", DEFAULT_BARS, DEFAULT_COMBOS);
 }
 
+/* <<sweep-once-and-print>>, paper/78-counts.md */
 int main(int argc, char **argv)
 {
     long bars = DEFAULT_BARS, combos = DEFAULT_COMBOS;

@@ -19,6 +19,7 @@
 #define IPCTAX_COMMIT "unknown"
 #endif
 
+/* <<pack-usage>>, paper/97-appendix-page.md */
 static void usage(FILE *to)
 {
     fprintf(to, "usage: ipctax-pack IN OUT\n"
@@ -36,9 +37,11 @@ static void usage(FILE *to)
                 "2 for a refused command line.\n");
 }
 
+/* <<the-pack-markers>>, paper/97-appendix-page.md */
 static const char PACK_BEGIN[] = "<!--ipctax:pack-->";
 static const char PACK_END[] = "<!--ipctax:pack-end-->";
 
+/* <<read-a-whole-file>>, paper/97-appendix-page.md */
 /* The whole of path, zero-terminated, in a malloc'ed buffer; NULL with a message. */
 static char *read_whole(const char *path, size_t *length, char *err, size_t err_size)
 {
@@ -71,6 +74,7 @@ static char *read_whole(const char *path, size_t *length, char *err, size_t err_
     return text;
 }
 
+/* <<find-the-packed-region>>, paper/97-appendix-page.md */
 /* The region of the page between its markers, in [*from, *to) (the markers
  * themselves included, so that they are dropped); -1 with a message if the
  * markers are not there once each and in order, or a script is inside. */
@@ -92,6 +96,7 @@ static int find_region(const char *page, size_t *from, size_t *to, char *err, si
     return 0;
 }
 
+/* <<gzip-a-region>>, paper/97-appendix-page.md */
 /* bytes[0..n) gzipped at zlib's highest level into a malloc'ed buffer of
  * *out_n bytes; NULL with a message. */
 static unsigned char *gzip_bytes(const char *bytes, size_t n, size_t *out_n, char *err,
@@ -123,6 +128,7 @@ static unsigned char *gzip_bytes(const char *bytes, size_t n, size_t *out_n, cha
     return out;
 }
 
+/* <<write-the-packed-page>>, paper/97-appendix-page.md */
 static const char PACK_NOTE[] =
     "<div id=\"packed\" data-bytes=\"%zu\"><p class=\"packed-note\">Parts II and III (the "
     "program and the appendices) are packed in this page and unpacked by its script, which "
@@ -148,6 +154,7 @@ static int write_packed(FILE *out, const char *page, size_t length, size_t from,
     return ferror(out) ? -1 : 0;
 }
 
+/* <<pack-the-page>>, paper/97-appendix-page.md */
 int main(int argc, char **argv)
 {
     char err[ERR_SIZE], tmp[4096];

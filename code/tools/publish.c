@@ -22,6 +22,7 @@
 #define IPCTAX_COMMIT "unknown"
 #endif
 
+/* <<publish-usage>>, paper/98-appendix-publish.md */
 static void usage(FILE *to)
 {
     fputs("usage: ipctax-publish FROM TO KINDS [FROM TO KINDS]...\n"
@@ -38,6 +39,7 @@ static void usage(FILE *to)
           to);
 }
 
+/* <<the-files-to-publish>>, paper/98-appendix-publish.md */
 enum { MAX_FILES = 512 };
 
 struct staged {
@@ -82,6 +84,7 @@ static int list_staged(struct staged *files, size_t *n, const char *from, const 
     return status;
 }
 
+/* <<copy-a-file-durably>>, paper/98-appendix-publish.md */
 static int copy_durably(const char *from, const char *copy, char *err, size_t err_size)
 {
     char buf[65536];
@@ -109,6 +112,7 @@ static int copy_durably(const char *from, const char *copy, char *err, size_t er
                                        strerror(why));
 }
 
+/* <<publish-every-file-or-none>>, paper/98-appendix-publish.md */
 static void remove_copies(const struct staged *files, size_t from, size_t to)
 {
     for (size_t i = from; i < to; i++)
@@ -134,6 +138,7 @@ static int publish(const struct staged *files, size_t n, char *err, size_t err_s
     return 0;
 }
 
+/* <<remove-what-the-weave-no-longer-makes>>, paper/98-appendix-publish.md */
 /* Removes the files of these kinds in `to` that `from` does not have. */
 static void remove_stale(const char *from, const char *to, const char *kinds)
 {
@@ -151,6 +156,7 @@ static void remove_stale(const char *from, const char *to, const char *kinds)
         closedir(d);
 }
 
+/* <<publish-the-weave>>, paper/98-appendix-publish.md */
 int main(int argc, char **argv)
 {
     static struct staged files[MAX_FILES];

@@ -15,6 +15,7 @@
 #define IPCTAX_COMMIT "unknown"
 #endif
 
+/* <<record-usage>>, paper/40-harness.md */
 static void usage(FILE *to)
 {
     fprintf(to, "usage: ipctax-record FILE < key,value lines\n"
@@ -31,6 +32,7 @@ static void usage(FILE *to)
                 "2 for a refused command line.\n");
 }
 
+/* <<what-a-key-is>>, paper/40-harness.md */
 /* A key is lower-case letters, digits, '_', '.' and '-'. */
 static int is_key(const char *s, size_t n)
 {
@@ -42,6 +44,7 @@ static int is_key(const char *s, size_t n)
     return 1;
 }
 
+/* <<open-a-record-file>>, paper/40-harness.md */
 /* Opens FILE, which must be a key-value file of the schema, by its folder and name. */
 static int open_record(struct data_out *out, const char *file)
 {
@@ -61,6 +64,7 @@ static int open_record(struct data_out *out, const char *file)
     return 0;
 }
 
+/* <<record-every-line-or-none>>, paper/40-harness.md */
 int main(int argc, char **argv)
 {
     char line[4096];

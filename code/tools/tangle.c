@@ -5,6 +5,7 @@
  *
  * Usage: tangle [-l] [-o DIR] [--check] [--stray DIR]... FILE.md...
  */
+/* <<tangle-includes>>, paper/91-appendix-tangle.md */
 #define _POSIX_C_SOURCE 200809L
 #include <dirent.h>
 #include <errno.h>
@@ -20,6 +21,7 @@
 
 #include "util/options.h"
 
+/* <<tangle-limits>>, paper/91-appendix-tangle.md */
 /* Deepest nesting of references. This book nests a few levels; 64 leaves
  * room for any book and keeps the recursive expansion's C stack small.
  * Deeper is refused as too deep: cycles are found by the chain of names. */
@@ -31,6 +33,7 @@ enum { MAX_DEPTH = 64 };
  * levels, and stopping there keeps the tool within a few tens of MB. */
 enum { MAX_ROOT_BYTES = 16 * 1024 * 1024 };
 
+/* <<tangle-data-structures>>, paper/91-appendix-tangle.md */
 struct piece {
     const char *chapter;   /* the chapter (paper/NN-name.md) it is in */
     int first_line;        /* line number of the block's first code line */
@@ -53,6 +56,7 @@ struct web {
     int n_errors;
 };
 
+/* <<tangle-allocate-or-stop>>, paper/91-appendix-tangle.md */
 static void *xrealloc(void *p, size_t size)
 {
     p = realloc(p, size);
@@ -71,6 +75,7 @@ static char *xstrndup(const char *s, size_t n)
     return copy;
 }
 
+/* <<tangle-find-or-add-a-chunk>>, paper/91-appendix-tangle.md */
 static struct chunk *find_chunk(struct web *web, const char *name, int is_root)
 {
     for (int i = 0; i < web->n_chunks; i++)
@@ -109,6 +114,7 @@ static void add_line(struct piece *p, const char *text, size_t len)
     p->lines[p->n_lines++] = xstrndup(text, len);
 }
 
+/* <<tangle-error-reporting>>, paper/91-appendix-tangle.md */
 static void report(struct web *web, const char *chapter, int line, const char *fmt, ...)
 {
     va_list ap;
@@ -120,6 +126,7 @@ static void report(struct web *web, const char *chapter, int line, const char *f
     web->n_errors++;
 }
 
+/* <<tangle-reading-the-chapters>>, paper/91-appendix-tangle.md */
 /* If `line` opens a fence, store its character and length and return 1. */
 static int fence_opening(const char *line, char *fence_char, int *fence_len)
 {
@@ -298,6 +305,7 @@ static void read_chapter(struct web *web, const char *chapter)
     free(text);
 }
 
+/* <<tangle-read-a-whole-file>>, paper/91-appendix-tangle.md */
 static char *read_file(const char *path, size_t *len)
 {
     FILE *f = fopen(path, "rb");
@@ -326,6 +334,7 @@ static char *read_file(const char *path, size_t *len)
     return buf;
 }
 
+/* <<tangle-expanding-chunks>>, paper/91-appendix-tangle.md */
 struct text {
     char *data;
     size_t len, cap;
@@ -367,6 +376,7 @@ struct expansion {
     struct web *web;
     struct text out;
     int line_directives;
+    const char *comment_open, *comment_close; /* the file's comments; NULL: no names */
     struct chunk *chain[MAX_DEPTH + 1];  /* the root, then each chunk inside it */
     int depth;                           /* chunks on the chain */
     size_t size;                         /* bytes of the lines passed so far */
@@ -381,6 +391,24 @@ static void mark_origin(struct expansion *x, const struct piece *p, int line_ind
     snprintf(directive, sizeof directive, "#line %d \"%s\"\n",
              p->first_line + line_index, p->chapter);
     append_str(&x->out, directive);
+}
+
+/* The name of the chunk a reference brings in, as a comment line; none in
+ * the middle of a line continued with a backslash (a macro's body), which
+ * a line of its own would end. */
+static void name_the_chunk(struct expansion *x, const struct chunk *c, const char *indent)
+{
+    size_t n = x->out.len;
+    if (x->comment_open == NULL || (n >= 2 && x->out.data[n - 2] == '\\'))
+        return;
+    append_str(&x->out, indent);
+    append_str(&x->out, x->comment_open);
+    append_str(&x->out, "<<");
+    append_str(&x->out, c->name);
+    append_str(&x->out, ">>, ");
+    append_str(&x->out, c->pieces[0].chapter);
+    append_str(&x->out, x->comment_close);
+    append_str(&x->out, "\n");
 }
 /* Counts line j of p against MAX_ROOT_BYTES; 1 (reported once) when past. */
 static int past_the_size_limit(struct expansion *x, const struct chunk *c,
@@ -428,12 +456,14 @@ static void expand_line(struct expansion *x, const struct chunk *c, const struct
         return;
     int ref_indent = reference_on_line(p->lines[j], &name);
     if (ref_indent < 0) {
+        /* <<tangle-copy-one-line>>, paper/91-appendix-tangle.md */
         if (p->lines[j][0] != '\0')
             append_str(&x->out, indent);
         append_str(&x->out, p->lines[j]);
         append_str(&x->out, "\n");
         return;
     }
+    /* <<tangle-expand-one-reference>>, paper/91-appendix-tangle.md */
     struct chunk *child = find_chunk(x->web, name, 0);
     if (child == NULL) {
         report(x->web, p->chapter, p->first_line + j,
@@ -448,6 +478,7 @@ static void expand_line(struct expansion *x, const struct chunk *c, const struct
         char *deeper = xrealloc(NULL, strlen(indent) + ref_indent + 1);
         strcpy(deeper, indent);
         strncat(deeper, p->lines[j], ref_indent);
+        name_the_chunk(x, child, deeper);
         expand(x, child, deeper);
         free(deeper);
     }
@@ -467,6 +498,7 @@ static void expand(struct expansion *x, struct chunk *c, const char *indent)
     x->depth--;
 }
 
+/* <<tangle-writing-files>>, paper/91-appendix-tangle.md */
 static int make_parents(const char *path)
 {
     char *dir = xstrndup(path, strlen(path));
@@ -565,6 +597,8 @@ static void report_links(struct web *web, const char *out_dir)
     }
 }
 
+/* <<tangle-main>>, paper/91-appendix-tangle.md */
+/* <<tangle-print-hashes>>, paper/91-appendix-tangle.md */
 static int print_hashes(struct web *web)
 {
     for (int c = 0; c < web->n_chunks; c++) {
@@ -619,6 +653,7 @@ int main(int argc, char **argv)
     const char *stray_dirs[16];
     int n_stray = 0, check_only = 0, line_directives = 0, hashes = 0, i;
 
+    /* <<tangle-parse-options>>, paper/91-appendix-tangle.md */
     static const struct option options[] = {
         {"check", no_argument, 0, 'c'}, {"stray", required_argument, 0, 's'},
         {"hashes", no_argument, 0, 'H'},
@@ -661,12 +696,18 @@ int main(int argc, char **argv)
         struct expansion x = {.web = &web};
         if (!web.chunks[c].is_root)
             continue;
-        x.line_directives = line_directives &&
-            (ends_with(web.chunks[c].name, ".c") || ends_with(web.chunks[c].name, ".h"));
+        int c_file = ends_with(web.chunks[c].name, ".c") || ends_with(web.chunks[c].name, ".h");
+        int hash_file = ends_with(web.chunks[c].name, ".py") ||
+                        ends_with(web.chunks[c].name, ".gp") ||
+                        ends_with(web.chunks[c].name, ".toml");
+        x.line_directives = line_directives && c_file;
+        x.comment_open = c_file ? "/* " : hash_file ? "# " : NULL;
+        x.comment_close = c_file ? " */" : "";
         append(&x.out, "", 0);
         expand(&x, &web.chunks[c], "");
         files[c] = x.out;
     }
+    /* <<tangle-report-unreached-chunks>>, paper/91-appendix-tangle.md */
     for (int c = 0; c < web.n_chunks; c++) {
         const struct chunk *k = &web.chunks[c];
         if (!k->reached && !k->is_root)
@@ -682,6 +723,7 @@ int main(int argc, char **argv)
     }
     if (hashes)
         return print_hashes(&web);
+    /* <<tangle-update-every-root>>, paper/91-appendix-tangle.md */
     int differ = 0;
     for (int c = 0; c < web.n_chunks; c++) {
         char path[4096];

@@ -13,6 +13,7 @@
 
 #include "util/csvout.h"
 
+/* <<open-a-file-without-a-name>>, paper/40-harness.md */
 /* A file with no name in the folder of `path`, or NULL where the file
  * system cannot make one. */
 static FILE *open_unnamed_beside(const char *path)
@@ -33,6 +34,7 @@ static FILE *open_unnamed_beside(const char *path)
     return f;
 }
 
+/* <<open-a-file-and-write-its-header>>, paper/40-harness.md */
 int csv_out_open(struct csv_out *out, const char *path, const char *const *header,
                  int n_columns)
 {
@@ -52,6 +54,7 @@ int csv_out_open(struct csv_out *out, const char *path, const char *const *heade
     return 0;
 }
 
+/* <<name-a-complete-file-and-rename-it>>, paper/40-harness.md */
 /* Gives an unnamed file its temporary name; 0, or -1. */
 static int name_the_file(struct csv_out *out)
 {
@@ -80,6 +83,7 @@ int csv_out_close(struct csv_out *out)
     return rename(out->temp_path, out->path) == 0 ? 0 : -1;
 }
 
+/* <<abandon-a-file>>, paper/40-harness.md */
 void csv_out_abandon(struct csv_out *out)
 {
     if (out->file == NULL)
@@ -90,6 +94,7 @@ void csv_out_abandon(struct csv_out *out)
         remove(out->temp_path);
 }
 
+/* <<csv-out-fields>>, paper/40-harness.md */
 static void begin_field(struct csv_out *out)
 {
     if (out->fields_in_row++ > 0)

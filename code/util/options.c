@@ -14,6 +14,7 @@
 #include "util/error.h"
 #include "util/options.h"
 
+/* <<whole-numbers-only>>, paper/40-harness.md */
 /* Digits, after at most one leading '-': what a whole number may be written as. */
 static int looks_whole(const char *text)
 {
@@ -39,6 +40,7 @@ int parse_long_in_range(const char *text, long min, long max, long *value)
     return 0;
 }
 
+/* <<an-option-of-whole-numbers>>, paper/40-harness.md */
 int option_long(const char *name, const char *text, long min, long max, long *value,
                 char *err, size_t err_size)
 {
@@ -73,6 +75,7 @@ int option_longs(const char *name, const char *text, int count, long min, long m
                      "by commas", name, text, count, min, max);
 }
 
+/* <<real-numbers-only>>, paper/40-harness.md */
 /* Decimal digits, at most one point, and an exponent: no space, no '+'
  * before the number, no inf, nan or hexadecimal. */
 static int looks_decimal(const char *text)
@@ -108,6 +111,7 @@ int option_double(const char *name, const char *text, double min, double max,
     return set_error(err, err_size, "%s: '%s' is not a number in %g..%g", name, text, min, max);
 }
 
+/* <<refusals-and-versions>>, paper/40-harness.md */
 static void getopt_error(int opt, char **argv, char *err, size_t err_size)
 {
     const char *arg = optind > 0 ? argv[optind - 1] : "";

@@ -7,6 +7,7 @@
 
 #include "util/rng.h"
 
+/* <<mt-seed>>, paper/20-data.md */
 void mt19937_seed(struct mt19937 *mt, uint32_t seed)
 {
     mt->word[0] = seed;
@@ -17,6 +18,7 @@ void mt19937_seed(struct mt19937 *mt, uint32_t seed)
     mt->next = MT_WORDS;       /* the first draw refills the whole state */
 }
 
+/* <<mt-refill>>, paper/20-data.md */
 enum { MT_SHIFT = 397 };
 
 static uint32_t mt_twist(uint32_t upper_from, uint32_t lower_from, uint32_t far)
@@ -37,6 +39,7 @@ static void mt19937_refill(struct mt19937 *mt)
     mt->next = 0;
 }
 
+/* <<mt-next32>>, paper/20-data.md */
 uint32_t mt19937_next32(struct mt19937 *mt)
 {
     if (mt->next >= MT_WORDS)
@@ -49,6 +52,7 @@ uint32_t mt19937_next32(struct mt19937 *mt)
     return y;
 }
 
+/* <<legacy-random-sample>>, paper/20-data.md */
 void legacy_rng_seed(struct legacy_rng *rng, uint32_t seed)
 {
     mt19937_seed(&rng->mt, seed);
@@ -63,6 +67,7 @@ double legacy_random_sample(struct legacy_rng *rng)
     return (a * 67108864.0 + b) / 9007199254740992.0;   /* (a * 2^26 + b) / 2^53 */
 }
 
+/* <<legacy-standard-normal>>, paper/20-data.md */
 double legacy_standard_normal(struct legacy_rng *rng)
 {
     if (rng->has_spare) {

@@ -8,6 +8,7 @@
 
 #include <stdint.h>
 
+/* <<rng-state>>, paper/20-data.md */
 enum { MT_WORDS = 624 };
 
 struct mt19937 {
@@ -22,6 +23,7 @@ struct legacy_rng {
     double spare;
 };
 
+/* <<rng-interface>>, paper/20-data.md */
 void mt19937_seed(struct mt19937 *mt, uint32_t seed);
 uint32_t mt19937_next32(struct mt19937 *mt);
 double legacy_random_sample(struct legacy_rng *rng);

@@ -11,6 +11,7 @@
 #include "util/random.h"
 #include "util/stats.h"
 
+/* <<quantiles>>, paper/40-harness.md */
 double quantile_sorted(const double *sorted, size_t n, double q)
 {
     if (n == 0)
@@ -23,6 +24,7 @@ double quantile_sorted(const double *sorted, size_t n, double q)
     return sorted[below] + fraction * (sorted[below + 1] - sorted[below]);
 }
 
+/* <<sorting-doubles>>, paper/40-harness.md */
 /* Sorts x[lo..hi) of values with no NaN among them, three ways about a
  * median-of-three pivot, by insertion below 16 values. */
 static void sort_numbers(double *x, size_t lo, size_t hi)
@@ -118,6 +120,7 @@ double quantile_of(const double *samples, size_t n, double q)
     return x;
 }
 
+/* <<the-median-and-its-order-statistics>>, paper/40-harness.md */
 /* The log of the gamma function, without lgamma's write to the global
  * signgam: the summaries run in several threads at once
  * (@sec:appendix-reproductions). */
@@ -159,6 +162,7 @@ struct estimate estimate_median_at(const double *values, size_t n, double alpha)
     return e;
 }
 
+/* <<resample-a-median-by-counts>>, paper/40-harness.md */
 /* The median of a resample that drew sorted[i] count[i] times (n draws). */
 static double resample_median(const double *sorted, const uint32_t *count, size_t n)
 {
@@ -175,6 +179,7 @@ static double resample_median(const double *sorted, const uint32_t *count, size_
     return lo;
 }
 
+/* <<bootstrap-the-median>>, paper/40-harness.md */
 struct estimate estimate_median_bootstrap(const double *values, size_t n)
 {
     struct estimate e = {0, NAN, NAN, NAN, 0.0};
@@ -203,6 +208,7 @@ struct estimate estimate_median_bootstrap(const double *values, size_t n)
     return e;
 }
 
+/* <<draw-a-composite>>, paper/40-harness.md */
 int composite_draws(size_t k, const double *const groups[], const size_t n[],
                     median_function *f, const void *ctx, int resamples, uint32_t seed,
                     double *draws, double *value)
@@ -240,6 +246,7 @@ int composite_draws(size_t k, const double *const groups[], const size_t n[],
     return ok ? 0 : -1;
 }
 
+/* <<estimate-a-composite>>, paper/40-harness.md */
 struct estimate estimate_composite(size_t k, const double *const groups[], const size_t n[],
                                    median_function *f, const void *ctx, double level,
                                    int resamples, uint32_t seed)
@@ -273,6 +280,7 @@ double estimate_half_width(struct estimate e)
     return (e.high - e.low) / 2.0 / fabs(e.value);
 }
 
+/* <<hodges-lehmann>>, paper/40-harness.md */
 /* P(signed-rank statistic <= w) for n values, from the counts of each rank
  * sum: how many of the 2^n sign patterns give it. */
 static double signed_rank_below(size_t n, size_t w)
@@ -320,6 +328,7 @@ struct estimate estimate_hodges_lehmann(const double *values, size_t n)
     return e;
 }
 
+/* <<the-ratio-of-a-unit>>, paper/42-pairs.md */
 double couple_ratio(double x1, double b1, double x2, double b2)
 {
     return exp((log(x1 / b1) + log(x2 / b2)) / 2.0);

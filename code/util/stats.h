@@ -28,6 +28,7 @@ struct sample_stats sample_stats(const double *samples, size_t n);
  * none is); the samples are not modified. */
 double quantile_of(const double *samples, size_t n, double q);
 
+/* <<the-estimator-interface>>, paper/40-harness.md */
 enum {
     BOOTSTRAP_RESAMPLES = 10000,
     BOOTSTRAP_SEED = 42,
@@ -75,6 +76,7 @@ double estimate_half_width(struct estimate e);
  * (@sec:appendix-pooled). */
 struct estimate estimate_hodges_lehmann(const double *values, size_t n);
 
+/* <<the-ratio-of-a-unit-interface>>, paper/42-pairs.md */
 /* A couple's ratio: the geometric mean of its two duets' ratios, x over b. */
 double couple_ratio(double x1, double b1, double x2, double b2);
 /* A triple's ratio: x over the geometric mean of the baseline runs around it. */

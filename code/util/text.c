@@ -7,6 +7,7 @@
 
 #include "util/text.h"
 
+/* <<decode-one-character>>, paper/96-reproductions.md */
 /* The code point of the UTF-8 sequence at s (n bytes left) and its length
  * in *len; -1, with *len 1, when s does not begin a valid one. */
 static long decode(const unsigned char *s, size_t n, size_t *len)
@@ -30,6 +31,7 @@ static long decode(const unsigned char *s, size_t n, size_t *len)
     return cp;
 }
 
+/* <<characters-that-are-not-text>>, paper/96-reproductions.md */
 static int is_not_text(long cp)
 {
     return cp < 0x20 || (cp >= 0x7f && cp <= 0x9f) || cp == 0x061c ||
@@ -37,6 +39,7 @@ static int is_not_text(long cp)
            (cp >= 0x2060 && cp <= 0x2069) || cp == 0xfeff || (cp >= 0xfff9 && cp <= 0xfffb);
 }
 
+/* <<clean-a-text>>, paper/96-reproductions.md */
 char *text_clean(char *out, size_t out_size, const char *in, size_t in_len)
 {
     static const char REPLACEMENT[] = "\xef\xbf\xbd";           /* U+FFFD */

@@ -10,6 +10,7 @@
 #include "util/timing.h"
 #include "wire/client.h"
 
+/* <<client-lifetime>>, paper/57-client.md */
 void client_init(struct client *c)
 {
     memset(c, 0, sizeof *c);
@@ -39,6 +40,7 @@ uint8_t *client_request_buffer(struct client *c, size_t size)
     return buffer_reserve(&c->request, size);
 }
 
+/* <<client-round-trip>>, paper/57-client.md */
 enum { REPLY_AHEAD = 64 * 1024 };     /* bytes the first read may take beyond the word */
 
 /* An error frame's message: what came with its length word (`have` bytes
@@ -97,6 +99,7 @@ int client_round_trip(struct client *c, size_t len, uint64_t deadline_ns,
     return 0;
 }
 
+/* <<client-requests>>, paper/57-client.md */
 int client_request(struct client *c, enum opcode op, const double *close, size_t n_bars,
                    const struct combo_params *params, size_t n_combos, char *err,
                    size_t err_size)

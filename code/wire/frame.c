@@ -10,6 +10,7 @@
 #include "util/error.h"
 #include "wire/frame.h"
 
+/* <<little-endian-scalars>>, paper/50-protocol.md */
 void le_put_u32(uint8_t *p, uint32_t v)
 {
     p[0] = (uint8_t)v;
@@ -37,6 +38,7 @@ static uint64_t le_get_u64(const uint8_t *p)
     return v;
 }
 
+/* <<little-endian-arrays>>, paper/50-protocol.md */
 #if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
 #define HOST_IS_LITTLE_ENDIAN 1
 #else
@@ -84,11 +86,13 @@ void le_get_i64s(int64_t *dst, const uint8_t *src, size_t n)
         dst[i] = (int64_t)le_get_u64(src + 8 * i);
 }
 
+/* <<request-size>>, paper/50-protocol.md */
 uint64_t request_body_size(uint32_t n_bars, uint32_t n_combos)
 {
     return REQUEST_HEADER_BYTES + (uint64_t)n_bars * 8 + (uint64_t)n_combos * PARAM_BYTES;
 }
 
+/* <<request-encode>>, paper/50-protocol.md */
 void request_encode(uint8_t *body, enum opcode op, const double *close, uint32_t n_bars,
                     const struct combo_params *params, uint32_t n_combos)
 {
@@ -105,6 +109,7 @@ void request_encode(uint8_t *body, enum opcode op, const double *close, uint32_t
     }
 }
 
+/* <<request-decode>>, paper/50-protocol.md */
 int request_decode(const uint8_t *body, size_t len, struct request_view *req,
                    char *err, size_t err_size)
 {
@@ -138,6 +143,7 @@ void request_params(const struct request_view *req, struct combo_params *params)
     }
 }
 
+/* <<request-check-windows>>, paper/50-protocol.md */
 int request_check_windows(const struct combo_params *params, size_t n_combos,
                           int64_t max_window, const char *limit, char *err, size_t err_size)
 {
@@ -154,6 +160,7 @@ int request_check_windows(const struct combo_params *params, size_t n_combos,
     return 0;
 }
 
+/* <<request-check-closes>>, paper/50-protocol.md */
 int request_check_closes(const double *close, size_t n, char *err, size_t err_size)
 {
     for (size_t t = 0; t < n; t++)
@@ -163,6 +170,7 @@ int request_check_closes(const double *close, size_t n, char *err, size_t err_si
     return 0;
 }
 
+/* <<reply-codec>>, paper/50-protocol.md */
 uint64_t sweep_reply_size(uint32_t n_combos)
 {
     return (uint64_t)n_combos * RESULT_BYTES;

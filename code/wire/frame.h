@@ -12,9 +12,11 @@
 
 #include "kernel/kernel.h"
 
+/* <<protocol-constants>>, paper/50-protocol.md */
 enum opcode {
     OP_SWEEP = 0,              /* run the kernel over every parameter set */
     OP_ECHO = 1,               /* send the close array back, compute nothing */
+    /* <<more-opcodes>>, paper/80-stateful.md */
     OP_LOAD = 2,               /* keep a series on the connection */
     OP_SWEEP_LOADED = 3,       /* sweep parameter sets over the kept series */
     OP_OPEN_STREAM = 4,        /* start a per-bar stream for these parameter sets */
@@ -48,6 +50,7 @@ enum { TIMING_TRAILER_FIELDS = 7, TIMING_TRAILER_BYTES = 8 * TIMING_TRAILER_FIEL
  * many doubles per combination, so it bounds a stream's memory. */
 enum { MAX_STREAM_WINDOW = 1 << 16 };
 
+/* <<little-endian-interface>>, paper/50-protocol.md */
 void le_put_u32(uint8_t *p, uint32_t v);
 uint32_t le_get_u32(const uint8_t *p);
 void le_put_f64s(uint8_t *dst, const double *src, size_t n);
@@ -55,6 +58,7 @@ void le_get_f64s(double *dst, const uint8_t *src, size_t n);
 void le_put_i64s(uint8_t *dst, const int64_t *src, size_t n);
 void le_get_i64s(int64_t *dst, const uint8_t *src, size_t n);
 
+/* <<request-interface>>, paper/50-protocol.md */
 /* Body size of a request with these counts; exact, never wraps. */
 uint64_t request_body_size(uint32_t n_bars, uint32_t n_combos);
 
@@ -89,6 +93,7 @@ int request_check_windows(const struct combo_params *params, size_t n_combos,
  * message naming the first that is not. */
 int request_check_closes(const double *close, size_t n, char *err, size_t err_size);
 
+/* <<reply-interface>>, paper/50-protocol.md */
 uint64_t sweep_reply_size(uint32_t n_combos);
 void sweep_reply_encode(uint8_t *body, const struct combo_result *results, uint32_t n_combos);
 /* Returns 0, or -1 if the body is not the reply to n_combos combinations. */

@@ -14,6 +14,7 @@
 #include "wire/json_codec.h"
 #include "wire/serialize.h"
 
+/* <<json-encode-request>>, paper/83-json.md */
 static json_t *params_array(const struct combo_params *params, size_t n_combos)
 {
     json_t *all = json_array();
@@ -65,6 +66,7 @@ char *json_request_encode(const double *close, size_t n_bars,
     return json_request_encode_timed(close, n_bars, params, n_combos, 0, len);
 }
 
+/* <<decode-windows-from-json>>, paper/83-json.md */
 /* A JSON number that is a whole number an int64_t holds; its range as a
  * window is checked by the engine, as for a binary request. */
 static int whole_number(const json_t *v, int64_t *out)
@@ -96,6 +98,7 @@ static int decode_params(const json_t *arrays, struct json_request *req, char *e
     return 0;
 }
 
+/* <<json-decode-request>>, paper/83-json.md */
 int json_request_decode(const char *text, size_t len, struct json_request *req,
                         char *err, size_t err_size)
 {
@@ -153,6 +156,7 @@ void json_request_free(struct json_request *req)
     memset(req, 0, sizeof *req);
 }
 
+/* <<json-reply>>, paper/83-json.md */
 char *json_reply_encode(const struct combo_result *results, size_t n_combos, size_t *len)
 {
     json_t *pnl = json_array(), *trades = json_array();

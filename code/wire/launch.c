@@ -17,6 +17,7 @@
 #include "util/timing.h"
 #include "wire/launch.h"
 
+/* <<read-the-ready-line>>, paper/57-client.md */
 /* Reads one line from fd within timeout_ms into line; 0, or -1. */
 static int read_line(int fd, char *line, size_t size, int timeout_ms)
 {
@@ -38,6 +39,7 @@ static int read_line(int fd, char *line, size_t size, int timeout_ms)
     return 0;
 }
 
+/* <<launch-an-engine>>, paper/57-client.md */
 extern char **environ;
 
 static pid_t spawn_with_stdout(const struct engine_launch *l, int out_fd, char *err,

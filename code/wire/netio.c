@@ -19,6 +19,7 @@
 #include "util/timing.h"
 #include "wire/netio.h"
 
+/* <<deadline-check>>, paper/55-engine.md */
 /* After EAGAIN/EINTR: 1 to retry, 0 to give up (errno = ETIMEDOUT). */
 static int may_retry(uint64_t deadline_ns)
 {
@@ -33,6 +34,7 @@ static int may_retry(uint64_t deadline_ns)
     return 1;
 }
 
+/* <<read-exact>>, paper/55-engine.md */
 /* Drops the first n bytes of the iovecs (read or written already). */
 static void skip_bytes(struct iovec **iov, int *iovcnt, size_t n)
 {
@@ -80,6 +82,7 @@ int read_exact(int fd, void *buf, size_t n, uint64_t deadline_ns)
     return r > 0 ? 0 : r == 0 ? 1 : -1;
 }
 
+/* <<write-all>>, paper/55-engine.md */
 /* One non-blocking attempt to send what is left. */
 static ssize_t send_some(int fd, struct iovec *iov, int iovcnt)
 {
@@ -127,6 +130,7 @@ int write_all(int fd, struct iovec *iov, int iovcnt, uint64_t deadline_ns)
     return 0;
 }
 
+/* <<fd-link>>, paper/55-engine.md */
 static int fd_read_exact(void *ctx, void *buf, size_t n, uint64_t deadline_ns)
 {
     return read_exact(((const struct fd_pair *)ctx)->in, buf, n, deadline_ns);
@@ -159,6 +163,7 @@ struct byte_link fd_link(struct fd_pair *fds)
     return (struct byte_link){fd_read_exact, fd_read_some, fd_write_all, fd_peer_gone, fds};
 }
 
+/* <<unix-sockets>>, paper/55-engine.md */
 static int unix_address(const char *path, struct sockaddr_un *addr)
 {
     memset(addr, 0, sizeof *addr);
@@ -195,6 +200,7 @@ int unix_listen(const char *path, int backlog, char *err, size_t err_size)
     if (unix_address(path, &addr) != 0)
         return set_error(err, err_size, "socket path too long: %s", path);
     if (lstat(path, &st) == 0) {
+        /* <<take-over-a-stale-socket-file>>, paper/55-engine.md */
         if (!S_ISSOCK(st.st_mode))
             return set_error(err, err_size, "%s exists and is not a socket; not touching it", path);
         int probe = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
@@ -227,6 +233,7 @@ int unix_listen(const char *path, int backlog, char *err, size_t err_size)
     return fd;
 }
 
+/* <<listen-on-tcp>>, paper/55-engine.md */
 int tcp_listen(const char *host, const char *port, int backlog, char *err, size_t err_size)
 {
     struct addrinfo hints = {0}, *res;
@@ -264,6 +271,7 @@ int tcp_listen(const char *host, const char *port, int backlog, char *err, size_
     return fd;
 }
 
+/* <<connect-over-tcp-and-name-an-address>>, paper/55-engine.md */
 int socket_local_address(int fd, char *text, size_t size)
 {
     struct sockaddr_storage a;
@@ -298,6 +306,7 @@ int tcp_connect(const char *host, const char *port)
     return fd;
 }
 
+/* <<tune-a-tcp-connection>>, paper/55-engine.md */
 /* Whether fd's peer is this machine: 127.0.0.0/8, ::1, or IPv4 on IPv6. */
 static int peer_is_loopback(int fd)
 {

@@ -27,6 +27,7 @@ ssize_t read_some(int fd, struct iovec *iov, int iovcnt, size_t least, uint64_t 
 /* Writes every byte of the iovecs (which it may modify). 0 or -1 as above. */
 int write_all(int fd, struct iovec *iov, int iovcnt, uint64_t deadline_ns);
 
+/* <<byte-link>>, paper/55-engine.md */
 /* Where a connection's bytes come from and go to. Both calls keep the
  * contract of read_exact and write_all (netio.h): 0 when done; a read
  * returns 1 when the peer left before its first byte; otherwise -1 with
@@ -51,6 +52,7 @@ struct fd_pair {
 /* A link that reads fds->in and writes fds->out. */
 struct byte_link fd_link(struct fd_pair *fds);
 
+/* <<socket-helpers-interface>>, paper/55-engine.md */
 /* Listens on a Unix socket at path (mode 0600), replacing a stale socket
  * file but never a live one. Returns the fd, or -1 with a message in err. */
 int unix_listen(const char *path, int backlog, char *err, size_t err_size);

@@ -11,6 +11,7 @@
 #include "wire/frame.h"
 #include "wire/serialize.h"
 
+/* <<raw-series-codec>>, paper/70-serialization.md */
 size_t raw_series_size(size_t n)
 {
     return (size_t)request_body_size((uint32_t)n, 0);
@@ -31,6 +32,7 @@ int raw_series_decode(const uint8_t *body, size_t len, double *x, size_t n)
     return 0;
 }
 
+/* <<json-series-codec>>, paper/70-serialization.md */
 json_t *json_series_array(const double *x, size_t n)
 {
     json_t *array = json_array();
@@ -75,6 +77,7 @@ int json_series_decode(const char *text, size_t len, double *x, size_t n)
     return status;
 }
 
+/* <<text-series-codec>>, paper/70-serialization.md */
 enum { TEXT_MAX_DOUBLE = 24 };     /* strlen("-2.2250738585072014e-308") */
 
 size_t text_series_capacity(size_t n)

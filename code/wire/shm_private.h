@@ -12,6 +12,7 @@
 
 #include "wire/shm_ring.h"
 
+/* <<shm-time-limits>>, paper/84-shm.md */
 enum { SHM_SPINS_PER_LOOK = 256 };                 /* polls between looks at the clock */
 #define SHM_CHECK_NS 10000000ull                   /* 10 ms: longest sleep without a check */
 #define SHM_SPIN_PATIENCE_NS 100000000ull          /* 100 ms of spinning, then sleep */

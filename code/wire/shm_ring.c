@@ -21,6 +21,7 @@
 #include "wire/shm_private.h"
 #include "wire/shm_ring.h"
 
+/* <<shm-layout>>, paper/84-shm.md */
 _Static_assert(ATOMIC_LLONG_LOCK_FREE == 2 && ATOMIC_INT_LOCK_FREE == 2,
                "shared-memory atomics must be lock-free to work between processes");
 _Static_assert(sizeof(_Atomic uint32_t) == 4, "a futex word is 32 bits");
@@ -37,6 +38,7 @@ void shm_bind_side(struct shm_channel *ch, int is_engine)
     ch->out_data = is_engine ? replies : requests;
 }
 
+/* <<shm-futex-and-pause>>, paper/84-shm.md */
 /* Sleeps while *word == expected, at most timeout_ns; a signal also ends
  * it, and then 1 is returned (0 otherwise). */
 int shm_futex_wait(_Atomic uint32_t *word, uint32_t expected, uint64_t timeout_ns)
@@ -63,6 +65,7 @@ static inline void cpu_relax(void)
 #endif
 }
 
+/* <<shm-waiting>>, paper/84-shm.md */
 /* After publishing: wakes the other side if, and only if, it sleeps. */
 static void wake_if_sleeping(_Atomic uint32_t *sleeping, _Atomic uint32_t *seq)
 {
@@ -131,6 +134,7 @@ static int await_move(struct shm_channel *ch, _Atomic uint64_t *word, uint64_t s
     }
 }
 
+/* <<shm-moving-bytes>>, paper/84-shm.md */
 /* Bytes ready to read; looks at the producer's head only when what was known is used up. */
 static uint64_t readable(struct shm_channel *ch, uint64_t tail)
 {
@@ -232,6 +236,7 @@ int shm_read_exact(struct shm_channel *ch, void *buf, size_t n, uint64_t deadlin
     return 0;
 }
 
+/* <<shm-link>>, paper/84-shm.md */
 static int shm_link_read(void *ctx, void *buf, size_t n, uint64_t deadline_ns)
 {
     return shm_read_exact(ctx, buf, n, deadline_ns);
@@ -271,6 +276,7 @@ struct byte_link shm_link(struct shm_channel *ch)
                               shm_link_peer_gone, ch};
 }
 
+/* <<shm-wait-names>>, paper/84-shm.md */
 int shm_wait_parse(const char *text, enum shm_wait *mode)
 {
     if (strcmp(text, "futex") == 0)

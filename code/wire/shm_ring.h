@@ -17,6 +17,7 @@
 
 #include "wire/netio.h"
 
+/* <<shm-wait-modes>>, paper/84-shm.md */
 /* How one side waits for the other; each side chooses for itself. */
 enum shm_wait {
     SHM_WAIT_FUTEX,            /* sleep in the kernel until woken (the default) */
@@ -27,6 +28,7 @@ enum shm_wait {
 int shm_wait_parse(const char *text, enum shm_wait *mode);
 const char *shm_wait_name(enum shm_wait mode);
 
+/* <<shm-sizes>>, paper/84-shm.md */
 enum {
     SHM_DEFAULT_RING_BYTES = 256 * 1024,   /* each direction; see the text */
     SHM_MIN_RING_BYTES = 64,               /* must be a power of two ... */
@@ -34,6 +36,7 @@ enum {
     SHM_NAME_SIZE = 128,                   /* "/name" and its NUL */
 };
 
+/* <<shm-shared-layout>>, paper/84-shm.md */
 /* Two cache lines: some x86 processors fetch lines in adjacent pairs. */
 #define SHM_LINE 128
 
@@ -70,6 +73,7 @@ struct shm_segment {
 /* The rings' bytes start on the first page boundary after the control block. */
 #define SHM_DATA_OFFSET ((sizeof(struct shm_segment) + 4095) / 4096 * 4096)
 
+/* <<shm-channel>>, paper/84-shm.md */
 
 /* One process's view of a channel. */
 struct shm_channel {
@@ -93,6 +97,7 @@ struct shm_channel {
     char name[SHM_NAME_SIZE];
 };
 
+/* <<shm-channel-interface>>, paper/84-shm.md */
 /* Engine: creates the segment `name` (mode 0600) with rings of ring_bytes
  * each, replacing a segment left by a dead engine but never a live one.
  * Returns 0, or -1 with a message in err. */

@@ -24,6 +24,8 @@
 #include "wire/shm_private.h"
 #include "wire/shm_ring.h"
 
+/* <<shm-peer-liveness>>, paper/84-shm.md */
+/* <<is-the-peer-there>>, paper/84-shm.md */
 static int alive(pid_t pid)
 {
     return pid > 0 && kill(pid, 0) == 0;
@@ -53,6 +55,7 @@ static int maps_segment(pid_t pid, int fd, int times)
     return found >= times;
 }
 
+/* <<the-engines-words-and-empty-rings>>, paper/84-shm.md */
 static void write_header(struct shm_channel *ch);    /* below: the engine's own words */
 
 /* Engine: puts back the header words it owns if anyone changed them. */
@@ -83,6 +86,7 @@ static void start_empty(struct shm_channel *ch)
     ch->tail_seen = atomic_load(&ch->out->tail);
 }
 
+/* <<is-the-session-over>>, paper/84-shm.md */
 static int mapping_damaged(const struct shm_channel *ch);   /* below: a shrunk segment */
 static int segment_damaged(const struct shm_channel *ch);
 
@@ -127,6 +131,8 @@ int shm_session_over(struct shm_channel *ch, uint64_t now)
     return gone ? -1 : 0;
 }
 
+/* <<shm-shrinking-segments>>, paper/84-shm.md */
+/* <<the-sigbus-handler>>, paper/84-shm.md */
 /* Every mapping of a segment in this process, for the SIGBUS handler. Slots
  * are claimed and given back by ordinary code; the handler only reads. */
 enum { SHM_MAX_GUARDED = 64 };
@@ -160,6 +166,7 @@ static void on_sigbus(int sig, siginfo_t *info, void *context)
         sigaction(SIGBUS, &(struct sigaction){.sa_handler = SIG_DFL}, NULL);
 }
 
+/* <<guard-a-mapping>>, paper/84-shm.md */
 /* Puts the handler in place unless it is there already: someone else (a
  * test framework, say) may have replaced it since the last mapping, and
  * whatever they installed becomes the handler for faults that are not ours. */
@@ -204,6 +211,7 @@ static void unguard_mapping(int slot)
     atomic_store(&guarded[slot].len, 0);
 }
 
+/* <<is-the-segment-damaged>>, paper/84-shm.md */
 static int mapping_damaged(const struct shm_channel *ch)
 {
     return ch->guard >= 0 && atomic_load(&guarded[ch->guard].damaged);
@@ -218,6 +226,8 @@ static int segment_damaged(const struct shm_channel *ch)
            (ch->fd >= 0 && fstat(ch->fd, &st) == 0 && (size_t)st.st_size != ch->map_bytes);
 }
 
+/* <<shm-segment-lifetime>>, paper/84-shm.md */
+/* <<name-a-segment-and-probe-what-is-there>>, paper/84-shm.md */
 /* "name" or "/name" to "/name": one component, as shm_open wants. */
 static int normalize_name(char out[SHM_NAME_SIZE], const char *name)
 {
@@ -273,6 +283,7 @@ static enum segment_state probe_segment(const char *name, char *why, size_t why_
     return SEGMENT_FOREIGN;
 }
 
+/* <<remove-only-our-own-name>>, paper/84-shm.md */
 /* Engine: removes the name if it still names the segment open as ch->fd,
  * and only then: whatever has taken its place is not the engine's to remove. */
 static void unlink_if_ours(const struct shm_channel *ch)
@@ -288,6 +299,7 @@ static void unlink_if_ours(const struct shm_channel *ch)
         shm_unlink(ch->name);
 }
 
+/* <<map-a-new-segment>>, paper/84-shm.md */
 /* The header words the engine owns, as it writes them: the ready flag last. */
 static void write_header(struct shm_channel *ch)
 {
@@ -338,6 +350,7 @@ static void unmap_segment(struct shm_channel *ch)
     ch->fd = ch->guard = -1;
 }
 
+/* <<create-the-channel>>, paper/84-shm.md */
 int shm_channel_create(struct shm_channel *ch, const char *name, size_t ring_bytes,
                        enum shm_wait wait, char *err, size_t err_size)
 {
@@ -375,6 +388,7 @@ int shm_channel_create(struct shm_channel *ch, const char *name, size_t ring_byt
     return map_new_segment(ch, err, err_size);
 }
 
+/* <<renew-a-segment>>, paper/84-shm.md */
 /* Engine: gives the segment up (marked closed for a client still in it) and
  * maps a new one under the same name, noting `why` for the log (NULL: the
  * first segment). 0, or -1 with errno and a message. */
@@ -393,6 +407,7 @@ static int renew_segment(struct shm_channel *ch, const char *why, char *err, siz
     return map_new_segment(ch, err, err_size);
 }
 
+/* <<claim-a-segment>>, paper/84-shm.md */
 /* Whether a mapped segment can be attached: 0 when it is ours (the client
  * word is then this process's), or the errno value that says why not. */
 static int claim_segment(struct shm_segment *seg, size_t size, const char *name,
@@ -438,6 +453,7 @@ static size_t file_size(int fd)
     return fstat(fd, &st) == 0 && st.st_size > 0 ? (size_t)st.st_size : 0;
 }
 
+/* <<try-to-attach-once>>, paper/84-shm.md */
 static int try_attach(struct shm_channel *ch, const char *name, enum shm_wait wait,
                       char *err, size_t err_size)
 {
@@ -492,6 +508,7 @@ static int try_attach(struct shm_channel *ch, const char *name, enum shm_wait wa
     return 0;
 }
 
+/* <<attach-with-retries>>, paper/84-shm.md */
 int shm_channel_attach(struct shm_channel *ch, const char *name, enum shm_wait wait,
                        int timeout_ms, char *err, size_t err_size)
 {
@@ -509,6 +526,7 @@ int shm_channel_attach(struct shm_channel *ch, const char *name, enum shm_wait w
     }
 }
 
+/* <<shm-sessions>>, paper/84-shm.md */
 /* Empties both rings and frees the channel; only while no client uses it. */
 static void empty_and_free(struct shm_channel *ch)
 {
