@@ -1050,6 +1050,40 @@ static void a_spent_budget_ends_the_rounds(void **state)
     run_result_free(&r);
 }
 
+/* A row planned for twice the headline units gets two units a round, each
+ * with its own unit number, and its plan is made in HEADLINE_UNITS rounds:
+ * the rounds end resolved there, not after twice as many. */
+static void a_long_plan_gets_several_units_a_round(void **state)
+{
+    (void)state;
+    char dir[256], why[64], plan[64];
+    struct run_result r;
+    struct csv_table t;
+    out_dir(dir, "several");
+    snprintf(plan, sizeof plan, "in_process_control_1=%d", 2 * HEADLINE_UNITS);
+    char *const args[] = {"--bars", "2000", "--combos", "2", "--measure", "none",
+                          "--arch", "in_process_control_1", "--min-rounds", "1",
+                          "--max-rounds", "40", "--budget", "86400", "--units", plan,
+                          "--out", dir, NULL};
+    assert_string_equal(bench_stops(dir, args, &r, why, sizeof why), "resolved");
+    assert_int_equal(online_is_offline(dir, r.err), HEADLINE_UNITS);
+    load(dir, "architectures.csv", &t);
+    int arch = column(&t, "architecture"), round = column(&t, "round"), unit = column(&t, "unit");
+    long units[HEADLINE_UNITS + 1] = {0}, last = -1, total = 0;
+    for (size_t i = 0; i < t.n_rows; i++) {
+        long k = atol(csv_table_cell(&t, i, unit)), at = atol(csv_table_cell(&t, i, round));
+        if (strcmp(csv_table_cell(&t, i, arch), "in_process_control_1") != 0 || k == last)
+            continue;                          /* the baseline's runs, or a unit's next slot */
+        assert_true(at >= 1 && at <= HEADLINE_UNITS);
+        units[at]++, total++, last = k;
+    }
+    for (int k = 1; k <= HEADLINE_UNITS; k++)
+        assert_int_equal(units[k], 2);
+    assert_int_equal(total, 2 * HEADLINE_UNITS);
+    csv_table_free(&t);
+    run_result_free(&r);
+}
+
 /* A plan of twelve units a row and a budget of a day: the maximum of seven
  * rounds ends them, above the minimum. */
 static void the_maximum_ends_the_rounds_otherwise(void **state)
@@ -1083,6 +1117,7 @@ int main(int argc, char **argv)
         T(the_mechanisms_make_a_pass_per_round),
         T(a_made_plan_ends_the_rounds_resolved),
         T(a_spent_budget_ends_the_rounds),
+        T(a_long_plan_gets_several_units_a_round),
         T(the_maximum_ends_the_rounds_otherwise),
         T(duet_runs_overlap_in_time),
         T(cold_and_warm_calls_are_told_apart),

@@ -453,11 +453,27 @@ static int wants_a_unit(const struct schedule *sc, size_t i)
     return r->active && (int)i != sc->baseline && r->n_ratios < (size_t)r->planned;
 }
 
+enum { MOST_UNITS_A_ROUND = 4 };
+
+/* The units row i gets in this round: what finishes its plan by round
+ * HEADLINE_UNITS at an even pace (one a round for a plan of at most
+ * HEADLINE_UNITS), one a round past that round, none once it is made. */
+static int units_in_round(const struct schedule *sc, size_t i, int round)
+{
+    if (!wants_a_unit(sc, i))
+        return 0;
+    long left = (long)sc->rec[i].planned - (long)sc->rec[i].n_ratios;
+    long rounds = round < HEADLINE_UNITS ? HEADLINE_UNITS - round + 1 : 1;
+    long units = (left + rounds - 1) / rounds;
+    return units < 1 ? 1 : units > MOST_UNITS_A_ROUND ? MOST_UNITS_A_ROUND : (int)units;
+}
+
 static void run_round(struct schedule *sc, int round, uint32_t seed)
 {
-    size_t rows[N_ARCH_ROWS], order[N_ARCH_ROWS], n = 0;
+    size_t rows[N_ARCH_ROWS * MOST_UNITS_A_ROUND], order[N_ARCH_ROWS * MOST_UNITS_A_ROUND];
+    size_t n = 0;
     for (size_t i = 0; i < sc->n; i++)
-        if (wants_a_unit(sc, i))
+        for (int u = units_in_round(sc, i, round); u > 0; u--)
             rows[n++] = i;
     mt19937_seed(&sc->mt, round_seed(seed, round));
     random_order(&sc->mt, order, n);
@@ -475,15 +491,17 @@ static void run_round(struct schedule *sc, int round, uint32_t seed)
     }
 }
 
-/* Seconds the next round will take, and all the rounds left, by the rows'
- * last units: each row still short of its plan, once or once per unit. */
-static double rounds_left_s(const struct schedule *sc, int all)
+/* Seconds the next round (round) will take, and all the rounds left, by
+ * the rows' last units: each row still short of its plan, for its units in
+ * that round or for every unit it still wants. */
+static double rounds_left_s(const struct schedule *sc, int round, int all)
 {
     double s = 0.0;
     for (size_t i = 0; i < sc->n; i++)
         if (wants_a_unit(sc, i))
             s += sc->rec[i].last_unit_s *
-                 (all ? (double)((size_t)sc->rec[i].planned - sc->rec[i].n_ratios) : 1.0);
+                 (all ? (double)((size_t)sc->rec[i].planned - sc->rec[i].n_ratios)
+                      : (double)units_in_round(sc, i, round));
     return s;
 }
 
@@ -590,7 +608,7 @@ static void print_round(const struct schedule *sc, const struct schedule_limits 
     long made, wanted;
     char control[64];
     plan_progress(sc, &made, &wanted);
-    double left = fmin(rounds_left_s(sc, 1), fmax(lim->budget_s - how->seconds, 0.0));
+    double left = fmin(rounds_left_s(sc, round + 1, 1), fmax(lim->budget_s - how->seconds, 0.0));
     if (isinf(how->reach))
         snprintf(control, sizeof control, "A/A control: too few units yet");
     else
@@ -638,7 +656,7 @@ static void run_rounds(struct schedule *sc, const struct schedule_limits *lim, u
             how->stop_reason = "resolved";
             break;
         }
-        if (how->seconds + rounds_left_s(sc, 0) + sc->hook_s > lim->budget_s) {
+        if (how->seconds + rounds_left_s(sc, round + 1, 0) + sc->hook_s > lim->budget_s) {
             how->stop_reason = "budget";
             break;
         }
