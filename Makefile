@@ -24,7 +24,17 @@ BUILD := build
 # builds everything this way before its first measurement.
 JOBS ?= $(shell nproc 2>/dev/null || echo 1)
 CHAPTERS := $(sort $(wildcard paper/[0-9]*.md))
-COMMIT := $(shell git describe --always --dirty 2>/dev/null || echo unknown)
+# The commit the programs are built from, "-dirty" when a source differs
+# from it; a new run in data/, or a fresh weave in site/ and figures/, is
+# not a source: `make paper` installs its run and then weaves, and a
+# commit that turned dirty there rebuilt every versioned program, so the
+# weave's summary no longer matched the kept runs' summaries the plan had
+# kept (each is keyed by the program's digest) and made them all again.
+OUTPUTS_EXCLUDED := ':(exclude)site' ':(exclude)data' ':(exclude,glob)figures/*.svg' \
+                    ':(exclude,glob)figures/*.pdf' ':(exclude,glob)figures/*.csv'
+COMMIT := $(shell c=$$(git describe --always 2>/dev/null) || c=unknown; \
+  if [ "$$c" = unknown ] || git diff --quiet HEAD -- . $(OUTPUTS_EXCLUDED) 2>/dev/null; \
+  then echo $$c; else echo $$c-dirty; fi)
 # The release a reader cites: CITATION.cff's version, the one place it is
 # kept; every program's --version prints it beside the commit.
 RELEASE := $(shell sed -n 's/^version: *"\{0,1\}\([^"]*\)"\{0,1\} *$$/\1/p' CITATION.cff 2>/dev/null)
@@ -691,8 +701,7 @@ $(STAGED_FIGURES)/data.stamp: $(FIGURE_SCRIPTS) $(WOVEN)/values.csv
 # apart: the commit it was measured at (machine.commit) and, when data/ is
 # as committed, the commit that committed it, or else "not committed" (a
 # reader's own run after `make paper`). The page and the PDFs cite both.
-WEAVE_SOURCES := . ':(exclude)site' ':(exclude)data' ':(exclude,glob)figures/*.svg' \
-                 ':(exclude,glob)figures/*.pdf' ':(exclude,glob)figures/*.csv'
+WEAVE_SOURCES := . $(OUTPUTS_EXCLUDED)
 WEAVE_COMMIT := $(shell c=$$(git log -1 --format=%H -- $(WEAVE_SOURCES) 2>/dev/null | cut -c1-12); \
   if [ -z "$$c" ]; then echo unknown; \
   else git diff --quiet HEAD -- $(WEAVE_SOURCES) 2>/dev/null && echo $$c || echo $$c-dirty; fi)
