@@ -250,6 +250,7 @@ struct call_inputs {
     double compute_us, request_bytes, reply_bytes, client_faults, engine_faults;
     double process_faults;             /* a spawned engine's, from its start to its end */
     double first_share;                /* of its calls, a run's first: 1 / calls per run */
+    double round_share;                /* of its calls, the first its engine serves in a round */
     struct estimate measured;          /* the row's boundary per call, with its interval */
 };
 
@@ -264,6 +265,9 @@ static int read_inputs(const struct store *s, const struct arch_row *row, struct
     in->engine_faults = value_of(s, keyf(key, "call.%s.engine_faults", a));
     in->process_faults = store_number(s, keyf(key, "call.%s.faults", a));
     in->first_share = 1.0 / store_number(s, keyf(key, "first.%s.calls_per_run", a));
+    /* a duet's two sides are two runs of one engine, seconds apart: only the
+     * first side's first call meets what a round left */
+    in->round_share = row->pairing == PAIRING_DUET ? in->first_share / 2.0 : in->first_share;
     /* A spawned sweep is measured in the call, over the persistent server's
      * (cross.spawn_over_persistent_us): its kernel's first touches are not
      * in that measure, and a sweep's time varies between units by more than
@@ -367,7 +371,7 @@ static void predict(const struct store *s, const struct arch_row *row,
                     double term[N_TERMS])
 {
     int spawns = row->transport == TRANSPORT_SPAWN;
-    double w = stretch_weight(p, in->compute_us), first = median_first_share(in->first_share);
+    double w = stretch_weight(p, in->compute_us), first = median_first_share(in->round_share);
     double out = in->request_bytes - 4.0, back = in->reply_bytes - 4.0;    /* length words off */
     double each_way = (out + back) / 2.0;
     for (int t = 0; t < N_TERMS; t++)
