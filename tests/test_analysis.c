@@ -1730,17 +1730,22 @@ static struct probe_parts round_probe(int probe)
 
 /* The model's terms for row r (state, reply, bytes, lane, codec, faults,
  * process; 68-model.md) from the primitives the generator made. The
- * measure is a median of calls, so a row of one call a run is priced as
- * a run's first call (its request at the rounds' away probe's state, its
- * reply after the kernel), and a row of many as a later call (both after
- * the kernel, with the reply straight from it). */
+ * measure is a median of calls, so a row whose calls mostly meet what a
+ * round left is priced as a run's first call (its request at the rounds'
+ * away probe's state, its reply after the kernel), a row of many calls a
+ * run as a later call (both after the kernel, with the reply straight from
+ * it), and a duet's call per sweep, half of whose calls meet a round, at
+ * the mean of the two. */
 static void model_terms(const struct syn_row *r, double term[N_MODEL_TERMS])
 {
     const struct arch_row *a = r->row;
     int spawns = a->transport == TRANSPORT_SPAWN;
     const char *client = client_of(r);
     double series_bytes = 8.0 * SYN_SERIES_FLOATS, c = r->compute_us;
-    double first = r->calls == 1 ? 1.0 : r->calls == 2 ? 0.5 : 0.0;
+    /* a duet's second side is a second run of the same engine, seconds
+     * after the first: only the first side's first call meets a round */
+    double meets = (a->pairing == PAIRING_DUET ? 0.5 : 1.0) / r->calls;
+    double first = meets > 0.5 ? 1.0 : meets == 0.5 ? 0.5 : 0.0;
     struct probe_parts one = one_after(client, c), rep = series_after(client, c);
     struct probe_parts one_req = probe_between(one, round_probe(0), first);
     struct probe_parts req = probe_between(rep, round_probe(1), first);
