@@ -34,7 +34,8 @@ def check_includes(path, unit):
 
 
 for layer in layers:
-    for path in sorted(pathlib.Path("code", layer).glob("*.[ch]")):
+    for path in sorted(p for pattern in ("*.[ch]", "*.def")
+                       for p in pathlib.Path("code", layer).glob(pattern)):
         check_includes(path, layer)
 for unit in uses:
     if "/" in unit:

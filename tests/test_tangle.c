@@ -374,6 +374,21 @@ static void chunk_names_lead_back_from_the_code(void **state)
                                                   "65ff9de5110d4f202b882a85b1db26a0");
 }
 
+/* A chunk that several chapters add to is named again where each other
+ * chapter's piece begins; the pieces of one chapter are named once. */
+static void each_chapter_of_a_chunk_is_named(void **state)
+{
+    (void)state;
+    write_file("a.md", "```{.c file=out/t.def}\n<<lines>>\nend\n```\n\n"
+                       "```{.c #lines}\nA(1)\n```\n\n```{.c #lines}\nA(2)\n```\n");
+    write_file("b.md", "```{.c #lines}\nA(3)\n```\n");
+    write_file("c.md", "```{.c #lines}\nA(4)\n```\n");
+    assert_int_equal(tangle("a.md b.md c.md"), 0);
+    assert_string_equal(read_back("out/t.def"), "/* <<lines>>, a.md */\nA(1)\nA(2)\n"
+                                                "/* <<lines>>, b.md */\nA(3)\n"
+                                                "/* <<lines>>, c.md */\nA(4)\nend\n");
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -392,6 +407,7 @@ int main(void)
         cmocka_unit_test(depth_is_not_mistaken_for_a_cycle),
         cmocka_unit_test(a_digest_follows_the_expansion),
         cmocka_unit_test(chunk_names_lead_back_from_the_code),
+        cmocka_unit_test(each_chapter_of_a_chunk_is_named),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }

@@ -40,6 +40,7 @@ void connection_free(struct connection *c)
     sweep_workspace_free(&c->loaded);
     if (c->streaming)
         stream_free(&c->stream);
+    /* <<free-connection-extra-state>>, paper/83-json.md */
     free(c->json_reply);
     memset(c, 0, sizeof *c);
 }

@@ -46,6 +46,7 @@ struct connection {
     struct sweep_stream stream;            /* opcode 4's stream */
     int streaming;
     uint64_t stream_work;                  /* window-bar steps of one of its bars */
+    /* <<connection-extra-state>>, paper/83-json.md */
     char *json_reply;                      /* the last JSON reply's text */
     /* The timing of a request that asked for it (paper/50-protocol.md). */
     int timed;

@@ -10,24 +10,14 @@
 #include "util/error.h"
 #include "util/names.h"
 
+#define MEASUREMENT(name, when, description) \
+    {#name, description, RUN_##when(name), ROUNDS_##when(name)},
+#define RUN_ALONE(name) measure_##name
+#define ROUNDS_ALONE(name) NULL
+#define RUN_IN_ROUNDS(name) NULL
+#define ROUNDS_IN_ROUNDS(name) &name##_in_rounds
 const struct measurement MEASUREMENTS[] = {
-    /* <<registered-measurements>>, paper/65-echo.md */
-    {"echo", "round trips per payload size, protocol and raw, C and Python clients", measure_echo,
-     NULL},
-    {"cold", "the first call on a fresh engine against the second, with both sides' page faults",
-     measure_cold, NULL},
-    {"mechanisms", "round trips after a stretch of compute or waiting, and first-touch faults; "
-     "a pass after every round", NULL, &MECHANISMS_IN_ROUNDS},
-    {"serialization", "encode and decode the series: raw (reused and fresh), memcpy, JSON, text; "
-     "Python's", measure_serialization, NULL},
-    {"spawn", "one engine process per call, alone: a one-double echo, a one-combination sweep",
-     measure_spawn, NULL},
-    {"layout", "the kernel's time over layouts of its data and code, in the process and the engine",
-     measure_layout, NULL},
-    {"roofline", "this machine's clock and peak for the kernel's multiply-and-add mix, per width "
-                 "and threads", measure_roofline, NULL},
-    {"counts", "instructions (callgrind) of the kernel in and out of the engine, and of a request",
-     measure_counts, NULL},
+#include "schema/measurements.def"
 };
 const size_t N_MEASUREMENTS = sizeof MEASUREMENTS / sizeof MEASUREMENTS[0];
 

@@ -71,16 +71,17 @@ int scaled(const struct measure_context *ctx, int count, int floor);
 int measure_open(const struct measure_context *ctx, const char *name, struct data_out *out,
                  char *err, size_t err_size);
 
-/* <<measurement-declarations>>, paper/65-echo.md */
-int measure_echo(const struct measure_context *ctx, char *err, size_t err_size);
-int measure_cold(const struct measure_context *ctx, char *err, size_t err_size);
-extern const struct in_rounds MECHANISMS_IN_ROUNDS;
-int measure_serialization(const struct measure_context *ctx, char *err, size_t err_size);
-int measure_spawn(const struct measure_context *ctx, char *err, size_t err_size);
-int measure_layout(const struct measure_context *ctx, char *err, size_t err_size);
-int measure_roofline(const struct measure_context *ctx, char *err, size_t err_size);
+/* Each measurement's function, or its hooks in the rounds. */
+#define MEASUREMENT(name, when, description) DECLARE_##when(name)
+#define DECLARE_ALONE(name) \
+    int measure_##name(const struct measure_context *ctx, char *err, size_t err_size);
+#define DECLARE_IN_ROUNDS(name) extern const struct in_rounds name##_in_rounds;
+#include "schema/measurements.def"
+#undef DECLARE_ALONE
+#undef DECLARE_IN_ROUNDS
+
+/* <<measurement-declarations>>, paper/77-roofline.md */
 /* `additions` dependent integer additions, one cycle each: returns their sum, `additions`. */
 uint64_t clock_chain(uint64_t additions);
-int measure_counts(const struct measure_context *ctx, char *err, size_t err_size);
 
 #endif

@@ -476,4 +476,4 @@ static int mech_end(void *state, int ok, char *err, size_t err_size)
     return status;
 }
 
-const struct in_rounds MECHANISMS_IN_ROUNDS = {mech_begin, mech_round, mech_end};
+const struct in_rounds mechanisms_in_rounds = {mech_begin, mech_round, mech_end};

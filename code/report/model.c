@@ -25,60 +25,35 @@ struct member_place {
 };
 
 #define PLACE(row, name, ...) {offsetof(struct row, name), sizeof(((struct row *)0)->name)},
-#define PLACES(type, list) static const struct member_place type##_places[] = {list(PLACE, type)}
-PLACES(run_row, RUNS_COLUMNS);
-PLACES(call_row, CALLS_COLUMNS);
-PLACES(witness_row, WITNESS_COLUMNS);
-PLACES(state_row, STATES_COLUMNS);
-PLACES(fault_row, FAULTS_COLUMNS);
-PLACES(gate_row, GATE_COLUMNS);
-PLACES(sweep_row, SWEEP_COLUMNS);
-PLACES(echo_row, ECHO_COLUMNS);
-PLACES(cold_row, COLD_COLUMNS);
-PLACES(serial_row, SERIAL_COLUMNS);
-PLACES(spawn_row, SPAWN_COLUMNS);
-PLACES(layout_row, LAYOUT_COLUMNS);
-PLACES(roof_row, ROOF_COLUMNS);
-PLACES(count_row, COUNTS_COLUMNS);
-PLACES(original_row, ORIGINAL_COLUMNS);
-PLACES(kv, KV_COLUMNS);
+#define ROWS(member, row, prefix, ...) \
+    static const struct member_place row##_places[] = {prefix##_COLUMNS(PLACE, row)};
+#include "schema/files.def"
+static const struct member_place kv_places[] = {KV_COLUMNS(PLACE, kv)};
 
 /* <<the-places-of-the-files>>, paper/90-appendix-report.md */
 /* Where a file's rows go. */
 struct file_place {
-    const char *name;
     const struct member_place *members;    /* one per column of the file's header */
     size_t row_size, rows_at, count_at;    /* the row type; its place in struct run_data */
 };
 
-#define INTO(name, type, member)                                                     \
-    {name, type##_places, sizeof(struct type), offsetof(struct run_data, member),     \
-     offsetof(struct run_data, n_##member)}
-#define INTO_KV(name, member)                                                        \
-    {name, kv_places, sizeof(struct kv), offsetof(struct run_data, member.rows),      \
-     offsetof(struct run_data, member.n)}
+#define ROWS(member, row, ...)                                                       \
+    {row##_places, sizeof(struct row), offsetof(struct run_data, member),             \
+     offsetof(struct run_data, n_##member)},
+#define INTO_KV(member)                                                              \
+    {kv_places, sizeof(struct kv), offsetof(struct run_data, member.rows),            \
+     offsetof(struct run_data, member.n)},
+#define KEYS(member, ...) INTO_KV(member)
+#define ANY_KEYS(member, ...) INTO_KV(member)
 static const struct file_place PLACES_OF_FILES[] = {
-    INTO_KV("machine.csv", machine), INTO_KV("run.csv", run), INTO_KV("oracle.csv", oracle),
-    INTO_KV("load.csv", load), INTO_KV("valgrind.csv", valgrind), INTO_KV("fuzz.csv", fuzz),
-    INTO_KV("echo_settings.csv", echo_settings),
-    INTO_KV("roofline_settings.csv", roof_settings),
-    INTO("architectures.csv", run_row, runs), INTO("calls.csv", call_row, calls),
-    INTO("witnesses.csv", witness_row, witnesses), INTO("states.csv", state_row, states),
-    INTO("faults.csv", fault_row, faults),
-    INTO("gate.csv", gate_row, gates), INTO("sweep.csv", sweep_row, sweep),
-    INTO("echo.csv", echo_row, echo), INTO("cold.csv", cold_row, cold),
-    INTO("serialization.csv", serial_row, serial), INTO("spawn.csv", spawn_row, spawns),
-    INTO("layout.csv", layout_row, layout), INTO("roofline.csv", roof_row, roof),
-    INTO("counts.csv", count_row, counts), INTO("original.csv", original_row, original),
+#include "schema/files.def"
 };
 
-/* Where the rows of the schema's file go, or NULL for a file the model lacks. */
+/* Where the rows of the schema's file go: DATA_FILES and PLACES_OF_FILES
+ * are expanded from the one table, line for line. */
 static const struct file_place *place_of(const struct data_file *file)
 {
-    for (size_t i = 0; i < sizeof PLACES_OF_FILES / sizeof PLACES_OF_FILES[0]; i++)
-        if (strcmp(PLACES_OF_FILES[i].name, file->name) == 0)
-            return &PLACES_OF_FILES[i];
-    return NULL;
+    return &PLACES_OF_FILES[file - DATA_FILES];
 }
 
 /* <<parse-a-field>>, paper/90-appendix-report.md */

@@ -21,21 +21,8 @@
 #define ROW_MEMBER_OPTIONAL(type) ROW_MEMBER_##type     /* the member of the type it wraps */
 #define ROW_TYPE(type, list) struct type { list(ROW_MEMBER, type) }
 
-ROW_TYPE(run_row, RUNS_COLUMNS);       /* architectures.csv: one timed run */
-ROW_TYPE(call_row, CALLS_COLUMNS);     /* calls.csv: one boundary call */
-ROW_TYPE(witness_row, WITNESS_COLUMNS);  /* witnesses.csv: an echo beside a run */
-ROW_TYPE(state_row, STATES_COLUMNS);     /* states.csv: an echo after a stretch */
-ROW_TYPE(fault_row, FAULTS_COLUMNS);     /* faults.csv: a fresh mapping touched */
-ROW_TYPE(gate_row, GATE_COLUMNS);      /* gate.csv: one architecture's verdict */
-ROW_TYPE(sweep_row, SWEEP_COLUMNS);    /* sweep.csv: the reference result of one combination */
-ROW_TYPE(echo_row, ECHO_COLUMNS);      /* echo.csv: one round trip */
-ROW_TYPE(cold_row, COLD_COLUMNS);      /* cold.csv: a fresh engine's first call, or second */
-ROW_TYPE(serial_row, SERIAL_COLUMNS);  /* serialization.csv: one encode or decode */
-ROW_TYPE(spawn_row, SPAWN_COLUMNS);    /* spawn.csv: one spawned call */
-ROW_TYPE(layout_row, LAYOUT_COLUMNS);  /* layout.csv: one reduced sweep */
-ROW_TYPE(roof_row, ROOF_COLUMNS);      /* roofline.csv: one timed peak loop */
-ROW_TYPE(count_row, COUNTS_COLUMNS);   /* counts.csv: instructions or system calls */
-ROW_TYPE(original_row, ORIGINAL_COLUMNS);  /* original.csv: one of the original's figures */
+#define ROWS(member, row, prefix, name, ...) ROW_TYPE(row, prefix##_COLUMNS);
+#include "schema/files.def"
 ROW_TYPE(kv, KV_COLUMNS);              /* a key-value file's row */
 
 /* <<key-value-files>>, paper/90-appendix-report.md */
@@ -50,29 +37,14 @@ const char *kv_get(const struct kv_file *f, const char *key);
 double kv_number(const struct kv_file *f, const char *key);
 
 /* <<the-run-data>>, paper/90-appendix-report.md */
-#define ROWS(type, name) \
-    struct type *name;   \
-    size_t n_##name
-
 struct run_data {
-    struct kv_file machine, run, oracle, load, valgrind, fuzz, echo_settings, roof_settings;
-    ROWS(run_row, runs);
-    ROWS(call_row, calls);
-    ROWS(witness_row, witnesses);
-    ROWS(state_row, states);
-    ROWS(fault_row, faults);
-    ROWS(gate_row, gates);
-    ROWS(sweep_row, sweep);
-    ROWS(echo_row, echo);
-    ROWS(cold_row, cold);
-    ROWS(serial_row, serial);
-    ROWS(spawn_row, spawns);
-    ROWS(layout_row, layout);
-    ROWS(roof_row, roof);
-    ROWS(count_row, counts);
-    ROWS(original_row, original);
+#define ROWS(member, row, ...) \
+    struct row *member;        \
+    size_t n_##member;
+#define KEYS(member, ...) struct kv_file member;
+#define ANY_KEYS(member, ...) struct kv_file member;
+#include "schema/files.def"
 };
-#undef ROWS
 
 /* One file as read: its description and its table. */
 struct loaded_file {

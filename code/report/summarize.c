@@ -19,12 +19,11 @@ static const struct {
     const char *name;
     summarizer *run;
 } SUMMARIZERS[] = {
-    SUMMARIZER(run),      SUMMARIZER(sweep),         SUMMARIZER(architectures),
-    SUMMARIZER(calls),    SUMMARIZER(echo),          SUMMARIZER(cold),
-    SUMMARIZER(serialization), SUMMARIZER(spawn),    SUMMARIZER(mechanisms),
-    SUMMARIZER(layout),   SUMMARIZER(roofline),      SUMMARIZER(counts),
-    SUMMARIZER(robustness), SUMMARIZER(derived),     SUMMARIZER(model),
-    SUMMARIZER(design),   SUMMARIZER(claims),        SUMMARIZER(multiplicity),
+    SUMMARIZER(run),   SUMMARIZER(sweep), SUMMARIZER(architectures), SUMMARIZER(calls),
+#define MEASUREMENT(name, ...) SUMMARIZER(name),
+#include "schema/measurements.def"
+    SUMMARIZER(robustness), SUMMARIZER(derived), SUMMARIZER(model),
+    SUMMARIZER(design),     SUMMARIZER(claims),  SUMMARIZER(multiplicity),
 };
 #undef SUMMARIZER
 enum { N_SUMMARIZERS = sizeof SUMMARIZERS / sizeof SUMMARIZERS[0] };

@@ -15,10 +15,11 @@
 typedef void summarizer(const struct run_data *d, struct store *s);
 
 summarizer summarize_run, summarize_sweep, summarize_architectures, summarize_calls,
-    summarize_echo, summarize_cold, summarize_serialization, summarize_spawn, summarize_layout,
-    summarize_roofline, summarize_counts, summarize_robustness, summarize_derived,
-    summarize_design, summarize_claims, summarize_mechanisms, summarize_model,
-    summarize_multiplicity;
+    summarize_robustness, summarize_derived, summarize_design, summarize_claims,
+    summarize_model, summarize_multiplicity;
+/* ... and one for each measurement of the table (@sec:measurements) */
+#define MEASUREMENT(name, ...) summarizer summarize_##name;
+#include "schema/measurements.def"
 
 /* Every summarizer, in their order: what the summary program runs on a run. */
 summarizer summarize_all;

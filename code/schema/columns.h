@@ -118,7 +118,7 @@
     _(row, pnl, NUM, PNL, "percentage points", "its PnL, to 17 significant digits")                \
     _(row, trades, INT, RANGE(0, MAX_BARS), "", "trades it closed")
 
-/* <<columns-of-the-boundary-measurements>>, paper/90-appendix-report.md */
+/* <<columns-of-the-measurements>>, paper/65-echo.md */
 /* echo.csv: one round trip */
 #define ECHO_COLUMNS(_, row)                                                                       \
     _(row, client, TEXT, NAME_OF(15), "", "c, python, or python_copying (the original's way)")     \
@@ -134,7 +134,7 @@
     _(row, rep, INT, ORDINAL, "", "the sample's number within its block")                          \
     _(row, rtt_ns, NUM, NANOS, "ns", "the round trip")                                             \
     _(row, engine_ns, NUM_OR_EMPTY, NANOS, "ns", "the engine's time, when timed")
-
+/* <<columns-of-the-measurements>>, paper/66-cold.md */
 /* cold.csv: a fresh engine's first call, or its second */
 #define COLD_COLUMNS(_, row)                                                                       \
     _(row, client, TEXT, NAME_OF(15), "", "c")                                                     \
@@ -146,35 +146,7 @@
     _(row, client_minor_faults, NUM, COUNT, "pages", "first touches of the client")                \
     _(row, engine_minor_faults, NUM, COUNT, "pages", "first touches of the engine")                \
     CALL_BYTES_COLUMNS(_, row)
-
-/* serialization.csv: one encode, decode, copy or release of the series */
-#define SERIAL_COLUMNS(_, row)                                                                     \
-    _(row, language, TEXT, NAME_OF(15), "", "c or python")                                         \
-    _(row, format, TEXT, NAME_OF(15), "", "raw, raw_fresh, memcpy, json, text; tobytes, ...")      \
-    _(row, operation, TEXT, NAME_OF(15), "", "encode, decode, copy or release")                    \
-    _(row, rep, INT, ORDINAL, "", "the repetition")                                                \
-    _(row, ns, NUM, NANOS, "ns", "its time")                                                       \
-    _(row, bytes, NUM, COUNT, "bytes", "the encoding's size on the wire")                          \
-    _(row, position, OPTIONAL(NUM_OR_EMPTY), ORDINAL, "", "its format's place in the repetition")  \
-    _(row, buffer, OPTIONAL(TEXT), TEXT_OF(0, 15), "", "where it writes: reused, fresh or codec")  \
-    _(row, minor_faults, OPTIONAL(NUM_OR_EMPTY), COUNT, "pages", "pages it touched first")
-
-/* spawn.csv: one spawned call, or its warm twin; from spawn_ns on, added
- * with the split of a spawn (older runs lack them) */
-#define SPAWN_COLUMNS(_, row)                                                                      \
-    _(row, kind, TEXT, NAME_OF(15), "", "exit, echo, sweep, or warm (@sec:crossings)")                 \
-    _(row, rep, INT, ORDINAL, "", "the repetition")                                                \
-    _(row, combo, INT, COMBO, "", "the combination swept")                                         \
-    _(row, rtt_ns, NUM, NANOS, "ns", "the call, from the spawn to the reply")                      \
-    _(row, process_ns, NUM_OR_EMPTY, NANOS, "ns", "the engine, from its spawn to its end")         \
-    _(row, process_cpu_ns, NUM_OR_EMPTY, NANOS, "ns", "its processor time")                        \
-    _(row, minor_faults, NUM_OR_EMPTY, COUNT, "pages", "its first touches")                        \
-    _(row, compute_ns, NUM_OR_EMPTY, NANOS, "ns", "the kernel inside it; empty for an echo")       \
-    _(row, spawn_ns, OPTIONAL(NUM_OR_EMPTY), NANOS, "ns", "the parent's call that started the engine")          \
-    _(row, request_ns, OPTIONAL(NUM_OR_EMPTY), NANOS, "ns", "from the request's first byte to the engine's")    \
-    _(row, engine_decode_ns, OPTIONAL(NUM_OR_EMPTY), NANOS, "ns", "the engine decoding the request")            \
-    _(row, engine_minor_faults, OPTIONAL(NUM_OR_EMPTY), COUNT, "pages", "its first touches while serving")
-
+/* <<columns-of-the-measurements>>, paper/67-mechanisms.md */
 /* states.csv: one echo right after a stretch (@sec:mechanisms); the fields
  * from rtt_ns on are a call's record */
 #define STATES_COLUMNS(_, row)                                                                     \
@@ -199,8 +171,35 @@
     _(row, pages, INT, COUNT, "pages", "pages of 4 KiB, one byte written to each")                 \
     _(row, ns, NUM, NANOS, "ns", "the touching")                                                   \
     _(row, minor_faults, NUM, COUNT, "pages", "the minor faults meanwhile")
-
-/* <<columns-of-the-machine-measurements>>, paper/90-appendix-report.md */
+/* <<columns-of-the-measurements>>, paper/70-serialization.md */
+/* serialization.csv: one encode, decode, copy or release of the series */
+#define SERIAL_COLUMNS(_, row)                                                                     \
+    _(row, language, TEXT, NAME_OF(15), "", "c or python")                                         \
+    _(row, format, TEXT, NAME_OF(15), "", "raw, raw_fresh, memcpy, json, text; tobytes, ...")      \
+    _(row, operation, TEXT, NAME_OF(15), "", "encode, decode, copy or release")                    \
+    _(row, rep, INT, ORDINAL, "", "the repetition")                                                \
+    _(row, ns, NUM, NANOS, "ns", "its time")                                                       \
+    _(row, bytes, NUM, COUNT, "bytes", "the encoding's size on the wire")                          \
+    _(row, position, OPTIONAL(NUM_OR_EMPTY), ORDINAL, "", "its format's place in the repetition")  \
+    _(row, buffer, OPTIONAL(TEXT), TEXT_OF(0, 15), "", "where it writes: reused, fresh or codec")  \
+    _(row, minor_faults, OPTIONAL(NUM_OR_EMPTY), COUNT, "pages", "pages it touched first")
+/* <<columns-of-the-measurements>>, paper/75-crossings.md */
+/* spawn.csv: one spawned call, or its warm twin; from spawn_ns on, added
+ * with the split of a spawn (older runs lack them) */
+#define SPAWN_COLUMNS(_, row)                                                                      \
+    _(row, kind, TEXT, NAME_OF(15), "", "exit, echo, sweep, or warm (@sec:crossings)")                 \
+    _(row, rep, INT, ORDINAL, "", "the repetition")                                                \
+    _(row, combo, INT, COMBO, "", "the combination swept")                                         \
+    _(row, rtt_ns, NUM, NANOS, "ns", "the call, from the spawn to the reply")                      \
+    _(row, process_ns, NUM_OR_EMPTY, NANOS, "ns", "the engine, from its spawn to its end")         \
+    _(row, process_cpu_ns, NUM_OR_EMPTY, NANOS, "ns", "its processor time")                        \
+    _(row, minor_faults, NUM_OR_EMPTY, COUNT, "pages", "its first touches")                        \
+    _(row, compute_ns, NUM_OR_EMPTY, NANOS, "ns", "the kernel inside it; empty for an echo")       \
+    _(row, spawn_ns, OPTIONAL(NUM_OR_EMPTY), NANOS, "ns", "the parent's call that started the engine")          \
+    _(row, request_ns, OPTIONAL(NUM_OR_EMPTY), NANOS, "ns", "from the request's first byte to the engine's")    \
+    _(row, engine_decode_ns, OPTIONAL(NUM_OR_EMPTY), NANOS, "ns", "the engine decoding the request")            \
+    _(row, engine_minor_faults, OPTIONAL(NUM_OR_EMPTY), COUNT, "pages", "its first touches while serving")
+/* <<columns-of-the-measurements>>, paper/76-layout.md */
 /* layout.csv: one reduced sweep */
 #define LAYOUT_COLUMNS(_, row)                                                                     \
     _(row, side, TEXT, NAME_OF(31), "", "where the kernel ran: in_process, engine, ...")           \
@@ -210,7 +209,7 @@
     _(row, array_stagger, INT, COUNT, "bytes", "added for each further array")                     \
     _(row, pass, INT, RANGE(1, MAX_LAYOUT_PASSES), "", "the pass")                                 \
     _(row, seconds, NUM, TIMED_S, "s", "the kernel's own time")
-
+/* <<columns-of-the-measurements>>, paper/77-roofline.md */
 /* roofline.csv: one timed loop, a CPU's clock, or a part of the tuned kernel */
 #define ROOF_COLUMNS(_, row)                                                                       \
     _(row, kind, TEXT, NAME_OF(15), "", "avx512, reg_avx512, clock_cpu0, tuned_steps, ...")        \
@@ -219,7 +218,7 @@
     _(row, pass, INT, ORDINAL, "", "the pass")                                                     \
     _(row, flops, NUM, COUNT, "flops", "operations performed; a clock's additions; 0 for the tuned kernel") \
     _(row, seconds, NUM, TIMED_S, "s", "its time")
-
+/* <<columns-of-the-measurements>>, paper/78-counts.md */
 /* counts.csv: instructions or system calls */
 #define COUNTS_COLUMNS(_, row)                                                                     \
     _(row, side, TEXT, NAME_OF(15), "", "in_process, engine or job")                               \
@@ -248,21 +247,8 @@
 
 /* <<column-indices>>, paper/90-appendix-report.md */
 #define COLUMN_INDEX(prefix, name, ...) prefix##_##name,
-enum { RUNS_COLUMNS(COLUMN_INDEX, RUNS) RUNS_N };
-enum { CALLS_COLUMNS(COLUMN_INDEX, CALLS) CALLS_N };
-enum { WITNESS_COLUMNS(COLUMN_INDEX, WITNESS) WITNESS_N };
-enum { STATES_COLUMNS(COLUMN_INDEX, STATES) STATES_N };
-enum { FAULTS_COLUMNS(COLUMN_INDEX, FAULTS) FAULTS_N };
-enum { GATE_COLUMNS(COLUMN_INDEX, GATE) GATE_N };
-enum { SWEEP_COLUMNS(COLUMN_INDEX, SWEEP) SWEEP_N };
-enum { ECHO_COLUMNS(COLUMN_INDEX, ECHO) ECHO_N };
-enum { COLD_COLUMNS(COLUMN_INDEX, COLD) COLD_N };
-enum { SERIAL_COLUMNS(COLUMN_INDEX, SERIAL) SERIAL_N };
-enum { SPAWN_COLUMNS(COLUMN_INDEX, SPAWN) SPAWN_N };
-enum { LAYOUT_COLUMNS(COLUMN_INDEX, LAYOUT) LAYOUT_N };
-enum { ROOF_COLUMNS(COLUMN_INDEX, ROOF) ROOF_N };
-enum { COUNTS_COLUMNS(COLUMN_INDEX, COUNTS) COUNTS_N };
-enum { ORIGINAL_COLUMNS(COLUMN_INDEX, ORIGINAL) ORIGINAL_N };
+#define ROWS(member, row, prefix, ...) enum { prefix##_COLUMNS(COLUMN_INDEX, prefix) prefix##_N };
+#include "schema/files.def"
 enum { KV_COLUMNS(COLUMN_INDEX, KV) KV_N };
 enum { MANIFEST_COLUMNS(COLUMN_INDEX, MANIFEST) MANIFEST_N };
 /* A call's record alone, as the Python worker and the harness's sink hold it. */

@@ -12,24 +12,12 @@
 #define DESCRIBE(row, name, type, range, unit, description) \
     {#name, COLUMN_##type, range, unit, description, COLUMN_FLAGS_##type},
 #define COLUMNS(list) {list(DESCRIBE, unused)}
-static const struct data_column RUNS[] = COLUMNS(RUNS_COLUMNS);
-static const struct data_column CALLS[] = COLUMNS(CALLS_COLUMNS);
-static const struct data_column WITNESS[] = COLUMNS(WITNESS_COLUMNS);
-static const struct data_column STATES[] = COLUMNS(STATES_COLUMNS);
-static const struct data_column FAULTS[] = COLUMNS(FAULTS_COLUMNS);
-static const struct data_column GATE[] = COLUMNS(GATE_COLUMNS);
-static const struct data_column SWEEP[] = COLUMNS(SWEEP_COLUMNS);
-static const struct data_column ECHO[] = COLUMNS(ECHO_COLUMNS);
-static const struct data_column COLD[] = COLUMNS(COLD_COLUMNS);
-static const struct data_column SERIAL[] = COLUMNS(SERIAL_COLUMNS);
-static const struct data_column SPAWN[] = COLUMNS(SPAWN_COLUMNS);
-static const struct data_column LAYOUT[] = COLUMNS(LAYOUT_COLUMNS);
-static const struct data_column ROOF[] = COLUMNS(ROOF_COLUMNS);
-static const struct data_column COUNTS[] = COLUMNS(COUNTS_COLUMNS);
-static const struct data_column ORIGINAL[] = COLUMNS(ORIGINAL_COLUMNS);
+#define ROWS(member, row, prefix, ...) static const struct data_column prefix[] = COLUMNS(prefix##_COLUMNS);
+#include "schema/files.def"
 static const struct data_column MANIFEST[] = COLUMNS(MANIFEST_COLUMNS);
 const struct data_column KEY_VALUE_COLUMNS[KV_N] = COLUMNS(KV_COLUMNS);
 #define KEY(name, type, range, unit, description) {name, COLUMN_##type, range, unit, description, 0}
+#define N(columns) (sizeof columns / sizeof columns[0])
 
 /* <<keys-of-the-key-value-files>>, paper/90-appendix-report.md */
 static const struct data_column RUN_KEYS[] = {
@@ -56,6 +44,8 @@ static const struct data_column ORACLE_KEYS[] = {
     KEY("identical", INT, RANGE(0, MAX_COMBOS), "", "of them identical to sweep.csv"),
     KEY("numpy", TEXT, NAME_OF(511), "", "numpy's version"),
 };
+
+/* <<keys-of-the-measurements>>, paper/65-echo.md */
 static const struct data_column ECHO_SETTING_KEYS[] = {
     KEY("warmup", INT, COUNT, "", "untimed round trips per mode per block"),
     KEY("passes", INT, ORDINAL, "", "passes over the blocks"),
@@ -64,55 +54,25 @@ static const struct data_column ECHO_SETTING_KEYS[] = {
     KEY("large_from", INT, COUNT, "doubles", "where a payload is large"),
     KEY("sizes", INT, ORDINAL, "", "payload sizes"),
 };
+/* <<keys-of-the-measurements>>, paper/77-roofline.md */
 static const struct data_column ROOF_SETTING_KEYS[] = {
     KEY("chains", INT, ORDINAL, "", "independent chains of the peak loop"),
     KEY("passes", INT, ORDINAL, "", "passes over the kinds"),
 };
-#define N(columns) (sizeof columns / sizeof columns[0])
 
 /* <<the-files-of-a-run>>, paper/90-appendix-report.md */
-#define ROWS_FILE(name, key, columns, flags, description) \
-    {name, key, columns, N(columns), flags, description}
-#define KV_FILE(name, keys, flags, description) \
-    {name, "key", keys, N(keys), KEY_VALUE | (flags), description}
-#define KV_ANY(name, flags, description) {name, "key", NULL, 0, KEY_VALUE | (flags), description}
-
+#define ROWS(member, row, prefix, name, key, flags, description) \
+    {name, key, prefix, N(prefix), flags, description},
+#define KEYS(member, name, keys, flags, description) \
+    {name, "key", keys, N(keys), KEY_VALUE | (flags), description},
+#define ANY_KEYS(member, name, flags, description) \
+    {name, "key", NULL, 0, KEY_VALUE | (flags), description},
 const struct data_file DATA_FILES[] = {
-    KV_FILE("machine.csv", MACHINE_KEYS, 0, "the machine, its system and the build"),
-    KV_FILE("run.csv", RUN_KEYS, 0, "the run's settings and how it ended"),
-    KV_FILE("oracle.csv", ORACLE_KEYS, 0, "the numpy oracle against sweep.csv"),
-    KV_ANY("load.csv", 0, "the load test's figures"),
-    KV_ANY("valgrind.csv", 0, "valgrind's memcheck of the engine"),
-    KV_ANY("fuzz.csv", NOT_OF_THE_RUN, "the fuzzers' last run"),
-    KV_FILE("echo_settings.csv", ECHO_SETTING_KEYS, 0, "the echo curve's repetitions"),
-    KV_FILE("roofline_settings.csv", ROOF_SETTING_KEYS, 0, "the peak loops' settings"),
-    ROWS_FILE("architectures.csv", "architecture,run", RUNS, 0, "one row per timed run"),
-    ROWS_FILE("calls.csv", "run,call", CALLS, 0, "one row per boundary call of a timed run"),
-    ROWS_FILE("witnesses.csv", "run,kind,seq", WITNESS, ADDED_FILE,
-              "one row per echo timed right after a run, on its connection"),
-    ROWS_FILE("gate.csv", "architecture", GATE, 0, "one row per architecture: its verdict"),
-    ROWS_FILE("sweep.csv", "combo", SWEEP, 0, "the in-process reference, per combination"),
-    ROWS_FILE("echo.csv", "client,transport,placement,mode,floats,pass,rep", ECHO, 0,
-              "one row per echo round trip"),
-    ROWS_FILE("cold.csv", "client,rep,warmth", COLD, 0, "a fresh engine's first call and second"),
-    ROWS_FILE("serialization.csv", "language,format,operation,rep", SERIAL, 0,
-              "one row per timed encode or decode of the series"),
-    ROWS_FILE("spawn.csv", "kind,rep", SPAWN, 0, "one row per spawned call, or its warm twin"),
-    ROWS_FILE("states.csv", "client,state,stretch,partner,floats,pass,link", STATES, ADDED_FILE,
-              "one row per echo right after a stretch of compute or waiting"),
-    ROWS_FILE("faults.csv", "role,pass,touch", FAULTS, ADDED_FILE,
-              "one row per fault probe: fresh pages touched, and touched again"),
-    ROWS_FILE("layout.csv", "side,code_shift,series_offset,array_offset,array_stagger,pass",
-              LAYOUT, 0, "one row per reduced sweep"),
-    ROWS_FILE("roofline.csv", "kind,threads,pass", ROOF, 0, "one row per timed peak loop"),
-    ROWS_FILE("counts.csv", "side,what,requests", COUNTS, 0,
-              "instruction and system-call counts"),
-    ROWS_FILE("original.csv", "key", ORIGINAL, NOT_OF_THE_RUN,
-              "the figures of the original study that the paper quotes"),
+#include "schema/files.def"
 };
 const size_t N_DATA_FILES = N(DATA_FILES);
-const struct data_file MANIFEST_FILE =
-    ROWS_FILE("manifest.csv", "file", MANIFEST, 0, "the run's own list of its files");
+const struct data_file MANIFEST_FILE = {"manifest.csv", "file", MANIFEST, N(MANIFEST), 0,
+                                        "the run's own list of its files"};
 
 const struct data_file *data_file_named(const char *name)
 {

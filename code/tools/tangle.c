@@ -393,10 +393,12 @@ static void mark_origin(struct expansion *x, const struct piece *p, int line_ind
     append_str(&x->out, directive);
 }
 
-/* The name of the chunk a reference brings in, as a comment line; none in
- * the middle of a line continued with a backslash (a macro's body), which
- * a line of its own would end. */
-static void name_the_chunk(struct expansion *x, const struct chunk *c, const char *indent)
+/* The name of the chunk a reference brings in, and the chapter of the
+ * piece that follows, as a comment line; none in the middle of a line
+ * continued with a backslash (a macro's body), which a line of its own
+ * would end. */
+static void name_the_chunk(struct expansion *x, const struct chunk *c, const char *chapter,
+                           const char *indent)
 {
     size_t n = x->out.len;
     if (x->comment_open == NULL || (n >= 2 && x->out.data[n - 2] == '\\'))
@@ -406,7 +408,7 @@ static void name_the_chunk(struct expansion *x, const struct chunk *c, const cha
     append_str(&x->out, "<<");
     append_str(&x->out, c->name);
     append_str(&x->out, ">>, ");
-    append_str(&x->out, c->pieces[0].chapter);
+    append_str(&x->out, chapter);
     append_str(&x->out, x->comment_close);
     append_str(&x->out, "\n");
 }
@@ -478,7 +480,7 @@ static void expand_line(struct expansion *x, const struct chunk *c, const struct
         char *deeper = xrealloc(NULL, strlen(indent) + ref_indent + 1);
         strcpy(deeper, indent);
         strncat(deeper, p->lines[j], ref_indent);
-        name_the_chunk(x, child, deeper);
+        name_the_chunk(x, child, child->pieces[0].chapter, deeper);
         expand(x, child, deeper);
         free(deeper);
     }
@@ -491,6 +493,9 @@ static void expand(struct expansion *x, struct chunk *c, const char *indent)
     c->reached = 1;
     x->chain[x->depth++] = c;
     for (int i = 0; i < c->n_pieces && !x->too_large; i++) {
+        /* a chunk that chapters add to: each chapter's piece named where it starts */
+        if (x->depth > 1 && i > 0 && strcmp(c->pieces[i].chapter, c->pieces[i - 1].chapter) != 0)
+            name_the_chunk(x, c, c->pieces[i].chapter, indent);
         mark_origin(x, &c->pieces[i], 0);
         for (int j = 0; j < c->pieces[i].n_lines && !x->too_large; j++)
             expand_line(x, c, &c->pieces[i], j, indent);
@@ -696,7 +701,8 @@ int main(int argc, char **argv)
         struct expansion x = {.web = &web};
         if (!web.chunks[c].is_root)
             continue;
-        int c_file = ends_with(web.chunks[c].name, ".c") || ends_with(web.chunks[c].name, ".h");
+        int c_file = ends_with(web.chunks[c].name, ".c") || ends_with(web.chunks[c].name, ".h") ||
+                     ends_with(web.chunks[c].name, ".def");
         int hash_file = ends_with(web.chunks[c].name, ".py") ||
                         ends_with(web.chunks[c].name, ".gp") ||
                         ends_with(web.chunks[c].name, ".toml");

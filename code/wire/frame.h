@@ -45,6 +45,7 @@ enum {
 
 /* What a timed reply carries after its body: seven little-endian u64. */
 enum { TIMING_TRAILER_FIELDS = 7, TIMING_TRAILER_BYTES = 8 * TIMING_TRAILER_FIELDS };
+/* <<protocol-constants>>, paper/80-stateful.md */
 
 /* Longest window a per-bar stream accepts: each window is a ring of this
  * many doubles per combination, so it bounds a stream's memory. */
