@@ -1,7 +1,7 @@
 /*
  * sum_cold.c - the first call on a fresh engine against the second.
  *
- * Tangled from paper/90-appendix-report.md.
+ * Tangled from paper/66-cold.md.
  */
 #include <math.h>
 #include <stdlib.h>
@@ -12,7 +12,7 @@
 #include "report/units.h"
 #include "schema/architectures.h"
 
-/* <<cold-values-by-repetition>>, paper/90-appendix-report.md */
+/* <<cold-values-by-repetition>>, paper/66-cold.md */
 struct cold_values {
     struct doubles boundary[2], decode[2], engine_faults[2], client_faults[2], cold_over_warm;
 };
@@ -46,7 +46,7 @@ static void collect_cold(const struct run_data *d, struct cold_values *v)
     }
 }
 
-/* <<summarize-cold>>, paper/90-appendix-report.md */
+/* <<summarize-cold>>, paper/66-cold.md */
 static double share_pct(const double *m, const void *ctx)
 {
     (void)ctx;

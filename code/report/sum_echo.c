@@ -1,7 +1,7 @@
 /*
  * sum_echo.c - the echo curve: points by pass, fits, and comparisons by pass.
  *
- * Tangled from paper/90-appendix-report.md.
+ * Tangled from paper/65-echo.md.
  */
 #include <math.h>
 #include <stdio.h>
@@ -10,7 +10,7 @@
 
 #include "report/summarize.h"
 
-/* <<echo-points-by-pass>>, paper/90-appendix-report.md */
+/* <<echo-points-by-pass>>, paper/65-echo.md */
 enum { MAX_PASSES = MAX_ECHO_PASSES };   /* echo.csv's pass column holds no more */
 
 struct echo_point {
@@ -40,7 +40,7 @@ static int same_point(const struct echo_point *p, const char *client, const char
            strcmp(p->placement, placement) == 0;
 }
 
-/* <<find-or-add-a-point>>, paper/90-appendix-report.md */
+/* <<find-or-add-a-point>>, paper/65-echo.md */
 static struct echo_point *point_of(struct echo_view *v, const struct echo_row *r)
 {
     for (size_t i = 0; i < v->n_points; i++)
@@ -70,7 +70,7 @@ static const struct echo_point *find_point(const struct echo_view *v, const char
     return NULL;
 }
 
-/* <<a-points-value-in-each-pass>>, paper/90-appendix-report.md */
+/* <<a-points-value-in-each-pass>>, paper/65-echo.md */
 /* The median of p's samples taken in pass `pass`, or NAN. */
 static double pass_value(const struct echo_point *p, long pass, struct doubles *scratch)
 {
@@ -116,7 +116,7 @@ static void free_view(struct echo_view *v)
     free(v->points);
 }
 
-/* <<echo-fit>>, paper/90-appendix-report.md */
+/* <<echo-fit>>, paper/65-echo.md */
 struct echo_fit {
     double floor_us, bandwidth_gbps;   /* T0, and B in GB/s */
     int points, excluded;
@@ -176,7 +176,7 @@ static struct echo_fit fit_lane(struct echo_view *v, const char *client, const c
     return f;
 }
 
-/* <<echo-pass-pairs>>, paper/90-appendix-report.md */
+/* <<echo-pass-pairs>>, paper/65-echo.md */
 enum pair_kind { RATIO, DIFFERENCE };
 
 static struct estimate pair_passes(const struct echo_point *a, const struct echo_point *b,
@@ -217,7 +217,7 @@ static void put_pair(const struct echo_view *v, struct store *s, const struct ec
                  p->decimals, "passes");
 }
 
-/* <<the-quoted-comparisons>>, paper/90-appendix-report.md */
+/* <<the-quoted-comparisons>>, paper/65-echo.md */
 #define SAME(t, m, f) {"c", t, "same", m, #f}
 #define CROSS(t, m, f) {"c", t, "cross", m, #f}
 static const struct echo_pair PAIRS[] = {
@@ -257,7 +257,7 @@ static const struct echo_pair PAIRS[] = {
 #undef SAME
 #undef CROSS
 
-/* <<put-the-worst-tcp-size>>, paper/90-appendix-report.md */
+/* <<put-the-worst-tcp-size>>, paper/65-echo.md */
 enum { TCP_WORST_FROM = 10000 };
 
 /* TCP's protocol over its raw floor at its worst size from TCP_WORST_FROM up. */
@@ -282,7 +282,7 @@ static void put_tcp_worst(const struct echo_view *v, struct store *s, const char
     put_count(s, keyf(key, "echo.tcp_over_raw.worst.%s.floats", placement), (double)at);
 }
 
-/* <<the-lanes-and-their-fits-file>>, paper/90-appendix-report.md */
+/* <<the-lanes-and-their-fits-file>>, paper/65-echo.md */
 static const long QUOTED_SIZES[] = {1, 1000, 150000};
 static const char *const LANES[][2] = {{"c", "unix"}, {"c", "tcp"}, {"c", "pipe"},
                                        {"c", "shm_futex"}, {"c", "shm_spin"}, {"python", "unix"},
@@ -305,7 +305,7 @@ static void write_fit(struct csv_out *out, const char *const lane[2], const char
     csv_out_end_row(out);
 }
 
-/* <<put-a-lanes-fit-and-quoted-points>>, paper/90-appendix-report.md */
+/* <<put-a-lanes-fit-and-quoted-points>>, paper/65-echo.md */
 /* One lane's fit in one placement and mode, and its quoted points. */
 static void put_lane(struct echo_view *v, struct store *s, struct csv_out *fits,
                      const char *const lane[2], const char *placement, const char *mode)
@@ -354,7 +354,7 @@ static void put_points_and_fits(struct echo_view *v, struct store *s)
         put_tcp_worst(v, s, PLACEMENTS[p]);
 }
 
-/* <<write-the-points-for-the-figure>>, paper/90-appendix-report.md */
+/* <<write-the-points-for-the-figure>>, paper/65-echo.md */
 static void write_points(const struct echo_view *v, struct store *s)
 {
     static const char *const header[] = {"client", "transport", "placement", "mode", "floats",
@@ -406,7 +406,7 @@ static void write_original(const struct run_data *d, struct store *s)
     table_close(s, &out);
 }
 
-/* <<the-echo-table>>, paper/90-appendix-report.md */
+/* <<the-echo-table>>, paper/65-echo.md */
 static const char *original_echo(const struct run_data *d, const struct echo_point *p)
 {
     char okey[64];
@@ -448,7 +448,7 @@ static void write_table(const struct echo_view *v, const struct run_data *d, str
     table_close(s, &out);
 }
 
-/* <<one-points-pass-values>>, paper/90-appendix-report.md */
+/* <<one-points-pass-values>>, paper/65-echo.md */
 /* The pass values of one point, for a composite that needs the echo (@sec:appendix-derived). */
 size_t echo_pass_values(const struct run_data *d, const char *client, const char *transport,
                         const char *placement, const char *mode, long floats, double *out,
@@ -465,7 +465,7 @@ size_t echo_pass_values(const struct run_data *d, const char *client, const char
     return n;
 }
 
-/* <<summarize-echo>>, paper/90-appendix-report.md */
+/* <<summarize-echo>>, paper/65-echo.md */
 void summarize_echo(const struct run_data *d, struct store *s)
 {
     struct echo_view v;

@@ -1,7 +1,7 @@
 /*
  * sum_layout.c - how much the kernel's time moves with its data and code layout.
  *
- * Tangled from paper/90-appendix-report.md.
+ * Tangled from paper/76-layout.md.
  */
 #include <math.h>
 #include <stdio.h>
@@ -11,7 +11,7 @@
 #include "report/summarize.h"
 #include "util/random.h"
 
-/* <<a-cell-and-its-time-in-a-pass>>, paper/90-appendix-report.md */
+/* <<a-cell-and-its-time-in-a-pass>>, paper/76-layout.md */
 static int same_cell(const struct layout_row *a, const struct layout_row *b)
 {
     return strcmp(a->side, b->side) == 0 &&
@@ -29,7 +29,7 @@ static double cell_time(const struct run_data *d, const struct layout_row *cell,
     return NAN;
 }
 
-/* <<the-tables-order-of-cells>>, paper/90-appendix-report.md */
+/* <<the-tables-order-of-cells>>, paper/76-layout.md */
 /* The table's order: by side as the layout chapter introduces them, then the
  * aligned build before the shifted ones, then by shift and by data layout. */
 static int side_rank(const char *side)
@@ -68,7 +68,7 @@ static int compare_cells(const void *pa, const void *pb)
     return by;
 }
 
-/* <<the-layout-table>>, paper/90-appendix-report.md */
+/* <<the-layout-table>>, paper/76-layout.md */
 static long passes(const struct run_data *d)
 {
     long n = 0;
@@ -104,7 +104,7 @@ static void layout_table(const struct run_data *d, struct store *s)
             cells[n_cells++] = &d->layout[i];
     qsort(cells, n_cells, sizeof *cells, compare_cells);
     for (size_t i = 0; i < n_cells; i++) {
-        /* <<a-cells-row-in-the-table-and-the-figure>>, paper/90-appendix-report.md */
+        /* <<a-cells-row-in-the-table-and-the-figure>>, paper/76-layout.md */
         const struct layout_row *c = cells[i];
         struct doubles x = {0};
         for (size_t j = 0; j < d->n_layout; j++)
@@ -136,7 +136,7 @@ static void layout_table(const struct run_data *d, struct store *s)
     table_close(s, &fig);
 }
 
-/* <<a-sides-cells-by-pass>>, paper/90-appendix-report.md */
+/* <<a-sides-cells-by-pass>>, paper/76-layout.md */
 enum { LAYOUT_PERMUTATIONS = 10000, LAYOUT_SEED = 11, MAX_CELLS = 64,
        MAX_PASSES = MAX_LAYOUT_PASSES };  /* layout.csv's pass column holds no more */
 
@@ -158,7 +158,7 @@ static size_t layout_grid(const struct run_data *d, const char *side, int shifte
     return n;
 }
 
-/* <<the-f-ratio-of-cells-to-noise>>, paper/90-appendix-report.md */
+/* <<the-f-ratio-of-cells-to-noise>>, paper/76-layout.md */
 /* Between-cell over within-cell mean squares, with both offsets removed;
  * the within-cell mean square into *noise when it is not NULL. */
 static double f_ratio(double t[MAX_PASSES][MAX_CELLS], long passes_n, size_t cells,
@@ -185,7 +185,7 @@ static double f_ratio(double t[MAX_PASSES][MAX_CELLS], long passes_n, size_t cel
     return within > 0 ? (between / df_between) / (within / df_within) : NAN;
 }
 
-/* <<a-permutation-test-of-layout>>, paper/90-appendix-report.md */
+/* <<a-permutation-test-of-layout>>, paper/76-layout.md */
 static void layout_test(const struct run_data *d, struct store *s, const char *name,
                         const char *side, int shifted)
 {
@@ -234,7 +234,7 @@ static void layout_test(const struct run_data *d, struct store *s, const char *n
     put_count(s, keyf(key, "layout.%s.cells", name), (double)cells);
 }
 
-/* <<one-side-over-another>>, paper/90-appendix-report.md */
+/* <<one-side-over-another>>, paper/76-layout.md */
 /* Per pass and data layout, side a's time over side b's (aligned code only). */
 static struct estimate sides(const struct run_data *d, const char *a, const char *b)
 {
@@ -252,7 +252,7 @@ static struct estimate sides(const struct run_data *d, const char *a, const char
     return e;
 }
 
-/* <<summarize-layout>>, paper/90-appendix-report.md */
+/* <<summarize-layout>>, paper/76-layout.md */
 void summarize_layout(const struct run_data *d, struct store *s)
 {
     layout_table(d, s);

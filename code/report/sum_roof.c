@@ -2,7 +2,7 @@
  * sum_roof.c - the clock, the bound, the peak, the kernels' rates and parts,
  * and callgrind's counts.
  *
- * Tangled from paper/90-appendix-report.md.
+ * Tangled from paper/77-roofline.md.
  */
 #include <math.h>
 #include <stdio.h>
@@ -16,7 +16,7 @@
 #include "report/summarize.h"
 #include "report/units.h"
 
-/* <<kernel-arithmetic>>, paper/90-appendix-report.md */
+/* <<kernel-arithmetic>>, paper/77-roofline.md */
 static double wma_operations(double n, long w)
 {
     return (double)w <= n ? (n - (double)w + 1.0) * (2.0 * (double)w + 1.0) : 0.0;
@@ -47,7 +47,7 @@ static double mixes_operations(const struct run_data *d, double n, long step)
     return 5.0 * n * combos;
 }
 
-/* <<the-roofline-pass-by-pass>>, paper/90-appendix-report.md */
+/* <<the-roofline-pass-by-pass>>, paper/77-roofline.md */
 static long roof_passes(const struct run_data *d)
 {
     long n = 0;
@@ -98,7 +98,7 @@ static struct estimate over_passes(const double *v, long passes)
     return estimate_median(v, (size_t)passes);
 }
 
-/* <<the-bound-and-the-peak>>, paper/90-appendix-report.md */
+/* <<the-bound-and-the-peak>>, paper/77-roofline.md */
 enum { ONE, ALL };                     /* one thread; every CPU */
 
 struct roof {
@@ -241,7 +241,7 @@ static void peak_line(struct csv_out *out, const char *line, const char *kind, l
     csv_out_end_row(out);
 }
 
-/* <<a-kernels-rate-in-each-unit>>, paper/90-appendix-report.md */
+/* <<a-kernels-rate-in-each-unit>>, paper/77-roofline.md */
 static double percent_of(const double *m, const void *ctx)
 {
     (void)ctx;
@@ -277,7 +277,7 @@ static void unit_rates(const struct run_data *d, const char *arch, struct double
     free(u);
 }
 
-/* <<a-kernels-rate-and-share-of-the-peak>>, paper/90-appendix-report.md */
+/* <<a-kernels-rate-and-share-of-the-peak>>, paper/77-roofline.md */
 /* Whether row i is the first of the table's rows without a boundary that
  * runs its kernel: the A/A controls and the sequential twin run the same
  * kernel as an earlier row, and are not rated again. */
@@ -331,7 +331,7 @@ static void kernel_rate(const struct run_data *d, struct store *s, struct csv_ou
     csv_out_end_row(fig);
 }
 
-/* <<the-tuned-kernels-parts-summarized>>, paper/90-appendix-report.md */
+/* <<the-tuned-kernels-parts-summarized>>, paper/77-roofline.md */
 static void tuned_parts(const struct run_data *d, struct store *s, const struct roof *r,
                         double averages, double mixes)
 {
@@ -373,7 +373,7 @@ static void tuned_parts(const struct run_data *d, struct store *s, const struct 
     free(sweep);
 }
 
-/* <<summarize-roofline>>, paper/90-appendix-report.md */
+/* <<summarize-roofline>>, paper/77-roofline.md */
 enum { TUNED_GOAL_PCT = 75 };          /* of one core's peak, the tuned kernel's goal */
 
 void summarize_roofline(const struct run_data *d, struct store *s)
@@ -385,7 +385,7 @@ void summarize_roofline(const struct run_data *d, struct store *s)
     }
     double bars = kv_number(&d->run, "bars");
     double averages = averages_operations(d, bars, 1), mixes = mixes_operations(d, bars, 1);
-    /* <<put-the-peak-and-what-it-rests-on>>, paper/90-appendix-report.md */
+    /* <<put-the-peak-and-what-it-rests-on>>, paper/77-roofline.md */
     static const char *const header[] = {"What", "Threads", "GFLOP/s [95% interval]",
                                          "Share of the peak (%) [95% interval]"};
     char key[KEY_SIZE], buf[200], kind[KEY_SIZE];
@@ -437,7 +437,7 @@ void summarize_roofline(const struct run_data *d, struct store *s)
     static const char *const settings[] = {"chains", "passes", "lost_timings", "lost_kept"};
     for (size_t i = 0; i < sizeof settings / sizeof settings[0]; i++)
         put_count(s, keyf(key, "roof.%s", settings[i]), kv_number(&d->roof_settings, settings[i]));
-    /* <<open-the-rooflines-table-and-files>>, paper/90-appendix-report.md */
+    /* <<open-the-rooflines-table-and-files>>, paper/77-roofline.md */
     static const char *const figure_header[] = {"kernel", "gflops", "low", "high", "share",
                                                 "threads"};
     static const char *const peaks_header[] = {"line", "kind", "threads", "gflops", "low", "high"};
@@ -457,7 +457,7 @@ void summarize_roofline(const struct run_data *d, struct store *s)
         roof_close(&r);
         return;
     }
-    /* <<a-row-for-every-kind-of-peak-loop>>, paper/90-appendix-report.md */
+    /* <<a-row-for-every-kind-of-peak-loop>>, paper/77-roofline.md */
     for (int th = ONE; th <= ALL; th++) {
         struct estimate e = over_passes(r.peak[th], measured ? r.passes : 0);
         if (e.n == 0)
@@ -512,7 +512,7 @@ void summarize_roofline(const struct run_data *d, struct store *s)
     roof_close(&r);
 }
 
-/* <<summarize-counts>>, paper/90-appendix-report.md */
+/* <<summarize-counts>>, paper/77-roofline.md */
 static double count_of(const struct run_data *d, const char *side, const char *what,
                        long requests)
 {

@@ -1,7 +1,7 @@
 /*
  * sum_serial.c - the serialization tax, C and Python, paired by repetition.
  *
- * Tangled from paper/90-appendix-report.md.
+ * Tangled from paper/70-serialization.md.
  */
 #include <math.h>
 #include <stdio.h>
@@ -9,7 +9,7 @@
 
 #include "report/summarize.h"
 
-/* <<serial-picking-rows>>, paper/90-appendix-report.md */
+/* <<serial-picking-rows>>, paper/70-serialization.md */
 /* Rows of one language, format and operation, and, where it says, one buffer. */
 struct pick {
     const char *language, *format, *operation;
@@ -68,7 +68,7 @@ static double spread_pct(struct estimate e)
     return fmax(e.high - e.value, e.value - e.low) / e.value * 100.0;
 }
 
-/* <<serial-formats-and-their-references>>, paper/90-appendix-report.md */
+/* <<serial-formats-and-their-references>>, paper/70-serialization.md */
 struct format_row {
     const char *language, *format;
     const char *buffer;            /* the buffer its rows must name, or NULL for any */
@@ -105,7 +105,7 @@ static const struct format_row *format_named(const char *language, const char *f
     return NULL;
 }
 
-/* <<serial-a-formats-values-and-row>>, paper/90-appendix-report.md */
+/* <<serial-a-formats-values-and-row>>, paper/70-serialization.md */
 struct format_values {
     struct estimate encode, decode, over, faults;
     double bytes, spread;
@@ -186,7 +186,7 @@ static void format_row(const struct run_data *d, struct store *s, struct csv_out
     csv_out_end_row(fig);
 }
 
-/* <<serial-comparisons-and-the-summarizer>>, paper/90-appendix-report.md */
+/* <<serial-comparisons-and-the-summarizer>>, paper/70-serialization.md */
 static void put_comparisons(const struct run_data *d, struct store *s)
 {
     const struct pick py_json = {"python", "json", "encode", NULL},

@@ -1,7 +1,7 @@
 /*
  * sum_spawn.c - one engine process per call, alone, and over a warm one.
  *
- * Tangled from paper/90-appendix-report.md.
+ * Tangled from paper/75-crossings.md.
  */
 #include <math.h>
 #include <string.h>
