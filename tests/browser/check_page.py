@@ -96,9 +96,11 @@ HERE = None
 # and 700 kB until the claims pooled across runs and the sentences an older
 # run leaves out (702 kB then), and 720 kB until two more kept runs, the
 # model across the kept runs, the chained stretch calls and the away probe
-# over shared memory (726 kB then); the budget is a bound on growth, not a
-# target.
-MAX_SENT_BYTES = 730000
+# over shared memory (726 kB then), and 730 kB until the tables of files and
+# of measurements and the measurements' summarizers moved from Part III into
+# their chapters of Part II, which the two parts' separate packing makes
+# dearer (735 kB then); the budget is a bound on growth, not a target.
+MAX_SENT_BYTES = 740000
 MAX_BYTES = 1500000
 MIN_CONTRAST = 4.5
 MIN_FIGURE_TEXT_PX = 8.0
