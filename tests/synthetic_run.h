@@ -518,19 +518,24 @@ static double syn_round_scale(long k)
 #define SYN_RETOUCH_HOT_US 30.0
 #define SYN_RETOUCH_EXTRA_US 0.5
 #define SYN_RETOUCH_PAGES 293                 /* the series' 1,200,000 bytes */
+/* The set halfway through a round's runs (kinds "-mid"): the retouch
+ * probe and the two Unix probes, at SYN_MID_FACTOR of the start's. */
+#define SYN_MID_FACTOR 0.6
 static void syn_retouch(struct synthetic_run *s, long k, const struct syn_row *next,
-                        const struct syn_clock *clock)
+                        const struct syn_clock *clock, int mid)
 {
     for (long seq = 1; seq <= 2; seq++) {
         struct witness_row v;
         memset(&v, 0, sizeof v);
         snprintf(v.architecture, sizeof v.architecture, "%s", next->row->name);
-        snprintf(v.kind, sizeof v.kind, "retouch");
+        snprintf(v.kind, sizeof v.kind, "retouch%s", mid ? "-mid" : "");
         v.round = k, v.run = clock->run + 1, v.seq = seq;
         v.floats = SYN_SERIES_FLOATS;
         v.start_s = clock->t;
         v.rtt_ns = (SYN_RETOUCH_HOT_US +
-                    (seq == 1 ? SYN_RETOUCH_PAGES * SYN_RETOUCH_EXTRA_US * syn_round_scale(k) : 0)) *
+                    (seq == 1 ? SYN_RETOUCH_PAGES * SYN_RETOUCH_EXTRA_US * syn_round_scale(k) *
+                                    (mid ? SYN_MID_FACTOR : 1.0)
+                              : 0)) *
                    1e3;
         v.engine_ns = v.engine_decode_ns = v.compute_ns = v.engine_encode_ns = NAN;
         v.engine_cpu_ns = v.request_ns = v.reply_ns = v.engine_minor_faults = NAN;
@@ -541,20 +546,20 @@ static void syn_retouch(struct synthetic_run *s, long k, const struct syn_row *n
 }
 
 static void syn_away_probes(struct synthetic_run *s, long k, const struct syn_row *next,
-                            const struct syn_clock *clock)
+                            const struct syn_clock *clock, int mid)
 {
-    syn_retouch(s, k, next, clock);
-    for (long seq = 1; seq <= 3; seq++) {
+    syn_retouch(s, k, next, clock, mid);
+    for (long seq = 1; seq <= (mid ? 2 : 3); seq++) {
         int series = seq < 3 && (int)((k + seq - 1) % 2);   /* odd rounds: the series first */
         struct witness_row v;
         memset(&v, 0, sizeof v);
         snprintf(v.architecture, sizeof v.architecture, "%s", next->row->name);
-        snprintf(v.kind, sizeof v.kind, "%s", seq < 3 ? "away" : "away-shm");
+        snprintf(v.kind, sizeof v.kind, "%s%s", seq < 3 ? "away" : "away-shm", mid ? "-mid" : "");
         v.round = k, v.run = clock->run + 1, v.seq = seq;
         v.floats = series ? SYN_SERIES_FLOATS : 1;
         v.start_s = clock->t;
         v.rtt_ns = (seq == 3 ? SYN_ROUND_SHM_US : series ? SYN_ROUND_SERIES_US : SYN_ROUND_ONE_US) *
-                   syn_round_scale(k) * 1e3;
+                   syn_round_scale(k) * (mid ? SYN_MID_FACTOR : 1.0) * 1e3;
         v.encode_ns = 0.05 * v.rtt_ns, v.request_ns = 0.40 * v.rtt_ns;
         v.reply_ns = 0.35 * v.rtt_ns, v.decode_ns = 0.05 * v.rtt_ns;
         v.send_ns = v.receive_ns = v.wait_ns = 0.1 * v.rtt_ns;
@@ -574,9 +579,11 @@ static void syn_rounds(struct synthetic_run *s, struct mt19937 *mt)
     size_t n = s->n_rows - 1;                  /* the rows other than the baseline */
     for (long k = 1; k <= SYN_ROUNDS; k++)
         for (size_t p = 0; p < n; p++) {
-            if (p == 0)
-                syn_away_probes(s, k, &s->rows[1 + (size_t)k % n], &clock);
             const struct syn_row *r = &s->rows[1 + (p + (size_t)k) % n];  /* a new order */
+            if (p == 0)
+                syn_away_probes(s, k, &s->rows[1 + (size_t)k % n], &clock, 0);
+            if (p == n / 2 && p > 0)
+                syn_away_probes(s, k, r, &clock, 1);
             if (r->row->pairing == PAIRING_DUET)
                 syn_couple(s, mt, &clock, r, k, (long)p + 1, ++unit_id);
             else

@@ -1983,6 +1983,21 @@ static void the_first_calls_and_the_rounds_away_probes(void **state)
     double over = round_truth(1, 1.0).value - number_of("mech.c.hot.none.busy.series.rtt_us");
     expect_number("mech.round.retouch.share_of_series_pct",
                   100.0 * SYN_RETOUCH_PAGES * page.value / over);
+    /* the set halfway: its probes, and its series request and page price
+     * over the start's round by round, SYN_MID_FACTOR in every round */
+    static const char *const MID[] = {"mid_one", "mid_series"};
+    for (int probe = 0; probe < 2; probe++)
+        for (int k = 0; k < 5; k++) {
+            struct truth t = round_truth(probe, SHARE[k] * SYN_MID_FACTOR);
+            expect_estimate(keyf(key, "mech.round.%s.%s_us", MID[probe], FIELDS[k]), t);
+        }
+    for (long k = 2; k <= SYN_ROUNDS; k++)
+        q[k - 2] = SYN_MID_FACTOR;
+    expect_text("mech.round.mid.measured", "yes");
+    expect_estimate("mech.round.mid.series_request_over_start", truth_of(q, SYN_ROUNDS - 1));
+    for (long k = 2; k <= SYN_ROUNDS; k++)
+        q[k - 2] = SYN_RETOUCH_EXTRA_US * syn_round_scale(k) * SYN_MID_FACTOR;
+    expect_estimate("mech.round.mid.retouch_extra_us_per_page", truth_of(q, SYN_ROUNDS - 1));
     /* every once-per-call row has a witness row in the generator (a call
      * per combination of its client and encoding), and misses by far more
      * than the witness's exact 0.85 */

@@ -36,6 +36,7 @@ struct row_record {
 };
 
 enum { N_AWAY_PROBES = 3 };            /* one double and the series by Unix; one by shm */
+enum { AT_START, AT_MIDDLE, N_PROBE_TIMES };   /* when in a round a set of them is made */
 
 struct schedule {
     const struct harness_env *env;
@@ -55,10 +56,12 @@ struct schedule {
     uint64_t started_ns;
     double hook_s;                     /* the last round's hook, in seconds */
     long next_unit, next_run;
-    struct session away[N_AWAY_PROBES];   /* the away probes' engines (@sec:witnesses) */
-    int away_open[N_AWAY_PROBES];
-    double *away_back;                 /* where their echoes come back */
-    volatile unsigned char *away_pages; /* the series' size, touched by the retouch probe alone */
+    /* the away probes' engines (@sec:witnesses), a set for each time */
+    struct session away[N_PROBE_TIMES][N_AWAY_PROBES];
+    int away_open[N_PROBE_TIMES][N_AWAY_PROBES];
+    double *away_back[N_PROBE_TIMES];  /* where their echoes come back */
+    /* the series' size, touched by the retouch probe alone */
+    volatile unsigned char *away_pages[N_PROBE_TIMES];
 };
 
 /* <<schedule-files>>, paper/42-pairs.md */
@@ -171,22 +174,33 @@ static const struct away_probe {
                          {"away-series", "away", TRANSPORT_UNIX, 1},
                          {"away-shm", "away-shm", TRANSPORT_SHM_FUTEX, 0}};
 
+/* The sets: at a round's start all three, halfway through its runs the
+ * two over Unix sockets; a kind is the probe's kind and the time's suffix. */
+static const struct probe_time {
+    const char *suffix;
+    int probes;                        /* AWAY's first ones the set makes */
+} PROBE_TIMES[N_PROBE_TIMES] = {{"", N_AWAY_PROBES}, {"-mid", 2}};
+
 enum { RETOUCH_PAGE = 4096 };
 
 static void open_away_probes(struct schedule *sc)
 {
     char err[ERR_SIZE];
     size_t pages = (sc->job->n_bars * sizeof(double) + RETOUCH_PAGE - 1) / RETOUCH_PAGE;
-    sc->away_pages = aligned_alloc(RETOUCH_PAGE, pages * RETOUCH_PAGE);
-    if (sc->away_pages != NULL)
-        memset((void *)sc->away_pages, 1, pages * RETOUCH_PAGE);
-    sc->away_back = malloc(sc->job->n_bars * sizeof *sc->away_back);
-    for (int k = 0; k < N_AWAY_PROBES && sc->away_back != NULL; k++) {
-        struct session_options o = {AWAY[k].transport, AWAY[k].name, NULL, NULL, 0, 1, NULL,
-                                    NULL};
-        sc->away_open[k] = session_open(&sc->away[k], sc->env, &o, err, sizeof err) == 0;
-        if (!sc->away_open[k])
-            fprintf(stderr, "ipctax-bench: no away probe (%s): %s\n", AWAY[k].name, err);
+    for (int at = 0; at < N_PROBE_TIMES; at++) {
+        sc->away_pages[at] = aligned_alloc(RETOUCH_PAGE, pages * RETOUCH_PAGE);
+        if (sc->away_pages[at] != NULL)
+            memset((void *)sc->away_pages[at], 1, pages * RETOUCH_PAGE);
+        sc->away_back[at] = malloc(sc->job->n_bars * sizeof *sc->away_back[at]);
+        for (int k = 0; k < PROBE_TIMES[at].probes && sc->away_back[at] != NULL; k++) {
+            char name[32];             /* the socket's, unique in the run */
+            snprintf(name, sizeof name, "%s%s", AWAY[k].name, PROBE_TIMES[at].suffix);
+            struct session_options o = {AWAY[k].transport, name, NULL, NULL, 0, 1, NULL, NULL};
+            sc->away_open[at][k] =
+                session_open(&sc->away[at][k], sc->env, &o, err, sizeof err) == 0;
+            if (!sc->away_open[at][k])
+                fprintf(stderr, "ipctax-bench: no away probe (%s): %s\n", name, err);
+        }
     }
 }
 
@@ -206,44 +220,50 @@ static void witness_row(struct schedule *sc, int round, const struct row_record 
     data_end_row(w);
 }
 
-/* One byte of every page of the retouch buffer, twice: left a round, then hot. */
-static void probe_retouch(struct schedule *sc, int round, const struct row_record *next)
+/* One byte of every page of the set's retouch buffer, twice: left a
+ * round, then hot. */
+static void probe_retouch(struct schedule *sc, int round, const struct row_record *next,
+                          int at)
 {
     size_t bytes = sc->job->n_bars * sizeof(double);
-    for (int seq = 1; seq <= 2 && sc->away_pages != NULL; seq++) {
+    char kind[32];
+    snprintf(kind, sizeof kind, "retouch%s", PROBE_TIMES[at].suffix);
+    for (int seq = 1; seq <= 2 && sc->away_pages[at] != NULL; seq++) {
         struct call_record t;
         memset(&t, 0, sizeof t);
         long faults = thread_minor_faults();
-        uint64_t at = clock_ns();
+        uint64_t began = clock_ns();
         for (size_t b = 0; b < bytes; b += RETOUCH_PAGE)
-            sc->away_pages[b]++;
-        t.rtt_ns = clock_ns() - at;
+            sc->away_pages[at][b]++;
+        t.rtt_ns = clock_ns() - began;
         t.client_minor_faults = (uint64_t)(thread_minor_faults() - faults);
         t.has_client_faults = 1;
-        witness_row(sc, round, next, "retouch", seq, sc->job->n_bars, at, &t);
+        witness_row(sc, round, next, kind, seq, sc->job->n_bars, began, &t);
     }
 }
 
-/* The round's away probes, before its first run (next's, numbered next). */
-static void probe_away(struct schedule *sc, int round, const struct row_record *next)
+/* A set of the round's away probes, before the run of next (numbered next). */
+static void probe_away(struct schedule *sc, int round, const struct row_record *next, int at)
 {
-    probe_retouch(sc, round, next);
-    for (int i = 0; i < N_AWAY_PROBES; i++) {
+    probe_retouch(sc, round, next, at);
+    for (int i = 0; i < PROBE_TIMES[at].probes; i++) {
         int k = i < 2 ? (round + i) % 2 : i;   /* odd rounds: the series first */
         size_t floats = AWAY[k].series ? sc->job->n_bars : 1;
         struct call_record t;
-        char err[ERR_SIZE];
-        uint64_t at = clock_ns();
-        if (!sc->away_open[k])
+        char err[ERR_SIZE], kind[32];
+        uint64_t began = clock_ns();
+        if (!sc->away_open[at][k])
             continue;
-        if (session_echo(&sc->away[k], sc->job->close, floats, sc->away_back, &t, err,
+        if (session_echo(&sc->away[at][k], sc->job->close, floats, sc->away_back[at], &t, err,
                          sizeof err) != 0) {
-            fprintf(stderr, "ipctax-bench: the away probe (%s) failed: %s\n", AWAY[k].name, err);
-            session_close(&sc->away[k]);
-            sc->away_open[k] = 0;
+            fprintf(stderr, "ipctax-bench: the away probe (%s%s) failed: %s\n", AWAY[k].name,
+                    PROBE_TIMES[at].suffix, err);
+            session_close(&sc->away[at][k]);
+            sc->away_open[at][k] = 0;
             continue;
         }
-        witness_row(sc, round, next, AWAY[k].kind, i + 1, floats, at, &t);
+        snprintf(kind, sizeof kind, "%s%s", AWAY[k].kind, PROBE_TIMES[at].suffix);
+        witness_row(sc, round, next, kind, i + 1, floats, began, &t);
     }
 }
 
@@ -478,9 +498,11 @@ static void run_round(struct schedule *sc, int round, uint32_t seed)
     mt19937_seed(&sc->mt, round_seed(seed, round));
     random_order(&sc->mt, order, n);
     if (n > 0)
-        probe_away(sc, round, &sc->rec[rows[order[0]]]);
+        probe_away(sc, round, &sc->rec[rows[order[0]]], AT_START);
     for (size_t p = 0; p < n && sc->rec[sc->baseline].active; p++) {
         struct row_record *r = &sc->rec[rows[order[p]]];
+        if (p == n / 2 && p > 0)                 /* halfway, among the runs */
+            probe_away(sc, round, r, AT_MIDDLE);
         uint64_t t0 = clock_ns();
         double ratio = r->row->pairing == PAIRING_DUET && sc->can_duet
                            ? run_couple(sc, r, round, (int)p + 1)
@@ -593,11 +615,13 @@ static void finish(struct schedule *sc)
         free(sc->results[s]);
         call_sink_free(&sc->sinks[s]);
     }
-    for (int k = 0; k < N_AWAY_PROBES; k++)
-        if (sc->away_open[k])
-            session_close(&sc->away[k]);
-    free(sc->away_back);
-    free((void *)sc->away_pages);
+    for (int at = 0; at < N_PROBE_TIMES; at++) {
+        for (int k = 0; k < N_AWAY_PROBES; k++)
+            if (sc->away_open[at][k])
+                session_close(&sc->away[at][k]);
+        free(sc->away_back[at]);
+        free((void *)sc->away_pages[at]);
+    }
     free(sc->rec);
 }
 

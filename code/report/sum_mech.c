@@ -155,7 +155,9 @@ static const struct round_probe {
     const char *name, *stretch;        /* in the keys, and in the table */
 } ROUND_PROBES[] = {{"away", 0, "one", "round"},
                     {"away", 1, "series", "round"},
-                    {"away-shm", 0, "shm_one", "round (shm)"}};
+                    {"away-shm", 0, "shm_one", "round (shm)"},
+                    {"away-mid", 0, "mid_one", "mid-round"},
+                    {"away-mid", 1, "mid_series", "mid-round"}};
 
 static void summarize_round_away(const struct run_data *d, struct store *s, struct csv_out *t)
 {
@@ -256,11 +258,12 @@ static void summarize_kernel_calls(const struct run_data *d, struct store *s)
 }
 
 /* <<mechanisms-a-page-left-a-round>>, paper/67-mechanisms.md */
-static const struct witness_row *retouch_again(const struct run_data *d, long round)
+static const struct witness_row *witness_of(const struct run_data *d, const char *kind,
+                                            long round, long seq)
 {
     for (size_t i = 0; i < d->n_witnesses; i++)
-        if (strcmp(d->witnesses[i].kind, "retouch") == 0 && d->witnesses[i].round == round &&
-            d->witnesses[i].seq == 2)
+        if (strcmp(d->witnesses[i].kind, kind) == 0 && d->witnesses[i].round == round &&
+            d->witnesses[i].seq == seq)
             return &d->witnesses[i];
     return NULL;
 }
@@ -272,7 +275,7 @@ static void summarize_retouch(const struct run_data *d, struct store *s)
     for (size_t i = 0; i < d->n_witnesses; i++) {
         const struct witness_row *w = &d->witnesses[i], *hot;
         if (strcmp(w->kind, "retouch") != 0 || w->seq != 1 || w->round < 2 ||
-            (hot = retouch_again(d, w->round)) == NULL || !isfinite(w->rtt_ns))
+            (hot = witness_of(d, "retouch", w->round, 2)) == NULL || !isfinite(w->rtt_ns))
             continue;
         pages = ceil((double)w->floats * sizeof(double) / 4096.0);
         doubles_push(&extra, (w->rtt_ns - hot->rtt_ns) * 1e-3 / pages);
@@ -293,6 +296,42 @@ static void summarize_retouch(const struct run_data *d, struct store *s)
     }
     doubles_free(&extra);
     doubles_free(&faults);
+}
+
+/* <<mechanisms-the-middle-of-a-round>>, paper/67-mechanisms.md */
+/* The series away probe's row of a set in a round: seq 1 in odd rounds
+ * (the series first), 2 in even ones. */
+static const struct witness_row *series_probe(const struct run_data *d, const char *kind,
+                                              long round)
+{
+    return witness_of(d, kind, round, round % 2 == 1 ? 1 : 2);
+}
+
+static void summarize_middle(const struct run_data *d, struct store *s)
+{
+    struct doubles request = {0}, page = {0};
+    for (long round = 2; round <= MAX_ROUNDS; round++) {
+        const struct witness_row *start = series_probe(d, "away", round),
+                                 *mid = series_probe(d, "away-mid", round);
+        if (start == NULL)
+            break;
+        if (mid != NULL && start->request_ns > 0.0 && isfinite(mid->request_ns))
+            doubles_push(&request, mid->request_ns / start->request_ns);
+        const struct witness_row *a = witness_of(d, "retouch-mid", round, 1),
+                                 *b = witness_of(d, "retouch-mid", round, 2);
+        if (a != NULL && b != NULL && a->floats > 0)
+            doubles_push(&page, (a->rtt_ns - b->rtt_ns) * 1e-3 /
+                                    ceil((double)a->floats * sizeof(double) / 4096.0));
+    }
+    put_text(s, "mech.round.mid.measured", request.n > 0 && page.n > 0 ? "yes" : "no");
+    if (request.n > 0 && page.n > 0) {
+        put_estimate(s, "mech.round.mid.series_request_over_start", doubles_estimate(&request),
+                     2, "rounds");
+        put_estimate(s, "mech.round.mid.retouch_extra_us_per_page", doubles_estimate(&page), 3,
+                     "rounds");
+    }
+    doubles_free(&request);
+    doubles_free(&page);
 }
 
 /* <<mechanisms-faults>>, paper/67-mechanisms.md */
@@ -385,4 +424,5 @@ void summarize_mechanisms(const struct run_data *d, struct store *s)
     if (d->n_faults > 0)
         put_count(s, "mech.fault_pages", d->faults[0].pages);
     summarize_retouch(d, s);
+    summarize_middle(d, s);
 }
