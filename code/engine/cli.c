@@ -68,6 +68,7 @@ void engine_usage(FILE *to)
         "--stdin when it sent an error frame; 2 for a refused command line.\n",
         DEFAULT_MAX_FRAME, (unsigned long long)DEFAULT_MAX_WORK, DEFAULT_MAX_CLIENTS,
         DEFAULT_IDLE_TIMEOUT_MS, DEFAULT_FRAME_TIMEOUT_MS);
+    /* <<list-the-tuned-paths-in-the-usage>>, paper/55-engine.md */
     fprintf(to, "\nThe tuned kernel's paths, widest first:\n");
     for (int p = 0; p < tuned_path_count(); p++) {
         const char *lack = tuned_path_lacks(p, cpu_simd_here());
@@ -148,6 +149,7 @@ static int take_option(int opt, const char *arg, struct engine_options *o, char 
 {
     long v;
     switch (opt) {
+    /* <<take-the-transport-and-kernel>>, paper/55-engine.md */
     case 'u':
         o->unix_path = arg;
         return set_listener(o, LISTEN_UNIX, err, err_size);
@@ -157,6 +159,7 @@ static int take_option(int opt, const char *arg, struct engine_options *o, char 
         return parse_host_port(arg, o, err, err_size);
     case 's': return set_listener(o, LISTEN_STDIN, err, err_size);
     case 'k': return choose_kernel(arg, o, err, err_size);
+    /* <<take-the-engines-limits>>, paper/55-engine.md */
     case 'f':
         if (option_long("--max-frame", arg, REQUEST_HEADER_BYTES, FRAME_LENGTH_MASK, &v, err,
                           err_size) != 0)
@@ -174,6 +177,7 @@ static int take_option(int opt, const char *arg, struct engine_options *o, char 
             return -1;
         o->cfg.max_work = (uint64_t)v;
         return 0;
+    /* <<take-the-engines-timeouts>>, paper/55-engine.md */
     case 'i':
         if (option_long("--idle-timeout", arg, 1, MAX_TIMEOUT_MS, &v, err, err_size) != 0)
             return -1;

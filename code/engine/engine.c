@@ -380,6 +380,7 @@ int main(int argc, char **argv)
     struct engine_options o;
     char err[512];
     engine_default_options(&o);
+    /* <<engine-answer-the-command-line>>, paper/55-engine.md */
     switch (engine_parse_options(argc, argv, &o, err, sizeof err)) {
     case CLI_HELP:
         engine_usage(stdout);
@@ -389,6 +390,7 @@ int main(int argc, char **argv)
     case CLI_BAD:
         return usage_error("ipctax-engine", "%s", err);
     }
+    /* <<engine-install-signals-and-watch-the-parent>>, paper/55-engine.md */
     if (install_signal_handlers(o.listen_on == LISTEN_STDIN) != 0) {
         perror("ipctax-engine: signals");
         return 2;
@@ -404,6 +406,7 @@ int main(int argc, char **argv)
     if (o.listen_on == LISTEN_STDIN)
         return serve_stdin(&o);
 
+    /* <<engine-listen-and-announce>>, paper/55-engine.md */
     int listener = o.listen_on == LISTEN_UNIX
         ? unix_listen(o.unix_path, LISTEN_BACKLOG, err, sizeof err)
         : tcp_listen(o.tcp_host, o.tcp_port, LISTEN_BACKLOG, err, sizeof err);

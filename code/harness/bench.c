@@ -140,6 +140,7 @@ static int take_option(int opt, struct bench_config *cfg, char *err, size_t n)
     double pct = 0;
     int status = 0;
     switch (opt) {
+    /* <<take-the-size-of-the-job>>, paper/40-harness.md */
     case 'b':
         status = option_long("--bars", optarg, 1, 100000000, &v, err, n);
         cfg->n_bars = (size_t)v;
@@ -152,6 +153,7 @@ static int take_option(int opt, struct bench_config *cfg, char *err, size_t n)
         status = option_long("--seed", optarg, 0, 0xffffffffL, &v, err, n);
         cfg->seed = (uint32_t)v;
         break;
+    /* <<take-the-limits-on-the-rounds>>, paper/40-harness.md */
     case 'm':
         status = option_long("--min-rounds", optarg, 1, 10000, &v, err, n);
         l->min_rounds = (int)v;
@@ -173,6 +175,7 @@ static int take_option(int opt, struct bench_config *cfg, char *err, size_t n)
         l->units = optarg;
         status = units_check(optarg, err, n);
         break;
+    /* <<take-what-runs-and-where>>, paper/40-harness.md */
     case 'S': status = option_double("--scale", optarg, 0.01, MAX_SCALE, &cfg->scale, err, n); break;
     case 'a':
         cfg->rows = optarg;
@@ -218,6 +221,7 @@ static size_t least_bars(const struct bench_config *cfg)
  * --list, or a refusal printed) and *status is the exit status. */
 static int parse_options(int argc, char **argv, struct bench_config *cfg, int *status)
 {
+    /* <<the-benchs-long-options>>, paper/40-harness.md */
     static const struct option options[] = {
         {"bars", required_argument, 0, 'b'}, {"combos", required_argument, 0, 'c'},
         {"seed", required_argument, 0, 's'}, {"budget", required_argument, 0, 'B'},
@@ -233,6 +237,7 @@ static int parse_options(int argc, char **argv, struct bench_config *cfg, int *s
     char err[512];
     int opt;
     *status = 0;
+    /* <<take-the-options-until-one-answers>>, paper/40-harness.md */
     while ((opt = option_next(argc, argv, ":h", options, err, sizeof err)) != -1) {
         if (opt == 'h' || opt == 'V' || opt == 'l') {
             if (opt == 'h')
@@ -248,6 +253,7 @@ static int parse_options(int argc, char **argv, struct bench_config *cfg, int *s
             return 1;
         }
     }
+    /* <<check-what-no-one-option-can>>, paper/40-harness.md */
     if (optind < argc)
         *status = usage_error("ipctax-bench", "unexpected argument '%s'", argv[optind]);
     else if (cfg->limits.min_rounds > cfg->limits.max_rounds)
@@ -391,6 +397,7 @@ int main(int argc, char **argv)
     struct harness_env env;
     char err[ERR_SIZE], sha256[65];
     int answered;
+    /* <<bench-read-the-command-line>>, paper/40-harness.md */
     if (tuned_path_force_from_environment(err, sizeof err) != 0) {
         fprintf(stderr, "ipctax-bench: %s\n", err);
         return 2;
@@ -399,6 +406,7 @@ int main(int argc, char **argv)
         return answered;
     if (check_out_dir(cfg.out_dir) != 0)
         return 2;
+    /* <<bench-open-the-scratch-environment>>, paper/40-harness.md */
     char note[ENV_NOTE_BYTES];
     snprintf(note, sizeof note, "\nipctax-bench: interrupted: %s keeps only the files of the "
              "stages that had finished, which are not a run (no weave reads them); nothing "
@@ -431,7 +439,7 @@ int main(int argc, char **argv)
         fprintf(stderr, "ipctax-bench: out of memory for the reference sweep\n");
         goto done;
     }
-    /* <<bench-run-everything>>, paper/40-harness.md */
+    /* <<bench-run-the-architectures>>, paper/40-harness.md */
     fprintf(stderr, "ipctax-bench: %zu bars x %zu combos, seed %u, output in %s\n", cfg.n_bars,
             cfg.n_combos, cfg.seed, cfg.out_dir);
     struct schedule_outcome how = {0};
@@ -447,6 +455,7 @@ int main(int argc, char **argv)
     }
     gate_failed = how.gate_failures > 0;
     failed |= how.failures > how.gate_failures;        /* could not run, beyond a wrong answer */
+    /* <<bench-make-the-measurements>>, paper/40-harness.md */
     int in_rounds_failed = rounds_measurements_end(&in_rounds, !failed && !gate_failed) != 0;
     if (failed || gate_failed) {
         fprintf(stderr, "ipctax-bench: stopped after an architecture failed (above): nothing was "
@@ -455,6 +464,7 @@ int main(int argc, char **argv)
         failed |= measurements_run(&ctx, cfg.measures) != 0;
     }
     failed |= in_rounds_failed;
+    /* <<bench-write-the-runs-files>>, paper/40-harness.md */
     if (write_sweep(cfg.out_dir, &job, reference) != 0 || write_machine(cfg.out_dir) != 0 ||
         write_run(cfg.out_dir, &cfg, sha256, &how) != 0) {
         fprintf(stderr, "ipctax-bench: cannot write the run's files in %s: %s\n", cfg.out_dir,

@@ -107,6 +107,7 @@ int json_request_decode(const char *text, size_t len, struct json_request *req,
     json_t *close = NULL, *params = NULL;
     int timing = 0;
     memset(req, 0, sizeof *req);
+    /* <<parse-the-json-text>>, paper/83-json.md */
     if (len > MAX_JSON_BODY)
         return set_error(err, err_size, "JSON body of %zu bytes exceeds the endpoint's "
                          "maximum of %u", len, MAX_JSON_BODY);
@@ -120,6 +121,7 @@ int json_request_decode(const char *text, size_t len, struct json_request *req,
         return set_error(err, err_size, "invalid JSON at line %d, column %d: %s", error.line,
                          error.column, error.text);
     int status = 0;
+    /* <<check-the-requests-shape>>, paper/83-json.md */
     if (!json_is_object(doc))
         status = set_error(err, err_size, "a JSON request must be an object (this is %s)",
                            json_is_array(doc) ? "an array" : "not one");
@@ -134,6 +136,7 @@ int json_request_decode(const char *text, size_t len, struct json_request *req,
         status = set_error(err, err_size, "close must be a non-empty array of numbers");
     else if (!json_is_array(params))
         status = set_error(err, err_size, "params must be an array of arrays");
+    /* <<read-the-requests-values>>, paper/83-json.md */
     if (status == 0) {
         req->timed = timing;
         req->n_bars = json_array_size(close);

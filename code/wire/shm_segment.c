@@ -459,6 +459,7 @@ static int try_attach(struct shm_channel *ch, const char *name, enum shm_wait wa
 {
     memset(ch, 0, sizeof *ch);
     ch->stop_fd = ch->fd = ch->guard = -1;
+    /* <<open-the-segments-file>>, paper/84-shm.md */
     if (normalize_name(ch->name, name) != 0) {
         errno = EINVAL;
         return set_error(err, err_size, "bad shared-memory name '%s'", name);
@@ -472,6 +473,7 @@ static int try_attach(struct shm_channel *ch, const char *name, enum shm_wait wa
         errno = EAGAIN;
         return set_error(err, err_size, "%s is not ready", ch->name);
     }
+    /* <<map-and-claim-the-segment>>, paper/84-shm.md */
     struct shm_segment *seg = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
     if (seg == MAP_FAILED) {
         int saved = errno;
@@ -490,6 +492,7 @@ static int try_attach(struct shm_channel *ch, const char *name, enum shm_wait wa
         why = EAGAIN;
     }
     close(fd);
+    /* <<let-go-of-a-failed-attach>>, paper/84-shm.md */
     if (why != 0) {
         unguard_mapping(ch->guard);
         munmap(seg, size);
@@ -497,6 +500,7 @@ static int try_attach(struct shm_channel *ch, const char *name, enum shm_wait wa
         errno = why;
         return -1;
     }
+    /* <<start-the-session-on-the-segment>>, paper/84-shm.md */
     ch->seg = seg;
     ch->map_bytes = size;
     ch->capacity = seg->ring_bytes;
