@@ -370,6 +370,7 @@ static void check_chunks(struct store *s, const char *dir, const struct csv_tabl
     struct csv_table reg, now;
     struct csv_out t;
     char path[4096], err[512], word[256], commit[64];
+    /* <<load-the-registered-and-present-digests>>, paper/90-appendix-report.md */
     snprintf(path, sizeof path, "%s/registered-chunks.csv", dir);
     if (s->chunk_hashes == NULL) {
         put_text(s, "registration.chunks_checked", "no");
@@ -389,6 +390,7 @@ static void check_chunks(struct store *s, const char *dir, const struct csv_tabl
     }
     int changed = 0, unlisted = 0;
     for (size_t r = 0; r < reg.n_rows; r++) {
+        /* <<judge-a-registered-chunk>>, paper/90-appendix-report.md */
         const char *claim = csv_table_cell(&reg, r, 0), *chunk = csv_table_cell(&reg, r, 1);
         const char *then = csv_table_cell(&reg, r, 2), *digest = digest_of(&now, chunk);
         int same = digest != NULL && strcmp(digest, then) == 0;
@@ -405,6 +407,7 @@ static void check_chunks(struct store *s, const char *dir, const struct csv_tabl
                             "%s in its chunks\n", chunk, claim, word);
             unlisted++;
         }
+        /* <<write-a-registered-chunks-row>>, paper/90-appendix-report.md */
         const char *cells[] = {claim, chunk, then, digest != NULL ? digest : "gone", commit};
         for (size_t k = 0; k < 5; k++)
             csv_out_text(&t, k == 2 || k == 3 ? (snprintf(word, 13, "%s", cells[k]), word)

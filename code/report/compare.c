@@ -351,6 +351,7 @@ static void claims_beside_published(struct store *s, const struct store *pub)
     struct csv_table claims;
     struct csv_out out;
     int order[MAX_COLUMNS], n = 0;
+    /* <<read-this-runs-claims-table>>, paper/90-appendix-report.md */
     snprintf(path, sizeof path, "%s/tables/claims.csv", s->out_dir);
     if (csv_table_load(path, &claims, err, sizeof err) != 0) {
         fprintf(stderr, "ipctax-summary: %s\n", err);
@@ -361,6 +362,7 @@ static void claims_beside_published(struct store *s, const struct store *pub)
         if ((order[n] = csv_table_column(&claims, FIRST[f])) >= 0)
             n++;
     int first = n;
+    /* <<keep-the-claim-first-and-the-other-columns-after>>, paper/90-appendix-report.md */
     if (first == 0 || order[0] != 0) {            /* claims.c's table starts with the claim */
         fprintf(stderr, "ipctax-summary: %s does not start with a column Claim\n", path);
         s->errors++;
@@ -375,6 +377,7 @@ static void claims_beside_published(struct store *s, const struct store *pub)
             order[n++] = (int)c;
     }
     const char *header[MAX_COLUMNS];
+    /* <<head-the-columns-with-the-published-run>>, paper/90-appendix-report.md */
     for (int i = 0, o = 0; i < n; i++) {
         header[o++] = strcmp(claims.cells[order[i]], "Estimate [95% interval]") == 0
                           ? "This run [95% interval]"
@@ -384,6 +387,7 @@ static void claims_beside_published(struct store *s, const struct store *pub)
             header[o++] = "Published verdict";
         }
     }
+    /* <<write-each-claim-beside-the-published-run>>, paper/90-appendix-report.md */
     if (table_open(s, "claims_compared", &out, header, n + 2) == 0) {
         for (size_t r = 0; r < claims.n_rows; r++) {
             const char *id = csv_table_cell(&claims, r, 0);
@@ -416,6 +420,7 @@ static void verdict_strip(struct store *s, const struct store *pub, int same)
     static char ids[127][KEY_SIZE];
     const char *header[128] = {"Run"};
     size_t n_claims = 0;
+    /* <<a-column-for-each-judged-claim>>, paper/90-appendix-report.md */
     for (size_t i = 0; i < s->n && n_claims < 127; i++) {
         const char *k = s->values[i].key;
         size_t len = strlen(k);
@@ -430,6 +435,7 @@ static void verdict_strip(struct store *s, const struct store *pub, int same)
             csv_table_free(&across);
         return;
     }
+    /* <<rows-for-this-run-and-the-published-one>>, paper/90-appendix-report.md */
     for (int run = 0; run < 2; run++) {
         const struct store *from = run == 0 ? s : pub;
         if (run == 1 && same)
@@ -440,6 +446,7 @@ static void verdict_strip(struct store *s, const struct store *pub, int same)
             csv_out_text(&out, text_of(from, keyf(key, "claim.%s.verdict", ids[c])));
         csv_out_end_row(&out);
     }
+    /* <<a-row-for-each-kept-run>>, paper/90-appendix-report.md */
     for (size_t col = 1; kept && col < across.n_cols; col++) {
         const char *label = across.cells[col];
         if (strcmp(label, "Agree") == 0 || strcmp(label, "This run") == 0)
@@ -518,6 +525,7 @@ void compare_with_published(struct store *s, const char *published_dir)
     char path[4096], err[512], line[4 * TEXT_SIZE + 64];
     static const char *const RESULTS[] = {"same", "different", "other job", "unknown"};
     struct store pub;
+    /* <<read-the-published-runs-values>>, paper/90-appendix-report.md */
     store_init(&pub, published_dir);
     snprintf(path, sizeof path, "%s/values.csv", published_dir);
     if (store_read(&pub, path, err, sizeof err) != 0)
@@ -527,12 +535,14 @@ void compare_with_published(struct store *s, const char *published_dir)
     enum results r = compare_results(s, &pub);
     snprintf(path, sizeof path, "%s/compare.txt", s->out_dir);
     FILE *out = fopen(path, "w");
+    /* <<stop-when-compare-txt-cannot-be-opened>>, paper/90-appendix-report.md */
     if (out == NULL) {
         fprintf(stderr, "ipctax-summary: cannot write %s\n", path);
         s->errors++;
         store_free(&pub);
         return;
     }
+    /* <<say-the-machines-the-results-and-the-claims>>, paper/90-appendix-report.md */
     say(out, 0, 2, same ? "This run is the published run (data/ as committed)."
                         : "This run beside the published run (data/ as committed):");
     sayf(out, 2, 17, "this run       %s", machine_line(line, sizeof line, s));
@@ -548,6 +558,7 @@ void compare_with_published(struct store *s, const char *published_dir)
         "a changed verdict is a finding about this machine (its timings moved an estimate "
         "across a threshold), not a fault of the build.");
     compare_claims(s, &pub, out);
+    /* <<say-the-key-figures-side-by-side>>, paper/90-appendix-report.md */
     t = (struct text_table){.rows = 1, .columns = 3};
     t.cells[0][0] = "Figure", t.cells[0][1] = "This run", t.cells[0][2] = "The published run";
     for (size_t i = 0; i < N_COMPARED; i++, t.rows++) {
@@ -562,6 +573,7 @@ void compare_with_published(struct store *s, const char *published_dir)
     say_next(out, r, same, s);
     if (fclose(out) != 0)
         s->errors++;
+    /* <<put-what-the-comparison-found>>, paper/90-appendix-report.md */
     put_text(s, "compare.same_run", same ? "yes" : "no");
     put_text(s, "compare.results", RESULTS[r]);
     put_text(s, "compare.published.commit", text_of(&pub, "machine.commit"));

@@ -160,6 +160,7 @@ void plan_units(const struct run_data *d, struct store *s, const struct store *c
     char err[512], units[TEXT_SIZE] = "", cell[64];
     int least = d != NULL ? (int)kv_number(&d->run, "min_rounds") : 0;
     least = least > 0 ? least : 6;
+    /* <<load-the-claims-and-what-each-needs>>, paper/90-appendix-report.md */
     if (claims_load(s->registry != NULL ? s->registry : "paper", &c, &n_claims, err,
                     sizeof err) != 0) {
         fprintf(stderr, "ipctax-summary: the plan: %s\n", err);
@@ -179,11 +180,13 @@ void plan_units(const struct run_data *d, struct store *s, const struct store *c
             if (row->pairing == PAIRING_NONE)
                 continue;                      /* the baseline runs beside every row */
             int planned = row_plan(row, c, need, n_claims, least, &why);
+            /* <<add-a-differing-row-to-the-units-option>>, paper/90-appendix-report.md */
             int by_default = row->headline && HEADLINE_UNITS > least ? HEADLINE_UNITS : least;
             size_t used = strlen(units);
             if (planned != by_default)         /* --units names only what differs */
                 snprintf(units + used, sizeof units - used, "%s%s=%d", used ? "," : "",
                          row->name, planned);
+            /* <<write-a-rows-plan-and-what-was-run>>, paper/90-appendix-report.md */
             csv_out_text(&t, row->name);
             csv_out_int(&t, planned);
             csv_out_text(&t, why);
@@ -206,6 +209,7 @@ void plan_units(const struct run_data *d, struct store *s, const struct store *c
         table_close(s, &t);
         put_count(s, "plan.thin", thin);
     }
+    /* <<put-the-plans-values>>, paper/90-appendix-report.md */
     if (need != NULL)
         claims_table(s, c, need, n_claims, n);
     put_text(s, "plan.units", units);

@@ -674,6 +674,7 @@ static void claims_table(struct store *s, struct reproduction *r, size_t n_full,
     char key[KEY_SIZE], cell[64], everywhere[TEXT_SIZE] = "", differ[TEXT_SIZE] = "",
          otherwise[TEXT_SIZE] = "";
     struct csv_out t;
+    /* <<open-the-reproductions-table>>, paper/96-reproductions.md */
     if (header == NULL) {
         s->errors++;
         return;
@@ -691,6 +692,7 @@ static void claims_table(struct store *s, struct reproduction *r, size_t n_full,
     int unanimous = 0, left_out = 0;
     size_t n_claims = 0;
     char (*claims)[KEY_SIZE] = calloc(s->n ? s->n : 1, sizeof *claims);
+    /* <<collect-the-judged-claims>>, paper/96-reproductions.md */
     for (size_t c = 0; claims != NULL && c < s->n; c++) {
         const char *k = s->values[c].key;
         size_t len = strlen(k);
@@ -702,6 +704,7 @@ static void claims_table(struct store *s, struct reproduction *r, size_t n_full,
         const char *most = "n/a";
         int judging = 0;
         int agree = agreeing(r, n_full, claim, &most, &judging);
+        /* <<write-a-claims-verdicts-across-runs>>, paper/96-reproductions.md */
         csv_out_text(&t, claim);
         if (this_run)
             csv_out_text(&t, verdict_of(s, claim));
@@ -712,6 +715,7 @@ static void claims_table(struct store *s, struct reproduction *r, size_t n_full,
         for (size_t i = n_full; i < n; i++)
             csv_out_text(&t, verdict_of(&r[i].s, claim));
         csv_out_end_row(&t);
+        /* <<sort-a-claim-into-the-prose-lists>>, paper/96-reproductions.md */
         int all = judging == (int)n_full && agree == judging;   /* every run, one verdict */
         unanimous += all;
         put_text(s, keyf(key, "across.%s.unanimous", claim), all ? "yes" : "no");
@@ -729,6 +733,7 @@ static void claims_table(struct store *s, struct reproduction *r, size_t n_full,
         }
     }
     free(claims);
+    /* <<store-the-agreement-for-the-prose>>, paper/96-reproductions.md */
     table_close(s, &t);
     put_count(s, "across.unanimous", unanimous);
     put_text(s, "across.held_everywhere", everywhere[0] != '\0' ? everywhere : "none");
@@ -1114,6 +1119,7 @@ void summarize_with_reproductions(const struct run_data *d, struct store *s,
     char **names = NULL;
     size_t n = root != NULL ? folders(root, &names, s) : 0, kept = 0, reduced = 0;
     struct reproduction *r = calloc(n ? n : 1, sizeof *r);
+    /* <<summarize-the-kept-runs-side-by-side>>, paper/96-reproductions.md */
     for (size_t i = 0; r != NULL && i < n; i++)
         snprintf(r[i].id, sizeof r[i].id, "%s", names[i]);
     if (r != NULL)
@@ -1125,6 +1131,7 @@ void summarize_with_reproductions(const struct run_data *d, struct store *s,
         snprintf(kept_summaries, sizeof kept_summaries, "%s/reproductions", s->out_dir);
     struct summary_jobs j = {d, s, kept_summaries, s->registry, root, r, r != NULL ? n + 1 : 1, 0};
     run_side_by_side(&j);
+    /* <<keep-the-runs-that-count>>, paper/96-reproductions.md */
     if (r != NULL)
         name_same_runs(s, r, n);
     for (size_t i = 0; r != NULL && i < n; i++) {
@@ -1147,12 +1154,14 @@ void summarize_with_reproductions(const struct run_data *d, struct store *s,
         struct reproduction self;
         long at = d != NULL ? kept_as(s, r, kept) : -1;
         int show = d != NULL && at < 0;        /* no run: a plan */
+        /* <<describe-this-run-beside-the-kept>>, paper/96-reproductions.md */
         if (show) {
             memset(&self, 0, sizeof self);
             describe_the_machine(d, &self);
             snprintf(self.label, sizeof self.label, "This run");
             snprintf(self.id, sizeof self.id, "data/, not kept");
         }
+        /* <<write-the-tables-across-runs>>, paper/96-reproductions.md */
         put_count(s, "across.count", (double)n_full);
         put_count(s, "across.reduced", (double)reduced);
         put_span(s, r, n_full);

@@ -174,6 +174,7 @@ static void pooled_ratios(const struct run_data *d, struct store *s)
             continue;
         }
         for (size_t r = 0; r < f.n_rows; r++) {
+            /* <<a-rows-ratio-three-ways>>, paper/90-appendix-report.md */
             double *ratios = NULL, *logs;
             size_t n = 0;
             arch_unit_ratios(d, f.rows[r], &ratios, &n);
@@ -185,6 +186,7 @@ static void pooled_ratios(const struct run_data *d, struct store *s)
             hl = (struct estimate){hl.n, exp(hl.value), exp(hl.low), exp(hl.high), hl.coverage};
             struct estimate pooled = pooled_estimate(&f, r, BOOTSTRAP_SEED);
             struct estimate median = estimate_median(ratios, n);
+            /* <<put-and-tabulate-a-rows-ratios>>, paper/90-appendix-report.md */
             put_estimate(s, keyf(key, "arch.%s.pooled_ratio", f.rows[r]), pooled, 3,
                          unit_name(d, f.rows[r]));
             put_estimate(s, keyf(key, "arch.%s.hl_ratio", f.rows[r]), hl, 3,
@@ -197,6 +199,7 @@ static void pooled_ratios(const struct run_data *d, struct store *s)
             free(ratios);
             free(logs);
         }
+        /* <<put-the-pools-spread-and-calibration>>, paper/90-appendix-report.md */
         put_number(s, keyf(key, "pooled.%s.spread_pct", pairing[duet]),
                    100.0 * robust_spread(f.pool, f.n_pool), 1);
         put_count(s, keyf(key, "pooled.%s.units", pairing[duet]), (double)f.n_units);

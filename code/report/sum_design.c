@@ -184,6 +184,7 @@ void summarize_design(const struct run_data *d, struct store *s)
     struct csv_out t, cal;
     const char *duet_control = arch_control(PAIRING_DUET);
     const char *turn_control = arch_control(PAIRING_SEQUENTIAL);
+    /* <<compare-the-three-designs>>, paper/93-appendix-units.md */
     paired_units(d, duet_control, &duet);
     paired_units(d, turn_control, &turn);
     apart_units(d, turn_control, &apart);
@@ -193,6 +194,7 @@ void summarize_design(const struct run_data *d, struct store *s)
     design_row(s, &t, pairing_name(PAIRING_SEQUENTIAL), "in turn (triples)", &turn, "triples");
     design_row(s, &t, "apart", "the earlier rounds (runs apart)", &apart, "rounds");
     table_close(s, &t);
+    /* <<name-the-best-design-and-the-goal>>, paper/93-appendix-units.md */
     const char *names[] = {pairing_name(PAIRING_DUET), pairing_name(PAIRING_SEQUENTIAL), "apart"};
     const char *best = "not measured";         /* a run without A/A controls names none */
     double least = INFINITY;
@@ -206,6 +208,7 @@ void summarize_design(const struct run_data *d, struct store *s)
     put_text(s, "design.goal_met", store_number(s, "design.duet.reach_pct") <= 0.5 &&
                                            kv_number(&d->run, "rounds_seconds") <= 600.0
                                        ? "yes" : "no");
+    /* <<check-the-duets-cpus-and-bias>>, paper/93-appendix-units.md */
     cpu_difference(d, s, duet_control);
     const char *bias_duet = arch_bias_check();
     const char *bias_turn = bias_duet != NULL ? arch_twin(bias_duet, PAIRING_SEQUENTIAL) : NULL;
@@ -214,6 +217,7 @@ void summarize_design(const struct run_data *d, struct store *s)
         put_estimate(s, "design.duet_bias", bias, 3, "rounds");
         put_text(s, "design.unbiased", bias.low <= 1.0 && 1.0 <= bias.high ? "yes" : "no");
     }
+    /* <<calibrate-the-designs-intervals>>, paper/93-appendix-units.md */
     if (table_open(s, "calibration", &cal, cal_header, CSV_COLUMNS(cal_header)) != 0)
         return;
     calibration_row(s, &cal, pairing_name(PAIRING_DUET), "duets (couples)", duet.ratio, duet.n);

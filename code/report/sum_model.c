@@ -207,6 +207,7 @@ static void summarize_first_calls(const struct run_data *d, struct store *s)
         struct unit_view *units;
         struct doubles firsts = {0}, laters = {0}, ratio = {0};
         double calls = 0, runs = 0;
+        /* <<medians-of-each-units-first-and-later-calls>>, paper/68-model.md */
         size_t n = arch_units(d, arch, &units);
         for (size_t i = 0; i < n; i++) {
             struct doubles first = {0}, later = {0};
@@ -222,6 +223,7 @@ static void summarize_first_calls(const struct run_data *d, struct store *s)
             doubles_free(&later);
         }
         free(units);
+        /* <<store-and-tabulate-a-rows-first-calls>>, paper/68-model.md */
         if (runs > 0 && ARCH_ROWS[a].transport != TRANSPORT_NONE)
             put_number(s, keyf(key, "first.%s.calls_per_run", arch), calls / runs, 1);
         if (ratio.n > 0) {
@@ -381,6 +383,7 @@ static void predict(const struct store *s, const struct arch_row *row,
     /* a first call over shared memory meets what a round leaves on its own
      * lane, which wakes its ends by a futex, where the rounds measured it */
     int own_lane = row->transport == TRANSPORT_SHM_FUTEX && isfinite(p->round_shm_one.rtt);
+    /* <<price-the-state-the-reply-and-the-bytes>>, paper/68-model.md */
     struct probe_phases round = own_lane ? p->round_shm_one : p->round_one;
     term[T_STATE] = spawns ? 0.0 : request_state(one, round, one, first).rtt;
     /* a later call's reply leaves straight from its kernel to a client that
@@ -388,6 +391,7 @@ static void predict(const struct store *s, const struct arch_row *row,
      * see; a first call's state is the round's probe, both ends left */
     term[T_REPLY] = spawns ? 0.0 : (1.0 - first) * reply_after(p, row->client, w);
     term[T_BYTES] = spawns ? 0.0 : bytes_term(p, row->client, in->compute_us, first, out, back);
+    /* <<price-the-lane-and-the-codec>>, paper/68-model.md */
     if (spawns)
         term[T_LANE] = echo_fit_us(s, "c", "pipe", "raw", each_way) -
                        echo_fit_us(s, "c", "unix", "raw", each_way);
@@ -402,6 +406,7 @@ static void predict(const struct store *s, const struct arch_row *row,
         double share = fmin(in->request_bytes / p->json_bytes, 1.0);   /* JSON over JSON */
         term[T_CODEC] = share * (p->json_encode_us + p->json_decode_us);
     }
+    /* <<price-first-touches-and-a-new-process>>, paper/68-model.md */
     /* a spawned engine's pages are all its process touched beyond what one
      * that starts and ends touches (that one's are in its time, T_PROCESS);
      * an older run without those counts has the engine's own */
@@ -542,6 +547,7 @@ static int first_check_row(struct store *s, struct csv_out *t, const struct arch
 
 void summarize_model(const struct run_data *d, struct store *s)
 {
+    /* <<name-the-model-tables-columns>>, paper/68-model.md */
     static const char *const header[] = {"Architecture", "Predicted (µs)",
                                          "Measured (µs) [95% interval]", "Predicted / measured",
                                          "State", "From kernel", "Bytes", "Lane", "Codec", "Faults",
@@ -556,6 +562,7 @@ void summarize_model(const struct run_data *d, struct store *s)
     char key[KEY_SIZE];
     summarize_first_calls(d, s);
     read_primitives(s, d, &p);
+    /* <<open-the-model-tables>>, paper/68-model.md */
     if (d->n_states == 0 || table_open(s, "model", &t, header, CSV_COLUMNS(header)) != 0)
         return;
     if (figure_data_open(s, "model.csv", &f, figure_header, CSV_COLUMNS(figure_header)) != 0) {
@@ -575,6 +582,7 @@ void summarize_model(const struct run_data *d, struct store *s)
         const struct arch_row *row = &ARCH_ROWS[i];
         struct call_inputs in;
         double term[N_TERMS], predicted = 0.0;
+        /* <<price-a-row-by-the-model>>, paper/68-model.md */
         if (row->transport == TRANSPORT_NONE || read_inputs(s, row, &in) != 0)
             continue;
         predict(s, row, &p, &in, term);
@@ -584,11 +592,13 @@ void summarize_model(const struct run_data *d, struct store *s)
             continue;
         model_row(&t, &f, row, term, predicted, &in);
         double ratio = predicted / in.measured.value;
+        /* <<store-a-rows-prediction>>, paper/68-model.md */
         put_number(s, keyf(key, "model.%s.predicted_us", row->name), predicted, 1);
         put_number(s, keyf(key, "model.%s.ratio", row->name), ratio, 2);
         put_over_model(s, row, &in, predicted);
         for (int k = 0; k < N_TERMS; k++)
             put_number(s, keyf(key, "model.%s.%s_us", row->name, TERM_NAMES[k]), term[k], 1);
+        /* <<count-the-rows-near-their-measure>>, paper/68-model.md */
         rows++;
         int near = ratio >= 1.0 / MODEL_BAND && ratio <= MODEL_BAND;
         within += near;
@@ -601,6 +611,7 @@ void summarize_model(const struct run_data *d, struct store *s)
         if (fabs(log(ratio)) > fabs(log(worst)))
             worst = ratio, worst_name = row->name;
     }
+    /* <<close-the-model-tables-and-store-the-counts>>, paper/68-model.md */
     table_close(s, &t);
     table_close(s, &f);
     table_close(s, &c);

@@ -212,6 +212,7 @@ int main(int argc, char **argv)
     struct store s;
     const char *registry = "paper", *reproductions = NULL, *chunk_hashes = NULL,
                *kept_summaries = NULL;
+    /* <<answer-help-and-version-wherever-they-stand>>, paper/90-appendix-report.md */
     for (int i = 1; i < argc; i++) {
         if (strcmp(argv[i], "-h") == 0 || strcmp(argv[i], "--help") == 0) {
             usage(stdout);
@@ -220,6 +221,7 @@ int main(int argc, char **argv)
         if (strcmp(argv[i], "--version") == 0)
             return print_version("ipctax-summary", IPCTAX_COMMIT);
     }
+    /* <<take-the-options-that-name-a-folder>>, paper/90-appendix-report.md */
     while (argc > 2 && (strcmp(argv[1], "--registry") == 0 ||
                         strcmp(argv[1], "--reproductions") == 0 ||
                         strcmp(argv[1], "--kept-summaries") == 0 ||
@@ -230,6 +232,7 @@ int main(int argc, char **argv)
                                                       : &chunk_hashes) = argv[2];
         argc -= 2, argv += 2;
     }
+    /* <<hand-a-command-to-its-function>>, paper/90-appendix-report.md */
     if (argc >= 2 && strcmp(argv[1], "--reproduction") == 0)
         return reproduction_command(argc, argv);
     if (argc >= 2 && strcmp(argv[1], "--receive") == 0)
@@ -241,6 +244,7 @@ int main(int argc, char **argv)
     if (argc != 3 && argc != 4)
         return usage_error("ipctax-summary", "expected DATA_DIR OUT_DIR [PUBLISHED_OUT_DIR], "
                            "got %d argument%s", argc - 1, argc == 2 ? "" : "s");
+    /* <<load-the-data-and-ready-the-store>>, paper/90-appendix-report.md */
     if (run_data_load(&d, argv[1], err, sizeof err) != 0) {
         fprintf(stderr, "ipctax-summary: %s\n", err);
         return 1;

@@ -162,6 +162,7 @@ int unit_calls(const struct run_data *d, const struct unit_view *u, struct unit_
     }
     for (size_t i = 0; i < d->n_calls; i++) {
         const struct call_row *c = &d->calls[i];
+        /* <<count-a-call-of-the-units-runs>>, paper/93-appendix-units.md */
         if (c->run != runs[0] && c->run != runs[1])
             continue;
         out->calls++;
@@ -169,6 +170,7 @@ int unit_calls(const struct run_data *d, const struct unit_view *u, struct unit_
             process[n_process++] = c->process_ns * 1e-6;
         if (!isnan(c->process_minor_faults))
             faults[n_faults++] = c->process_minor_faults;
+        /* <<keep-a-timed-calls-times>>, paper/93-appendix-units.md */
         if (isnan(c->compute_ns))
             continue;
         timed[out->timed] = c;
@@ -181,6 +183,7 @@ int unit_calls(const struct run_data *d, const struct unit_view *u, struct unit_
         n_first += c->call == 0;
         out->timed++;
     }
+    /* <<take-the-units-means-and-medians>>, paper/93-appendix-units.md */
     out->share_pct = sum_rtt > 0 ? 100.0 * sum_boundary / sum_rtt : NAN;
     out->first_mean_us = n_first > 0 ? sum_first * 1e-3 / (double)n_first : NAN;
     out->later_mean_us = out->timed > n_first
