@@ -154,6 +154,7 @@ static int stretch(struct mech *m, const struct cell *c, uint64_t *ns, char *err
         return session_echo(&m->engine[STRETCH_LONG], job->close, c->series ? job->n_bars : 1,
                             m->back, NULL, err, err_size);
     case STATE_ENGINE:                 /* its engine just served: only the stretch comes between */
+        /* <<an-engine-stretch-after-its-echo>>, paper/67-mechanisms.md */
         if (session_echo(&m->engine[c->stretch], job->close, c->series ? job->n_bars : 1,
                          m->back, NULL, err, err_size) != 0)
             return -1;
@@ -170,6 +171,7 @@ static int stretch(struct mech *m, const struct cell *c, uint64_t *ns, char *err
         return 0;
     case STATE_CLIENT:
     case STATE_IDLE:                   /* the engine just served: only the stretch comes between */
+        /* <<a-client-or-idle-stretch-after-an-echo>>, paper/67-mechanisms.md */
         if (session_echo(&m->engine[STRETCH_LONG], job->close, c->series ? job->n_bars : 1,
                          m->back, NULL, err, err_size) != 0)
             return -1;

@@ -415,6 +415,7 @@ int measure_roofline(const struct measure_context *ctx, char *err, size_t err_si
     struct tuned_call tuned = {ctx->job, &ws, malloc(ctx->job->n_combos * sizeof *tuned.results),
                                {0}};
     struct data_out out;
+    /* <<prepare-the-roofline-inputs>>, paper/77-roofline.md */
     for (size_t i = 0; i < sizeof x / sizeof x[0]; i++)
         x[i] = 1.0 + 1e-9 * (double)i;
     for (int j = 0; j < PEAK_STEPS; j++)
@@ -422,6 +423,7 @@ int measure_roofline(const struct measure_context *ctx, char *err, size_t err_si
     sweep_workspace_init(&ws, NULL);
     int status = tuned.results == NULL ? set_error(err, err_size, "out of memory") :
                  measure_open(ctx, "roofline.csv", &out, err, err_size);
+    /* <<time-the-configurations-pass-by-pass>>, paper/77-roofline.md */
     for (size_t i = 0; status == 0 && i < n; i++)
         time_config(&configs[i], x, cpus, &tuned, &(struct lost_cpus){0, 0, 0});   /* warm-up */
     int passes = scaled(ctx, PEAK_PASSES, 2);
@@ -438,6 +440,7 @@ int measure_roofline(const struct measure_context *ctx, char *err, size_t err_si
                 peak_row(&out, c, seconds, pass);
         }
     }
+    /* <<free-and-write-the-roofline-settings>>, paper/77-roofline.md */
     sweep_workspace_free(&ws);
     free(tuned.results);
     if (status != 0)

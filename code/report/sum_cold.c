@@ -59,6 +59,7 @@ void summarize_cold(const struct run_data *d, struct store *s)
     char key[KEY_SIZE];
     struct cold_values v;
     collect_cold(d, &v);
+    /* <<put-the-cold-and-warm-calls>>, paper/66-cold.md */
     for (int w = 0; w < 2 && v.cold_over_warm.n > 0; w++) {
         put_estimate(s, keyf(key, "cold.%s.boundary_ms", warmth[w]),
                      doubles_estimate(&v.boundary[w]), 2, "fresh engines");
@@ -73,6 +74,7 @@ void summarize_cold(const struct run_data *d, struct store *s)
         put_estimate(s, "cold.over_warm", doubles_estimate(&v.cold_over_warm), 1,
                      "fresh engines");
         put_count(s, "cold.reps", (double)v.cold_over_warm.n);
+        /* <<the-cold-boundary-as-a-share-of-a-sweep>>, paper/66-cold.md */
         /* the cold boundary against a whole sweep's kernel time, from the units
          * of the C client's call per sweep on a persistent engine */
         struct unit_view *u;
@@ -93,6 +95,7 @@ void summarize_cold(const struct run_data *d, struct store *s)
         free(compute_ms);
         free(u);
     }
+    /* <<free-the-cold-values>>, paper/66-cold.md */
     for (int w = 0; w < 2; w++) {
         doubles_free(&v.boundary[w]);
         doubles_free(&v.decode[w]);

@@ -85,6 +85,7 @@ static void layout_table(const struct run_data *d, struct store *s)
                                          "array_stagger", "seconds", "low", "high"};
     struct csv_out t, fig;
     char buf[200];
+    /* <<open-the-layout-table-and-figure>>, paper/76-layout.md */
     if (table_open(s, "layout", &t, header, CSV_COLUMNS(header)) != 0)
         return;
     if (figure_data_open(s, "layout.csv", &fig, figure, CSV_COLUMNS(figure)) != 0) {
@@ -93,6 +94,7 @@ static void layout_table(const struct run_data *d, struct store *s)
     }
     const struct layout_row **cells = calloc(d->n_layout ? d->n_layout : 1, sizeof *cells);
     size_t n_cells = 0;
+    /* <<sort-the-cells-of-the-first-pass>>, paper/76-layout.md */
     if (cells == NULL) {
         s->errors++;
         csv_out_abandon(&t);
@@ -203,6 +205,7 @@ static void layout_test(const struct run_data *d, struct store *s, const char *n
     struct mt19937 mt;
     size_t order[MAX_CELLS];
     int as_large = 0;
+    /* <<count-shuffles-with-as-large-an-f>>, paper/76-layout.md */
     mt19937_seed(&mt, LAYOUT_SEED);
     for (int k = 0; k < LAYOUT_PERMUTATIONS; k++) {
         for (long p = 0; p < n_passes; p++) {
@@ -213,6 +216,7 @@ static void layout_test(const struct run_data *d, struct store *s, const char *n
         shuffled_f[k] = f_ratio(shuffled, n_passes, cells, NULL);
         as_large += shuffled_f[k] >= observed;
     }
+    /* <<the-detectable-gap-and-the-cells-spread>>, paper/76-layout.md */
     /* the smallest gap between two cells whose F would reach the shuffles' 95th percentile */
     double f95 = quantile_of(shuffled_f, LAYOUT_PERMUTATIONS, 0.95);
     double gap = sqrt(2.0 * ((double)cells - 1.0) * f95 * within_ms / (double)n_passes);
@@ -225,6 +229,7 @@ static void layout_test(const struct run_data *d, struct store *s, const char *n
         lo = fmin(lo, mean), hi = fmax(hi, mean);
         noise += sqrt(sq) / (double)cells;
     }
+    /* <<put-a-layout-tests-results>>, paper/76-layout.md */
     put_number(s, keyf(key, "layout.%s.f", name), observed, 2);
     put_number(s, keyf(key, "layout.%s.p", name), (as_large + 1.0) / (LAYOUT_PERMUTATIONS + 1.0),
                3);

@@ -385,11 +385,11 @@ void summarize_roofline(const struct run_data *d, struct store *s)
     }
     double bars = kv_number(&d->run, "bars");
     double averages = averages_operations(d, bars, 1), mixes = mixes_operations(d, bars, 1);
-    /* <<put-the-peak-and-what-it-rests-on>>, paper/77-roofline.md */
     static const char *const header[] = {"What", "Threads", "GFLOP/s [95% interval]",
                                          "Share of the peak (%) [95% interval]"};
     char key[KEY_SIZE], buf[200], kind[KEY_SIZE];
     int measured = strcmp(r.source, "not measured") != 0;
+    /* <<put-the-peak-and-what-it-rests-on>>, paper/77-roofline.md */
     put_text(s, "roof.peak_source", r.source);
     put_text(s, "roof.peak_why", r.why[0] != '\0' ? r.why : "none");
     put_text(s, "roof.processor", r.pipes != NULL ? r.pipes->name : "not in the table");
@@ -403,6 +403,7 @@ void summarize_roofline(const struct run_data *d, struct store *s)
             put_estimate(s, keyf(key, "roof.clock_ghz.%s", d->roof[i].kind + 6),
                          over_passes(r.scratch, r.passes), 2, "passes");
         }
+    /* <<put-how-near-the-loops-came-to-the-bound>>, paper/77-roofline.md */
     const char *kinds[] = {"first", "convert", ""};
     const char *pct_keys[] = {"roof.first_pct", "roof.convert_pct", "roof.loads_pct"};
     for (size_t i = 0; i < sizeof kinds / sizeof kinds[0]; i++) {
@@ -422,6 +423,7 @@ void summarize_roofline(const struct run_data *d, struct store *s)
         put_text(s, t == ONE ? "roof.peak_one_kind" : "roof.peak_all_kind",
                  measured ? r.widest : "none");
     }
+    /* <<put-the-tuned-path-and-the-settings>>, paper/77-roofline.md */
     const char *path = kv_get(&d->roof_settings, "tuned_path");   /* absent before it was kept */
     put_text(s, "roof.tuned_path", path != NULL ? path : "unrecorded");
     double tuned = pipes_flops_per_cycle(r.pipes, (int)whole(kv_number(&d->roof_settings,
@@ -457,7 +459,7 @@ void summarize_roofline(const struct run_data *d, struct store *s)
         roof_close(&r);
         return;
     }
-    /* <<a-row-for-every-kind-of-peak-loop>>, paper/77-roofline.md */
+    /* <<a-row-for-the-peak-on-each-thread-count>>, paper/77-roofline.md */
     for (int th = ONE; th <= ALL; th++) {
         struct estimate e = over_passes(r.peak[th], measured ? r.passes : 0);
         if (e.n == 0)
@@ -470,6 +472,7 @@ void summarize_roofline(const struct run_data *d, struct store *s)
         csv_out_end_row(&t);
         peak_line(&peaks, "peak", r.widest, r.threads[th], e);
     }
+    /* <<a-row-for-every-kind-of-peak-loop>>, paper/77-roofline.md */
     for (size_t i = 0; i < d->n_roof; i++) {
         const struct roof_row *row = &d->roof[i];
         if (row->pass != 1 || strncmp(row->kind, "clock", 5) == 0 || strncmp(row->kind, "tuned", 5) == 0)
@@ -491,6 +494,7 @@ void summarize_roofline(const struct run_data *d, struct store *s)
             peak_line(&peaks, line, row->kind, row->threads, e);
     }
     table_close(s, &peaks);
+    /* <<a-rate-for-every-kernel-and-the-tuned-goal>>, paper/77-roofline.md */
     /* every kernel, in the first row that runs it without a boundary, on
      * as many threads as it takes: the table's rows, not names typed here */
     for (size_t i = 0; i < N_ARCH_ROWS; i++) {

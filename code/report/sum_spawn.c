@@ -22,6 +22,7 @@ void summarize_spawn(const struct run_data *d, struct store *s)
     struct doubles exit_ms = {0}, exit_faults = {0}, echo = {0}, echo_faults = {0},
                    overhead = {0}, sweep_faults = {0}, over_warm = {0}, request = {0},
                    decode = {0};
+    /* <<gather-the-spawns-samples-by-kind>>, paper/75-crossings.md */
     for (size_t i = 0; i < d->n_spawns; i++) {
         const struct spawn_row *r = &d->spawns[i], *warm;
         if (strcmp(r->kind, "exit") == 0) {
@@ -43,12 +44,14 @@ void summarize_spawn(const struct run_data *d, struct store *s)
         if ((warm = sample(d, "warm", r->rep)) != NULL)
             doubles_push(&over_warm, (r->rtt_ns - warm->rtt_ns) * 1e-6);
     }
+    /* <<put-what-every-spawn-run-has>>, paper/75-crossings.md */
     put_estimate(s, "spawn.echo_ms", doubles_estimate(&echo), 2, "repetitions");
     put_count(s, "spawn.echo_faults", doubles_estimate(&echo_faults).value);
     put_estimate(s, "spawn.sweep_overhead_ms", doubles_estimate(&overhead), 2,
                  "repetitions");
     put_count(s, "spawn.sweep_faults", doubles_estimate(&sweep_faults).value);
     put_count(s, "spawn.reps", (double)echo.n);
+    /* <<put-what-later-spawn-runs-add>>, paper/75-crossings.md */
     if (exit_ms.n > 0) {
         put_estimate(s, "spawn.exit_ms", doubles_estimate(&exit_ms), 2, "repetitions");
         put_count(s, "spawn.exit_faults", doubles_estimate(&exit_faults).value);

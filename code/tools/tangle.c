@@ -667,6 +667,7 @@ int main(int argc, char **argv)
     char err[256];
     int opt;
     while ((opt = option_next(argc, argv, ":lo:h", options, err, sizeof err)) != -1) {
+        /* <<tangle-act-on-one-option>>, paper/91-appendix-tangle.md */
         if (opt == 'h') {
             usage(stdout);
             return 0;
@@ -697,6 +698,7 @@ int main(int argc, char **argv)
         read_chapter(&web, argv[i]);
 
     struct text *files = xrealloc(NULL, (web.n_chunks + 1) * sizeof *files);
+    /* <<tangle-expand-every-root-in-memory>>, paper/91-appendix-tangle.md */
     for (int c = 0; c < web.n_chunks; c++) {
         struct expansion x = {.web = &web};
         if (!web.chunks[c].is_root)
@@ -720,6 +722,7 @@ int main(int argc, char **argv)
             report(&web, k->pieces[0].chapter, k->pieces[0].first_line - 1,
                    "chunk <<%s>> is defined but no file uses it", k->name);
     }
+    /* <<tangle-stop-on-any-error>>, paper/91-appendix-tangle.md */
     report_links(&web, out_dir);
     for (int s = 0; s < n_stray; s++)
         report_strays(&web, out_dir, stray_dirs[s]);
