@@ -1716,11 +1716,15 @@ static struct truth measured_of(const struct syn_row *r)
     return over_rounds(r->row->transport == TRANSPORT_SPAWN ? over_warm : boundary_us, r, NULL);
 }
 
-/* The rounds' away probe of a payload: its round trip times the median
- * of the rounds' scales from the second round on, split as generated. */
+/* The rounds' away probe of a payload that the model takes: the set made
+ * halfway through the runs (SYN_MID_FACTOR of the start's) for one double
+ * and the series, the start's over shared memory, which has no middle
+ * probe; its round trip times the median of the rounds' scales from the
+ * second round on, split as generated. */
 static struct probe_parts round_probe(int probe)
 {
-    static const double US[] = {SYN_ROUND_ONE_US, SYN_ROUND_SERIES_US, SYN_ROUND_SHM_US};
+    static const double US[] = {SYN_ROUND_ONE_US * SYN_MID_FACTOR,
+                                SYN_ROUND_SERIES_US * SYN_MID_FACTOR, SYN_ROUND_SHM_US};
     double q[SYN_ROUNDS - 1];
     for (long k = 2; k <= SYN_ROUNDS; k++)
         q[k - 2] = syn_round_scale(k);

@@ -141,9 +141,13 @@ static void read_primitives(const struct store *s, const struct run_data *d,
     p->away_us = value_of(s, "mech.c.idle.away.busy.series.stretch_us");
     read_away(s, "c", &p->away[CLIENT_C]);
     read_away(s, "python", &p->away[CLIENT_PYTHON]);
-    read_round(s, "one", &p->round_one);
-    read_round(s, "series", &p->round_series);
-    read_round(s, "shm_one", &p->round_shm_one);
+    /* a round's state: the set halfway through the runs, which follows
+     * runs as a first call does, or in an older run the set at the start */
+    int mid = isfinite(value_of(s, "mech.round.mid_series.rtt_us")) &&
+              isfinite(value_of(s, "mech.round.mid_one.rtt_us"));
+    read_round(s, mid ? "mid_one" : "one", &p->round_one);
+    read_round(s, mid ? "mid_series" : "series", &p->round_series);
+    read_round(s, "shm_one", &p->round_shm_one);   /* made at the start alone */
     p->series_bytes = NAN;
     for (size_t i = 0; i < d->n_states; i++)
         if (d->states[i].floats > 1)
