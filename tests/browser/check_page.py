@@ -99,8 +99,10 @@ HERE = None
 # over shared memory (726 kB then), and 730 kB until the tables of files and
 # of measurements and the measurements' summarizers moved from Part III into
 # their chapters of Part II, which the two parts' separate packing makes
-# dearer (735 kB then); the budget is a bound on growth, not a target.
-MAX_SENT_BYTES = 740000
+# dearer (735 kB then), and 740 kB until every function over 40 lines was
+# told as named steps, each with its sentence (749 kB then); the budget is a
+# bound on growth, not a target.
+MAX_SENT_BYTES = 760000
 MAX_BYTES = 1500000
 MIN_CONTRAST = 4.5
 MIN_FIGURE_TEXT_PX = 8.0
