@@ -120,6 +120,7 @@ static void read_primitives(const struct store *s, const struct run_data *d,
 {
     static const char *const stretch[2] = {"short", "long"};
     char key[KEY_SIZE];
+    /* <<read-the-c-clients-probes>>, paper/68-model.md */
     for (int k = 0; k < 2; k++) {
         p->stretch_us[k] = value_of(s, keyf(key, "mech.c.engine.%s.busy.one.stretch_us",
                                             stretch[k]));
@@ -127,6 +128,7 @@ static void read_primitives(const struct store *s, const struct run_data *d,
         read_probe(s, "c", "engine", stretch[k], "one", &p->one[CLIENT_C][k]);
         read_probe(s, "c", "engine", stretch[k], "series", &p->series[CLIENT_C][k]);
     }
+    /* <<read-the-python-clients-probes>>, paper/68-model.md */
     /* a Python call's too; a run older than the Python engine probe has
      * only the client's own stretch over a workspace of the engine's size,
      * the caches as a kernel leaves them but the order reversed. Its calls
@@ -138,6 +140,7 @@ static void read_primitives(const struct store *s, const struct run_data *d,
     read_hot(s, "python", "one", &p->one[CLIENT_PYTHON][0]);
     read_hot(s, "python", "series", &p->series[CLIENT_PYTHON][0]);
     read_kernel_replies(s, p);
+    /* <<read-the-probes-of-a-round>>, paper/68-model.md */
     p->away_us = value_of(s, "mech.c.idle.away.busy.series.stretch_us");
     read_away(s, "c", &p->away[CLIENT_C]);
     read_away(s, "python", &p->away[CLIENT_PYTHON]);
@@ -148,6 +151,7 @@ static void read_primitives(const struct store *s, const struct run_data *d,
     read_round(s, mid ? "mid_one" : "one", &p->round_one);
     read_round(s, mid ? "mid_series" : "series", &p->round_series);
     read_round(s, "shm_one", &p->round_shm_one);   /* made at the start alone */
+    /* <<read-the-faults-spawns-and-codec>>, paper/68-model.md */
     p->series_bytes = NAN;
     for (size_t i = 0; i < d->n_states; i++)
         if (d->states[i].floats > 1)
