@@ -43,7 +43,7 @@ PYTHON := /usr/bin/python3
 .PHONY: all help paper test check weave figures compare tangle check-tangle measure clean register-chunks \
         unit-tests check-cff check-spec check-woven check-browser check-sanitize \
         check-valgrind check-packages check-python check-bibtex check-data-readme unused-values \
-        check-registration check-weave-failure check-provenance check-layers check-publish check-reproduction check-any-text \
+        check-registration check-weave-failure check-provenance check-layers check-steps check-publish check-reproduction check-any-text \
         check-index check-when \
         fuzz install-python FORCE
 FORCE:
@@ -76,6 +76,7 @@ help:
 	@echo "make check-index  the book's index of identifiers links where each is defined and used"
 	@echo "make check-data-readme  data/README.md describes every file and column of data/"
 	@echo "make check-layers  every file and library uses only the layers below it"
+	@echo "make check-steps  every function body the book shows is at most 40 lines"
 	@echo "make unused-values  values and tables the summarizer writes and no chapter uses:"
 	@echo "                published unread, or computed for nobody (fails)"
 	@echo "make clean      remove build/"
@@ -333,7 +334,7 @@ unit-tests: $(TESTS:%=$(BUILD)/tests/%) $(BUILD)/tangle all
 # test` runs everything.
 SLOW_TESTS := test_bench test_engine test_kernel_tuned test_load test_reproductions test_shm
 CHECK_TESTS := $(filter-out $(SLOW_TESTS),$(TESTS))
-check: check-tangle $(CHECK_TESTS:%=$(BUILD)/tests/%) all
+check: check-tangle check-steps $(CHECK_TESTS:%=$(BUILD)/tests/%) all
 	$(call run-tests,$(CHECK_TESTS:%=$(BUILD)/tests/%),,check)
 	@echo "check: the fast tier passed ($(words $(CHECK_TESTS)) test programs and the tangle;" \
 	      "make test runs everything)"
@@ -387,6 +388,13 @@ LAYER_UNITS = $(foreach L,$(LAYERS),$(L):$(subst $(space),$(comma),$(strip $(USE
   $(foreach T,$(TESTS) drive_engine,tests/$(T).c:$(call layer_closure,$(TEST_LAYERS_$(T))))
 check-layers: $(foreach L,$(LAYERS),$(BUILD)/lib$(L).a)
 	$(PYTHON) tests/check_layers.py $(BUILD) $(LAYER_UNITS)
+
+# A function over 40 lines is told as named steps inside its body, as the
+# book tells serve_frames; a body the book shows longer stops the build
+# (tests/check_steps.py, which tests itself first).
+check-steps:
+	@$(PYTHON) -B tests/check_steps.py --self-test
+	@$(PYTHON) -B tests/check_steps.py $(CHAPTERS)
 
 # The schema of data/ as a Frictionless Data Package (paper/90-appendix-report.md),
 # and data/README.md against it: every file and column the schema names is
@@ -447,7 +455,7 @@ else
 	@echo "install-python: $(PY_SITE)/ipctax_client.py (import ipctax_client)"
 endif
 
-test: deps-test check-tangle check-layers unit-tests check-sanitize check-valgrind check-cff check-python \
+test: deps-test check-tangle check-layers check-steps unit-tests check-sanitize check-valgrind check-cff check-python \
       check-browser check-bibtex check-data-readme check-registration check-weave-failure \
       check-publish check-reproduction check-any-text check-when check-provenance check-index
 	@echo "test: every check passed"
