@@ -10,8 +10,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <fcntl.h>
 #include <sys/mman.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "harness/measure.h"
 #include "harness/placement.h"
@@ -362,25 +364,68 @@ static void write_fault(struct mech *m, const char *role, int pass, int order, c
     data_end_row(o);
 }
 
+enum handing { TOUCH, COPY_OUT, COPY_IN, READ_IN };
+
+/* One timed step of the C probe over pages p (and the file fd): a byte
+ * written to each page, the pages copied out into the file or in from it,
+ * or a byte of each read; with the thread's faults around it. */
+static void c_step(struct mech *m, int pass, int order, const char *touch, enum handing how,
+                   volatile char *p, int fd)
+{
+    size_t bytes = (size_t)FAULT_PAGES * PAGE_BYTES;
+    long f0 = thread_minor_faults();
+    uint64_t t0 = clock_ns();
+    if (how == TOUCH)
+        for (size_t at = 0; at < bytes; at += PAGE_BYTES)
+            p[at] = (char)(p[at] + 1);
+    else if (how == READ_IN)
+        for (size_t at = 0; at < bytes; at += PAGE_BYTES)
+            (void)p[at];                   /* volatile: the read is made */
+    else
+        for (size_t done = 0; done < bytes;) {
+            ssize_t k = how == COPY_OUT ? pwrite(fd, (char *)p + done, bytes - done, (off_t)done)
+                                        : pread(fd, (char *)p + done, bytes - done, (off_t)done);
+            if (k <= 0)
+                break;                     /* a short file: the row says how long it took */
+            done += (size_t)k;
+        }
+    uint64_t ns = clock_ns() - t0;
+    write_fault(m, "c", pass, order, touch, ns, thread_minor_faults() - f0);
+}
+
+static volatile char *fresh_pages(size_t bytes)
+{
+    void *p = mmap(NULL, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    return p == MAP_FAILED ? NULL : p;
+}
+
 static int c_touch(struct mech *m, int pass, int order, char *err, size_t err_size)
 {
     size_t bytes = (size_t)FAULT_PAGES * PAGE_BYTES;
-    volatile char *p = mmap(NULL, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS,
-                            -1, 0);
-    if (p == MAP_FAILED)
-        return set_error(err, err_size, "cannot map %zu bytes for a fault probe", bytes);
-    for (int again = 0; again < 2; again++) {
-        long f0 = thread_minor_faults();
-        uint64_t t0 = clock_ns();
-        for (size_t at = 0; at < bytes; at += PAGE_BYTES)
-            p[at] = (char)(again + 1);
-        uint64_t ns = clock_ns() - t0;
-        write_fault(m, "c", pass, order, again ? "again" : "first", ns, thread_minor_faults() - f0);
+    volatile char *p = fresh_pages(bytes), *q = fresh_pages(bytes);
+    int fd = memfd_create("ipctax-handover", MFD_CLOEXEC);
+    int status = 0;
+    if (p == NULL || q == NULL || fd < 0 || fallocate(fd, 0, 0, (off_t)bytes) != 0)
+        status = set_error(err, err_size, "cannot map %zu bytes twice and a file of as many "
+                           "for a fault probe", bytes);
+    else {
+        /* <<touch-and-hand-over>>, paper/67-mechanisms.md */
+        c_step(m, pass, order, "first", TOUCH, p, fd);
+        c_step(m, pass, order, "again", TOUCH, p, fd);
+        c_step(m, pass, order, "copy-out", COPY_OUT, p, fd);        /* the kernel reads them first */
+        c_step(m, pass, order, "copy-out-again", COPY_OUT, p, fd);
+        c_step(m, pass, order, "copy-in", COPY_IN, q, fd);          /* the kernel faults q in */
+        c_step(m, pass, order, "read-in", READ_IN, q, fd);          /* the process reads them first */
+        c_step(m, pass, order, "read-in-again", READ_IN, q, fd);
     }
-    munmap((void *)p, bytes);
-    return 0;
+    if (fd >= 0)
+        close(fd);
+    if (p != NULL)
+        munmap((void *)p, bytes);
+    if (q != NULL)
+        munmap((void *)q, bytes);
+    return status;
 }
-
 static int python_touch(struct mech *m, int pass, int order, char *err, size_t err_size)
 {
     json_t *answer = worker_command(&m->worker, json_pack("{s:s,s:i,s:i}", "cmd", "touch",

@@ -335,30 +335,61 @@ static void summarize_middle(const struct run_data *d, struct store *s)
 }
 
 /* <<mechanisms-faults>>, paper/67-mechanisms.md */
-static void summarize_fault_role(const struct run_data *d, struct store *s, const char *role)
+/* The median over passes of (step - again) / count, where count is the
+ * step's faults (per_fault) or its pages; an empty estimate if no pass
+ * has both rows. */
+static struct estimate pair_price(const struct run_data *d, const char *role, const char *step,
+                                  const char *again_step, int per_fault)
 {
-    struct doubles price = {0}, faults = {0};
-    char key[KEY_SIZE];
+    struct doubles price = {0};
     for (size_t i = 0; i < d->n_faults; i++) {
-        const struct fault_row *first = &d->faults[i];
-        if (strcmp(first->role, role) != 0 || strcmp(first->touch, "first") != 0 ||
-            !(first->minor_faults > 0))
+        const struct fault_row *a = &d->faults[i];
+        double count = per_fault ? a->minor_faults : a->pages;
+        if (strcmp(a->role, role) != 0 || strcmp(a->touch, step) != 0 || !(count > 0))
             continue;
         for (size_t j = 0; j < d->n_faults; j++) {
-            const struct fault_row *again = &d->faults[j];
-            if (again->pass == first->pass && strcmp(again->role, role) == 0 &&
-                strcmp(again->touch, "again") == 0)
-                doubles_push(&price, (first->ns - again->ns) * 1e-3 / first->minor_faults);
+            const struct fault_row *b = &d->faults[j];
+            if (b->pass == a->pass && strcmp(b->role, role) == 0 &&
+                strcmp(b->touch, again_step) == 0)
+                doubles_push(&price, (a->ns - b->ns) * 1e-3 / count);
         }
-        doubles_push(&faults, first->minor_faults);
     }
-    if (price.n > 0) {
-        put_estimate(s, keyf(key, "mech.fault.%s.us_per_fault", role), doubles_estimate(&price),
-                     2, "passes");
+    struct estimate e = doubles_estimate(&price);
+    doubles_free(&price);
+    return e;
+}
+
+static void summarize_fault_role(const struct run_data *d, struct store *s, const char *role)
+{
+    struct doubles faults = {0};
+    char key[KEY_SIZE];
+    struct estimate e = pair_price(d, role, "first", "again", 1);
+    for (size_t i = 0; i < d->n_faults; i++)
+        if (strcmp(d->faults[i].role, role) == 0 && strcmp(d->faults[i].touch, "first") == 0 &&
+            d->faults[i].minor_faults > 0)
+            doubles_push(&faults, d->faults[i].minor_faults);
+    if (e.n > 0) {
+        put_estimate(s, keyf(key, "mech.fault.%s.us_per_fault", role), e, 2, "passes");
         put_count(s, keyf(key, "mech.fault.%s.faults", role), doubles_estimate(&faults).value);
     }
-    doubles_free(&price);
     doubles_free(&faults);
+}
+
+/* The C probe's handing over: a page's first copy by the kernel out of
+ * what the process touched first, the process's first read of what the
+ * kernel faulted in, and a fault taken by the kernel's copy in. */
+static void summarize_handover(const struct run_data *d, struct store *s)
+{
+    struct estimate out = pair_price(d, "c", "copy-out", "copy-out-again", 0);
+    struct estimate in = pair_price(d, "c", "read-in", "read-in-again", 0);
+    struct estimate by_kernel = pair_price(d, "c", "copy-in", "copy-out-again", 1);
+    put_text(s, "mech.handover.measured", out.n > 0 && in.n > 0 ? "yes" : "no");
+    if (out.n == 0 || in.n == 0)
+        return;
+    put_estimate(s, "mech.handover.out_us_per_page", out, 2, "passes");
+    put_estimate(s, "mech.handover.in_us_per_page", in, 2, "passes");
+    if (by_kernel.n > 0)
+        put_estimate(s, "mech.handover.kernel_fault_us", by_kernel, 2, "passes");
 }
 
 static const struct spawn_row *spawn_of(const struct run_data *d, const char *kind, long rep)
@@ -368,17 +399,32 @@ static const struct spawn_row *spawn_of(const struct run_data *d, const char *ki
             return &d->spawns[i];
     return NULL;
 }
+/* The pages a spawned sweep's process touched before it began to serve,
+ * beyond a process that only starts and ends: its request's buffer. */
+static double pages_before_serving(const struct spawn_row *cold, const struct spawn_row *exit)
+{
+    double pages = cold->minor_faults - cold->engine_minor_faults -
+                   (exit != NULL ? exit->minor_faults : NAN);
+    return isfinite(pages) && pages > 0 ? pages : 0.0;
+}
 
 static void summarize_engine_faults(const struct run_data *d, struct store *s)
 {
     struct doubles price = {0};
+    struct estimate in = store_estimate(s, "mech.handover.in_us_per_page");
+    double read_in_us = in.n > 0 ? in.value : 0.0;            /* an older run: not probed */
     for (size_t i = 0; i < d->n_spawns; i++) {
         const struct spawn_row *cold = &d->spawns[i], *warm;
         if (strcmp(cold->kind, "sweep") != 0 || (warm = spawn_of(d, "warm", cold->rep)) == NULL)
             continue;
         double faults = cold->engine_minor_faults - warm->engine_minor_faults;
+        double decode_ns = cold->engine_decode_ns - warm->engine_decode_ns;
+        double extra_ns = cold->compute_ns - warm->compute_ns +
+                          (isfinite(decode_ns) ? decode_ns : 0.0) -   /* an older run: none */
+                          read_in_us * 1e3 * pages_before_serving(cold, spawn_of(d, "exit",
+                                                                                 cold->rep));
         if (faults > 0)
-            doubles_push(&price, (cold->compute_ns - warm->compute_ns) * 1e-3 / faults);
+            doubles_push(&price, extra_ns * 1e-3 / faults);
     }
     if (price.n > 0)
         put_estimate(s, "mech.fault.engine.us_per_fault", doubles_estimate(&price), 2,
@@ -403,11 +449,13 @@ void summarize_mechanisms(const struct run_data *d, struct store *s)
     put_text(s, "mech.chain.measured", chain ? "yes" : "no");
     if (d->n_states == 0) {
         put_text(s, "mech.round.retouch.measured", "no");
+        put_text(s, "mech.handover.measured", "no");
         return;
     }
     summarize_states(d, s);
     summarize_fault_role(d, s, "c");
     summarize_fault_role(d, s, "python");
+    summarize_handover(d, s);
     summarize_engine_faults(d, s);
     long passes = 0, away_passes = 0;
     for (size_t i = 0; i < d->n_states; i++) {

@@ -37,6 +37,11 @@ struct primitives {
     double engine_fault_us;            /* ... and the engine's */
     double exit_us;                    /* a process started, loaded and ended */
     double exit_faults;                /* ... and the pages it touched first */
+    /* a page handed between process and kernel: the kernel's first copy out
+     * of a page the process touched first, the process's first read of one
+     * the kernel faulted in, and a fault the kernel's copy takes (NAN in a
+     * run made before the probe) */
+    double out_us, in_us, kernel_fault_us;
     double json_encode_us, json_decode_us;  /* the series through jansson */
     double json_bytes;                 /* ... and the series' length as JSON */
 };
@@ -162,6 +167,9 @@ static void read_primitives(const struct store *s, const struct run_data *d,
     p->engine_fault_us = value_of(s, "mech.fault.engine.us_per_fault");
     p->exit_us = value_of(s, "spawn.exit_ms") * 1e3;
     p->exit_faults = store_number(s, "spawn.exit_faults");   /* a count, not an estimate */
+    p->out_us = value_of(s, "mech.handover.out_us_per_page");
+    p->in_us = value_of(s, "mech.handover.in_us_per_page");
+    p->kernel_fault_us = value_of(s, "mech.handover.kernel_fault_us");
     p->json_encode_us = value_of(s, "serial.c.json.encode_us");
     p->json_decode_us = value_of(s, "serial.c.json.decode_us");
     p->json_bytes = store_number(s, "serial.c.json.bytes");   /* a count, not an estimate */
@@ -293,9 +301,11 @@ static int read_inputs(const struct store *s, const struct arch_row *row, struct
 }
 
 /* <<model-terms>>, paper/68-model.md */
-enum term { T_STATE, T_REPLY, T_BYTES, T_LANE, T_CODEC, T_FAULTS, T_PROCESS, N_TERMS };
+enum term { T_STATE, T_REPLY, T_BYTES, T_LANE, T_CODEC, T_FAULTS, T_HANDOVER, T_PROCESS,
+            N_TERMS };
 static const char *const TERM_NAMES[N_TERMS] = {"state", "reply", "bytes", "lane", "codec",
-                                                 "faults", "process"};
+                                                 "faults", "handover", "process"};
+enum { PAGE_SIZE_BYTES = 4096 };       /* the probes' pages, as faults.csv counts them */
 
 /* The share of a row's calls priced as a run's first, for the statistic
  * its measure takes: the median of a unit's calls, which is a later
@@ -415,14 +425,18 @@ static void predict(const struct store *s, const struct arch_row *row,
         term[T_CODEC] = share * (p->json_encode_us + p->json_decode_us);
     }
     /* <<price-first-touches-and-a-new-process>>, paper/68-model.md */
-    /* a spawned engine's pages are all its process touched beyond what one
-     * that starts and ends touches (that one's are in its time, T_PROCESS);
-     * an older run without those counts has the engine's own */
-    double engine_faults = in->engine_faults;
+    /* a spawned engine's process touched its request's buffer before it
+     * served, beyond a process that only starts and ends (an older run
+     * without those counts: none apart) */
+    double before = 0.0;
     if (spawns && isfinite(in->process_faults) && isfinite(p->exit_faults))
-        engine_faults = fmax(in->process_faults - p->exit_faults, 0.0);
+        before = fmax(in->process_faults - in->engine_faults - p->exit_faults, 0.0);
+    /* an older run without the handing over prices those pages as the engine's */
+    double before_us = isfinite(p->kernel_fault_us) ? p->kernel_fault_us : p->engine_fault_us;
     term[T_FAULTS] = in->client_faults * p->fault_us[row->client] +
-                     engine_faults * p->engine_fault_us;
+                     in->engine_faults * p->engine_fault_us + before * before_us;
+    double handed_out = fmin(in->client_faults, ceil(out / PAGE_SIZE_BYTES));
+    term[T_HANDOVER] = isfinite(p->out_us) ? handed_out * p->out_us + before * p->in_us : 0.0;
     term[T_PROCESS] = spawns ? p->exit_us : 0.0;
 }
 
@@ -559,7 +573,7 @@ void summarize_model(const struct run_data *d, struct store *s)
     static const char *const header[] = {"Architecture", "Predicted (µs)",
                                          "Measured (µs) [95% interval]", "Predicted / measured",
                                          "State", "From kernel", "Bytes", "Lane", "Codec", "Faults",
-                                         "Process"};
+                                         "Handed over", "Process"};
     static const char *const figure_header[] = {"architecture", "predicted_us", "measured_us",
                                                 "low", "high", "band"};
     static const char *const first_header[] = {"Architecture", "Measured / predicted",

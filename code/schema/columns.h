@@ -167,8 +167,8 @@
     _(row, role, TEXT, NAME_OF(15), "", "c or python: the process that touched")                   \
     _(row, pass, INT, RANGE(1, MAX_MECH_PASSES), "", "the pass: the unit")                         \
     _(row, order, INT, ORDINAL, "", "its place in the pass's fault probes")                        \
-    _(row, touch, TEXT, NAME_OF(7), "", "first, or again (the same pages, touched)")               \
-    _(row, pages, INT, COUNT, "pages", "pages of 4 KiB, one byte written to each")                 \
+    _(row, touch, TEXT, NAME_OF(15), "", "first, again; copy-out, copy-in, read-in (and -again)")   \
+    _(row, pages, INT, COUNT, "pages", "pages of 4 KiB, each touched or copied")                   \
     _(row, ns, NUM, NANOS, "ns", "the touching")                                                   \
     _(row, minor_faults, NUM, COUNT, "pages", "the minor faults meanwhile")
 /* <<columns-of-the-measurements>>, paper/70-serialization.md */
