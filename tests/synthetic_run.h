@@ -81,7 +81,8 @@ static const double PASS_SCALE[SYN_PASSES] = {1.00, 0.97, 1.03, 1.06, 0.98};
 static const double REP_SCALE[SYN_ECHO_REPS] = {0.9, 1.0, 1.3};
 enum { PASS_SHIFT = 2 };
 
-#define SYN_PROCESS_FAULTS 900        /* a spawned call's process, start to end */
+#define SYN_PROCESS_FAULTS 1050       /* a spawned call's process: the engine's 300, the
+                                        exit spawn's 700 and its request's buffer, 50 */
 #define SYN_EXIT_FAULTS 700           /* the exit spawn's (the echo's 10 more, the sweep's 20) */
 #define SYN_T0_S 0.25          /* the baseline's sweep at the first run's speed */
 #define SYN_DRIFT 1.001        /* the machine's speed, run to run */
@@ -271,6 +272,14 @@ static double syn_fault_us(const char *role)
     return strcmp(role, "c") == 0 ? 0.25 : 0.40;
 }
 #define SYN_FAULT_PAGES 256
+
+/* The C probe's handing over, µs a page: the kernel's first copy out of
+ * fresh pages over its next, the process's first read of pages the kernel
+ * faulted in over its next, and a fault the kernel's copy takes. */
+static double syn_handover_us(const char *step)
+{
+    return strcmp(step, "copy-out") == 0 ? 0.30 : strcmp(step, "read-in") == 0 ? 0.45 : 0.22;
+}
 
 /* ---- Growing arrays --------------------------------------------------------- */
 
@@ -718,21 +727,24 @@ static void syn_spawn(struct synthetic_run *s)
         for (long rep = 1; rep <= SYN_REPS; rep++) {
             struct spawn_row r;
             double q = SYN_SERIAL_REP[rep - 1];
-            double cold_compute = SYN_SPAWN_COMPUTE_MS + SYN_SPAWN_FAULTS * SYN_SPAWN_FAULT_US * q * 1e-3;
+            /* the cold engine's faults: a sixth while it decodes, the rest in its kernel */
+            double cold_faults_ms = SYN_SPAWN_FAULTS * SYN_SPAWN_FAULT_US * q * 1e-3;
+            double cold_compute = SYN_SPAWN_COMPUTE_MS + cold_faults_ms * 5.0 / 6.0;
             memset(&r, 0, sizeof r);
             snprintf(r.kind, sizeof r.kind, "%s", KINDS[k]);
             r.rep = rep, r.combo = 0;
             r.compute_ns = k == 2 ? cold_compute * 1e6 : k == 3 ? SYN_SPAWN_COMPUTE_MS * 1e6 : NAN;
             r.rtt_ns = k == 0 ? SYN_SPAWN_EXIT_MS * q * 1e6
                      : k == 1 ? SYN_SPAWN_ECHO_MS * q * 1e6
-                     : k == 2 ? r.compute_ns + SYN_SPAWN_SWEEP_MS * q * 1e6
+                     : k == 2 ? (SYN_SPAWN_COMPUTE_MS + cold_faults_ms + SYN_SPAWN_SWEEP_MS * q) * 1e6
                               : SYN_SPAWN_WARM_MS * 1e6;
             r.process_ns = k == 3 ? NAN : 0.9 * r.rtt_ns;
             r.process_cpu_ns = k == 3 ? NAN : 0.5 * r.rtt_ns;
             r.minor_faults = k == 3 ? NAN : SYN_EXIT_FAULTS + 10 * (double)k;
             r.spawn_ns = k == 3 ? NAN : 0.3e6;
             r.request_ns = k == 2 ? 0.2e6 * q : NAN;
-            r.engine_decode_ns = k == 2 ? 0.1e6 * q : NAN;
+            r.engine_decode_ns = k == 2 ? (0.1 * q + cold_faults_ms / 6.0) * 1e6
+                               : k == 3 ? 0.1e6 * q : NAN;
             r.engine_minor_faults = k == 2 ? 100 + SYN_SPAWN_FAULTS : k == 3 ? 100 : NAN;
             SYN_PUSH(s->d.spawns, s->d.n_spawns, r);
         }
@@ -836,22 +848,41 @@ static void syn_kernel_calls(struct synthetic_run *s)
         }
 }
 
+/* One fault probe's row: a step of a role in a pass, its time and faults. */
+static void syn_fault_row(struct synthetic_run *s, const char *role, long pass, int order,
+                          const char *touch, double ns, double faults)
+{
+    struct fault_row f;
+    memset(&f, 0, sizeof f);
+    snprintf(f.role, sizeof f.role, "%s", role);
+    snprintf(f.touch, sizeof f.touch, "%s", touch);
+    f.pass = pass, f.order = order, f.pages = SYN_FAULT_PAGES;
+    f.ns = ns, f.minor_faults = faults;
+    SYN_PUSH(s->d.faults, s->d.n_faults, f);
+}
+
+/* Each pass: both roles' first touch and touch again, then the C probe's
+ * handing over, each first step at its price and the step again at 10 µs. */
 static void syn_faults(struct synthetic_run *s)
 {
     static const char *const ROLES[] = {"c", "python"};
     for (int role = 0; role < 2; role++)
-        for (long pass = 1; pass <= SYN_PASSES; pass++)
-            for (int again = 0; again < 2; again++) {
-                struct fault_row f;
-                double q = syn_pass_scale(pass, role == 1);
-                memset(&f, 0, sizeof f);
-                snprintf(f.role, sizeof f.role, "%s", ROLES[role]);
-                snprintf(f.touch, sizeof f.touch, "%s", again ? "again" : "first");
-                f.pass = pass, f.order = again + 1, f.pages = SYN_FAULT_PAGES;
-                f.ns = (10.0 + (again ? 0.0 : SYN_FAULT_PAGES * syn_fault_us(ROLES[role]) * q)) * 1e3;
-                f.minor_faults = again ? 0 : SYN_FAULT_PAGES;
-                SYN_PUSH(s->d.faults, s->d.n_faults, f);
-            }
+        for (long pass = 1; pass <= SYN_PASSES; pass++) {
+            double q = syn_pass_scale(pass, role == 1), pages = SYN_FAULT_PAGES;
+            syn_fault_row(s, ROLES[role], pass, role + 1, "first",
+                          (10.0 + pages * syn_fault_us(ROLES[role]) * q) * 1e3, pages);
+            syn_fault_row(s, ROLES[role], pass, role + 1, "again", 10e3, 0);
+            if (role == 1)
+                continue;
+            syn_fault_row(s, "c", pass, 1, "copy-out",
+                          (10.0 + pages * syn_handover_us("copy-out") * q) * 1e3, 0);
+            syn_fault_row(s, "c", pass, 1, "copy-out-again", 10e3, 0);
+            syn_fault_row(s, "c", pass, 1, "copy-in",
+                          (10.0 + pages * syn_handover_us("copy-in") * q) * 1e3, pages);
+            syn_fault_row(s, "c", pass, 1, "read-in",
+                          (10.0 + pages * syn_handover_us("read-in") * q) * 1e3, 0);
+            syn_fault_row(s, "c", pass, 1, "read-in-again", 10e3, 0);
+        }
 }
 
 /* The layout: per side, the two cells of testvalues.h in each pass. The

@@ -905,7 +905,7 @@ static void the_witnesses_are_timed_beside_the_calls(void **state)
                 fail_msg("%s spawns an engine per sweep, with no warm twin, yet has %s", a, key);
             }
             expect_estimate(keyf(key, "call.%s.process_ms", a), over_rounds(process_ms, r, NULL));
-            expect_number(keyf(key, "call.%s.faults", a), 900);
+            expect_number(keyf(key, "call.%s.faults", a), SYN_PROCESS_FAULTS);
         } else {
             expect_estimate(keyf(key, "witness.%s.payload_us", a),
                             over_rounds(witness_us, r, &r->payload_us));
@@ -1084,7 +1084,9 @@ static void a_spawn_is_priced_by_repetition(void **state)
     for (int i = 0; i < SYN_REPS; i++) {
         double q = SYN_SERIAL_REP[i];
         exit_ms[i] = SYN_SPAWN_EXIT_MS * q, echo[i] = SYN_SPAWN_ECHO_MS * q;
-        overhead[i] = SYN_SPAWN_SWEEP_MS * q, request[i] = 0.2 * q;
+        /* the round trip less the kernel: a sixth of the cold faults are the decoding's */
+        overhead[i] = SYN_SPAWN_SWEEP_MS * q + SYN_SPAWN_FAULTS * SYN_SPAWN_FAULT_US * q * 1e-3 / 6,
+        request[i] = 0.2 * q;
         over[i] = SYN_SPAWN_COMPUTE_MS + SYN_SPAWN_FAULTS * SYN_SPAWN_FAULT_US * q * 1e-3 +
                   SYN_SPAWN_SWEEP_MS * q - SYN_SPAWN_WARM_MS;
         fault[i] = SYN_SPAWN_FAULT_US * q;
@@ -1157,6 +1159,11 @@ static double stretch_pass(long pass, const void *stretch)
 static double fault_pass(long pass, const void *role)
 {
     return syn_fault_us(role) * syn_pass_scale(pass, strcmp(role, "python") == 0);
+}
+
+static double handover_pass(long pass, const void *step)
+{
+    return syn_handover_us(step) * syn_pass_scale(pass, 0);
 }
 
 /* Each state probe's round trip and parts, and what it adds to the hot echo
@@ -1232,6 +1239,10 @@ static void the_state_probes_are_priced_by_pass(void **state)
     expect_estimate("mech.fault.c.us_per_fault", over_passes(fault_pass, "c"));
     expect_estimate("mech.fault.python.us_per_fault", over_passes(fault_pass, "python"));
     expect_number("mech.fault.c.faults", SYN_FAULT_PAGES);
+    expect_text("mech.handover.measured", "yes");
+    expect_estimate("mech.handover.out_us_per_page", over_passes(handover_pass, "copy-out"));
+    expect_estimate("mech.handover.in_us_per_page", over_passes(handover_pass, "read-in"));
+    expect_estimate("mech.handover.kernel_fault_us", over_passes(handover_pass, "copy-in"));
     expect_number("mech.fault_pages", SYN_FAULT_PAGES);
     expect_number("mech.passes", SYN_PASSES);
 }
@@ -1548,7 +1559,7 @@ static double median9(double (*f)(const struct syn_row *, long, const void *),
     return x[SYN_ROUNDS / 2];
 }
 
-enum { N_MODEL_TERMS = 7 };
+enum { N_MODEL_TERMS = 8 };
 
 /* ---- The model's primitives ------------------------------------------------------------------------------ */
 
@@ -1775,10 +1786,14 @@ static void model_terms(const struct syn_row *r, double term[N_MODEL_TERMS])
                 : 0;
     term[4] = a->encoding == ENCODING_JSON       /* JSON bytes over the series' JSON bytes */
                   ? fmin(r->request_bytes / SYN_JSON_BYTES, 1.0) * (9000.0 + 15000.0) : 0;
-    /* a spawned engine's pages: its process's beyond the exit spawn's */
-    double engine_faults = spawns ? SYN_PROCESS_FAULTS - SYN_EXIT_FAULTS : r->engine_faults;
-    term[5] = r->client_faults * syn_fault_us(client) + engine_faults * SYN_SPAWN_FAULT_US;
-    term[6] = spawns ? SYN_SPAWN_EXIT_MS * 1e3 : 0;
+    /* a spawned engine's request buffer: its process's pages beyond the
+     * engine's own and the exit spawn's, faulted by the kernel and read */
+    double before = spawns ? SYN_PROCESS_FAULTS - r->engine_faults - SYN_EXIT_FAULTS : 0;
+    term[5] = r->client_faults * syn_fault_us(client) + r->engine_faults * SYN_SPAWN_FAULT_US +
+              before * syn_handover_us("copy-in");
+    term[6] = fmin(r->client_faults, ceil(out / 4096)) * syn_handover_us("copy-out") +
+              before * syn_handover_us("read-in");
+    term[7] = spawns ? SYN_SPAWN_EXIT_MS * 1e3 : 0;
 }
 
 /* The rows the break-even figure shows (the naive kernel behind a Unix
@@ -1803,8 +1818,9 @@ static void expect_break_even(const struct syn_row *r)
 static void the_model_predicts_every_row_from_the_primitives(void **state)
 {
     (void)state;
-    static const char *const TERMS[N_MODEL_TERMS] = {"state",  "reply",  "bytes",  "lane",
-                                                     "codec", "faults", "process"};
+    static const char *const TERMS[N_MODEL_TERMS] = {"state", "reply",    "bytes",  "lane",
+                                                     "codec", "faults",   "handover",
+                                                     "process"};
     char key[KEY_SIZE];
     int rows = 0, within = 0;
     double worst = 1;
