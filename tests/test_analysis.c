@@ -1875,6 +1875,38 @@ static void the_model_predicts_every_row_from_the_primitives(void **state)
     expect_text("model.outside", outside[0] ? outside : "none");
 }
 
+/* The spawn measurement's sweep, priced as the row whose calls it repeats
+ * (spawned per combination, C): the row's bytes, the sweeps' pages (the
+ * engine's 700, its process's 720, so none before serving beyond the exit
+ * spawn's 700), a process, against the sweeps' round trip over the warm
+ * engine's. */
+static void the_spawn_alone_is_priced_as_its_row(void **state)
+{
+    (void)state;
+    summarize_synthetic_run();
+    for (size_t i = 1; i < gen.n_rows; i++) {
+        const struct syn_row *r = &gen.rows[i];
+        if (r->row->transport != TRANSPORT_SPAWN || r->row->grain != GRAIN_COMBO ||
+            r->row->client != CLIENT_C)
+            continue;
+        double term[N_MODEL_TERMS];
+        model_terms(r, term);
+        double predicted = term[3] + (100 + SYN_SPAWN_FAULTS) * SYN_SPAWN_FAULT_US +
+                           SYN_SPAWN_EXIT_MS * 1e3;
+        double over[SYN_REPS];
+        for (int k = 0; k < SYN_REPS; k++) {
+            double q = SYN_SERIAL_REP[k];
+            over[k] = SYN_SPAWN_COMPUTE_MS + SYN_SPAWN_FAULTS * SYN_SPAWN_FAULT_US * q * 1e-3 +
+                      SYN_SPAWN_SWEEP_MS * q - SYN_SPAWN_WARM_MS;
+        }
+        expect_number("model.spawn_alone.predicted_us", predicted);
+        expect_number("model.spawn_alone.ratio",
+                      predicted / (truth_of(over, SYN_REPS).value * 1e3));
+        return;
+    }
+    fail_msg("the synthetic run has no row spawned per combination");
+}
+
 /* A run made before the Python client had an engine probe: its Python
  * calls are priced by the client probe, whose stretch the synthetic run
  * makes cost another amount than the engine's. */
@@ -2579,6 +2611,7 @@ int main(int argc, char **argv)
         T(the_counts_are_differences_of_requests),
         T(the_crossings_composites_are_their_medians_function),
         T(the_model_predicts_every_row_from_the_primitives),
+        T(the_spawn_alone_is_priced_as_its_row),
         T(an_older_run_prices_python_calls_by_the_client_probe),
         T(the_first_calls_and_the_rounds_away_probes),
         T(the_runs_records_are_passed_through),

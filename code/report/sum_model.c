@@ -479,6 +479,54 @@ static void write_break_even(struct store *s, const struct primitives *p)
     put_number(s, "cross.g_per_bar", store_number(s, "model.per_bar_unix.g"), 2);
 }
 
+/* <<model-spawn-alone>>, paper/68-model.md */
+/* The row whose calls the spawn measurement repeats: an engine spawned per
+ * combination, the naive kernel. */
+static const struct arch_row *spawned_per_combo(void)
+{
+    for (size_t i = 0; i < N_ARCH_ROWS; i++)
+        if (ARCH_ROWS[i].transport == TRANSPORT_SPAWN && ARCH_ROWS[i].grain == GRAIN_COMBO &&
+            ARCH_ROWS[i].client == CLIENT_C)
+            return &ARCH_ROWS[i];
+    return NULL;
+}
+
+/* The medians over the spawn measurement's sweeps of the pages the engine
+ * counted while it served and of those its whole process touched. */
+static void sweep_faults(const struct run_data *d, double *engine, double *process)
+{
+    struct doubles e = {0}, p = {0};
+    for (size_t i = 0; i < d->n_spawns; i++)
+        if (strcmp(d->spawns[i].kind, "sweep") == 0) {
+            doubles_push(&e, d->spawns[i].engine_minor_faults);
+            doubles_push(&p, d->spawns[i].minor_faults);
+        }
+    *engine = e.n > 0 ? doubles_estimate(&e).value : NAN;
+    *process = p.n > 0 ? doubles_estimate(&p).value : NAN;
+    doubles_free(&e);
+    doubles_free(&p);
+}
+
+static void price_the_spawn_alone(const struct run_data *d, struct store *s,
+                                  const struct primitives *p)
+{
+    const struct arch_row *row = spawned_per_combo();
+    struct estimate alone = store_estimate(s, "spawn.over_warm_ms");
+    struct call_inputs in;
+    if (row == NULL || alone.n == 0 || read_inputs(s, row, &in) != 0)
+        return;
+    sweep_faults(d, &in.engine_faults, &in.process_faults);
+    in.client_faults = 0.0;            /* the client encodes into a buffer it keeps */
+    double term[N_TERMS], predicted = 0.0;
+    predict(s, row, p, &in, term);
+    for (int k = 0; k < N_TERMS; k++)
+        predicted += term[k];
+    if (!isfinite(predicted))
+        return;
+    put_number(s, "model.spawn_alone.predicted_us", predicted, 1);
+    put_number(s, "model.spawn_alone.ratio", predicted / (alone.value * 1e3), 2);
+}
+
 /* <<model-summary>>, paper/68-model.md */
 static const double MODEL_BAND = 1.25;
 
@@ -640,6 +688,7 @@ void summarize_model(const struct run_data *d, struct store *s)
     put_count(s, "model.first_rows", first_rows);
     put_count(s, "model.first_inside", first_inside);
     write_break_even(s, &p);
+    price_the_spawn_alone(d, s, &p);
     put_count(s, "model.rows", rows);
     put_count(s, "model.within", within);
     put_number(s, "model.band", MODEL_BAND, 2);
