@@ -586,6 +586,72 @@ static void a_value_read_before_it_is_put_is_found(void **state)
     store_free(&s);
 }
 
+/* A family is a key's first part, matched as a whole word of a list. */
+static void a_family_is_a_whole_word(void **state)
+{
+    (void)state;
+    assert_true(family_listed("echo mech", "mech.handover.out_us_per_page"));
+    assert_true(family_listed(" mech ", "mech"));
+    assert_false(family_listed("mech", "mechanics.x"));
+    assert_false(family_listed("mechanics", "mech.x"));
+    assert_false(family_listed("", "mech.x"));
+}
+
+static void summarize_nothing(const struct run_data *d, struct store *s)
+{
+    (void)d, (void)s;
+}
+
+/* A list whose reader comes before the family's writer is refused before
+ * anything runs, naming both; a family nobody writes is refused too. */
+static void a_family_read_before_it_is_written_is_refused(void **state)
+{
+    (void)state;
+    char err[256] = "";
+    struct summarizer_line lines[] = {
+        {"first", summarize_nothing, "a", ""},
+        {"second", summarize_nothing, "b", "a"},
+        {"third", summarize_nothing, "c", "b a c"},
+    };
+    assert_int_equal(summarizers_check_order(lines, 3, err, sizeof err), 0);
+    lines[1].reads = "a c";                           /* c: the third's, after it */
+    assert_int_equal(summarizers_check_order(lines, 3, err, sizeof err), -1);
+    assert_non_null(strstr(err, "summarize_second"));
+    assert_non_null(strstr(err, "the family c"));
+    assert_non_null(strstr(err, "summarize_third"));
+    lines[1].reads = "zz";
+    assert_int_equal(summarizers_check_order(lines, 3, err, sizeof err), -1);
+    assert_non_null(strstr(err, "which no summarizer writes"));
+}
+
+/* While a summarizer runs, the first key it puts or reads outside its
+ * families is kept, with who used it and how. */
+static void a_key_outside_the_families_is_kept(void **state)
+{
+    (void)state;
+    struct store s;
+    struct read_watch watch = {.running = 0, .writes = "a", .reads = "b"};
+    store_init(&s, "unused");
+    s.watch = &watch;
+    put_number(&s, "a.mine", 1.0, 0);
+    (void)store_get(&s, "a.mine");
+    (void)store_get(&s, "b.theirs");
+    assert_string_equal(watch.stray, "");
+    watch.running = 1;
+    (void)store_get(&s, "c.undeclared");
+    put_number(&s, "d.undeclared", 2.0, 0);
+    assert_string_equal(watch.stray, "c.undeclared");
+    assert_int_equal(watch.stray_by, 1);
+    assert_int_equal(watch.stray_put, 0);
+    watch.stray[0] = '\0';
+    put_number(&s, "b.not_mine", 3.0, 0);
+    assert_string_equal(watch.stray, "b.not_mine");
+    assert_int_equal(watch.stray_put, 1);
+    free(watch.missed);
+    s.watch = NULL;
+    store_free(&s);
+}
+
 static void summarize_golden_with(struct store *s, const char *name, char *out,
                                   size_t out_size, const char *root)
 {
@@ -1285,6 +1351,9 @@ int main(void)
         T(a_cold_call_is_measured_over_its_own_warm_one),
         T(a_claims_verdict_follows_its_interval),
         T(a_value_read_before_it_is_put_is_found),
+        T(a_family_is_a_whole_word),
+        T(a_family_read_before_it_is_written_is_refused),
+        T(a_key_outside_the_families_is_kept),
         T(a_run_compared_with_itself_changes_no_verdict),
         T(a_claim_the_published_run_lacks_is_new_not_changed),
         T(compare_tells_a_failed_reproduction_from_a_changed_verdict),

@@ -10,7 +10,7 @@
 #include "util/error.h"
 #include "util/names.h"
 
-#define MEASUREMENT(name, when, description) \
+#define MEASUREMENT(name, when, description, ...) \
     {#name, description, RUN_##when(name), ROUNDS_##when(name)},
 #define RUN_ALONE(name) measure_##name
 #define ROUNDS_ALONE(name) NULL

@@ -72,7 +72,7 @@ int measure_open(const struct measure_context *ctx, const char *name, struct dat
                  char *err, size_t err_size);
 
 /* Each measurement's function, or its hooks in the rounds. */
-#define MEASUREMENT(name, when, description) DECLARE_##when(name)
+#define MEASUREMENT(name, when, ...) DECLARE_##when(name)
 #define DECLARE_ALONE(name) \
     int measure_##name(const struct measure_context *ctx, char *err, size_t err_size);
 #define DECLARE_IN_ROUNDS(name) extern const struct in_rounds name##_in_rounds;

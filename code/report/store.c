@@ -82,6 +82,28 @@ static const struct value *find(const struct store *s, const char *key)
     return NULL;
 }
 
+/* <<a-key-outside-its-families>>, paper/90-appendix-report.md */
+int family_listed(const char *list, const char *key)
+{
+    size_t len = strcspn(key, ".");
+    while (list != NULL && *(list += strspn(list, " ")) != '\0') {
+        size_t n = strcspn(list, " ");
+        if (n == len && strncmp(list, key, n) == 0)
+            return 1;
+        list += n;
+    }
+    return 0;
+}
+
+static void note_stray(struct read_watch *w, const char *key, int put)
+{
+    if (w->stray[0] != '\0')
+        return;                        /* the first is the one to name */
+    snprintf(w->stray, KEY_SIZE, "%s", key);
+    w->stray_by = w->running;
+    w->stray_put = put;
+}
+
 static void note_missed(struct read_watch *w, const char *key)
 {
     if (w->n == w->cap) {
@@ -101,6 +123,9 @@ const struct value *store_get(const struct store *s, const char *key)
     const struct value *v = find(s, key);
     if (v == NULL && s->watch != NULL && s->watch->running >= 0)
         note_missed(s->watch, key);
+    if (s->watch != NULL && s->watch->reads != NULL && !family_listed(s->watch->reads, key) &&
+        !family_listed(s->watch->writes, key))
+        note_stray(s->watch, key, 0);
     return v;
 }
 
@@ -147,6 +172,8 @@ static void put(struct store *s, const char *key, const char *text, double numbe
     snprintf(v->text, sizeof v->text, "%s", text);
     v->number = number;
     v->writer = s->watch != NULL ? s->watch->running : -1;
+    if (s->watch != NULL && s->watch->writes != NULL && !family_listed(s->watch->writes, key))
+        note_stray(s->watch, key, 1);
 }
 
 /* <<decimals-of-an-estimate>>, paper/90-appendix-report.md */

@@ -22,7 +22,8 @@ struct value {
 };
 
 /* The keys looked for while a summarizer ran and not found: each must be
- * one that no later summarizer puts (@sec:summarizer-order). */
+ * one that no later summarizer puts; and the first key a summarizer used
+ * outside the families it declared (@sec:summarizer-order). */
 struct read_watch {
     int running;               /* the summarizer running, or -1 */
     struct missed_read {
@@ -30,6 +31,9 @@ struct read_watch {
         int reader;
     } *missed;
     size_t n, cap;
+    const char *writes, *reads; /* the running one's families; NULL: not checked */
+    char stray[KEY_SIZE];      /* the first key outside them, or "" */
+    int stray_by, stray_put;   /* who used it, and whether it put it */
 };
 
 struct store {
@@ -77,6 +81,9 @@ const struct value *store_get(const struct store *s, const char *key);
 /* While s->watch is set: the first key a summarizer looked for before a
  * later one put it, or NULL; *reader and *writer their places. */
 const char *store_read_too_early(const struct store *s, int *reader, int *writer);
+/* Whether key's family, its part before the first dot, is a word of list
+ * (words separated by spaces); a family is its own key. */
+int family_listed(const char *list, const char *key);
 double store_number(const struct store *s, const char *key);
 /* An estimate put under key (n = 0 if none). */
 struct estimate store_estimate(const struct store *s, const char *key);

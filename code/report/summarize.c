@@ -12,31 +12,47 @@
 #include "report/summarize.h"
 #include "report/units.h"
 #include "schema/architectures.h"
+#include "util/error.h"
 
 /* <<run-every-summarizer>>, paper/90-appendix-report.md */
-#define SUMMARIZER(name) {#name, summarize_##name}
-static const struct {
-    const char *name;
-    summarizer *run;
-} SUMMARIZERS[] = {
-    SUMMARIZER(run),   SUMMARIZER(sweep), SUMMARIZER(architectures), SUMMARIZER(calls),
-#define MEASUREMENT(name, ...) SUMMARIZER(name),
+#define SUMMARIZER(name, writes, reads) {#name, summarize_##name, writes, reads}
+static const struct summarizer_line SUMMARIZERS[] = {
+    SUMMARIZER(run, "estimator machine orig run series", ""),
+    SUMMARIZER(sweep, "oracle sweep", ""),
+    SUMMARIZER(architectures, "arch gate pair pooled speedup", ""),
+    SUMMARIZER(calls, "call calls cross witness", ""),
+#define MEASUREMENT(name, when, description, writes, reads) SUMMARIZER(name, writes, reads),
 #include "schema/measurements.def"
-    SUMMARIZER(robustness), SUMMARIZER(derived), SUMMARIZER(model),
-    SUMMARIZER(design),     SUMMARIZER(claims),  SUMMARIZER(multiplicity),
+    SUMMARIZER(robustness, "fuzz load valgrind", ""),
+    SUMMARIZER(derived, "cross", "call orig"),
+    SUMMARIZER(model, "cross first model", "call echo mech serial spawn"),
+    SUMMARIZER(design, "calibration design", ""),
+    SUMMARIZER(claims, "claim claims deviations precondition preconditions registration",
+               "arch call counts cross design echo fuzz gate load model oracle orig pair "
+               "serial valgrind"),
+    SUMMARIZER(multiplicity, "multiplicity", ""),
 };
 #undef SUMMARIZER
 enum { N_SUMMARIZERS = sizeof SUMMARIZERS / sizeof SUMMARIZERS[0] };
 
 void summarize_all(const struct run_data *d, struct store *s)
 {
-    struct read_watch watch = {-1, NULL, 0, 0}, *outer = s->watch;
+    char err[ERR_SIZE];
+    if (summarizers_check_order(SUMMARIZERS, N_SUMMARIZERS, err, sizeof err) != 0) {
+        fprintf(stderr, "ipctax-summary: %s\n", err);
+        s->errors++;
+        return;
+    }
+    struct read_watch watch = {.running = -1}, *outer = s->watch;
     s->watch = &watch;
     for (size_t i = 0; i < N_SUMMARIZERS; i++) {
         watch.running = (int)i;
+        watch.writes = SUMMARIZERS[i].writes;
+        watch.reads = SUMMARIZERS[i].reads;
         SUMMARIZERS[i].run(d, s);
     }
     watch.running = -1;
+    watch.writes = watch.reads = NULL;
     /* <<a-summarizer-that-read-too-early>>, paper/90-appendix-report.md */
     int reader, writer;
     const char *early = store_read_too_early(s, &reader, &writer);
@@ -46,8 +62,54 @@ void summarize_all(const struct run_data *d, struct store *s)
                 SUMMARIZERS[reader].name, early, SUMMARIZERS[writer].name);
         s->errors++;
     }
+    /* <<a-summarizer-outside-its-families>>, paper/90-appendix-report.md */
+    if (watch.stray[0] != '\0') {
+        fprintf(stderr, "ipctax-summary: summarize_%s %s %s, outside the families its line "
+                        "declares (%s: %s)\n",
+                SUMMARIZERS[watch.stray_by].name, watch.stray_put ? "puts" : "reads", watch.stray,
+                watch.stray_put ? "writes" : "reads",
+                watch.stray_put ? SUMMARIZERS[watch.stray_by].writes
+                                : SUMMARIZERS[watch.stray_by].reads);
+        s->errors++;
+    }
     free(watch.missed);
     s->watch = outer;
+}
+
+/* <<check-the-order-of-the-families>>, paper/90-appendix-report.md */
+/* The first line at or after `from` whose writes list `family`, or -1. */
+static long writer_of(const struct summarizer_line *lines, size_t n, size_t from,
+                      const char *family)
+{
+    for (size_t j = from; j < n; j++)
+        if (family_listed(lines[j].writes, family))
+            return (long)j;
+    return -1;
+}
+
+int summarizers_check_order(const struct summarizer_line *lines, size_t n, char *err,
+                            size_t err_size)
+{
+    for (size_t i = 0; i < n; i++) {
+        const char *w = lines[i].reads;
+        while (*(w += strspn(w, " ")) != '\0') {
+            char family[KEY_SIZE];
+            size_t len = strcspn(w, " ");
+            snprintf(family, sizeof family, "%.*s", (int)len, w);
+            w += len;
+            long first = writer_of(lines, n, 0, family);
+            if (first >= 0 && (size_t)first <= i)
+                continue;
+            long later = writer_of(lines, n, i + 1, family);
+            if (later < 0)
+                return set_error(err, err_size, "summarize_%s reads the family %s, which no "
+                                 "summarizer writes", lines[i].name, family);
+            return set_error(err, err_size, "summarize_%s reads the family %s, which "
+                             "summarize_%s writes after it: move it later",
+                             lines[i].name, family, lines[later].name);
+        }
+    }
+    return 0;
 }
 
 /* <<a-growable-array-of-doubles>>, paper/90-appendix-report.md */

@@ -24,6 +24,19 @@ summarizer summarize_run, summarize_sweep, summarize_architectures, summarize_ca
 /* Every summarizer, in their order: what the summary program runs on a run. */
 summarizer summarize_all;
 
+/* A line of the summarizers' list: its name, its function, the families
+ * of values it writes and those of others it reads (@sec:summarizer-order). */
+struct summarizer_line {
+    const char *name;
+    summarizer *run;
+    const char *writes, *reads;
+};
+/* Whether every family each line reads is written by a line before it, or
+ * by itself: 0, or -1 with err naming the reader and the family, and the
+ * later line that writes it if one does. */
+int summarizers_check_order(const struct summarizer_line *lines, size_t n, char *err,
+                            size_t err_size);
+
 /* <<summary-helpers>>, paper/90-appendix-report.md */
 /* A growable array of doubles. */
 struct doubles {
