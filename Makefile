@@ -43,7 +43,7 @@ PYTHON := /usr/bin/python3
 .PHONY: all help paper test check weave figures compare tangle check-tangle measure clean register-chunks \
         unit-tests check-cff check-spec check-woven check-browser check-sanitize \
         check-valgrind check-packages check-python check-bibtex check-data-readme unused-values \
-        check-registration check-weave-failure check-provenance check-layers check-steps check-publish check-reproduction check-any-text \
+        check-registration check-weave-failure check-provenance check-layers check-steps check-order check-publish check-reproduction check-any-text \
         check-index check-when \
         fuzz install-python FORCE
 FORCE:
@@ -77,6 +77,7 @@ help:
 	@echo "make check-data-readme  data/README.md describes every file and column of data/"
 	@echo "make check-layers  every file and library uses only the layers below it"
 	@echo "make check-steps  every function body the book shows is at most 40 lines"
+	@echo "make check-order  every C file the book presents shows its entry point first"
 	@echo "make unused-values  values and tables the summarizer writes and no chapter uses:"
 	@echo "                published unread, or computed for nobody (fails)"
 	@echo "make clean      remove build/"
@@ -334,7 +335,7 @@ unit-tests: $(TESTS:%=$(BUILD)/tests/%) $(BUILD)/tangle all
 # test` runs everything.
 SLOW_TESTS := test_bench test_engine test_kernel_tuned test_load test_reproductions test_shm
 CHECK_TESTS := $(filter-out $(SLOW_TESTS),$(TESTS))
-check: check-tangle check-steps $(CHECK_TESTS:%=$(BUILD)/tests/%) all
+check: check-tangle check-steps check-order $(CHECK_TESTS:%=$(BUILD)/tests/%) all
 	$(call run-tests,$(CHECK_TESTS:%=$(BUILD)/tests/%),,check)
 	@echo "check: the fast tier passed ($(words $(CHECK_TESTS)) test programs and the tangle;" \
 	      "make test runs everything)"
@@ -396,6 +397,12 @@ check-steps:
 	@$(PYTHON) -B tests/check_steps.py --self-test
 	@$(PYTHON) -B tests/check_steps.py $(CHAPTERS)
 
+# Each C file the book presents shows its entry point right after its
+# skeleton, then the helpers it uses (tests/check_order.py, which tests
+# itself first).
+check-order:
+	@$(PYTHON) -B tests/check_order.py $(CHAPTERS)
+
 # The schema of data/ as a Frictionless Data Package (paper/90-appendix-report.md),
 # and data/README.md against it: every file and column the schema names is
 # described there, and every file of data/ is one the schema names.
@@ -455,7 +462,7 @@ else
 	@echo "install-python: $(PY_SITE)/ipctax_client.py (import ipctax_client)"
 endif
 
-test: deps-test check-tangle check-layers check-steps unit-tests check-sanitize check-valgrind check-cff check-python \
+test: deps-test check-tangle check-layers check-steps check-order unit-tests check-sanitize check-valgrind check-cff check-python \
       check-browser check-bibtex check-data-readme check-registration check-weave-failure \
       check-publish check-reproduction check-any-text check-when check-provenance check-index
 	@echo "test: every check passed"
