@@ -100,9 +100,11 @@ HERE = None
 # of measurements and the measurements' summarizers moved from Part III into
 # their chapters of Part II, which the two parts' separate packing makes
 # dearer (735 kB then), and 740 kB until every function over 40 lines was
-# told as named steps, each with its sentence (749 kB then); the budget is a
+# told as named steps, each with its sentence (749 kB then), and 760 kB
+# until the summarizers declared their families and every file of the book
+# was told top-down, its entry point first (761 kB then); the budget is a
 # bound on growth, not a target.
-MAX_SENT_BYTES = 760000
+MAX_SENT_BYTES = 770000
 MAX_BYTES = 1500000
 MIN_CONTRAST = 4.5
 MIN_FIGURE_TEXT_PX = 8.0
