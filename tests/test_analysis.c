@@ -1751,16 +1751,12 @@ static struct probe_parts round_probe(int probe)
  * run as a later call (both after the kernel, with the reply straight from
  * it), and a duet's call per sweep, half of whose calls meet a round, at
  * the mean of the two. */
-static void model_terms(const struct syn_row *r, double term[N_MODEL_TERMS])
+static void model_terms_at(const struct syn_row *r, double first, double term[N_MODEL_TERMS])
 {
     const struct arch_row *a = r->row;
     int spawns = a->transport == TRANSPORT_SPAWN;
     const char *client = client_of(r);
     double series_bytes = 8.0 * SYN_SERIES_FLOATS, c = r->compute_us;
-    /* a duet's second side is a second run of the same engine, seconds
-     * after the first: only the first side's first call meets a round */
-    double meets = (a->pairing == PAIRING_DUET ? 0.5 : 1.0) / r->calls;
-    double first = meets > 0.5 ? 1.0 : meets == 0.5 ? 0.5 : 0.0;
     struct probe_parts one = one_after(client, c), rep = series_after(client, c);
     struct probe_parts one_req = probe_between(one, round_probe(0), first);
     struct probe_parts req = probe_between(rep, round_probe(1), first);
@@ -1794,6 +1790,15 @@ static void model_terms(const struct syn_row *r, double term[N_MODEL_TERMS])
     term[6] = fmin(r->client_faults, ceil(out / 4096)) * syn_handover_us("copy-out") +
               before * syn_handover_us("read-in");
     term[7] = spawns ? SYN_SPAWN_EXIT_MS * 1e3 : 0;
+}
+
+/* The terms at the share of a row's calls that meet a round: a duet's
+ * second side is a second run of the same engine, seconds after the
+ * first, so only the first side's first call meets a round. */
+static void model_terms(const struct syn_row *r, double term[N_MODEL_TERMS])
+{
+    double meets = (r->row->pairing == PAIRING_DUET ? 0.5 : 1.0) / r->calls;
+    model_terms_at(r, meets > 0.5 ? 1.0 : meets == 0.5 ? 0.5 : 0.0, term);
 }
 
 /* The rows the break-even figure shows (the naive kernel behind a Unix
@@ -1984,6 +1989,54 @@ static struct truth round_truth(int probe, double share)
     for (long k = 2; k <= SYN_ROUNDS; k++)
         q[k - 2] = US[probe] * syn_round_scale(k) * share;
     return truth_of(q, SYN_ROUNDS - 1);
+}
+
+/* The first call of a duet unit's side (slot 1 or 2) of row r in round k. */
+static double side_call_us(const struct syn_row *r, long k, const void *slot)
+{
+    return boundary_us(r, k, NULL) * syn_call_factor(r->calls, *(const long *)slot, 0);
+}
+
+/* Every crossing row paired in duets: its first side's first call, its
+ * second side's, and the one over the other, unit by unit; and each row
+ * whose every call is a run's first, in duets over a socket or memory,
+ * priced side by side: a first call's state, then a later call's. */
+static void a_duets_two_sides_are_set_apart(void **state)
+{
+    (void)state;
+    static const long SLOT[2] = {1, 2};
+    static const char *const SIDE[2] = {"first_side", "second_side"};
+    char key[KEY_SIZE];
+    summarize_synthetic_run();
+    for (size_t i = 1; i < gen.n_rows; i++) {
+        const struct syn_row *r = &gen.rows[i];
+        const char *a = r->row->name;
+        if (r->row->transport == TRANSPORT_NONE)
+            continue;
+        if (r->row->pairing != PAIRING_DUET) {
+            if (written(keyf(key, "first.%s.sides_ratio", a)))
+                fail_msg("%s is not paired in duets, and has two sides", a);
+            continue;
+        }
+        double ratio = syn_call_factor(r->calls, 1, 0) / syn_call_factor(r->calls, 2, 0);
+        for (int k = 0; k < 2; k++)
+            expect_estimate(keyf(key, "first.%s.%s_us", a, SIDE[k]),
+                            over_rounds(side_call_us, r, &SLOT[k]));
+        expect_estimate(keyf(key, "first.%s.sides_ratio", a), over_rounds(constant, r, &ratio));
+        if (r->calls != 1 || r->row->transport == TRANSPORT_SPAWN) {
+            if (written(keyf(key, "model.%s.first_side_ratio", a)))
+                fail_msg("%s is priced side by side, but not every call is a first", a);
+            continue;
+        }
+        for (int k = 0; k < 2; k++) {
+            double term[N_MODEL_TERMS], predicted = 0;
+            model_terms_at(r, k == 0 ? 1.0 : 0.0, term);
+            for (int t = 0; t < N_MODEL_TERMS; t++)
+                predicted += term[t];
+            expect_number(keyf(key, "model.%s.%s_ratio", a, SIDE[k]),
+                          predicted / over_rounds(side_call_us, r, &SLOT[k]).value);
+        }
+    }
 }
 
 /* Every crossing row's calls per run, and where a run makes more than one
@@ -2614,6 +2667,7 @@ int main(int argc, char **argv)
         T(the_spawn_alone_is_priced_as_its_row),
         T(an_older_run_prices_python_calls_by_the_client_probe),
         T(the_first_calls_and_the_rounds_away_probes),
+        T(a_duets_two_sides_are_set_apart),
         T(the_runs_records_are_passed_through),
         T(the_claims_are_judged_on_the_known_intervals),
         T(the_run_is_compared_and_counted_once),

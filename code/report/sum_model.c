@@ -263,6 +263,58 @@ static void summarize_first_calls(const struct run_data *d, struct store *s)
     table_close(s, &t);
 }
 
+/* <<model-a-duets-two-sides>>, paper/68-model.md */
+/* The boundary (µs) of the first call of each side of a duet unit: side
+ * 0 is the run in slot 1; NAN where a side has none. */
+static void unit_side_firsts(const struct run_data *d, const struct unit_view *u, double side[2])
+{
+    side[0] = side[1] = NAN;
+    for (size_t i = 0; i < d->n_calls; i++) {
+        const struct call_row *c = &d->calls[i];
+        for (int k = 0; k < 2; k++)
+            if (c->call == 0 && u->row[k] != NULL && c->run == u->row[k]->run &&
+                !isnan(c->compute_ns))
+                side[k] = (c->rtt_ns - c->compute_ns) * 1e-3;
+    }
+}
+
+/* Each crossing row paired in duets: its first side's first call, its
+ * second side's, and the one over the other, unit by unit. */
+static void summarize_duet_sides(const struct run_data *d, struct store *s)
+{
+    char key[KEY_SIZE];
+    for (size_t a = 0; a < N_ARCH_ROWS; a++) {
+        const char *arch = ARCH_ROWS[a].name;
+        struct unit_view *units;
+        struct doubles side[2] = {{0}, {0}}, ratio = {0};
+        size_t n = arch_units(d, arch, &units);
+        for (size_t i = 0; i < n; i++) {
+            double first[2];
+            if (!units[i].complete || !units[i].duet)
+                continue;
+            unit_side_firsts(d, &units[i], first);
+            if (!(first[0] > 0) || !(first[1] > 0))
+                continue;
+            doubles_push(&side[0], first[0]);
+            doubles_push(&side[1], first[1]);
+            doubles_push(&ratio, first[0] / first[1]);
+        }
+        free(units);
+        /* <<store-a-duets-two-sides>>, paper/68-model.md */
+        if (ratio.n > 0 && ARCH_ROWS[a].transport != TRANSPORT_NONE) {
+            const char *unit = unit_name(d, arch);
+            put_estimate(s, keyf(key, "first.%s.first_side_us", arch), doubles_estimate(&side[0]), 1,
+                         unit);
+            put_estimate(s, keyf(key, "first.%s.second_side_us", arch), doubles_estimate(&side[1]), 1,
+                         unit);
+            put_estimate(s, keyf(key, "first.%s.sides_ratio", arch), doubles_estimate(&ratio), 2, unit);
+        }
+        doubles_free(&side[0]);
+        doubles_free(&side[1]);
+        doubles_free(&ratio);
+    }
+}
+
 /* <<model-inputs>>, paper/68-model.md */
 struct call_inputs {
     double compute_us, request_bytes, reply_bytes, client_faults, engine_faults;
@@ -527,6 +579,29 @@ static void price_the_spawn_alone(const struct run_data *d, struct store *s,
     put_number(s, "model.spawn_alone.ratio", predicted / (alone.value * 1e3), 2);
 }
 
+/* <<model-price-each-side>>, paper/68-model.md */
+static void price_each_side(struct store *s, const struct arch_row *row,
+                            const struct primitives *p, const struct call_inputs *in)
+{
+    static const char *const SIDE[2] = {"first_side", "second_side"};
+    char key[KEY_SIZE];
+    if (row->pairing != PAIRING_DUET || !(in->first_share >= 1.0) ||
+        row->transport == TRANSPORT_SPAWN)
+        return;
+    for (int k = 0; k < 2; k++) {
+        struct call_inputs side = *in;
+        double term[N_TERMS], predicted = 0.0;
+        double measured = value_of(s, keyf(key, "first.%s.%s_us", row->name, SIDE[k]));
+        side.round_share = k == 0 ? 1.0 : 0.0;     /* a first call's state, or a later's */
+        predict(s, row, p, &side, term);
+        for (int t = 0; t < N_TERMS; t++)
+            predicted += term[t];
+        if (isfinite(predicted) && measured > 0)
+            put_number(s, keyf(key, "model.%s.%s_ratio", row->name, SIDE[k]),
+                       predicted / measured, 2);
+    }
+}
+
 /* <<model-summary>>, paper/68-model.md */
 static const double MODEL_BAND = 1.25;
 
@@ -631,6 +706,7 @@ void summarize_model(const struct run_data *d, struct store *s)
     struct csv_out t, f, c;
     char key[KEY_SIZE];
     summarize_first_calls(d, s);
+    summarize_duet_sides(d, s);
     read_primitives(s, d, &p);
     /* <<open-the-model-tables>>, paper/68-model.md */
     if (d->n_states == 0 || table_open(s, "model", &t, header, CSV_COLUMNS(header)) != 0)
@@ -666,6 +742,7 @@ void summarize_model(const struct run_data *d, struct store *s)
         put_number(s, keyf(key, "model.%s.predicted_us", row->name), predicted, 1);
         put_number(s, keyf(key, "model.%s.ratio", row->name), ratio, 2);
         put_over_model(s, row, &in, predicted);
+        price_each_side(s, row, &p, &in);
         for (int k = 0; k < N_TERMS; k++)
             put_number(s, keyf(key, "model.%s.%s_us", row->name, TERM_NAMES[k]), term[k], 1);
         /* <<count-the-rows-near-their-measure>>, paper/68-model.md */
