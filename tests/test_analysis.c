@@ -1997,6 +1997,37 @@ static double side_call_us(const struct syn_row *r, long k, const void *slot)
     return boundary_us(r, k, NULL) * syn_call_factor(r->calls, *(const long *)slot, 0);
 }
 
+/* How long row a was left before each of its duet units after its first,
+ * from the runs as generated: from the end of its previous unit (its last
+ * run, partners included) to the start of the next (its first run); how
+ * many into left, in the order the units ran. */
+static size_t times_left(const char *a, double *left, size_t room)
+{
+    double start[64], end[64];
+    long ids[64];
+    size_t units = 0, n = 0;
+    for (size_t i = 0; i < gen.d.n_runs; i++) {
+        const struct run_row *r = &gen.d.runs[i];
+        if (strcmp(r->architecture, a) == 0 && strcmp(r->pairing, "duet") == 0 && r->slot == 1 &&
+            units < 64)
+            ids[units++] = r->unit;
+    }
+    for (size_t u = 0; u < units; u++) {
+        start[u] = INFINITY, end[u] = -INFINITY;
+        for (size_t i = 0; i < gen.d.n_runs; i++) {
+            const struct run_row *r = &gen.d.runs[i];
+            if (r->unit == ids[u]) {
+                start[u] = fmin(start[u], r->start_s);
+                end[u] = fmax(end[u], r->start_s + r->seconds);
+            }
+        }
+    }
+    for (size_t u = 1; u < units && n < room; u++)     /* the runs are written in order */
+        if (start[u] > end[u - 1])
+            left[n++] = start[u] - end[u - 1];
+    return n;
+}
+
 /* Every crossing row paired in duets: its first side's first call, its
  * second side's, and the one over the other, unit by unit; and each row
  * whose every call is a run's first, in duets over a socket or memory,
@@ -2023,6 +2054,19 @@ static void a_duets_two_sides_are_set_apart(void **state)
             expect_estimate(keyf(key, "first.%s.%s_us", a, SIDE[k]),
                             over_rounds(side_call_us, r, &SLOT[k]));
         expect_estimate(keyf(key, "first.%s.sides_ratio", a), over_rounds(constant, r, &ratio));
+        /* how long the row was left, and the ratio (a constant here) of the
+         * units left longer than its median apart from the others */
+        double left[64], same[64];
+        size_t n = times_left(a, left, 64), longer = 0;
+        struct truth t = truth_of(left, n);
+        expect_estimate(keyf(key, "first.%s.left_s", a), t);
+        for (size_t u = 0; u < n; u++) {
+            longer += left[u] > t.value;
+            same[u] = ratio;
+        }
+        expect_estimate(keyf(key, "first.%s.sides_ratio_left_longer", a), truth_of(same, longer));
+        expect_estimate(keyf(key, "first.%s.sides_ratio_left_shorter", a),
+                        truth_of(same, n - longer));
         if (r->calls != 1 || r->row->transport == TRANSPORT_SPAWN) {
             if (written(keyf(key, "model.%s.first_side_ratio", a)))
                 fail_msg("%s is priced side by side, but not every call is a first", a);

@@ -264,6 +264,13 @@ static void summarize_first_calls(const struct run_data *d, struct store *s)
 }
 
 /* <<model-a-duets-two-sides>>, paper/68-model.md */
+/* A row's duet units, side by side: each side's first call, their ratio,
+ * and, for a unit after the row's first, how long the row was left (s)
+ * with the same unit's ratio beside it. */
+struct duet_sides {
+    struct doubles side[2], ratio, left, left_ratio;
+};
+
 /* The boundary (µs) of the first call of each side of a duet unit: side
  * 0 is the run in slot 1; NAN where a side has none. */
 static void unit_side_firsts(const struct run_data *d, const struct unit_view *u, double side[2])
@@ -278,40 +285,74 @@ static void unit_side_firsts(const struct run_data *d, const struct unit_view *u
     }
 }
 
-/* Each crossing row paired in duets: its first side's first call, its
- * second side's, and the one over the other, unit by unit. */
-static void summarize_duet_sides(const struct run_data *d, struct store *s)
+/* <<gather-a-rows-duet-sides>>, paper/68-model.md */
+static void gather_duet_sides(const struct run_data *d, const char *arch, struct duet_sides *x)
+{
+    struct unit_view *units;
+    size_t n = arch_units(d, arch, &units);
+    for (size_t i = 0; i < n; i++) {
+        double first[2];
+        if (!units[i].complete || !units[i].duet)
+            continue;
+        unit_side_firsts(d, &units[i], first);
+        if (!(first[0] > 0) || !(first[1] > 0))
+            continue;
+        doubles_push(&x->side[0], first[0]);
+        doubles_push(&x->side[1], first[1]);
+        doubles_push(&x->ratio, first[0] / first[1]);
+        if (i > 0 && units[i].start_s > units[i - 1].end_s) {
+            doubles_push(&x->left, units[i].start_s - units[i - 1].end_s);
+            doubles_push(&x->left_ratio, first[0] / first[1]);
+        }
+    }
+    free(units);
+}
+
+/* <<store-a-rows-duet-sides>>, paper/68-model.md */
+static void store_duet_sides(const struct run_data *d, struct store *s, const char *arch,
+                             const struct duet_sides *x)
 {
     char key[KEY_SIZE];
+    const char *unit = unit_name(d, arch);
+    struct doubles longer = {0}, shorter = {0};
+    if (x->ratio.n == 0)
+        return;
+    put_estimate(s, keyf(key, "first.%s.first_side_us", arch), doubles_estimate(&x->side[0]), 1,
+                 unit);
+    put_estimate(s, keyf(key, "first.%s.second_side_us", arch), doubles_estimate(&x->side[1]),
+                 1, unit);
+    put_estimate(s, keyf(key, "first.%s.sides_ratio", arch), doubles_estimate(&x->ratio), 2, unit);
+    if (x->left.n == 0)
+        return;
+    struct estimate left = doubles_estimate(&x->left);
+    put_estimate(s, keyf(key, "first.%s.left_s", arch), left, 0, unit);
+    for (size_t i = 0; i < x->left.n; i++)
+        doubles_push(x->left.v[i] > left.value ? &longer : &shorter, x->left_ratio.v[i]);
+    if (longer.n > 0 && shorter.n > 0) {
+        put_estimate(s, keyf(key, "first.%s.sides_ratio_left_longer", arch),
+                     doubles_estimate(&longer), 2, unit);
+        put_estimate(s, keyf(key, "first.%s.sides_ratio_left_shorter", arch),
+                     doubles_estimate(&shorter), 2, unit);
+    }
+    doubles_free(&longer);
+    doubles_free(&shorter);
+}
+
+/* Each crossing row paired in duets: its two sides, set apart. */
+static void summarize_duet_sides(const struct run_data *d, struct store *s)
+{
     for (size_t a = 0; a < N_ARCH_ROWS; a++) {
-        const char *arch = ARCH_ROWS[a].name;
-        struct unit_view *units;
-        struct doubles side[2] = {{0}, {0}}, ratio = {0};
-        size_t n = arch_units(d, arch, &units);
-        for (size_t i = 0; i < n; i++) {
-            double first[2];
-            if (!units[i].complete || !units[i].duet)
-                continue;
-            unit_side_firsts(d, &units[i], first);
-            if (!(first[0] > 0) || !(first[1] > 0))
-                continue;
-            doubles_push(&side[0], first[0]);
-            doubles_push(&side[1], first[1]);
-            doubles_push(&ratio, first[0] / first[1]);
-        }
-        free(units);
-        /* <<store-a-duets-two-sides>>, paper/68-model.md */
-        if (ratio.n > 0 && ARCH_ROWS[a].transport != TRANSPORT_NONE) {
-            const char *unit = unit_name(d, arch);
-            put_estimate(s, keyf(key, "first.%s.first_side_us", arch), doubles_estimate(&side[0]), 1,
-                         unit);
-            put_estimate(s, keyf(key, "first.%s.second_side_us", arch), doubles_estimate(&side[1]), 1,
-                         unit);
-            put_estimate(s, keyf(key, "first.%s.sides_ratio", arch), doubles_estimate(&ratio), 2, unit);
-        }
-        doubles_free(&side[0]);
-        doubles_free(&side[1]);
-        doubles_free(&ratio);
+        struct duet_sides x;
+        if (ARCH_ROWS[a].transport == TRANSPORT_NONE)
+            continue;
+        memset(&x, 0, sizeof x);
+        gather_duet_sides(d, ARCH_ROWS[a].name, &x);
+        store_duet_sides(d, s, ARCH_ROWS[a].name, &x);
+        doubles_free(&x.side[0]);
+        doubles_free(&x.side[1]);
+        doubles_free(&x.ratio);
+        doubles_free(&x.left);
+        doubles_free(&x.left_ratio);
     }
 }
 
