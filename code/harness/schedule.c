@@ -245,6 +245,11 @@ static void probe_retouch(struct schedule *sc, int round, const struct row_recor
 /* A set of the round's away probes, before the run of next (numbered next). */
 static void probe_away(struct schedule *sc, int round, const struct row_record *next, int at)
 {
+    int cpu = sc->can_duet ? sc->duet_cpus[(round + 1) % 2] : CPU_ANY;
+    pin_this_thread(cpu);                    /* a duet side's place: one CPU */
+    for (int k = 0; k < PROBE_TIMES[at].probes; k++)
+        if (sc->away_open[at][k] && sc->away[at][k].pid > 0)
+            pin_process(sc->away[at][k].pid, cpu);
     probe_retouch(sc, round, next, at);
     for (int i = 0; i < PROBE_TIMES[at].probes; i++) {
         int k = i < 2 ? (round + i) % 2 : i;   /* odd rounds: the series first */
@@ -265,6 +270,7 @@ static void probe_away(struct schedule *sc, int round, const struct row_record *
         snprintf(kind, sizeof kind, "%s%s", AWAY[k].kind, PROBE_TIMES[at].suffix);
         witness_row(sc, round, next, kind, i + 1, floats, began, &t);
     }
+    pin_this_thread(CPU_ANY);
 }
 
 /* <<set-every-row-up>>, paper/42-pairs.md */
