@@ -581,8 +581,35 @@ static void syn_away_probes(struct synthetic_run *s, long k, const struct syn_ro
     }
 }
 
+/* The retouch probe before every unit: a page left since the previous
+ * unit's pass, age seconds, costs SYN_AGE_US_PER_PAGE * age^SYN_AGE_SLOPE
+ * more than at once; both passes at the unit's start. */
+#define SYN_AGE_US_PER_PAGE 0.05
+#define SYN_AGE_SLOPE 0.8
+static void syn_unit_retouch(struct synthetic_run *s, long k, const struct syn_row *next,
+                             const struct syn_clock *clock, double age_s)
+{
+    for (long seq = 1; seq <= 2; seq++) {
+        struct witness_row v;
+        memset(&v, 0, sizeof v);
+        snprintf(v.architecture, sizeof v.architecture, "%s", next->row->name);
+        snprintf(v.kind, sizeof v.kind, "retouch-unit");
+        v.round = k, v.run = clock->run + 1, v.seq = seq;
+        v.floats = SYN_SERIES_FLOATS;
+        v.start_s = clock->t;
+        double extra = seq == 1 && age_s > 0 ? SYN_AGE_US_PER_PAGE * pow(age_s, SYN_AGE_SLOPE) : 0;
+        v.rtt_ns = (SYN_RETOUCH_HOT_US + SYN_RETOUCH_PAGES * extra) * 1e3;
+        v.engine_ns = v.engine_decode_ns = v.compute_ns = v.engine_encode_ns = NAN;
+        v.engine_cpu_ns = v.request_ns = v.reply_ns = v.engine_minor_faults = NAN;
+        v.process_ns = v.process_cpu_ns = v.process_minor_faults = NAN;
+        v.client_minor_faults = 0;
+        SYN_PUSH(s->d.witnesses, s->d.n_witnesses, v);
+    }
+}
+
 static void syn_rounds(struct synthetic_run *s, struct mt19937 *mt)
 {
+    double last_pass_s = -1.0;                 /* none yet: the first is after the set-up */
     struct syn_clock clock = {0, 0, 0};
     long unit_id = 0;
     size_t n = s->n_rows - 1;                  /* the rows other than the baseline */
@@ -593,6 +620,8 @@ static void syn_rounds(struct synthetic_run *s, struct mt19937 *mt)
                 syn_away_probes(s, k, &s->rows[1 + (size_t)k % n], &clock, 0);
             if (p == n / 2 && p > 0)
                 syn_away_probes(s, k, r, &clock, 1);
+            syn_unit_retouch(s, k, r, &clock, last_pass_s < 0 ? 1.0 : clock.t - last_pass_s);
+            last_pass_s = clock.t;
             if (r->row->pairing == PAIRING_DUET)
                 syn_couple(s, mt, &clock, r, k, (long)p + 1, ++unit_id);
             else

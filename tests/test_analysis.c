@@ -2083,6 +2083,40 @@ static void a_duets_two_sides_are_set_apart(void **state)
     }
 }
 
+/* The retouch probe before every unit: a pass's age is the distance
+ * between its unit's start and the previous unit's (the generator makes
+ * both passes there), the very first left out; each round is split at its
+ * median age, and its slope is the generator's exponent exactly. */
+static void expect_unit_retouch(void)
+{
+    double half[2][2][SYN_ROUNDS], slope[SYN_ROUNDS], passes = 0;
+    for (long k = 1; k <= SYN_ROUNDS; k++) {
+        double age[SYN_MAX_ROWS], part[2][SYN_MAX_ROWS];
+        size_t n = 0;
+        for (size_t i = 1; i < gen.n_units; i++)
+            if (gen.units[i].round == k)
+                age[n++] = gen.units[i].start_s - gen.units[i - 1].start_s;
+        sort_doubles(age, n);
+        for (int h = 0; h < 2; h++) {
+            size_t from = h == 0 ? 0 : (n + 1) / 2, to = h == 0 ? n / 2 : n;
+            for (size_t i = from; i < to; i++)
+                part[0][i - from] = age[i],
+                part[1][i - from] = SYN_AGE_US_PER_PAGE * pow(age[i], SYN_AGE_SLOPE);
+            half[h][0][k - 1] = truth_of(part[0], to - from).value;
+            half[h][1][k - 1] = truth_of(part[1], to - from).value;
+        }
+        slope[k - 1] = SYN_AGE_SLOPE;
+        passes += (double)n;
+    }
+    expect_text("mech.age.measured", "yes");
+    expect_number("mech.age.passes", passes);
+    expect_estimate("mech.age.young_s", truth_of(half[0][0], SYN_ROUNDS));
+    expect_estimate("mech.age.young_us_per_page", truth_of(half[0][1], SYN_ROUNDS));
+    expect_estimate("mech.age.old_s", truth_of(half[1][0], SYN_ROUNDS));
+    expect_estimate("mech.age.old_us_per_page", truth_of(half[1][1], SYN_ROUNDS));
+    expect_estimate("mech.age.slope", truth_of(slope, SYN_ROUNDS));
+}
+
 /* Every crossing row's calls per run, and where a run makes more than one
  * its first call's boundary, its later calls', and the one over the
  * other, unit by unit; the rounds' away probes from the second round on,
@@ -2147,6 +2181,7 @@ static void the_first_calls_and_the_rounds_away_probes(void **state)
     for (long k = 2; k <= SYN_ROUNDS; k++)
         q[k - 2] = SYN_RETOUCH_EXTRA_US * syn_round_scale(k) * SYN_MID_FACTOR;
     expect_estimate("mech.round.mid.retouch_extra_us_per_page", truth_of(q, SYN_ROUNDS - 1));
+    expect_unit_retouch();
     /* every once-per-call row has a witness row in the generator (a call
      * per combination of its client and encoding), and misses by far more
      * than the witness's exact 0.85 */

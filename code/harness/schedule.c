@@ -62,6 +62,7 @@ struct schedule {
     double *away_back[N_PROBE_TIMES];  /* where their echoes come back */
     /* the series' size, touched by the retouch probe alone */
     volatile unsigned char *away_pages[N_PROBE_TIMES];
+    volatile unsigned char *unit_pages;  /* the same, before every unit */
 };
 
 /* <<schedule-files>>, paper/42-pairs.md */
@@ -183,14 +184,23 @@ static const struct probe_time {
 
 enum { RETOUCH_PAGE = 4096 };
 
+/* A buffer of the series' size for a retouch probe alone, every page
+ * touched once; NULL if there is no memory (the probe is then left out). */
+static volatile unsigned char *retouch_buffer(const struct schedule *sc)
+{
+    size_t pages = (sc->job->n_bars * sizeof(double) + RETOUCH_PAGE - 1) / RETOUCH_PAGE;
+    unsigned char *b = aligned_alloc(RETOUCH_PAGE, pages * RETOUCH_PAGE);
+    if (b != NULL)
+        memset(b, 1, pages * RETOUCH_PAGE);
+    return b;
+}
+
 static void open_away_probes(struct schedule *sc)
 {
     char err[ERR_SIZE];
-    size_t pages = (sc->job->n_bars * sizeof(double) + RETOUCH_PAGE - 1) / RETOUCH_PAGE;
+    sc->unit_pages = retouch_buffer(sc);
     for (int at = 0; at < N_PROBE_TIMES; at++) {
-        sc->away_pages[at] = aligned_alloc(RETOUCH_PAGE, pages * RETOUCH_PAGE);
-        if (sc->away_pages[at] != NULL)
-            memset((void *)sc->away_pages[at], 1, pages * RETOUCH_PAGE);
+        sc->away_pages[at] = retouch_buffer(sc);
         sc->away_back[at] = malloc(sc->job->n_bars * sizeof *sc->away_back[at]);
         for (int k = 0; k < PROBE_TIMES[at].probes && sc->away_back[at] != NULL; k++) {
             char name[32];             /* the socket's, unique in the run */
@@ -220,26 +230,33 @@ static void witness_row(struct schedule *sc, int round, const struct row_record 
     data_end_row(w);
 }
 
-/* One byte of every page of the set's retouch buffer, twice: left a
- * round, then hot. */
-static void probe_retouch(struct schedule *sc, int round, const struct row_record *next,
-                          int at)
+/* One byte of every page of a retouch buffer, twice: as it was left, then
+ * hot; each pass a witness row of kind. */
+static void retouch_twice(struct schedule *sc, int round, const struct row_record *next,
+                          const char *kind, volatile unsigned char *pages)
 {
     size_t bytes = sc->job->n_bars * sizeof(double);
-    char kind[32];
-    snprintf(kind, sizeof kind, "retouch%s", PROBE_TIMES[at].suffix);
-    for (int seq = 1; seq <= 2 && sc->away_pages[at] != NULL; seq++) {
+    for (int seq = 1; seq <= 2 && pages != NULL; seq++) {
         struct call_record t;
         memset(&t, 0, sizeof t);
         long faults = thread_minor_faults();
         uint64_t began = clock_ns();
         for (size_t b = 0; b < bytes; b += RETOUCH_PAGE)
-            sc->away_pages[at][b]++;
+            pages[b]++;
         t.rtt_ns = clock_ns() - began;
         t.client_minor_faults = (uint64_t)(thread_minor_faults() - faults);
         t.has_client_faults = 1;
         witness_row(sc, round, next, kind, seq, sc->job->n_bars, began, &t);
     }
+}
+
+/* The set's retouch buffer, left a round. */
+static void probe_retouch(struct schedule *sc, int round, const struct row_record *next,
+                          int at)
+{
+    char kind[32];
+    snprintf(kind, sizeof kind, "retouch%s", PROBE_TIMES[at].suffix);
+    retouch_twice(sc, round, next, kind, sc->away_pages[at]);
 }
 
 /* A set of the round's away probes, before the run of next (numbered next). */
@@ -509,6 +526,7 @@ static void run_round(struct schedule *sc, int round, uint32_t seed)
         struct row_record *r = &sc->rec[rows[order[p]]];
         if (p == n / 2 && p > 0)                 /* halfway, among the runs */
             probe_away(sc, round, r, AT_MIDDLE);
+        retouch_twice(sc, round, r, "retouch-unit", sc->unit_pages);  /* left a unit */
         uint64_t t0 = clock_ns();
         double ratio = r->row->pairing == PAIRING_DUET && sc->can_duet
                            ? run_couple(sc, r, round, (int)p + 1)
@@ -628,6 +646,7 @@ static void finish(struct schedule *sc)
         free(sc->away_back[at]);
         free((void *)sc->away_pages[at]);
     }
+    free((void *)sc->unit_pages);
     free(sc->rec);
 }
 

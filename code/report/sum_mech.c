@@ -334,6 +334,130 @@ static void summarize_middle(const struct run_data *d, struct store *s)
     doubles_free(&page);
 }
 
+/* <<mechanisms-a-page-left-a-unit>>, paper/67-mechanisms.md */
+/* A round's passes of the unit retouch probe: age (s) and price (µs a page). */
+struct aged_pass {
+    double age_s, us_per_page;
+};
+
+/* The pairs of a round's passes with a price above zero: the median of
+ * the slopes of log price against log age; NAN for fewer than two. */
+static double age_slope(const struct aged_pass *p, size_t n)
+{
+    struct doubles slopes = {0};
+    for (size_t i = 0; i < n; i++)
+        for (size_t j = i + 1; j < n; j++)
+            if (p[i].us_per_page > 0.0 && p[j].us_per_page > 0.0 && p[i].age_s != p[j].age_s)
+                doubles_push(&slopes, (log(p[j].us_per_page) - log(p[i].us_per_page)) /
+                                          (log(p[j].age_s) - log(p[i].age_s)));
+    double slope = slopes.n > 0 ? doubles_estimate(&slopes).value : NAN;
+    doubles_free(&slopes);
+    return slope;
+}
+
+static int by_age(const void *a, const void *b)
+{
+    double x = ((const struct aged_pass *)a)->age_s, y = ((const struct aged_pass *)b)->age_s;
+    return (x > y) - (x < y);
+}
+
+/* <<mechanisms-the-passes-of-a-round>>, paper/67-mechanisms.md */
+static int is_unit_pass(const struct witness_row *w, int seq)
+{
+    return w->seq == seq && strcmp(w->kind, "retouch-unit") == 0;
+}
+
+/* The hot pass of run's unit retouch; NULL if none. */
+static const struct witness_row *unit_hot_pass(const struct run_data *d, long run)
+{
+    for (size_t i = 0; i < d->n_witnesses; i++)
+        if (d->witnesses[i].run == run && is_unit_pass(&d->witnesses[i], 2))
+            return &d->witnesses[i];
+    return NULL;
+}
+
+/* The latest start (s) of a hot unit pass before t; NAN if none. */
+static double hot_pass_before(const struct run_data *d, double t)
+{
+    double latest = NAN;
+    for (size_t i = 0; i < d->n_witnesses; i++) {
+        const struct witness_row *w = &d->witnesses[i];
+        if (is_unit_pass(w, 2) && w->start_s < t && !(w->start_s <= latest))
+            latest = w->start_s;
+    }
+    return latest;
+}
+
+/* The round's unit passes with an age, into *out (to be freed); their count. */
+static size_t aged_passes(const struct run_data *d, long round, struct aged_pass **out)
+{
+    size_t n = 0;
+    *out = malloc((d->n_witnesses + 1) * sizeof **out);
+    for (size_t i = 0; *out != NULL && i < d->n_witnesses; i++) {
+        const struct witness_row *w = &d->witnesses[i], *hot;
+        if (w->round != round || !is_unit_pass(w, 1) || w->floats <= 0 ||
+            (hot = unit_hot_pass(d, w->run)) == NULL)
+            continue;
+        double before = hot_pass_before(d, w->start_s);
+        if (!isfinite(before) || !isfinite(w->rtt_ns) || !isfinite(hot->rtt_ns))
+            continue;                          /* the run's first: after the allocation */
+        (*out)[n].age_s = w->start_s - before;
+        (*out)[n].us_per_page =
+            (w->rtt_ns - hot->rtt_ns) * 1e-3 / ceil((double)w->floats * sizeof(double) / 4096.0);
+        n++;
+    }
+    return n;
+}
+
+static void summarize_ages(const struct run_data *d, struct store *s)
+{
+    struct doubles half[2][2] = {{{0}}}, slope = {0};  /* [younger, older][age, price] */
+    double passes = 0.0;
+    for (long round = 1; round <= MAX_ROUNDS; round++) {
+        struct aged_pass *p = NULL;
+        size_t n = aged_passes(d, round, &p);
+        if (n >= 2) {
+            qsort(p, n, sizeof *p, by_age);
+            /* <<mechanisms-split-a-round-at-its-median-age>>, paper/67-mechanisms.md */
+            for (int h = 0; h < 2; h++) {
+                struct doubles age = {0}, price = {0};
+                for (size_t i = h == 0 ? 0 : (n + 1) / 2; i < (h == 0 ? n / 2 : n); i++) {
+                    doubles_push(&age, p[i].age_s);
+                    doubles_push(&price, p[i].us_per_page);
+                }
+                doubles_push(&half[h][0], doubles_estimate(&age).value);
+                doubles_push(&half[h][1], doubles_estimate(&price).value);
+                doubles_free(&age);
+                doubles_free(&price);
+            }
+            double b = age_slope(p, n);
+            if (isfinite(b))
+                doubles_push(&slope, b);
+        }
+        passes += (double)n;
+        free(p);
+    }
+    int measured = slope.n > 0;
+    /* a run made before the probe: said once, and its sentence left out */
+    put_text(s, "mech.age.measured", measured ? "yes" : "no");
+    if (measured) {
+        static const char *const name[2] = {"young", "old"};
+        char key[KEY_SIZE];
+        put_count(s, "mech.age.passes", passes);
+        for (int h = 0; h < 2; h++) {
+            put_estimate(s, keyf(key, "mech.age.%s_s", name[h]), doubles_estimate(&half[h][0]),
+                         1, "rounds");
+            put_estimate(s, keyf(key, "mech.age.%s_us_per_page", name[h]),
+                         doubles_estimate(&half[h][1]), 3, "rounds");
+        }
+        put_estimate(s, "mech.age.slope", doubles_estimate(&slope), 2, "rounds");
+    }
+    for (int h = 0; h < 2; h++)
+        for (int k = 0; k < 2; k++)
+            doubles_free(&half[h][k]);
+    doubles_free(&slope);
+}
+
 /* <<mechanisms-faults>>, paper/67-mechanisms.md */
 /* The median over passes of (step - again) / count, where count is the
  * step's faults (per_fault) or its pages; an empty estimate if no pass
@@ -473,4 +597,5 @@ void summarize_mechanisms(const struct run_data *d, struct store *s)
         put_count(s, "mech.fault_pages", d->faults[0].pages);
     summarize_retouch(d, s);
     summarize_middle(d, s);
+    summarize_ages(d, s);
 }
