@@ -389,6 +389,49 @@ static void each_chapter_of_a_chunk_is_named(void **state)
                                                 "/* <<lines>>, c.md */\nA(4)\nend\n");
 }
 
+/* --provenance: the table's rows, then each chapter's provenance blocks in
+ * the order the chapters are given, blank lines dropped; a provenance block
+ * is never code, whatever its attributes, and a plain tangle ignores it. */
+static void provenance_blocks_follow_the_table_in_order(void **state)
+{
+    (void)state;
+    write_file("table.csv", "key,unit,estimator,n,from,chunk\n**.n,values,how many,,,count\n");
+    write_file("p1.md", "```{.c file=out/p.c}\nint p;\n```\n\n"
+                        "```{.provenance}\nrun.*,bars,\"recorded, \"\"as is\"\"\",,run.csv: key,c\n"
+                        "\nrun.x,s,timed,,,c\n```\n");
+    write_file("p2.md", "```provenance\necho.**,us,median,passes,echo.csv: rtt_ns,d\n```\n\n"
+                        "``` {#not-a-chunk .provenance}\ncold.*,ms,median,,,e\n```\n");
+    assert_int_equal(tangle("--provenance table.csv p2.md p1.md >prov.csv"), 0);
+    assert_string_equal(read_back("prov.csv"),
+                        "key,unit,estimator,n,from,chunk\n**.n,values,how many,,,count\n"
+                        "echo.**,us,median,passes,echo.csv: rtt_ns,d\ncold.*,ms,median,,,e\n"
+                        "run.*,bars,\"recorded, \"\"as is\"\"\",,run.csv: key,c\n"
+                        "run.x,s,timed,,,c\n");
+    assert_int_equal(tangle("p1.md p2.md"), 0);
+    assert_string_equal(read_back("out/p.c"), "int p;\n");
+}
+
+/* A row of another width than the header's, or one that leaves a quote
+ * open, is refused at its chapter and line, every one of them, and nothing
+ * is printed. */
+static void a_malformed_provenance_row_is_refused(void **state)
+{
+    (void)state;
+    write_file("table.csv", "key,unit,estimator,n,from,chunk\n**.n,values,how many,,,count\n");
+    write_file("m.md", "Text.\n\n```{.provenance}\nrun.*,bars,recorded,,run.csv: key\n"
+                       "run.x,s,\"timed, once,,,c\n```\n");
+    assert_int_equal(tangle("--provenance table.csv m.md >prov.csv"), 1);
+    const char *errors = read_back("errors.txt");
+    assert_non_null(strstr(errors, "m.md:4: a row of provenance has 5 fields where the header "
+                                   "of table.csv has 6 (key,unit,estimator,n,from,chunk)"));
+    assert_non_null(strstr(errors, "m.md:5: a row of provenance leaves a quote open"));
+    assert_string_equal(read_back("prov.csv"), "");
+    write_file("table.csv", "key,unit,estimator,n,from,chunk\n**.n,values\n");
+    write_file("empty.md", "No blocks.\n");
+    assert_int_equal(tangle("--provenance table.csv empty.md >prov.csv"), 1);
+    assert_non_null(strstr(read_back("errors.txt"), "table.csv:2: a row of provenance has 2"));
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -408,6 +451,8 @@ int main(void)
         cmocka_unit_test(a_digest_follows_the_expansion),
         cmocka_unit_test(chunk_names_lead_back_from_the_code),
         cmocka_unit_test(each_chapter_of_a_chunk_is_named),
+        cmocka_unit_test(provenance_blocks_follow_the_table_in_order),
+        cmocka_unit_test(a_malformed_provenance_row_is_refused),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }

@@ -4,6 +4,8 @@
  * Tangled from paper/91-appendix-tangle.md; edit the chapter, not this file.
  *
  * Usage: tangle [-l] [-o DIR] [--check] [--stray DIR]... FILE.md...
+ *        tangle --hashes FILE.md...
+ *        tangle --provenance TABLE FILE.md...
  */
 /* <<tangle-includes>>, paper/91-appendix-tangle.md */
 #define _POSIX_C_SOURCE 200809L
@@ -54,6 +56,7 @@ struct web {
     struct chunk *chunks;
     int n_chunks;
     int n_errors;
+    struct chunk provenance;   /* the provenance blocks, each a piece, in order */
 };
 
 /* <<tangle-allocate-or-stop>>, paper/91-appendix-tangle.md */
@@ -225,6 +228,22 @@ static char *normal_path(struct web *web, const char *chapter, int line_no, cons
     free(out);
     return NULL;
 }
+/* Whether a fence line gives its block the class provenance. */
+static int is_provenance_fence(const char *line)
+{
+    const char *p = line + strspn(line, " ");
+    p += strspn(p, "`~");
+    p += strspn(p, " \t");
+    if (strncmp(p, "provenance", 10) == 0 && strchr(" \t", p[10]) != NULL)
+        return 1;                          /* the bare word, which may end the line */
+    const char *open = strchr(p, '{');
+    const char *close = open ? strchr(open, '}') : NULL;
+    for (const char *q = open; close != NULL && (q = strstr(q + 1, ".provenance")) != NULL &&
+                               q < close;)
+        if (strchr(" \t{", q[-1]) != NULL && strchr(" \t}", q[11]) != NULL)
+            return 1;
+    return 0;
+}
 /* The root a block's file= names, or NULL (reported) when the path is
  * refused or spells a root already defined in another way. */
 static struct chunk *root_chunk(struct web *web, const char *chapter, int line_no,
@@ -247,13 +266,16 @@ static struct chunk *root_chunk(struct web *web, const char *chapter, int line_n
     return c;
 }
 
-/* The piece a block's lines go to: NULL for a block only shown, and for
- * one whose attribute is refused (reported at its fence, line_no). */
+/* The piece a block's lines go to: a new piece of the provenance blocks
+ * for one, NULL for a block only shown, and for one whose attribute is
+ * refused (reported at its fence, line_no). */
 static struct piece *open_block(struct web *web, const char *chapter, int line_no,
                                 const char *line)
 {
     char *name;
     int is_root;
+    if (is_provenance_fence(line))
+        return add_piece(&web->provenance, chapter, line_no + 1);
     int found = block_target(line, &name, &is_root);
     if (found < 0)
         report(web, chapter, line_no, "%s", is_root ? "file= names no file" : "# names no chunk");
@@ -624,6 +646,79 @@ static int print_hashes(struct web *web)
     return fflush(stdout) == 0 && web->n_errors == 0 ? 0 : 1;
 }
 
+/* <<tangle-print-provenance>>, paper/91-appendix-tangle.md */
+/* The fields of one line of CSV, or -1 when it leaves a quote open. A
+ * doubled quote inside a quoted field closes it and opens it again. */
+static int csv_fields(const char *line)
+{
+    int fields = 1, quoted = 0;
+    for (const char *p = line; *p != '\0'; p++) {
+        if (*p == '"')
+            quoted = !quoted;
+        else if (*p == ',' && !quoted)
+            fields++;
+    }
+    return quoted ? -1 : fields;
+}
+
+/* Reports each line of p, from its line `from` on, that is a row of
+ * another width than the header's. */
+static void check_rows(struct web *web, const struct piece *p, int from, const char *table,
+                       const char *header)
+{
+    int width = csv_fields(header);
+    for (int j = from; j < p->n_lines; j++) {
+        int n = csv_fields(p->lines[j]);
+        if (p->lines[j][0] == '\0' || n == width)
+            continue;
+        if (n < 0)
+            report(web, p->chapter, p->first_line + j,
+                   "a row of provenance leaves a quote open; a row is one line of CSV");
+        else
+            report(web, p->chapter, p->first_line + j,
+                   "a row of provenance has %d fields where the header of %s has %d (%s)", n,
+                   table, width, header);
+    }
+}
+
+static void print_rows(const struct piece *p)
+{
+    for (int j = 0; j < p->n_lines; j++)
+        if (p->lines[j][0] != '\0')
+            printf("%s\n", p->lines[j]);
+}
+static int print_provenance(struct web *web, const char *table)
+{
+    struct piece own = {table, 1, NULL, 0};
+    size_t len;
+    char *text = read_file(table, &len);
+    if (text == NULL) {
+        fprintf(stderr, "tangle: cannot read %s: %s\n", table, strerror(errno));
+        return 2;
+    }
+    for (char *line = text; line < text + len;) {
+        size_t n = strcspn(line, "\n");
+        add_line(&own, line, n > 0 && line[n - 1] == '\r' ? n - 1 : n);
+        line += n + 1;
+    }
+    free(text);
+    if (own.n_lines == 0 || own.lines[0][0] == '\0') {
+        report(web, table, 1, "no header: the table's first line names its columns");
+    } else {
+        check_rows(web, &own, 1, table, own.lines[0]);
+        for (int i = 0; i < web->provenance.n_pieces; i++)
+            check_rows(web, &web->provenance.pieces[i], 0, table, own.lines[0]);
+    }
+    if (web->n_errors > 0) {
+        fprintf(stderr, "tangle: %d error(s); nothing written\n", web->n_errors);
+        return 1;
+    }
+    print_rows(&own);
+    for (int i = 0; i < web->provenance.n_pieces; i++)
+        print_rows(&web->provenance.pieces[i]);
+    return fflush(stdout) == 0 ? 0 : 2;
+}
+
 static int ends_with(const char *s, const char *suffix)
 {
     size_t n = strlen(s), m = strlen(suffix);
@@ -634,12 +729,15 @@ static void usage(FILE *to)
 {
     fputs("usage: tangle [-l] [-o DIR] [--check] [--stray DIR]... FILE.md...\n"
           "       tangle --hashes FILE.md...\n"
+          "       tangle --provenance TABLE FILE.md...\n"
           "Writes every root chunk of the chapters FILE.md to its file.\n"
           "\n"
           "  -l           put #line directives into .c and .h files\n"
           "  -o DIR       write roots under DIR instead of at their own path\n"
           "  --check      write nothing; fail if any file differs from the paper\n"
           "  --hashes     write nothing; print chunk,sha256 of every chunk's expansion\n"
+          "  --provenance TABLE  write nothing; print TABLE, then the rows of every\n"
+          "               provenance block of the chapters, in their order\n"
           "  --stray DIR  fail if DIR holds a file that no root produces (16 at most)\n"
           "  -h, --help   this text\n"
           "  --version    what this program is\n"
@@ -647,21 +745,21 @@ static void usage(FILE *to)
           "Exit status: 0 when every root was written (with --check: is what the\n"
           "paper says); 1 when the chapters have errors (then nothing is written)\n"
           "or, with --check, a file differs; 2 for a refused command line or a file\n"
-          "that cannot be written.\n",
+          "that cannot be read or written.\n",
           to);
 }
 
 int main(int argc, char **argv)
 {
     struct web web = {0};
-    const char *out_dir = "";
+    const char *out_dir = "", *provenance = NULL;
     const char *stray_dirs[16];
     int n_stray = 0, check_only = 0, line_directives = 0, hashes = 0, i;
 
     /* <<tangle-parse-options>>, paper/91-appendix-tangle.md */
     static const struct option options[] = {
         {"check", no_argument, 0, 'c'}, {"stray", required_argument, 0, 's'},
-        {"hashes", no_argument, 0, 'H'},
+        {"hashes", no_argument, 0, 'H'}, {"provenance", required_argument, 0, 'P'},
         {"help", no_argument, 0, 'h'}, {"version", no_argument, 0, 'V'}, {0, 0, 0, 0},
     };
     char err[256];
@@ -683,6 +781,8 @@ int main(int argc, char **argv)
             check_only = 1;
         } else if (opt == 'H') {
             hashes = 1;
+        } else if (opt == 'P') {
+            provenance = optarg;
         } else if (opt == 's' && n_stray < 16) {
             stray_dirs[n_stray++] = optarg;
         } else if (opt == 's') {
@@ -732,6 +832,8 @@ int main(int argc, char **argv)
     }
     if (hashes)
         return print_hashes(&web);
+    if (provenance != NULL)
+        return print_provenance(&web, provenance);
     /* <<tangle-update-every-root>>, paper/91-appendix-tangle.md */
     int differ = 0;
     for (int c = 0; c < web.n_chunks; c++) {
