@@ -321,7 +321,8 @@ $(BUILD)/tests/test_fuzz_options_regressions $(ASAN)/tests/test_fuzz_options_reg
 # and names every one that failed, not only the first; $(3) names the tier.
 define run-tests
 	@failed=""; for t in $(1); do echo "== $$t"; \
-	  $(2) IPCTAX_ROOT=$(CURDIR) $$t || failed="$$failed $${t##*/}"; done; \
+	  $(2) IPCTAX_ROOT=$(CURDIR) IPCTAX_PROVENANCE=$(abspath $(PROVENANCE)) $$t \
+	    || failed="$$failed $${t##*/}"; done; \
 	if [ -n "$$failed" ]; then echo "$(3): these test programs failed:$$failed"; exit 1; fi
 endef
 
@@ -513,7 +514,20 @@ PDF_EPOCH = $${SOURCE_DATE_EPOCH:-$$(awk -F, '$$1=="date_epoch"{print $$2}' data
 WOVEN := $(BUILD)/woven
 DATA_FILES = $(wildcard data/*.csv)
 FIGURE_SCRIPTS := $(wildcard figures/*.gp)
-WEAVE_INPUTS := paper/metadata.yaml $(CHAPTERS) paper/references.bib paper/provenance.csv \
+# Where each number comes from, as one table (paper/90-appendix-report.md,
+# "Where each number comes from"): paper/provenance.csv's rows, which every
+# chapter relies on, then the rows of each chapter's provenance blocks, in
+# the order of CHAPTERS; the tangler gathers them, and stops on a row of
+# another width than the header's, naming its chapter and line. Every
+# reader of the table (values.lua, chunks.lua, the checks, test_analysis)
+# reads this one, so it is made with the programs.
+PROVENANCE := $(WOVEN)/provenance.csv
+$(PROVENANCE): $(BUILD)/tangle paper/provenance.csv $(CHAPTERS)
+	@mkdir -p $(@D)
+	@$(BUILD)/tangle --provenance paper/provenance.csv $(CHAPTERS) > $@.new || { rm -f $@.new; exit 1; }
+	@mv $@.new $@
+all: $(PROVENANCE)
+WEAVE_INPUTS := paper/metadata.yaml $(CHAPTERS) paper/references.bib $(PROVENANCE) \
                 CITATION.cff $(wildcard paper/filters/*.lua paper/web/* paper/latex/*)
 
 # A weave is written whole into a staging folder, site/ and figures/ as
@@ -747,7 +761,7 @@ CHAPTER_ASTS := $(CHAPTERS:paper/%.md=$(WOVEN)/ast/%.json)
 $(WOVEN)/ast/%.json: paper/%.md
 	@mkdir -p $(@D)
 	pandoc $< --from markdown --to json -o $@
-PANDOC = IPCTAX_WOVEN=$(WOVEN) IPCTAX_WEAVE_COMMIT=$(WEAVE_COMMIT) \
+PANDOC = IPCTAX_WOVEN=$(WOVEN) IPCTAX_PROVENANCE=$(PROVENANCE) IPCTAX_WEAVE_COMMIT=$(WEAVE_COMMIT) \
   IPCTAX_DATA_STATE="$(DATA_STATE)" IPCTAX_PUBLISHED_DATA="$(PUBLISHED_DATA)" \
   IPCTAX_FIGURES=$(FIGURES_READ) \
   IPCTAX_CHAPTER_ASTS="$(CHAPTER_ASTS)" \
@@ -920,13 +934,13 @@ check-weave-failure: all
 # Text no author wrote (a kept run's conditions, a machine's name), with
 # characters the PDF's fonts lack or a character cut in two, weaves into
 # the PDF through values.lua and the preamble (tests/check_any_text.py).
-check-any-text:
-	$(PYTHON) -B tests/check_any_text.py
+check-any-text: $(PROVENANCE)
+	IPCTAX_PROVENANCE=$(PROVENANCE) $(PYTHON) -B tests/check_any_text.py
 
 # A sentence a .when leaves out asks for no value, so that an older kept run
 # weaves without the measurements made after it (tests/check_when.py).
-check-when:
-	$(PYTHON) -B tests/check_when.py
+check-when: $(PROVENANCE)
+	IPCTAX_PROVENANCE=$(PROVENANCE) $(PYTHON) -B tests/check_when.py
 
 # make reproduction and make receive as a contributor and a maintainer run
 # them, in scratch copies (tests/check_reproduction.sh): hostile folder
@@ -941,13 +955,13 @@ check-publish: $(BUILD)/ipctax-publish
 
 # What the summarizer computes and no chapter uses: the keys of values.csv
 # that the last weave's used-keys.txt (values.lua) lacks, counted as
-# published (a family of paper/provenance.csv describes them) or computed
+# published (a family of the table of provenance describes them) or computed
 # for nobody (listed; a failure), and the tables no chapter shows
 # (tests/unused_values.py). test_analysis holds every value a whole run
 # gives to a family, without a weave.
-unused-values:
+unused-values: $(PROVENANCE)
 	@test -s $(WOVEN)/used-keys.txt || { echo "unused-values: weave first (make weave)"; exit 1; }
-	@$(PYTHON) -B tests/unused_values.py $(WOVEN) paper/provenance.csv
+	@$(PYTHON) -B tests/unused_values.py $(WOVEN) $(PROVENANCE)
 
 # The committed site/ and figures/ must be what the committed paper/ and
 # data/ weave, byte for byte (CI runs this on a clean clone).
@@ -1014,12 +1028,14 @@ check-browser: $(TEST_PAGE)
 	$(PYTHON) tests/browser/check_page.py $(TEST_PAGE)
 	PAPER_MAX_PAGES=$(PAPER_MAX_PAGES) $(PYTHON) -B tests/check_pdf.py site/paper.pdf site/book.pdf site/index.html
 
-# paper/provenance.csv's checks (values.lua, chunks.lua): a right table
+# The table of provenance's checks (values.lua, chunks.lua): a right table
 # weaves; a key without a family, a file or column data/ lacks, or a chunk
-# no block defines stops the weave (tests/check_provenance.py).
+# no block defines stops the weave; a family a chapter's block declares is
+# gathered into the table, and a row of the wrong width stops the build,
+# naming its chapter and line (tests/check_provenance.py).
 check-provenance: all
 	@$(MAKE) --no-print-directory $(WOVEN)/values.csv
-	$(PYTHON) -B tests/check_provenance.py $(WOVEN)
+	IPCTAX_TANGLE=$(BUILD)/tangle $(PYTHON) -B tests/check_provenance.py $(WOVEN)
 
 # The book's index of identifiers (paper/filters/index.lua): a small book
 # woven to HTML and LaTeX lists each exported function and type with the

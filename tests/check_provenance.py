@@ -3,13 +3,19 @@
 
     /usr/bin/python3 tests/check_provenance.py WOVEN
 
-paper/provenance.csv says, once per family of keys, where the paper's
+The table of provenance says, once per family of keys, where the paper's
 numbers come from (values.lua, chunks.lua). This weaves a two-line document
 through those filters, with the values in WOVEN (build/woven), against
 tables of provenance written for the test: a right one must weave, and the
 number must carry its key and its estimate; a key without a family, a file
 data/ lacks, a column its file lacks and a chunk no block defines must each
 stop the weave with a message that names it.
+
+The table is gathered by the tangler (IPCTAX_TANGLE, build/tangle) from
+paper/provenance.csv and the chapters' provenance blocks: a family a
+chapter's block declares must reach the table and weave, and a row of the
+wrong width must stop the tangler, naming the chapter and the line, with
+nothing printed. The page leaves a provenance block out; the book sets it.
 
 It also holds the contract of .when: a key's family declares the values it
 may take (its unit, "resolved, budget or max_rounds"; a family of numbers
@@ -82,7 +88,7 @@ WHEN_CASES = [
 ]
 
 
-def weave(woven, table, tmp, doc_text=DOC, values_text=None):
+def weave(woven, table, tmp, doc_text=DOC, values_text=None, to="html"):
     doc, prov = os.path.join(tmp, "doc.md"), os.path.join(tmp, "provenance.csv")
     with open(doc, "w") as f:
         f.write(doc_text)
@@ -92,9 +98,62 @@ def weave(woven, table, tmp, doc_text=DOC, values_text=None):
     values = os.path.join(woven, "values.csv")
     with open(values) as src, open(os.path.join(tmp, "values.csv"), "w") as dst:
         dst.write(src.read() if values_text is None else values_text)
-    return subprocess.run(["pandoc", doc, "--to", "html", "--lua-filter", "paper/filters/values.lua",
+    return subprocess.run(["pandoc", doc, "--to", to, "--lua-filter", "paper/filters/values.lua",
                            "--lua-filter", "paper/filters/chunks.lua"],
                           cwd=ROOT, env=env, capture_output=True, text=True)
+
+
+TANGLE = os.environ.get("IPCTAX_TANGLE") or os.path.join(ROOT, "build", "tangle")
+# The generic rows, and a chapter that declares the family of call.*.share_pct
+BASE = (HEADER + "**.n,values,how many,,,summarize-the-run\n"
+        "run.*,bars,recorded,,run.csv: key value,summarize-the-run\n")
+CHAPTER = """# Calls
+
+The families of values this summarizer publishes (@sec:provenance):
+
+```{.provenance}
+call.*.share_pct,%,"median, per unit",rounds,calls.csv: architecture rtt_ns,summarize-the-run
+```
+"""
+BROKEN = CHAPTER.replace("rtt_ns,summarize", "rtt_ns summarize")     # a field short
+
+
+def gather(tmp, chapter):
+    """The tangler's table from BASE and one chapter: its exit, output, errors."""
+    base, path = os.path.join(tmp, "base.csv"), os.path.join(tmp, "chapter.md")
+    with open(base, "w") as f:
+        f.write(BASE)
+    with open(path, "w") as f:
+        f.write(chapter)
+    return subprocess.run([TANGLE, "--provenance", "base.csv", "chapter.md"], cwd=tmp,
+                          capture_output=True, text=True)
+
+
+def check_gathering(c, woven, tmp):
+    out = gather(tmp, CHAPTER)
+    c.check(out.returncode == 0 and out.stdout.startswith(BASE)
+            and out.stdout.endswith("rtt_ns,summarize-the-run\n"),
+            "the tangler gathers the table: its rows, then the chapter's block",
+            (out.stderr or out.stdout).strip()[-300:])
+    woven_out = weave(woven, out.stdout, tmp)
+    c.check(woven_out.returncode == 0 and 'data-k="call.batch_unix.share_pct"' in woven_out.stdout,
+            "a family declared in a chapter's block weaves",
+            woven_out.stderr.strip()[-300:])
+    out = gather(tmp, BROKEN)
+    c.check(out.returncode == 1 and "chapter.md:6:" in out.stderr
+            and "has 5 fields where the header of base.csv has 6" in out.stderr
+            and out.stdout == "",
+            "a row of the wrong width stops the tangler, naming the chapter and line",
+            "exit %d: %s" % (out.returncode, out.stderr.strip()[-300:]))
+    doc = DOC + "\n" + CHAPTER[CHAPTER.index("```{.provenance}"):]
+    html = weave(woven, RIGHT, tmp, doc)
+    c.check(html.returncode == 0 and "median, per unit" not in html.stdout,
+            "the page leaves a provenance block out", html.stderr.strip()[-300:])
+    latex = weave(woven, RIGHT, tmp, doc, to="latex")
+    c.check(latex.returncode == 0 and "\\begin{ProvenanceRows}" in latex.stdout
+            and "median, per unit" in latex.stdout,
+            "the book sets a provenance block, a row to a paragraph",
+            latex.stderr.strip()[-300:])
 
 
 def main(argv):
@@ -131,6 +190,7 @@ def main(argv):
         c.check(out.returncode != 0 and "run.bars" in out.stderr and "decides every digit" in out.stderr,
                 "a .sig (digits decided again in the weave) stops it, naming the key",
                 "exit %d: %s" % (out.returncode, out.stderr.strip()[-300:]))
+        check_gathering(c, woven, tmp)
     return c.summary("check-provenance")
 
 

@@ -6,11 +6,12 @@
 WOVEN holds the last weave's values.csv, tables/ and used-keys.txt (every
 key and table the weave read: values.lua writes it). A value the paper does
 not read is still published, in the values.csv beside the page, when a
-family of PROVENANCE (paper/provenance.csv) describes it: its unit, its
-estimator, where it comes from. This lists, with counts, the values read,
-the values published unread, and those neither read nor described, which
-are computed for nobody (exit 1: remove them, or give them a family); then
-the tables no chapter shows.
+family of PROVENANCE (build/woven/provenance.csv, the table make gathers
+from paper/provenance.csv and the chapters' provenance blocks) describes
+it: its unit, its estimator, where it comes from. This lists, with
+counts, the values read, the values published unread, and those neither
+read nor described, which are computed for nobody (exit 1: remove them,
+or give them a family); then the tables no chapter shows.
 """
 
 import csv

@@ -64,6 +64,11 @@
 -- paper is woven, as a Div of class "edition-cut"): chunks after it are in
 -- the book only.
 --
+-- A block of class "provenance" is never a chunk: it holds rows of the
+-- table of where each number comes from, which the build gathers from the
+-- chapters (the tangler's --provenance). The page leaves it out, each
+-- number's panel showing its own row; the book sets it small.
+--
 -- The rules for what is a chunk and what is a reference are the tangler's
 -- (paper/91-appendix-tangle.md); this filter only reads them.
 
@@ -79,6 +84,7 @@ local cut_seen = false  -- past the edition's cut: what follows is in the book o
 local REF = "^(%s*)<<(.-)>>%s*$"
 
 local function target(block)
+  if block.classes:includes("provenance") then return nil end   -- never code (the tangler's rule)
   if block.attributes["file"] then return block.attributes["file"], true end
   if block.identifier ~= "" then return block.identifier, false end
   return nil
@@ -467,6 +473,22 @@ local function render(block, folded_here)
     .. header(name, index) .. "</summary>" .. html_code(block, true) .. "</details>")
 end
 
+-- A chapter's provenance block: rows of the table of where each number
+-- comes from, which the build gathers (paper/90-appendix-report.md,
+-- "Where each number comes from"). The page leaves them out, since each
+-- number's panel shows its family's row and the page has a budget of
+-- weight; the book sets them small, a paragraph to a row whose later
+-- lines hang (ProvenanceRows, paper/latex/preamble.tex).
+local function provenance_rows(block)
+  if not is_latex then return {} end
+  local rows = {pandoc.RawBlock("latex", "\\begin{ProvenanceRows}")}
+  for line in each_line(block.text) do
+    if line ~= "" then rows[#rows + 1] = pandoc.Para({pandoc.Code(line)}) end
+  end
+  rows[#rows + 1] = pandoc.RawBlock("latex", "\\end{ProvenanceRows}")
+  return rows
+end
+
 -- Walks the blocks in order, knowing whether the current part or chapter
 -- asks for its chunks to be folded.
 local function render_all(blocks)
@@ -482,6 +504,8 @@ local function render_all(blocks)
           chapter_fold = b.classes:includes("fold")
         end
         out:insert(b)
+      elseif b.t == "CodeBlock" and b.classes:includes("provenance") then
+        out:extend(provenance_rows(b))
       elseif b.t == "CodeBlock" then
         out:insert(render(b, part_fold or chapter_fold) or b)
       elseif b.t == "Div" or b.t == "BlockQuote" then
@@ -489,6 +513,7 @@ local function render_all(blocks)
         out:insert(b)
       else
         out:insert(pandoc.walk_block(b, {CodeBlock = function(cb)
+          if cb.classes:includes("provenance") then return provenance_rows(cb) end
           return render(cb, part_fold or chapter_fold)
         end}))
       end
@@ -613,7 +638,8 @@ local function Pandoc(doc)
   local table_of_provenance, unknown = provenance(doc.meta)
   if #unknown > 0 then
     error("chunks.lua: a family of values names a chunk that no block defines: "
-          .. table.concat(unknown, "; ") .. " (paper/provenance.csv)")
+          .. table.concat(unknown, "; ")
+          .. " (paper/provenance.csv or a chapter's provenance block)")
   end
   doc.meta["ipctax-provenance"] = nil
   local blocks = pandoc.walk_block(pandoc.Div(doc.blocks), {Span = function(el)

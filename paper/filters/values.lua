@@ -46,7 +46,7 @@
 -- branch of it takes stops the build too (a word would go missing).
 --
 -- The values a .when may meet are declared once, by the key's family in
--- paper/provenance.csv: a family of words names them as its unit, "yes or
+-- the table of provenance (below): a family of words names them as its unit, "yes or
 -- no", "holds, fails or undecided" (a last alternative "a text" admits any
 -- other text as well); any other family is one of numbers, and its .when
 -- compares whole numbers. A value outside its family's set, or an is= or
@@ -58,12 +58,16 @@
 -- placeholder whose key is missing stops the build, after every missing key
 -- has been listed, so a number can never silently go stale or blank.
 --
--- Where each number comes from: paper/provenance.csv declares, once per
+-- Where each number comes from: the table of provenance declares, once per
 -- family of keys (a pattern such as arch.*.ratio, where * stands for one
 -- dotted part of a key and ** for any run of them; the first pattern that
 -- matches is the key's), its unit, its estimator, what its n counts, the
 -- files of data/ and the columns it is computed from, and the chunk of the
--- program that computes it. Every key the paper uses must have a family,
+-- program that computes it. The build gathers it ($IPCTAX_PROVENANCE,
+-- default build/woven/provenance.csv) from paper/provenance.csv, the
+-- families every chapter relies on, and the provenance blocks of the
+-- chapters, each beside the summarizer that publishes its families
+-- (the tangler's --provenance). Every key the paper uses must have a family,
 -- and every file and column a family names must exist in data/; anything
 -- else stops the build, like a missing value. A number carries its key
 -- (data-k) and, for an estimate, its interval, n, n's unit and the interval's
@@ -80,7 +84,7 @@
 -- uses. Both renderings ask for the same keys; each writes the whole file.
 
 local woven = os.getenv("IPCTAX_WOVEN") or "build/woven"
-local PROVENANCE = os.getenv("IPCTAX_PROVENANCE") or "paper/provenance.csv"
+local PROVENANCE = os.getenv("IPCTAX_PROVENANCE") or "build/woven/provenance.csv"
 local DATA_DIR = os.getenv("IPCTAX_DATA") or "data"
 local is_latex = FORMAT:match("latex") ~= nil
 local values = nil
@@ -151,7 +155,7 @@ end
 
 -- --- Provenance -------------------------------------------------------------------
 
-local families = nil    -- the rows of paper/provenance.csv, in order
+local families = nil    -- the rows of the table of provenance, in order
 local unsourced = {}    -- keys no family matches, and families that name what data/ lacks
 
 -- A family's pattern as an anchored Lua pattern: ** any run of characters,
@@ -223,7 +227,10 @@ local function load_families()
   if families then return families end
   families = {}
   local rows = read_csv(PROVENANCE)
-  if not rows then error("values.lua: cannot read " .. PROVENANCE) end
+  if not rows then
+    error("values.lua: cannot read " .. PROVENANCE .. " (make gathers it from "
+          .. "paper/provenance.csv and the chapters' provenance blocks)")
+  end
   for c, name in ipairs(FAMILY_COLUMNS) do
     if (rows[1] or {})[c] ~= name then
       error("values.lua: " .. PROVENANCE .. " must start with the header "
@@ -254,7 +261,8 @@ local function family_of(key)
       return f
     end
   end
-  unsourced[#unsourced + 1] = key .. " (no family in " .. PROVENANCE .. ")"
+  unsourced[#unsourced + 1] = key .. " (no family in " .. PROVENANCE
+    .. "; a chapter declares its families in a provenance block)"
   return nil
 end
 

@@ -3,7 +3,9 @@
  * values.lua marks each woven number with its key (data-k) and, for an
  * estimate, its interval, n, what n counts and the interval's coverage
  * (data-e="low;high;n;unit;coverage"); chunks.lua writes the page's table
- * of provenance, <script type="application/json" id="provenance">, from paper/provenance.csv: for each family of keys (a
+ * of provenance, <script type="application/json" id="provenance">, from the
+ * table the build gathers (paper/provenance.csv and the chapters' provenance
+ * blocks): for each family of keys (a
  * pattern such as arch.*.ratio, where * is one dotted part of a key and **
  * any run of them; the first that matches is the key's), its unit, its
  * estimator, what n counts, the files and columns of data/ it is computed
