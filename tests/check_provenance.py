@@ -15,7 +15,9 @@ The table is gathered by the tangler (IPCTAX_TANGLE, build/tangle) from
 paper/provenance.csv and the chapters' provenance blocks: a family a
 chapter's block declares must reach the table and weave, and a row of the
 wrong width must stop the tangler, naming the chapter and the line, with
-nothing printed. The page leaves a provenance block out; the book sets it.
+nothing printed. The page leaves a provenance block out, with the sentence
+that says what it is (both in a Div of class provenance); the book sets
+both.
 
 It also holds the contract of .when: a key's family declares the values it
 may take (its unit, "resolved, budget or max_rounds"; a family of numbers
@@ -110,12 +112,15 @@ BASE = (HEADER + "**.n,values,how many,,,summarize-the-run\n"
         "run.*,bars,recorded,,run.csv: key value,summarize-the-run\n")
 CHAPTER = """# Calls
 
-The families of values this summarizer publishes (@sec:provenance):
+::: provenance
+The families of values this summarizer publishes are these rows:
 
 ```{.provenance}
 call.*.share_pct,%,"median, per unit",rounds,calls.csv: architecture rtt_ns,summarize-the-run
 ```
+:::
 """
+SENTENCE = "The families of values this summarizer publishes are these rows:"
 BROKEN = CHAPTER.replace("rtt_ns,summarize", "rtt_ns summarize")     # a field short
 
 
@@ -142,19 +147,22 @@ def check_gathering(c, woven, tmp):
             "a family declared in a chapter's block weaves",
             woven_out.stderr.strip()[-300:])
     out = gather(tmp, BROKEN)
-    c.check(out.returncode == 1 and "chapter.md:6:" in out.stderr
+    c.check(out.returncode == 1 and "chapter.md:7:" in out.stderr
             and "has 5 fields where the header of base.csv has 6" in out.stderr
             and out.stdout == "",
             "a row of the wrong width stops the tangler, naming the chapter and line",
             "exit %d: %s" % (out.returncode, out.stderr.strip()[-300:]))
-    doc = DOC + "\n" + CHAPTER[CHAPTER.index("```{.provenance}"):]
+    doc = DOC + "\n" + CHAPTER[CHAPTER.index("::: provenance"):]
     html = weave(woven, RIGHT, tmp, doc)
-    c.check(html.returncode == 0 and "median, per unit" not in html.stdout,
-            "the page leaves a provenance block out", html.stderr.strip()[-300:])
+    c.check(html.returncode == 0 and "median, per unit" not in html.stdout
+            and SENTENCE not in html.stdout and 'data-k="run.bars"' in html.stdout,
+            "the page leaves a provenance block out, with its sentence",
+            html.stderr.strip()[-300:])
     latex = weave(woven, RIGHT, tmp, doc, to="latex")
     c.check(latex.returncode == 0 and "\\begin{ProvenanceRows}" in latex.stdout
-            and "median, per unit" in latex.stdout.replace("\\ ", " "),
-            "the book sets a provenance block, a row to a paragraph",
+            and "median, per unit" in latex.stdout.replace("\\ ", " ")
+            and SENTENCE in latex.stdout,
+            "the book sets a provenance block, a row to a paragraph, after its sentence",
             latex.stderr.strip()[-300:])
 
 

@@ -66,8 +66,10 @@
 --
 -- A block of class "provenance" is never a chunk: it holds rows of the
 -- table of where each number comes from, which the build gathers from the
--- chapters (the tangler's --provenance). The page leaves it out, each
--- number's panel showing its own row; the book sets it small.
+-- chapters (the tangler's --provenance). A chapter puts it, with the
+-- sentence that says what it is, in a Div of class "provenance". The page
+-- leaves the Div out, each number's panel showing its own row; the book
+-- sets the rows small.
 --
 -- The rules for what is a chunk and what is a reference are the tangler's
 -- (paper/91-appendix-tangle.md); this filter only reads them.
@@ -475,7 +477,8 @@ end
 
 -- A chapter's provenance block: rows of the table of where each number
 -- comes from, which the build gathers (paper/90-appendix-report.md,
--- "Where each number comes from"). The page leaves them out, since each
+-- "Where each number comes from"). The page leaves them out, and the Div
+-- of class "provenance" that holds them and their sentence, since each
 -- number's panel shows its family's row and the page has a budget of
 -- weight; the book sets them small, a paragraph to a row whose later
 -- lines hang (ProvenanceRows, paper/latex/preamble.tex).
@@ -506,6 +509,8 @@ local function render_all(blocks)
         out:insert(b)
       elseif b.t == "CodeBlock" and b.classes:includes("provenance") then
         out:extend(provenance_rows(b))
+      elseif b.t == "Div" and b.classes:includes("provenance") and not is_latex then
+        -- left out of the page, with the sentence that introduces its rows
       elseif b.t == "CodeBlock" then
         out:insert(render(b, part_fold or chapter_fold) or b)
       elseif b.t == "Div" or b.t == "BlockQuote" then
