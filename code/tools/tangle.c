@@ -228,22 +228,6 @@ static char *normal_path(struct web *web, const char *chapter, int line_no, cons
     free(out);
     return NULL;
 }
-/* Whether a fence line gives its block the class provenance. */
-static int is_provenance_fence(const char *line)
-{
-    const char *p = line + strspn(line, " ");
-    p += strspn(p, "`~");
-    p += strspn(p, " \t");
-    if (strncmp(p, "provenance", 10) == 0 && strchr(" \t", p[10]) != NULL)
-        return 1;                          /* the bare word, which may end the line */
-    const char *open = strchr(p, '{');
-    const char *close = open ? strchr(open, '}') : NULL;
-    for (const char *q = open; close != NULL && (q = strstr(q + 1, ".provenance")) != NULL &&
-                               q < close;)
-        if (strchr(" \t{", q[-1]) != NULL && strchr(" \t}", q[11]) != NULL)
-            return 1;
-    return 0;
-}
 /* The root a block's file= names, or NULL (reported) when the path is
  * refused or spells a root already defined in another way. */
 static struct chunk *root_chunk(struct web *web, const char *chapter, int line_no,
@@ -264,6 +248,20 @@ static struct chunk *root_chunk(struct web *web, const char *chapter, int line_n
     }
     free(path);
     return c;
+}
+
+/* Whether a fence line gives its block the class provenance: among its
+ * attributes, or as the bare word after the fence (pandoc reads both). */
+static int is_provenance_fence(const char *line)
+{
+    const char *p = line + strspn(line, " `~\t"), *close = strchr(p, '}');
+    if (strncmp(p, "provenance", 10) == 0 && strchr(" \t", p[10]) != NULL)
+        return 1;                          /* the bare word, which may end the line */
+    for (const char *q = p; *p == '{' && close != NULL &&
+                            (q = strstr(q + 1, ".provenance")) != NULL && q < close;)
+        if (strchr(" \t{", q[-1]) != NULL && strchr(" \t}", q[11]) != NULL)
+            return 1;
+    return 0;
 }
 
 /* The piece a block's lines go to: a new piece of the provenance blocks
@@ -647,46 +645,18 @@ static int print_hashes(struct web *web)
 }
 
 /* <<tangle-print-provenance>>, paper/91-appendix-tangle.md */
-/* The fields of one line of CSV, or -1 when it leaves a quote open. A
- * doubled quote inside a quoted field closes it and opens it again. */
+/* The fields of a line of CSV, counted by its commas outside quotes, or -1
+ * when it leaves a quote open ("" inside quotes closes and reopens them). */
 static int csv_fields(const char *line)
 {
     int fields = 1, quoted = 0;
-    for (const char *p = line; *p != '\0'; p++) {
-        if (*p == '"')
-            quoted = !quoted;
-        else if (*p == ',' && !quoted)
-            fields++;
+    for (; *line != '\0'; line++) {
+        quoted ^= *line == '"';
+        fields += *line == ',' && !quoted;
     }
     return quoted ? -1 : fields;
 }
 
-/* Reports each line of p, from its line `from` on, that is a row of
- * another width than the header's. */
-static void check_rows(struct web *web, const struct piece *p, int from, const char *table,
-                       const char *header)
-{
-    int width = csv_fields(header);
-    for (int j = from; j < p->n_lines; j++) {
-        int n = csv_fields(p->lines[j]);
-        if (p->lines[j][0] == '\0' || n == width)
-            continue;
-        if (n < 0)
-            report(web, p->chapter, p->first_line + j,
-                   "a row of provenance leaves a quote open; a row is one line of CSV");
-        else
-            report(web, p->chapter, p->first_line + j,
-                   "a row of provenance has %d fields where the header of %s has %d (%s)", n,
-                   table, width, header);
-    }
-}
-
-static void print_rows(const struct piece *p)
-{
-    for (int j = 0; j < p->n_lines; j++)
-        if (p->lines[j][0] != '\0')
-            printf("%s\n", p->lines[j]);
-}
 static int print_provenance(struct web *web, const char *table)
 {
     struct piece own = {table, 1, NULL, 0};
@@ -696,27 +666,25 @@ static int print_provenance(struct web *web, const char *table)
         fprintf(stderr, "tangle: cannot read %s: %s\n", table, strerror(errno));
         return 2;
     }
-    for (char *line = text; line < text + len;) {
-        size_t n = strcspn(line, "\n");
-        add_line(&own, line, n > 0 && line[n - 1] == '\r' ? n - 1 : n);
-        line += n + 1;
-    }
+    for (char *line = text; line < text + len; line += strcspn(line, "\n") + 1)
+        add_line(&own, line, strcspn(line, "\r\n"));
     free(text);
-    if (own.n_lines == 0 || own.lines[0][0] == '\0') {
-        report(web, table, 1, "no header: the table's first line names its columns");
-    } else {
-        check_rows(web, &own, 1, table, own.lines[0]);
-        for (int i = 0; i < web->provenance.n_pieces; i++)
-            check_rows(web, &web->provenance.pieces[i], 0, table, own.lines[0]);
-    }
-    if (web->n_errors > 0) {
+    int width = own.n_lines > 0 ? csv_fields(own.lines[0]) : 0;
+    for (int print = 0; print < 2 && web->n_errors == 0; print++)  /* check, then print */
+        for (int i = -1; i < web->provenance.n_pieces; i++) {
+            const struct piece *p = i < 0 ? &own : &web->provenance.pieces[i];
+            for (int j = 0; j < p->n_lines; j++) {
+                int n = p->lines[j][0] == '\0' ? -2 : csv_fields(p->lines[j]); /* -2: blank */
+                if (print && n != -2)
+                    printf("%s\n", p->lines[j]);
+                else if (!print && n != -2 && n != width)
+                    report(web, p->chapter, p->first_line + j, n < 0 ? "a row leaves a quote open"
+                           : "a row has %d fields where the header of %s has %d", n, table, width);
+            }
+        }
+    if (web->n_errors > 0)
         fprintf(stderr, "tangle: %d error(s); nothing written\n", web->n_errors);
-        return 1;
-    }
-    print_rows(&own);
-    for (int i = 0; i < web->provenance.n_pieces; i++)
-        print_rows(&web->provenance.pieces[i]);
-    return fflush(stdout) == 0 ? 0 : 2;
+    return web->n_errors > 0 ? 1 : fflush(stdout) == 0 ? 0 : 2;
 }
 
 static int ends_with(const char *s, const char *suffix)
@@ -736,8 +704,7 @@ static void usage(FILE *to)
           "  -o DIR       write roots under DIR instead of at their own path\n"
           "  --check      write nothing; fail if any file differs from the paper\n"
           "  --hashes     write nothing; print chunk,sha256 of every chunk's expansion\n"
-          "  --provenance TABLE  write nothing; print TABLE, then the rows of every\n"
-          "               provenance block of the chapters, in their order\n"
+          "  --provenance TABLE  write nothing; print TABLE, then every provenance block\n"
           "  --stray DIR  fail if DIR holds a file that no root produces (16 at most)\n"
           "  -h, --help   this text\n"
           "  --version    what this program is\n"
