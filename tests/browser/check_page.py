@@ -102,9 +102,11 @@ HERE = None
 # dearer (735 kB then), and 740 kB until every function over 40 lines was
 # told as named steps, each with its sentence (749 kB then), and 760 kB
 # until the summarizers declared their families and every file of the book
-# was told top-down, its entry point first (761 kB then); the budget is a
-# bound on growth, not a target.
-MAX_SENT_BYTES = 770000
+# was told top-down, its entry point first (761 kB then), and 770 kB until
+# the tangler gathered each chapter's families of values into the table of
+# where each number comes from (770.4 kB then; the chapters' blocks of
+# rows are not on the page); the budget is a bound on growth, not a target.
+MAX_SENT_BYTES = 775000
 MAX_BYTES = 1500000
 MIN_CONTRAST = 4.5
 MIN_FIGURE_TEXT_PX = 8.0
