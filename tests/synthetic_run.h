@@ -530,28 +530,33 @@ static double syn_round_scale(long k)
 /* The set halfway through a round's runs (kinds "-mid"): the retouch
  * probe and the two Unix probes, at SYN_MID_FACTOR of the start's. */
 #define SYN_MID_FACTOR 0.6
-static void syn_retouch(struct synthetic_run *s, long k, const struct syn_row *next,
-                        const struct syn_clock *clock, int mid)
+/* A retouch probe's two passes under the run after clock, of kind: the
+ * first extra_us a page dearer than the second, SYN_RETOUCH_HOT_US. */
+static void syn_retouch_passes(struct synthetic_run *s, long k, const struct syn_row *next,
+                               const struct syn_clock *clock, const char *kind, double extra_us)
 {
     for (long seq = 1; seq <= 2; seq++) {
         struct witness_row v;
         memset(&v, 0, sizeof v);
         snprintf(v.architecture, sizeof v.architecture, "%s", next->row->name);
-        snprintf(v.kind, sizeof v.kind, "retouch%s", mid ? "-mid" : "");
+        snprintf(v.kind, sizeof v.kind, "%s", kind);
         v.round = k, v.run = clock->run + 1, v.seq = seq;
         v.floats = SYN_SERIES_FLOATS;
         v.start_s = clock->t;
-        v.rtt_ns = (SYN_RETOUCH_HOT_US +
-                    (seq == 1 ? SYN_RETOUCH_PAGES * SYN_RETOUCH_EXTRA_US * syn_round_scale(k) *
-                                    (mid ? SYN_MID_FACTOR : 1.0)
-                              : 0)) *
-                   1e3;
+        v.rtt_ns = (SYN_RETOUCH_HOT_US + (seq == 1 ? SYN_RETOUCH_PAGES * extra_us : 0)) * 1e3;
         v.engine_ns = v.engine_decode_ns = v.compute_ns = v.engine_encode_ns = NAN;
         v.engine_cpu_ns = v.request_ns = v.reply_ns = v.engine_minor_faults = NAN;
         v.process_ns = v.process_cpu_ns = v.process_minor_faults = NAN;
         v.client_minor_faults = 0;
         SYN_PUSH(s->d.witnesses, s->d.n_witnesses, v);
     }
+}
+
+static void syn_retouch(struct synthetic_run *s, long k, const struct syn_row *next,
+                        const struct syn_clock *clock, int mid)
+{
+    syn_retouch_passes(s, k, next, clock, mid ? "retouch-mid" : "retouch",
+                       SYN_RETOUCH_EXTRA_US * syn_round_scale(k) * (mid ? SYN_MID_FACTOR : 1.0));
 }
 
 static void syn_away_probes(struct synthetic_run *s, long k, const struct syn_row *next,
@@ -589,22 +594,8 @@ static void syn_away_probes(struct synthetic_run *s, long k, const struct syn_ro
 static void syn_unit_retouch(struct synthetic_run *s, long k, const struct syn_row *next,
                              const struct syn_clock *clock, double age_s)
 {
-    for (long seq = 1; seq <= 2; seq++) {
-        struct witness_row v;
-        memset(&v, 0, sizeof v);
-        snprintf(v.architecture, sizeof v.architecture, "%s", next->row->name);
-        snprintf(v.kind, sizeof v.kind, "retouch-unit");
-        v.round = k, v.run = clock->run + 1, v.seq = seq;
-        v.floats = SYN_SERIES_FLOATS;
-        v.start_s = clock->t;
-        double extra = seq == 1 && age_s > 0 ? SYN_AGE_US_PER_PAGE * pow(age_s, SYN_AGE_SLOPE) : 0;
-        v.rtt_ns = (SYN_RETOUCH_HOT_US + SYN_RETOUCH_PAGES * extra) * 1e3;
-        v.engine_ns = v.engine_decode_ns = v.compute_ns = v.engine_encode_ns = NAN;
-        v.engine_cpu_ns = v.request_ns = v.reply_ns = v.engine_minor_faults = NAN;
-        v.process_ns = v.process_cpu_ns = v.process_minor_faults = NAN;
-        v.client_minor_faults = 0;
-        SYN_PUSH(s->d.witnesses, s->d.n_witnesses, v);
-    }
+    syn_retouch_passes(s, k, next, clock, "retouch-unit",
+                       SYN_AGE_US_PER_PAGE * pow(age_s, SYN_AGE_SLOPE));
 }
 
 static void syn_rounds(struct synthetic_run *s, struct mt19937 *mt)
