@@ -424,11 +424,28 @@ static double call_mean(const struct syn_row *r)
     return r->calls == 1 ? SYN_CALL_MEAN_1 : SYN_CALL_MEAN_4;
 }
 
+/* How many times its kernel's time the generator made a unit's: a duet
+ * of one call a run has both sides slowed in one round
+ * (syn_kernel_slowing). */
+static double unit_kernel_slowing(const struct syn_row *r, long k)
+{
+    return r->calls == 1 && r->row->pairing == PAIRING_DUET && k == SYN_SLOWED_ROUND
+               ? SYN_SLOWING
+               : 1.0;
+}
+
+/* A unit's median call's round trip: its kernel, as slowed, and its boundary. */
+static double rtt_us(const struct syn_row *r, long k, const void *ctx)
+{
+    (void)ctx;
+    return r->compute_us * unit_kernel_slowing(r, k) + boundary_us(r, k, NULL);
+}
+
 static double share_pct(const struct syn_row *r, long k, const void *ctx)
 {
     (void)ctx;
     double b = boundary_us(r, k, NULL) * call_mean(r);
-    return 100.0 * b / (r->compute_us + b);
+    return 100.0 * b / (r->compute_us * unit_kernel_slowing(r, k) + b);
 }
 
 /* The calls of a whole job's sweep, which a row's per-sweep figures are
@@ -847,9 +864,7 @@ static void every_crossing_rows_calls_are_its_units(void **state)
         expect_estimate(keyf(key, "call.%s.compute_us", a),
                         (struct truth){SYN_ROUNDS, r->compute_us, r->compute_us, r->compute_us,
                                        b.coverage_pct});
-        expect_estimate(keyf(key, "call.%s.rtt_us", a),
-                        (struct truth){SYN_ROUNDS, r->compute_us + b.value, r->compute_us + b.low,
-                                       r->compute_us + b.high, b.coverage_pct});
+        expect_estimate(keyf(key, "call.%s.rtt_us", a), over_rounds(rtt_us, r, NULL));
         expect_number(keyf(key, "call.%s.calls", a), calls_per_sweep(r));
         for (size_t p = 0; p < sizeof PHASES / sizeof PHASES[0]; p++)
             expect_estimate(keyf(key, "call.%s.%s", a, PHASES[p].phase),
@@ -2030,6 +2045,49 @@ static size_t times_left(const char *a, double *left, size_t room)
     return n;
 }
 
+/* A side's first calls over the rounds its kernel ran at full speed: in
+ * the generator, every round but the slowed one. */
+static struct truth full_side(const struct syn_row *r, long slot)
+{
+    double v[SYN_ROUNDS];
+    size_t n = 0;
+    for (long k = 1; k <= SYN_ROUNDS; k++)
+        if (k != SYN_SLOWED_ROUND)
+            v[n++] = side_call_us(r, k, &slot);
+    return truth_of(v, n);
+}
+
+/* A row whose every call is a run's first has its sides sorted by its
+ * kernel's speed: one unit's two sides slowed, each side's full-speed
+ * median, and the reply (a quarter of the boundary, as generated) at each
+ * speed. */
+static void expect_sides_by_speed(const struct syn_row *r)
+{
+    char key[KEY_SIZE];
+    const char *a = r->row->name;
+    if (r->calls != 1) {
+        if (written(keyf(key, "first.%s.slowed_sides", a)))
+            fail_msg("%s makes many calls a run, and has its sides sorted by speed", a);
+        return;
+    }
+    double full[2 * SYN_ROUNDS], slowed[2];
+    size_t n = 0, m = 0;
+    for (long k = 1; k <= SYN_ROUNDS; k++)
+        for (long slot = 1; slot <= 2; slot++) {
+            double reply = 0.25 * side_call_us(r, k, &slot);
+            if (k == SYN_SLOWED_ROUND)
+                slowed[m++] = reply;
+            else
+                full[n++] = reply;
+        }
+    expect_number(keyf(key, "first.%s.slowed_sides", a), 2);
+    expect_text(keyf(key, "first.%s.slowed.measured", a), "yes");
+    expect_estimate(keyf(key, "first.%s.first_side_full_us", a), full_side(r, 1));
+    expect_estimate(keyf(key, "first.%s.second_side_full_us", a), full_side(r, 2));
+    expect_estimate(keyf(key, "first.%s.full_reply_us", a), truth_of(full, n));
+    expect_estimate(keyf(key, "first.%s.slowed_reply_us", a), truth_of(slowed, m));
+}
+
 /* Every crossing row paired in duets: its first side's first call, its
  * second side's, and the one over the other, unit by unit; and each row
  * whose every call is a run's first, in duets over a socket or memory,
@@ -2037,6 +2095,7 @@ static size_t times_left(const char *a, double *left, size_t room)
 static void a_duets_two_sides_are_set_apart(void **state)
 {
     (void)state;
+    double full_rows = 0, full_within = 0;
     static const long SLOT[2] = {1, 2};
     static const char *const SIDE[2] = {"first_side", "second_side"};
     char key[KEY_SIZE];
@@ -2069,6 +2128,7 @@ static void a_duets_two_sides_are_set_apart(void **state)
         expect_estimate(keyf(key, "first.%s.sides_ratio_left_longer", a), truth_of(same, longer));
         expect_estimate(keyf(key, "first.%s.sides_ratio_left_shorter", a),
                         truth_of(same, n - longer));
+        expect_sides_by_speed(r);
         if (r->calls != 1 || r->row->transport == TRANSPORT_SPAWN) {
             if (written(keyf(key, "model.%s.first_side_ratio", a)))
                 fail_msg("%s is priced side by side, but not every call is a first", a);
@@ -2081,8 +2141,20 @@ static void a_duets_two_sides_are_set_apart(void **state)
                 predicted += term[t];
             expect_number(keyf(key, "model.%s.%s_ratio", a, SIDE[k]),
                           predicted / over_rounds(side_call_us, r, &SLOT[k]).value);
+            expect_number(keyf(key, "model.%s.%s_full_ratio", a, SIDE[k]),
+                          predicted / full_side(r, SLOT[k]).value);
         }
+        double term[N_MODEL_TERMS], predicted = 0;
+        model_terms(r, term);
+        for (int t = 0; t < N_MODEL_TERMS; t++)
+            predicted += term[t];
+        double full = predicted / ((full_side(r, 1).value + full_side(r, 2).value) / 2.0);
+        expect_number(keyf(key, "model.%s.full_ratio", a), full);
+        full_rows++;
+        full_within += full >= 0.8 && full <= 1.25;
     }
+    expect_number("model.full.rows", full_rows);
+    expect_number("model.full.within", full_within);
 }
 
 /* The retouch probe before every unit: a pass's age is the distance

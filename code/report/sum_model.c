@@ -263,25 +263,39 @@ static void summarize_first_calls(const struct run_data *d, struct store *s)
     table_close(s, &t);
 }
 
+/* <<full-speed>>, paper/68-model.md */
+static const double FULL_SPEED = 1.10;   /* a kernel's time over its row's fastest, at most */
+
 /* <<model-a-duets-two-sides>>, paper/68-model.md */
 /* A row's duet units, side by side: each side's first call, their ratio,
  * and, for a unit after the row's first, how long the row was left (s)
- * with the same unit's ratio beside it. */
+ * with the same unit's ratio beside it; then the sides whose kernel ran
+ * at full speed, and each side's reply by its kernel's speed (0 full,
+ * 1 slowed; @sec:model-slowed). */
 struct duet_sides {
     struct doubles side[2], ratio, left, left_ratio;
+    struct doubles full[2], reply[2];
+    long slowed;
 };
 
-/* The boundary (µs) of the first call of each side of a duet unit: side
- * 0 is the run in slot 1; NAN where a side has none. */
-static void unit_side_firsts(const struct run_data *d, const struct unit_view *u, double side[2])
+/* The first call of one side of a duet unit, as the sides need it. */
+struct side_call {
+    double boundary_us, compute_us, reply_us;
+};
+
+/* The first call of each side of a duet unit: side 0 is the run in slot
+ * 1; NAN where a side has none (a reply NAN in a run without crossings). */
+static void unit_side_firsts(const struct run_data *d, const struct unit_view *u,
+                             struct side_call side[2])
 {
-    side[0] = side[1] = NAN;
+    side[0] = side[1] = (struct side_call){NAN, NAN, NAN};
     for (size_t i = 0; i < d->n_calls; i++) {
         const struct call_row *c = &d->calls[i];
         for (int k = 0; k < 2; k++)
             if (c->call == 0 && u->row[k] != NULL && c->run == u->row[k]->run &&
                 !isnan(c->compute_ns))
-                side[k] = (c->rtt_ns - c->compute_ns) * 1e-3;
+                side[k] = (struct side_call){(c->rtt_ns - c->compute_ns) * 1e-3,
+                                             c->compute_ns * 1e-3, c->reply_ns * 1e-3};
     }
 }
 
@@ -290,21 +304,36 @@ static void gather_duet_sides(const struct run_data *d, const char *arch, struct
 {
     struct unit_view *units;
     size_t n = arch_units(d, arch, &units);
+    struct side_call (*first)[2] = calloc(n > 0 ? n : 1, sizeof *first);
+    double fastest = INFINITY;
     for (size_t i = 0; i < n; i++) {
-        double first[2];
-        if (!units[i].complete || !units[i].duet)
+        unit_side_firsts(d, &units[i], first[i]);
+        if (units[i].complete && units[i].duet)
+            fastest = fmin(fastest, fmin(first[i][0].compute_us, first[i][1].compute_us));
+    }
+    for (size_t i = 0; i < n; i++) {
+        const struct side_call *f = first[i];
+        if (!units[i].complete || !units[i].duet || !(f[0].boundary_us > 0) ||
+            !(f[1].boundary_us > 0))
             continue;
-        unit_side_firsts(d, &units[i], first);
-        if (!(first[0] > 0) || !(first[1] > 0))
-            continue;
-        doubles_push(&x->side[0], first[0]);
-        doubles_push(&x->side[1], first[1]);
-        doubles_push(&x->ratio, first[0] / first[1]);
+        doubles_push(&x->side[0], f[0].boundary_us);
+        doubles_push(&x->side[1], f[1].boundary_us);
+        doubles_push(&x->ratio, f[0].boundary_us / f[1].boundary_us);
         if (i > 0 && units[i].start_s > units[i - 1].end_s) {
             doubles_push(&x->left, units[i].start_s - units[i - 1].end_s);
-            doubles_push(&x->left_ratio, first[0] / first[1]);
+            doubles_push(&x->left_ratio, f[0].boundary_us / f[1].boundary_us);
+        }
+        /* <<sort-a-units-sides-by-their-kernels-speed>>, paper/68-model.md */
+        for (int k = 0; k < 2; k++) {
+            int slowed = f[k].compute_us > FULL_SPEED * fastest;
+            x->slowed += slowed;
+            if (!slowed)
+                doubles_push(&x->full[k], f[k].boundary_us);
+            if (!isnan(f[k].reply_us))
+                doubles_push(&x->reply[slowed], f[k].reply_us);
         }
     }
+    free(first);
     free(units);
 }
 
@@ -322,6 +351,27 @@ static void store_duet_sides(const struct run_data *d, struct store *s, const ch
     put_estimate(s, keyf(key, "first.%s.second_side_us", arch), doubles_estimate(&x->side[1]),
                  1, unit);
     put_estimate(s, keyf(key, "first.%s.sides_ratio", arch), doubles_estimate(&x->ratio), 2, unit);
+    /* <<store-a-rows-sides-at-full-speed>>, paper/68-model.md */
+    /* only a row whose every call is a run's first has a whole sweep's
+     * kernel in each side, long enough for the host's share to show in it */
+    int sweeps = store_number(s, keyf(key, "first.%s.calls_per_run", arch)) == 1.0;
+    if (sweeps)
+        put_count(s, keyf(key, "first.%s.slowed_sides", arch), x->slowed);
+    for (int k = 0; sweeps && k < 2 && x->full[0].n > 0 && x->full[1].n > 0; k++)
+        put_estimate(s, keyf(key, "first.%s.%s_full_us", arch, k == 0 ? "first_side" : "second_side"),
+                     doubles_estimate(&x->full[k]), 1, unit);
+    int both = sweeps && x->reply[0].n > 0 && x->reply[1].n > 0;
+    if (both) {
+        put_estimate(s, keyf(key, "first.%s.full_reply_us", arch), doubles_estimate(&x->reply[0]),
+                     1, unit);
+        put_estimate(s, keyf(key, "first.%s.slowed_reply_us", arch),
+                     doubles_estimate(&x->reply[1]), 1, unit);
+    }
+    /* whether the prose can set the two speeds apart: a run on a host that
+     * left its CPUs alone, or one without the replies timed, cannot */
+    if (sweeps)
+        put_text(s, keyf(key, "first.%s.slowed.measured", arch),
+                 both && x->full[0].n > 0 && x->full[1].n > 0 ? "yes" : "no");
     if (x->left.n == 0)
         return;
     struct estimate left = doubles_estimate(&x->left);
@@ -353,6 +403,10 @@ static void summarize_duet_sides(const struct run_data *d, struct store *s)
         doubles_free(&x.ratio);
         doubles_free(&x.left);
         doubles_free(&x.left_ratio);
+        for (int k = 0; k < 2; k++) {
+            doubles_free(&x.full[k]);
+            doubles_free(&x.reply[k]);
+        }
     }
 }
 
@@ -620,19 +674,29 @@ static void price_the_spawn_alone(const struct run_data *d, struct store *s,
     put_number(s, "model.spawn_alone.ratio", predicted / (alone.value * 1e3), 2);
 }
 
+/* <<model-band>>, paper/68-model.md */
+static const double MODEL_BAND = 1.25;
+
 /* <<model-price-each-side>>, paper/68-model.md */
-static void price_each_side(struct store *s, const struct arch_row *row,
-                            const struct primitives *p, const struct call_inputs *in)
+/* Each side's price over its first calls, and over its full-speed ones;
+ * the row's price over the mean of those two (a duet row is priced at the
+ * mean of its sides). Returns whether that lies within the band (1) or
+ * not (0), or -1 where the row is not priced so. */
+static int price_each_side(struct store *s, const struct arch_row *row,
+                           const struct primitives *p, const struct call_inputs *in,
+                           double row_price)
 {
     static const char *const SIDE[2] = {"first_side", "second_side"};
     char key[KEY_SIZE];
+    double full_sum = 0.0;
     if (row->pairing != PAIRING_DUET || !(in->first_share >= 1.0) ||
         row->transport == TRANSPORT_SPAWN)
-        return;
+        return -1;
     for (int k = 0; k < 2; k++) {
         struct call_inputs side = *in;
         double term[N_TERMS], predicted = 0.0;
         double measured = value_of(s, keyf(key, "first.%s.%s_us", row->name, SIDE[k]));
+        double full = value_of(s, keyf(key, "first.%s.%s_full_us", row->name, SIDE[k]));
         side.round_share = k == 0 ? 1.0 : 0.0;     /* a first call's state, or a later's */
         predict(s, row, p, &side, term);
         for (int t = 0; t < N_TERMS; t++)
@@ -640,12 +704,19 @@ static void price_each_side(struct store *s, const struct arch_row *row,
         if (isfinite(predicted) && measured > 0)
             put_number(s, keyf(key, "model.%s.%s_ratio", row->name, SIDE[k]),
                        predicted / measured, 2);
+        if (isfinite(predicted) && full > 0)
+            put_number(s, keyf(key, "model.%s.%s_full_ratio", row->name, SIDE[k]),
+                       predicted / full, 2);
+        full_sum += full;
     }
+    if (!(full_sum > 0.0) || !isfinite(row_price))
+        return -1;
+    double ratio = row_price / (full_sum / 2.0);
+    put_number(s, keyf(key, "model.%s.full_ratio", row->name), ratio, 2);
+    return ratio >= 1.0 / MODEL_BAND && ratio <= MODEL_BAND;
 }
 
 /* <<model-summary>>, paper/68-model.md */
-static const double MODEL_BAND = 1.25;
-
 static void model_row(struct csv_out *t, struct csv_out *f, const struct arch_row *row,
                       const double term[N_TERMS], double predicted, const struct call_inputs *in)
 {
@@ -761,7 +832,7 @@ void summarize_model(const struct run_data *d, struct store *s)
         csv_out_abandon(&f);
         return;
     }
-    int rows = 0, within = 0, first_rows = 0, first_inside = 0;
+    int rows = 0, within = 0, first_rows = 0, first_inside = 0, full_rows = 0, full_within = 0;
     char outside[TEXT_SIZE] = "";      /* the rows outside the band, by name */
     double worst = 1.0;
     const char *worst_name = "none";
@@ -783,7 +854,7 @@ void summarize_model(const struct run_data *d, struct store *s)
         put_number(s, keyf(key, "model.%s.predicted_us", row->name), predicted, 1);
         put_number(s, keyf(key, "model.%s.ratio", row->name), ratio, 2);
         put_over_model(s, row, &in, predicted);
-        price_each_side(s, row, &p, &in);
+        int full_near = price_each_side(s, row, &p, &in, predicted);
         for (int k = 0; k < N_TERMS; k++)
             put_number(s, keyf(key, "model.%s.%s_us", row->name, TERM_NAMES[k]), term[k], 1);
         /* <<count-the-rows-near-their-measure>>, paper/68-model.md */
@@ -793,6 +864,8 @@ void summarize_model(const struct run_data *d, struct store *s)
         if (!near && strlen(outside) + strlen(row->name) + 3 < sizeof outside)
             snprintf(outside + strlen(outside), sizeof outside - strlen(outside), "%s%s",
                      outside[0] != '\0' ? ", " : "", row->name);
+        full_rows += full_near >= 0;
+        full_within += full_near > 0;
         int inside = first_check_row(s, &c, row, &in, predicted);
         first_rows += inside >= 0;
         first_inside += inside > 0;
@@ -809,6 +882,8 @@ void summarize_model(const struct run_data *d, struct store *s)
     price_the_spawn_alone(d, s, &p);
     put_count(s, "model.rows", rows);
     put_count(s, "model.within", within);
+    put_count(s, "model.full.rows", full_rows);
+    put_count(s, "model.full.within", full_within);
     put_number(s, "model.band", MODEL_BAND, 2);
     put_number(s, "model.worst.ratio", worst, 2);
     put_text(s, "model.worst.architecture", worst_name);
