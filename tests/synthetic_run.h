@@ -919,6 +919,33 @@ static void syn_faults(struct synthetic_run *s)
         }
 }
 
+/* The host's spins: each pass spins both CPUs for SYN_SPIN_MS; CPU 1
+ * makes SYN_CPU1_READS of CPU 0's readings (a slower CPU, no gaps), and
+ * the host takes SYN_HOST_TAKEN[k] of CPU k % 2 in pass k + 1, in gaps of
+ * SYN_HOST_GAP_MS. */
+#define SYN_SPIN_MS 200.0
+#define SYN_READS 7e6
+#define SYN_CPU1_READS 0.9
+#define SYN_HOST_GAP_MS 2.0
+static const double SYN_HOST_TAKEN[SYN_PASSES] = {0, 0.10, 0, 0.02, 0.06};
+
+static void syn_host(struct synthetic_run *s)
+{
+    for (long pass = 1; pass <= SYN_PASSES; pass++)
+        for (int cpu = 0; cpu < 2; cpu++) {
+            struct host_row h;
+            memset(&h, 0, sizeof h);
+            double taken = (pass - 1) % 2 == cpu ? SYN_HOST_TAKEN[pass - 1] : 0.0;
+            h.pass = pass, h.cpu = cpu, h.spin_ns = SYN_SPIN_MS * 1e6;
+            h.reads = SYN_READS * (cpu == 1 ? SYN_CPU1_READS : 1.0) * (1.0 - taken);
+            h.gap_ns = taken * h.spin_ns;
+            h.gaps = round(h.gap_ns / (SYN_HOST_GAP_MS * 1e6));
+            h.longest_ns = h.gaps > 0 ? SYN_HOST_GAP_MS * 1e6 : 0;
+            h.gap_min_ns = 200e3;
+            SYN_PUSH(s->d.host, s->d.n_host, h);
+        }
+}
+
 /* The layout: per side, the two cells of testvalues.h in each pass. The
  * engine's cells differ by about 5% every pass (an effect), the other
  * sides' by a difference whose sign changes (none). The engine is 5% slower
@@ -1196,6 +1223,7 @@ static void synthetic_run_make(struct synthetic_run *s, int noise, uint32_t seed
     syn_states(s);
     syn_kernel_calls(s);
     syn_faults(s);
+    syn_host(s);
     syn_layout(s);
     syn_roofline(s);
     syn_counts(s);
@@ -1323,6 +1351,7 @@ static int synthetic_run_write(const struct synthetic_run *s, const char *dir, c
                    d->n_witnesses);
     SYN_WRITE_ROWS(dir, "states.csv", STATES_COLUMNS, state_row, d->states, d->n_states);
     SYN_WRITE_ROWS(dir, "faults.csv", FAULTS_COLUMNS, fault_row, d->faults, d->n_faults);
+    SYN_WRITE_ROWS(dir, "host.csv", HOST_COLUMNS, host_row, d->host, d->n_host);
     SYN_WRITE_ROWS(dir, "gate.csv", GATE_COLUMNS, gate_row, d->gates, d->n_gates);
     SYN_WRITE_ROWS(dir, "sweep.csv", SWEEP_COLUMNS, sweep_row, d->sweep, d->n_sweep);
     SYN_WRITE_ROWS(dir, "echo.csv", ECHO_COLUMNS, echo_row, d->echo, d->n_echo);

@@ -2088,6 +2088,37 @@ static void expect_sides_by_speed(const struct syn_row *r)
     expect_estimate(keyf(key, "first.%s.slowed_reply_us", a), truth_of(slowed, m));
 }
 
+/* The host's spins (@sec:host): a pass's share is the larger of its two
+ * CPUs' gaps over the spin; a CPU is shared from 5%; the longest gap, the
+ * mean gap, and the spread of the CPUs' readings per µs not stopped. */
+static void the_host_spins_are_read_back(void **state)
+{
+    (void)state;
+    double per_pass[SYN_PASSES], fastest = 0, slowest = INFINITY, gap_ns = 0, gaps = 0;
+    long shared = 0;
+    summarize_synthetic_run();
+    for (size_t i = 0; i < SYN_PASSES; i++)
+        per_pass[i] = 0;
+    for (size_t i = 0; i < gen.d.n_host; i++) {
+        const struct host_row *h = &gen.d.host[i];
+        double pct = 100.0 * h->gap_ns / h->spin_ns, rate = h->reads / ((h->spin_ns - h->gap_ns) * 1e-3);
+        per_pass[h->pass - 1] = fmax(per_pass[h->pass - 1], pct);
+        shared += pct >= 5.0;
+        gap_ns += h->gap_ns, gaps += h->gaps;
+        fastest = fmax(fastest, rate), slowest = fmin(slowest, rate);
+    }
+    assert_int_equal(shared, 2);       /* the generator's 10% and 6% */
+    expect_text("host.measured", "yes");
+    expect_number("host.passes", SYN_PASSES);
+    expect_estimate("host.taken_pct", truth_of(per_pass, SYN_PASSES));
+    expect_number("host.shared", (double)shared);
+    expect_number("host.shared_pct", 5.0);
+    expect_number("host.longest_us", SYN_HOST_GAP_MS * 1e3);
+    expect_number("host.gap_us", gap_ns / gaps * 1e-3);
+    expect_number("host.rate_spread_pct", 100.0 * (fastest / slowest - 1.0));
+    expect_number("host.spin_ms", SYN_SPIN_MS);
+}
+
 /* Every crossing row paired in duets: its first side's first call, its
  * second side's, and the one over the other, unit by unit; and each row
  * whose every call is a run's first, in duets over a socket or memory,
@@ -2829,6 +2860,7 @@ int main(int argc, char **argv)
         T(an_older_run_prices_python_calls_by_the_client_probe),
         T(the_first_calls_and_the_rounds_away_probes),
         T(a_duets_two_sides_are_set_apart),
+        T(the_host_spins_are_read_back),
         T(the_runs_records_are_passed_through),
         T(the_claims_are_judged_on_the_known_intervals),
         T(the_run_is_compared_and_counted_once),

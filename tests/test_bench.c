@@ -360,6 +360,31 @@ static void the_mechanisms_make_a_pass_per_round(void **state)
     csv_table_free(&t);
 }
 
+/* The host's spins are made in the rounds (@sec:host): after each round,
+ * both CPUs at once, numbered as the round; a spin's gaps fit in it. */
+static void the_host_spins_both_cpus_after_each_round(void **state)
+{
+    (void)state;
+    char dir[256];
+    out_dir(dir, "host");
+    char *const args[] = {"--bars", "20000", "--combos", "3", "--rounds", "2", "--arch",
+                          "in_process", "--measure", "host", "--out", dir, NULL};
+    run_bench_ok(args);
+    struct csv_table t;
+    load(dir, "host.csv", &t);
+    assert_int_equal(t.n_rows, 4);                 /* two passes x two CPUs */
+    for (size_t i = 0; i < t.n_rows; i++) {
+        long pass = atol(cell(&t, i, "pass"));
+        assert_int_equal(pass, (long)i / 2 + 1);
+        if (i % 2 == 1 && strcmp(cell(&t, i, "cpu"), cell(&t, i - 1, "cpu")) == 0)
+            fail_msg("pass %ld spun CPU %s twice", pass, cell(&t, i, "cpu"));
+        if (atof(cell(&t, i, "gap_ns")) > atof(cell(&t, i, "spin_ns")) ||
+            atof(cell(&t, i, "reads")) < 1)
+            fail_msg("pass %ld: a spin's gaps exceed it, or it read no clock", pass);
+    }
+    csv_table_free(&t);
+}
+
 /* The serialization record (issue 34): each row's place in its repetition's
  * order, the buffer an encode wrote and the pages it touched first. The
  * series of 20,000 bars (160 KB) is above the allocator's mmap threshold
@@ -1118,6 +1143,7 @@ int main(int argc, char **argv)
     const struct CMUnitTest tests[] = {
         T(tiny_job_writes_its_files),
         T(the_mechanisms_make_a_pass_per_round),
+        T(the_host_spins_both_cpus_after_each_round),
         T(a_made_plan_ends_the_rounds_resolved),
         T(a_spent_budget_ends_the_rounds),
         T(a_long_plan_gets_several_units_a_round),

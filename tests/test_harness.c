@@ -2,9 +2,11 @@
  * test_harness.c - the pieces the measurements rest on: order statistics,
  * the bootstrapped median and the verdicts drawn from it, the random order
  * of the rounds, the CSV writer and reader, number formatting, the
- * workspace's layout, and the equivalence gate.
+ * workspace's layout, the equivalence gate, and the host's spin.
  */
 #include <math.h>
+#include <pthread.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <unistd.h>
@@ -13,6 +15,8 @@
 #include "testutil.h"
 #include "util/csvout.h"
 #include "harness/gate.h"
+#include "harness/measure.h"
+#include "harness/placement.h"
 #include "util/random.h"
 #include "util/stats.h"
 #include "kernel/kernels.h"
@@ -91,6 +95,42 @@ static void quantiles_of_one_sample_are_that_sample(void **state)
     assert_same_double(s.p50, 2.5);
     assert_same_double(s.p99, 2.5);
     assert_int_equal(sample_stats(&x, 0).n, 0);
+}
+
+/* A thread that spins on CPU 0 until told to stop. */
+static atomic_int hog_stop;
+static void *hog_cpu0(void *arg)
+{
+    (void)arg;
+    if (pin_this_thread(0) != 0)
+        return NULL;
+    while (!atomic_load(&hog_stop))
+        ;
+    return NULL;
+}
+
+/* The host's spin (@sec:host) counts the time its CPU was taken: with a
+ * second thread spinning on the same CPU, the scheduler gives each slices
+ * of a millisecond or more, which the spin sees as gaps; the gaps fit in
+ * the spin, and the longest in their total. */
+static void a_spin_sees_its_cpu_taken(void **state)
+{
+    (void)state;
+    pthread_t hog;
+    struct host_spin sp;
+    placement_init();
+    assert_int_equal(pin_this_thread(0), 0);
+    atomic_store(&hog_stop, 0);
+    assert_int_equal(pthread_create(&hog, NULL, hog_cpu0, NULL), 0);
+    host_spin(100000000u, 200000u, &sp);
+    atomic_store(&hog_stop, 1);
+    pthread_join(hog, NULL);
+    pin_this_thread(CPU_ANY);
+    assert_true(sp.spin_ns >= 100000000u);
+    assert_true(sp.reads > 1);
+    assert_true(sp.gaps > 0);
+    assert_true(sp.gap_ns <= sp.spin_ns);
+    assert_true(sp.longest_ns <= sp.gap_ns);
 }
 
 static void clock_is_monotonic(void **state)
@@ -646,6 +686,7 @@ int main(void)
         cmocka_unit_test(numbers_are_grouped_by_thousands),
         cmocka_unit_test(gate_passes_identical_results),
         cmocka_unit_test(gate_fails_on_any_difference),
+        cmocka_unit_test(a_spin_sees_its_cpu_taken),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

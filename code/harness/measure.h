@@ -80,6 +80,15 @@ int measure_open(const struct measure_context *ctx, const char *name, struct dat
 #undef DECLARE_ALONE
 #undef DECLARE_IN_ROUNDS
 
+/* <<measurement-declarations>>, paper/69-host.md */
+/* What a spin of a CPU saw: its length, its clock readings, and the gaps of
+ * at least gap_min_ns between two readings. */
+struct host_spin {
+    uint64_t spin_ns, reads, gaps, gap_ns, longest_ns;
+};
+/* Reads the monotonic clock in a loop for `ns`, on whatever CPU this
+ * thread runs on, counting the gaps of at least `gap_min_ns`. */
+void host_spin(uint64_t ns, uint64_t gap_min_ns, struct host_spin *out);
 /* <<measurement-declarations>>, paper/77-roofline.md */
 /* `additions` dependent integer additions, one cycle each: returns their sum, `additions`. */
 uint64_t clock_chain(uint64_t additions);

@@ -171,6 +171,17 @@
     _(row, pages, INT, COUNT, "pages", "pages of 4 KiB, each touched or copied")                   \
     _(row, ns, NUM, NANOS, "ns", "the touching")                                                   \
     _(row, minor_faults, NUM, COUNT, "pages", "the minor faults meanwhile")
+/* <<columns-of-the-measurements>>, paper/69-host.md */
+/* host.csv: one CPU's spin in one pass (@sec:host) */
+#define HOST_COLUMNS(_, row)                                                                       \
+    _(row, pass, INT, RANGE(1, MAX_MECH_PASSES), "", "the pass: the round it followed")            \
+    _(row, cpu, INT, CPU, "", "the CPU the spinning thread was pinned to")                         \
+    _(row, spin_ns, NUM, NANOS, "ns", "the spin as timed, first reading to last")                  \
+    _(row, reads, NUM, COUNT, "", "clock readings made")                                           \
+    _(row, gaps, NUM, COUNT, "", "gaps of at least gap_min_ns between two readings")               \
+    _(row, gap_ns, NUM, NANOS, "ns", "their total")                                                \
+    _(row, longest_ns, NUM, NANOS, "ns", "the longest gap")                                        \
+    _(row, gap_min_ns, NUM, NANOS, "ns", "the least a gap counted")
 /* <<columns-of-the-measurements>>, paper/70-serialization.md */
 /* serialization.csv: one encode, decode, copy or release of the series */
 #define SERIAL_COLUMNS(_, row)                                                                     \
