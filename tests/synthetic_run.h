@@ -925,7 +925,7 @@ static void syn_faults(struct synthetic_run *s)
  * SYN_HOST_GAP_MS. */
 #define SYN_SPIN_MS 200.0
 #define SYN_READS 7e6
-#define SYN_CPU1_READS 0.9
+#define SYN_CPU1_READS 0.8
 #define SYN_HOST_GAP_MS 2.0
 static const double SYN_HOST_TAKEN[SYN_PASSES] = {0, 0.10, 0, 0.02, 0.06};
 

@@ -2057,6 +2057,37 @@ static struct truth full_side(const struct syn_row *r, long slot)
     return truth_of(v, n);
 }
 
+/* Each duet side of row r beside the host spin on its CPU after its round:
+ * how many at each speed have one, and how many of those ran slow (readings
+ * per µs not stopped more than a tenth below the fastest spin's). */
+static void expect_sides_beside_spins(const struct syn_row *r)
+{
+    static const char *const SPEED[2] = {"full", "slowed"};
+    char key[KEY_SIZE];
+    double fastest = 0, known[2] = {0, 0}, slow[2] = {0, 0};
+    for (size_t i = 0; i < gen.d.n_host; i++)
+        fastest = fmax(fastest, gen.d.host[i].reads /
+                                    ((gen.d.host[i].spin_ns - gen.d.host[i].gap_ns) * 1e-3));
+    for (size_t i = 0; i < gen.d.n_runs; i++) {
+        const struct run_row *x = &gen.d.runs[i];
+        if (strcmp(x->architecture, r->row->name) != 0 || strcmp(x->pairing, "duet") != 0)
+            continue;
+        int slowed = x->round == SYN_SLOWED_ROUND;
+        for (size_t j = 0; j < gen.d.n_host; j++) {
+            const struct host_row *h = &gen.d.host[j];
+            if (h->pass != x->round || h->cpu != x->cpu_start)
+                continue;
+            known[slowed]++;
+            slow[slowed] += h->reads / ((h->spin_ns - h->gap_ns) * 1e-3) * 1.10 < fastest;
+        }
+    }
+    assert_true(slow[0] > 0 && slow[0] < known[0]);   /* the generator's slower CPU 1 */
+    for (int v = 0; v < 2; v++) {
+        expect_number(keyf(key, "first.%s.spin_known.%s", r->row->name, SPEED[v]), known[v]);
+        expect_number(keyf(key, "first.%s.spin_slow.%s", r->row->name, SPEED[v]), slow[v]);
+    }
+}
+
 /* A row whose every call is a run's first has its sides sorted by its
  * kernel's speed: one unit's two sides slowed, each side's full-speed
  * median, and the reply (a quarter of the boundary, as generated) at each
@@ -2086,6 +2117,7 @@ static void expect_sides_by_speed(const struct syn_row *r)
     expect_estimate(keyf(key, "first.%s.second_side_full_us", a), full_side(r, 2));
     expect_estimate(keyf(key, "first.%s.full_reply_us", a), truth_of(full, n));
     expect_estimate(keyf(key, "first.%s.slowed_reply_us", a), truth_of(slowed, m));
+    expect_sides_beside_spins(r);
 }
 
 /* The host's spins (@sec:host): a pass's share is the larger of its two

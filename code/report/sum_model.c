@@ -276,26 +276,50 @@ struct duet_sides {
     struct doubles side[2], ratio, left, left_ratio;
     struct doubles full[2], reply[2];
     long slowed;
+    long spin_known[2], spin_slow[2];  /* [0] full speed, [1] slowed: sides whose
+                                        * round's host spin on their CPU was read,
+                                        * and of them, found slow */
 };
 
 /* The first call of one side of a duet unit, as the sides need it. */
 struct side_call {
     double boundary_us, compute_us, reply_us;
+    int spin;                          /* its round's host spin on its CPU: 1 slow,
+                                        * 0 not, -1 none (@sec:model-slowed) */
 };
+
+/* <<the-host-spin-of-a-sides-round>>, paper/68-model.md */
+/* Whether the host spin after `round` on `cpu` ran slow: 1, 0, or -1
+ * where the run has none (an older run, or a CPU not known). */
+static int spin_was_slow(const struct run_data *d, long round, double cpu)
+{
+    double fastest = 0.0, rate = NAN;
+    for (size_t i = 0; i < d->n_host; i++) {
+        const struct host_row *h = &d->host[i];
+        double free_us = (h->spin_ns - h->gap_ns) * 1e-3;
+        if (!(free_us > 0))
+            continue;
+        fastest = fmax(fastest, h->reads / free_us);
+        if (h->pass == round && h->cpu == cpu)
+            rate = h->reads / free_us;
+    }
+    return isnan(rate) ? -1 : rate * FULL_SPEED < fastest;
+}
 
 /* The first call of each side of a duet unit: side 0 is the run in slot
  * 1; NAN where a side has none (a reply NAN in a run without crossings). */
 static void unit_side_firsts(const struct run_data *d, const struct unit_view *u,
                              struct side_call side[2])
 {
-    side[0] = side[1] = (struct side_call){NAN, NAN, NAN};
+    side[0] = side[1] = (struct side_call){NAN, NAN, NAN, -1};
     for (size_t i = 0; i < d->n_calls; i++) {
         const struct call_row *c = &d->calls[i];
         for (int k = 0; k < 2; k++)
             if (c->call == 0 && u->row[k] != NULL && c->run == u->row[k]->run &&
                 !isnan(c->compute_ns))
                 side[k] = (struct side_call){(c->rtt_ns - c->compute_ns) * 1e-3,
-                                             c->compute_ns * 1e-3, c->reply_ns * 1e-3};
+                                             c->compute_ns * 1e-3, c->reply_ns * 1e-3,
+                                             spin_was_slow(d, u->round, u->row[k]->cpu_start)};
     }
 }
 
@@ -331,6 +355,10 @@ static void gather_duet_sides(const struct run_data *d, const char *arch, struct
                 doubles_push(&x->full[k], f[k].boundary_us);
             if (!isnan(f[k].reply_us))
                 doubles_push(&x->reply[slowed], f[k].reply_us);
+            if (f[k].spin >= 0) {
+                x->spin_known[slowed]++;
+                x->spin_slow[slowed] += f[k].spin;
+            }
         }
     }
     free(first);
@@ -372,6 +400,12 @@ static void store_duet_sides(const struct run_data *d, struct store *s, const ch
     if (sweeps)
         put_text(s, keyf(key, "first.%s.slowed.measured", arch),
                  both && x->full[0].n > 0 && x->full[1].n > 0 ? "yes" : "no");
+    /* <<store-a-rows-sides-beside-their-spins>>, paper/68-model.md */
+    static const char *const SPEED[2] = {"full", "slowed"};
+    for (int v = 0; sweeps && d->n_host > 0 && v < 2; v++) {
+        put_count(s, keyf(key, "first.%s.spin_known.%s", arch, SPEED[v]), x->spin_known[v]);
+        put_count(s, keyf(key, "first.%s.spin_slow.%s", arch, SPEED[v]), x->spin_slow[v]);
+    }
     if (x->left.n == 0)
         return;
     struct estimate left = doubles_estimate(&x->left);
