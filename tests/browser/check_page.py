@@ -105,8 +105,11 @@ HERE = None
 # was told top-down, its entry point first (761 kB then), and 770 kB until
 # the tangler gathered each chapter's families of values into the table of
 # where each number comes from (770.4 kB then; the chapters' blocks of
-# rows are not on the page); the budget is a bound on growth, not a target.
-MAX_SENT_BYTES = 775000
+# rows are not on the page), and 775 kB until the chapter of the host's
+# share of a CPU, a measurement of its own, and the sweeps the host slowed
+# (780.5 kB then, 781 kB on CI's reduced run); the budget is a bound on
+# growth, not a target.
+MAX_SENT_BYTES = 785000
 MAX_BYTES = 1500000
 MIN_CONTRAST = 4.5
 MIN_FIGURE_TEXT_PX = 8.0
