@@ -2,7 +2,7 @@
 # call in units of the socket's floor, log-log: the model 1/(1+G), every
 # measured call pattern with its interval (WOVEN/breakeven.csv), and the
 # original's G per combination (DATA/original.csv), set on the model.
-# Tangled from paper/94-appendix-figures.md; the Makefile sets the terminal,
+# Tangled from paper/68-model.md; the Makefile sets the terminal,
 # DATA and WOVEN.
 # <<figure-conventions>>, paper/94-appendix-figures.md
 set datafile separator comma

@@ -35,7 +35,7 @@ ORIGINAL_TITLE = "original (".MACHINE.")"
 P = WOVEN."/echo_points.csv"
 FITS = WOVEN."/echo_fits.csv"
 
-# <<echo-the-lanes-drawn>>, paper/94-appendix-figures.md
+# <<echo-the-lanes-drawn>>, paper/65-echo.md
 # The lanes drawn: the protocol's echo on one CPU on every transport that
 # has one (the pipe has only its raw ping-pong), the Unix socket's also across
 # two CPUs, the spinning ring (across two only), and the Python client's,
@@ -56,7 +56,7 @@ lane(i) = strcol(1) eq CLIENT[i] && strcol(2) eq TRANSPORT[i] && strcol(3) eq PL
 drawn(dummy) = sum [i = 1:N] (lane(i) ? 1 : 0) > 0
 tip(i) = sprintf("%s, %d B: ", NAME[i], $6).estimate("%.1f µs", $9, $10, $11)
 
-# <<echo-each-lanes-fit>>, paper/94-appendix-figures.md
+# <<echo-each-lanes-fit>>, paper/65-echo.md
 # Each lane's fit: T(b) = T0 + 2b/B, b bytes each way, T in µs, B in GB/s.
 array FLOOR[N]
 array GBPS[N]
@@ -72,7 +72,7 @@ ORIGINAL_FLOOR = STATS_max
 stats ORIGINAL skip 1 using (original("model.bandwidth_gbps")) nooutput
 ORIGINAL_GBPS = STATS_max
 
-# <<echo-the-axes-span>>, paper/94-appendix-figures.md
+# <<echo-the-axes-span>>, paper/65-echo.md
 # The sizes measured, for the model lines; the time axis spans whole decades
 # around every interval and the original's points.
 stats P skip 1 using 6 nooutput
@@ -86,7 +86,7 @@ stats WOVEN."/echo_original.csv" skip 1 using 3 nooutput
 YLO = STATS_min < YLO ? STATS_min : YLO
 YHI = STATS_max > YHI ? STATS_max : YHI
 
-# <<echo-frame-and-axes>>, paper/94-appendix-figures.md
+# <<echo-frame-and-axes>>, paper/65-echo.md
 set tmargin at screen 0.97
 set bmargin at screen 0.13
 set lmargin at screen 0.11
@@ -105,7 +105,7 @@ set samples 60
 set key at screen 0.72, screen 0.97 left top Left reverse samplen 2 spacing 1.1 font SMALL
 set label 1 "lines: each lane's fit,\nT(b) = T₀ + 2b/B" at screen 0.72, screen 0.30 left \
     tc rgb "#444444" font SMALL
-# <<echo-draw-every-lane>>, paper/94-appendix-figures.md
+# <<echo-draw-every-lane>>, paper/65-echo.md
 # Each lane is its medians, their pointer marks, its fitted line and the
 # rings on the points its fit left out, in that order, so that one key entry
 # toggles all four: the command is written lane by lane. The rings' own key

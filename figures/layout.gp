@@ -1,7 +1,7 @@
 # layout.gp - the kernel's time per layout of its data and code, in the engine
 # and in the process, from WOVEN/layout.csv: the tuned kernel's sides at the
 # top on an axis of their own above them, the naive kernel's layouts below
-# on the axis at the foot. Tangled from paper/94-appendix-figures.md; the
+# on the axis at the foot. Tangled from paper/76-layout.md; the
 # Makefile sets the terminal and WOVEN.
 # <<figure-conventions>>, paper/94-appendix-figures.md
 set datafile separator comma
@@ -26,7 +26,7 @@ set tics nomirror
 estimate(f, v, lo, hi) = sprintf(f." [".f.", ".f."]", v, lo, hi)
 L = WOVEN."/layout.csv"
 
-# <<layout-the-rows>>, paper/94-appendix-figures.md
+# <<layout-the-rows>>, paper/76-layout.md
 # The tuned kernel's sides, one row each, in the file's order, at the top.
 naive(side) = side eq "engine" || side eq "in_process"
 TUNED = ""
@@ -60,7 +60,7 @@ OFF = 0.17
 in_engine(side) = strstrt(side, "engine") == 1
 y(side, c, s, a, g) = row(side, c, s, a, g) + (in_engine(side) ? -OFF : OFF)
 
-# <<layout-frame-and-axes>>, paper/94-appendix-figures.md
+# <<layout-frame-and-axes>>, paper/76-layout.md
 stats L skip 1 using (naive(strcol(1)) ? $7 : NaN) nooutput
 XLO = STATS_min
 stats L skip 1 using (naive(strcol(1)) ? $8 : NaN) nooutput
@@ -88,7 +88,7 @@ set arrow 1 from graph 0, first NT - 0.5 + GAP / 2 to graph 1, first NT - 0.5 + 
     nohead lc rgb "#999999" back
 set key at screen 0.65, screen 0.045 center center horizontal maxcols 3 samplen 1.5 \
     width -4 font SMALL
-# <<layout-draw-the-rows>>, paper/94-appendix-figures.md
+# <<layout-draw-the-rows>>, paper/76-layout.md
 plot L skip 1 using 6:(row(@ROW)):ytic(label(@ROW)) with points ps 0 notitle, \
      '+' using (XLO):(DEFAULT_ROW):(-1e9):(1e9):(DEFAULT_ROW - 0.5):(DEFAULT_ROW + 0.5) \
          every ::0::0 with boxxyerror fs solid 1.0 noborder fc rgb "#eeeeee" \

@@ -1,7 +1,7 @@
 # model.gp - every crossing architecture's predicted boundary per call
 # against its measured one (WOVEN/model.csv), log-log, with the diagonal and
 # the lines of the model's band either side of it.
-# Tangled from paper/94-appendix-figures.md; the Makefile sets the terminal,
+# Tangled from paper/68-model.md; the Makefile sets the terminal,
 # DATA and WOVEN.
 # <<figure-conventions>>, paper/94-appendix-figures.md
 set datafile separator comma

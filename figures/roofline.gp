@@ -1,6 +1,6 @@
 # roofline.gp - each kernel's GFLOP/s with its interval (WOVEN/roofline.csv)
 # against the peak and the loops of its thread count (WOVEN/roofline_peaks.csv),
-# on a log axis. Tangled from paper/94-appendix-figures.md; the Makefile sets
+# on a log axis. Tangled from paper/77-roofline.md; the Makefile sets
 # the terminal and WOVEN.
 # <<figure-conventions>>, paper/94-appendix-figures.md
 set datafile separator comma
@@ -26,7 +26,7 @@ estimate(f, v, lo, hi) = sprintf(f." [".f.", ".f."]", v, lo, hi)
 R = WOVEN."/roofline.csv"
 PEAKS = WOVEN."/roofline_peaks.csv"
 
-# <<roofline-rows-and-their-peaks>>, paper/94-appendix-figures.md
+# <<roofline-rows-and-their-peaks>>, paper/77-roofline.md
 # The kernels are rows; a line spans the rows of its thread count: one
 # thread, or the most threads any kernel used.
 stats R skip 1 using 2 nooutput
@@ -51,7 +51,7 @@ line_tip(dummy) = sprintf("%s (%s), %d thread%s: ", strcol(1), strcol(2), $3, $3
 # A line of the file, where its name is `name`; NaN elsewhere.
 is(name) = strcol(1) eq name
 
-# <<roofline-frame-and-axes>>, paper/94-appendix-figures.md
+# <<roofline-frame-and-axes>>, paper/77-roofline.md
 stats R skip 1 using 3 nooutput
 XLO = STATS_min
 stats PEAKS skip 1 using 6 nooutput
@@ -74,7 +74,7 @@ set xlabel "GFLOP/s (log scale)" offset 0, 0.4
 # The key's five entries in two rows below the axis's label.
 set key at screen 0.5, screen 0.075 center center horizontal maxcols 3 samplen 1.5 \
     width -4 font SMALL
-# <<roofline-draw>>, paper/94-appendix-figures.md
+# <<roofline-draw>>, paper/77-roofline.md
 span(t) = last(t) - first(t) + 0.9
 plot R skip 1 using 2:0:ytic(kernel(strcol(1), $6, $5)) with points ps 0 notitle, \
      PEAKS skip 1 using (is("peak") ? $4 : NaN):(first($3) - 0.45):5:6:(first($3) - 0.45):(last($3) + 0.45) \

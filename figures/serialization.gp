@@ -1,7 +1,7 @@
 # serialization.gp - encode and decode time of the whole series per format,
 # medians with their intervals on a log axis, from WOVEN/serialization.csv;
 # the original's encode times as diamonds on the row of the format it used.
-# Tangled from paper/94-appendix-figures.md; the Makefile sets the terminal,
+# Tangled from paper/70-serialization.md; the Makefile sets the terminal,
 # DATA and WOVEN.
 # <<figure-conventions>>, paper/94-appendix-figures.md
 set datafile separator comma
