@@ -355,18 +355,22 @@ static struct run_row syn_run_row(const struct syn_row *r, const char *pairing, 
     return x;
 }
 
-/* A sweep's kernel the host slowed: in one round, both sides of every
- * row paired in duets whose every call is a run's first ran their kernels
+/* A kernel the host slowed: in one round, both sides of every crossing
+ * row paired in duets ran their kernels
  * SYN_SLOWING times as long (the boundary is the same). The round is the
  * one whose boundaries are already the largest, so that the medians over
  * the rounds and their intervals stay where they were. */
 #define SYN_SLOWED_ROUND 3
 #define SYN_SLOWING 1.3
+static int syn_slowed(const struct syn_row *r, long round)
+{
+    return r->row->pairing == PAIRING_DUET && r->row->transport != TRANSPORT_NONE &&
+           round == SYN_SLOWED_ROUND;
+}
+
 static double syn_kernel_slowing(const struct syn_row *r, const struct run_row *x)
 {
-    return r->calls == 1 && r->row->pairing == PAIRING_DUET && x->round == SYN_SLOWED_ROUND
-               ? SYN_SLOWING
-               : 1.0;
+    return syn_slowed(r, x->round) ? SYN_SLOWING : 1.0;
 }
 
 /* The calls and the witnesses of one run of a crossing row. */

@@ -424,14 +424,11 @@ static double call_mean(const struct syn_row *r)
     return r->calls == 1 ? SYN_CALL_MEAN_1 : SYN_CALL_MEAN_4;
 }
 
-/* How many times its kernel's time the generator made a unit's: a duet
- * of one call a run has both sides slowed in one round
- * (syn_kernel_slowing). */
+/* How many times its kernel's time the generator made a unit's: a
+ * crossing duet has both sides slowed in one round (syn_kernel_slowing). */
 static double unit_kernel_slowing(const struct syn_row *r, long k)
 {
-    return r->calls == 1 && r->row->pairing == PAIRING_DUET && k == SYN_SLOWED_ROUND
-               ? SYN_SLOWING
-               : 1.0;
+    return syn_slowed(r, k) ? SYN_SLOWING : 1.0;
 }
 
 /* A unit's median call's round trip: its kernel, as slowed, and its boundary. */
@@ -1744,6 +1741,37 @@ static struct truth measured_of(const struct syn_row *r)
     return over_rounds(r->row->transport == TRANSPORT_SPAWN ? over_warm : boundary_us, r, NULL);
 }
 
+/* A row's measure over its units at full speed: every round's but the
+ * one whose kernels the generator slowed, where it slowed the row's. */
+static struct truth full_speed_of(const struct syn_row *r)
+{
+    double v[SYN_ROUNDS];
+    size_t n = 0;
+    for (long k = 1; k <= SYN_ROUNDS; k++)
+        if (!syn_slowed(r, k))
+            v[n++] = boundary_us(r, k, NULL);
+    return truth_of(v, n);
+}
+
+/* Row r's price at full speed (@sec:model-slowed): its full-speed measure,
+ * the units slowed, and the price over the measure; a spawned call is not
+ * so measured. Returns 1 within the band, 0 outside, -1 not measured. */
+static int expect_full_speed(const struct syn_row *r, double predicted)
+{
+    char key[KEY_SIZE];
+    const char *a = r->row->name;
+    if (r->row->transport == TRANSPORT_SPAWN) {
+        if (written(keyf(key, "model.%s.full_ratio", a)))
+            fail_msg("%s is measured over its warm twin, and priced at full speed", a);
+        return -1;
+    }
+    struct truth full = full_speed_of(r);
+    expect_estimate(keyf(key, "model.%s.full_us", a), full);
+    expect_number(keyf(key, "model.%s.slowed_units", a), (double)(SYN_ROUNDS - full.n));
+    expect_number(keyf(key, "model.%s.full_ratio", a), predicted / full.value);
+    return predicted / full.value >= 0.8 && predicted / full.value <= 1.25;
+}
+
 /* The rounds' away probe of a payload that the model takes: the set made
  * halfway through the runs (SYN_MID_FACTOR of the start's) for one double
  * and the series, the start's over shared memory, which has no middle
@@ -1844,10 +1872,10 @@ static void the_model_predicts_every_row_from_the_primitives(void **state)
                                                      "codec", "faults",   "handover",
                                                      "process"};
     char key[KEY_SIZE];
-    int rows = 0, within = 0;
+    int rows = 0, within = 0, full_rows = 0, full_within = 0;
     double worst = 1;
     const char *worst_name = "none";
-    char outside[1024] = "";
+    char outside[1024] = "", full_outside[1024] = "";
     summarize_synthetic_run();
     for (size_t i = 1; i < gen.n_rows; i++) {
         const struct syn_row *r = &gen.rows[i];
@@ -1888,7 +1916,17 @@ static void the_model_predicts_every_row_from_the_primitives(void **state)
                      outside[0] ? ", " : "", a);
         if (fabs(log(predicted / m.value)) > fabs(log(worst)))
             worst = predicted / m.value, worst_name = a;
+        int full = expect_full_speed(r, predicted);
+        full_rows += full >= 0;
+        full_within += full > 0;
+        if (full == 0)
+            snprintf(full_outside + strlen(full_outside),
+                     sizeof full_outside - strlen(full_outside), "%s%s",
+                     full_outside[0] ? ", " : "", a);
     }
+    expect_number("model.full.rows", full_rows);
+    expect_number("model.full.within", full_within);
+    expect_text("model.full.outside", full_outside[0] ? full_outside : "none");
     expect_number("model.rows", rows);
     expect_number("model.within", within);
     expect_number("model.band", 1.25);          /* the goal: within a factor of 1.25 */
@@ -2158,7 +2196,6 @@ static void the_host_spins_are_read_back(void **state)
 static void a_duets_two_sides_are_set_apart(void **state)
 {
     (void)state;
-    double full_rows = 0, full_within = 0;
     static const long SLOT[2] = {1, 2};
     static const char *const SIDE[2] = {"first_side", "second_side"};
     char key[KEY_SIZE];
@@ -2207,17 +2244,7 @@ static void a_duets_two_sides_are_set_apart(void **state)
             expect_number(keyf(key, "model.%s.%s_full_ratio", a, SIDE[k]),
                           predicted / full_side(r, SLOT[k]).value);
         }
-        double term[N_MODEL_TERMS], predicted = 0;
-        model_terms(r, term);
-        for (int t = 0; t < N_MODEL_TERMS; t++)
-            predicted += term[t];
-        double full = predicted / ((full_side(r, 1).value + full_side(r, 2).value) / 2.0);
-        expect_number(keyf(key, "model.%s.full_ratio", a), full);
-        full_rows++;
-        full_within += full >= 0.8 && full <= 1.25;
     }
-    expect_number("model.full.rows", full_rows);
-    expect_number("model.full.within", full_within);
 }
 
 /* The retouch probe before every unit: a pass's age is the distance

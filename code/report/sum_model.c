@@ -264,7 +264,7 @@ static void summarize_first_calls(const struct run_data *d, struct store *s)
 }
 
 /* <<full-speed>>, paper/68-model.md */
-static const double FULL_SPEED = 1.10;   /* a kernel's time over its row's fastest, at most */
+static const double FULL_SPEED = 1.25;   /* a kernel's time over its row's fastest, at most */
 
 /* <<model-a-duets-two-sides>>, paper/68-model.md */
 /* A row's duet units, side by side: each side's first call, their ratio,
@@ -291,6 +291,8 @@ struct side_call {
 /* <<the-host-spin-of-a-sides-round>>, paper/68-model.md */
 /* Whether the host spin after `round` on `cpu` ran slow: 1, 0, or -1
  * where the run has none (an older run, or a CPU not known). */
+static const double SPIN_SLOW = 1.10;    /* the run's fastest spin's rate over a slow one's */
+
 static int spin_was_slow(const struct run_data *d, long round, double cpu)
 {
     double fastest = 0.0, rate = NAN;
@@ -303,7 +305,7 @@ static int spin_was_slow(const struct run_data *d, long round, double cpu)
         if (h->pass == round && h->cpu == cpu)
             rate = h->reads / free_us;
     }
-    return isnan(rate) ? -1 : rate * FULL_SPEED < fastest;
+    return isnan(rate) ? -1 : rate * SPIN_SLOW < fastest;
 }
 
 /* The first call of each side of a duet unit: side 0 is the run in slot
@@ -711,21 +713,83 @@ static void price_the_spawn_alone(const struct run_data *d, struct store *s,
 /* <<model-band>>, paper/68-model.md */
 static const double MODEL_BAND = 1.25;
 
+/* <<model-a-row-at-full-speed>>, paper/68-model.md */
+/* A run's median kernel time per call (µs): its speed, since every run of
+ * a row does the same work. NAN for a run with no timed call. */
+static double run_kernel_us(const struct run_data *d, const struct run_row *run)
+{
+    struct doubles k = {0};
+    for (size_t i = 0; run != NULL && i < d->n_calls; i++)
+        if (d->calls[i].run == run->run && !isnan(d->calls[i].compute_ns))
+            doubles_push(&k, d->calls[i].compute_ns * 1e-3);
+    double median = k.n > 0 ? doubles_estimate(&k).value : NAN;
+    doubles_free(&k);
+    return median;
+}
+
+/* The row's boundary per call over its complete units whose every run's
+ * kernel ran within FULL_SPEED of the row's fastest run: the median of
+ * those units' median calls, with its interval (n 0 where none did). The
+ * units the host slowed are counted into *slowed. */
+static struct estimate full_speed_measure(const struct run_data *d, const char *arch,
+                                          long *slowed)
+{
+    struct unit_view *units;
+    size_t n = arch_units(d, arch, &units);
+    double (*speed)[2] = calloc(n > 0 ? n : 1, sizeof *speed), fastest = INFINITY;
+    struct doubles full = {0};
+    for (size_t i = 0; i < n; i++)
+        for (int k = 0; k < 2; k++) {
+            speed[i][k] = k == 0 || units[i].duet ? run_kernel_us(d, units[i].row[k]) : NAN;
+            if (units[i].complete && speed[i][k] < fastest)
+                fastest = speed[i][k];
+        }
+    *slowed = 0;
+    for (size_t i = 0; i < n; i++) {
+        struct unit_calls c;
+        if (!units[i].complete || unit_calls(d, &units[i], &c) != 0)
+            continue;
+        int slow = speed[i][0] > FULL_SPEED * fastest || speed[i][1] > FULL_SPEED * fastest;
+        *slowed += slow;
+        if (!slow)
+            doubles_push(&full, c.boundary_us);
+    }
+    struct estimate e = full.n > 0 ? doubles_estimate(&full) : (struct estimate){0};
+    doubles_free(&full);
+    free(speed);
+    free(units);
+    return e;
+}
+
+/* The row's price over its full-speed measure, stored; 1 within the band,
+ * 0 outside it, -1 where the row is not so measured. */
+static int price_at_full_speed(const struct run_data *d, struct store *s,
+                               const struct arch_row *row, double predicted)
+{
+    char key[KEY_SIZE];
+    long slowed = 0;
+    if (row->transport == TRANSPORT_SPAWN)
+        return -1;
+    struct estimate full = full_speed_measure(d, row->name, &slowed);
+    if (full.n == 0)
+        return -1;
+    put_estimate(s, keyf(key, "model.%s.full_us", row->name), full, 1, unit_name(d, row->name));
+    put_count(s, keyf(key, "model.%s.slowed_units", row->name), slowed);
+    double ratio = predicted / full.value;
+    put_number(s, keyf(key, "model.%s.full_ratio", row->name), ratio, 2);
+    return ratio >= 1.0 / MODEL_BAND && ratio <= MODEL_BAND;
+}
+
 /* <<model-price-each-side>>, paper/68-model.md */
-/* Each side's price over its first calls, and over its full-speed ones;
- * the row's price over the mean of those two (a duet row is priced at the
- * mean of its sides). Returns whether that lies within the band (1) or
- * not (0), or -1 where the row is not priced so. */
-static int price_each_side(struct store *s, const struct arch_row *row,
-                           const struct primitives *p, const struct call_inputs *in,
-                           double row_price)
+/* Each side's price over its first calls, and over its full-speed ones. */
+static void price_each_side(struct store *s, const struct arch_row *row,
+                            const struct primitives *p, const struct call_inputs *in)
 {
     static const char *const SIDE[2] = {"first_side", "second_side"};
     char key[KEY_SIZE];
-    double full_sum = 0.0;
     if (row->pairing != PAIRING_DUET || !(in->first_share >= 1.0) ||
         row->transport == TRANSPORT_SPAWN)
-        return -1;
+        return;
     for (int k = 0; k < 2; k++) {
         struct call_inputs side = *in;
         double term[N_TERMS], predicted = 0.0;
@@ -741,13 +805,7 @@ static int price_each_side(struct store *s, const struct arch_row *row,
         if (isfinite(predicted) && full > 0)
             put_number(s, keyf(key, "model.%s.%s_full_ratio", row->name, SIDE[k]),
                        predicted / full, 2);
-        full_sum += full;
     }
-    if (!(full_sum > 0.0) || !isfinite(row_price))
-        return -1;
-    double ratio = row_price / (full_sum / 2.0);
-    put_number(s, keyf(key, "model.%s.full_ratio", row->name), ratio, 2);
-    return ratio >= 1.0 / MODEL_BAND && ratio <= MODEL_BAND;
 }
 
 /* <<model-summary>>, paper/68-model.md */
@@ -796,6 +854,14 @@ static void put_over_model(struct store *s, const struct arch_row *row,
                                        share.low / predicted_pct, share.high / predicted_pct,
                                        share.coverage},
                      2, unit_name);
+}
+
+/* Append name to a list of names, comma-separated, where it fits. */
+static void name_into(char *list, size_t size, const char *name)
+{
+    size_t used = strlen(list);
+    if (used + strlen(name) + 3 < size)
+        snprintf(list + used, size - used, "%s%s", used > 0 ? ", " : "", name);
 }
 
 /* The row whose calls witness row's first calls: the same client and
@@ -868,6 +934,7 @@ void summarize_model(const struct run_data *d, struct store *s)
     }
     int rows = 0, within = 0, first_rows = 0, first_inside = 0, full_rows = 0, full_within = 0;
     char outside[TEXT_SIZE] = "";      /* the rows outside the band, by name */
+    char full_outside[TEXT_SIZE] = ""; /* ... and at full speed */
     double worst = 1.0;
     const char *worst_name = "none";
     for (size_t i = 0; i < N_ARCH_ROWS; i++) {
@@ -888,18 +955,20 @@ void summarize_model(const struct run_data *d, struct store *s)
         put_number(s, keyf(key, "model.%s.predicted_us", row->name), predicted, 1);
         put_number(s, keyf(key, "model.%s.ratio", row->name), ratio, 2);
         put_over_model(s, row, &in, predicted);
-        int full_near = price_each_side(s, row, &p, &in, predicted);
+        price_each_side(s, row, &p, &in);
+        int full_near = price_at_full_speed(d, s, row, predicted);
         for (int k = 0; k < N_TERMS; k++)
             put_number(s, keyf(key, "model.%s.%s_us", row->name, TERM_NAMES[k]), term[k], 1);
         /* <<count-the-rows-near-their-measure>>, paper/68-model.md */
         rows++;
         int near = ratio >= 1.0 / MODEL_BAND && ratio <= MODEL_BAND;
         within += near;
-        if (!near && strlen(outside) + strlen(row->name) + 3 < sizeof outside)
-            snprintf(outside + strlen(outside), sizeof outside - strlen(outside), "%s%s",
-                     outside[0] != '\0' ? ", " : "", row->name);
+        if (!near)
+            name_into(outside, sizeof outside, row->name);
         full_rows += full_near >= 0;
         full_within += full_near > 0;
+        if (full_near == 0)
+            name_into(full_outside, sizeof full_outside, row->name);
         int inside = first_check_row(s, &c, row, &in, predicted);
         first_rows += inside >= 0;
         first_inside += inside > 0;
@@ -922,4 +991,5 @@ void summarize_model(const struct run_data *d, struct store *s)
     put_number(s, "model.worst.ratio", worst, 2);
     put_text(s, "model.worst.architecture", worst_name);
     put_text(s, "model.outside", outside[0] != '\0' ? outside : "none");
+    put_text(s, "model.full.outside", full_outside[0] != '\0' ? full_outside : "none");
 }
