@@ -1788,6 +1788,35 @@ static struct probe_parts round_probe(int probe)
     return (struct probe_parts){rtt, 0.05 * rtt, 0.40 * rtt, 0.35 * rtt, 0.05 * rtt};
 }
 
+/* How far apart row a's duet sides started, unit by unit, from the runs
+ * as generated: the second side's start less the first's. */
+static struct truth sides_apart(const char *a)
+{
+    double apart[64];
+    size_t n = 0;
+    for (size_t i = 0; i < gen.d.n_runs; i++) {
+        const struct run_row *one = &gen.d.runs[i];
+        if (strcmp(one->architecture, a) != 0 || strcmp(one->pairing, "duet") != 0 ||
+            one->slot != 1)
+            continue;
+        for (size_t j = 0; j < gen.d.n_runs && n < 64; j++) {
+            const struct run_row *two = &gen.d.runs[j];
+            if (strcmp(two->architecture, a) == 0 && two->unit == one->unit && two->slot == 2)
+                apart[n++] = two->start_s - one->start_s;
+        }
+    }
+    return truth_of(apart, n);
+}
+
+/* How long a later call's request buffers were left (µs): a kernel, or for
+ * a duet's second side of one call a run, the time between the sides. */
+static double left_us(const struct syn_row *r)
+{
+    if (r->calls == 1 && r->row->pairing == PAIRING_DUET)
+        return sides_apart(r->row->name).value * 1e6;
+    return r->compute_us;
+}
+
 /* The model's terms for row r (state, reply, bytes, lane, codec, faults,
  * process; 68-model.md) from the primitives the generator made. The
  * measure is a median of calls, so a row whose calls mostly meet what a
@@ -1801,14 +1830,14 @@ static void model_terms_at(const struct syn_row *r, double first, double term[N_
     const struct arch_row *a = r->row;
     int spawns = a->transport == TRANSPORT_SPAWN;
     const char *client = client_of(r);
-    double series_bytes = 8.0 * SYN_SERIES_FLOATS, c = r->compute_us;
+    double series_bytes = 8.0 * SYN_SERIES_FLOATS, c = r->compute_us, left = left_us(r);
     struct probe_parts one = one_after(client, c), rep = series_after(client, c);
-    struct probe_parts one_req = probe_between(one, round_probe(0), first);
-    struct probe_parts req = probe_between(rep, round_probe(1), first);
+    struct probe_parts one_req = probe_between(one_after(client, left), round_probe(0), first);
+    struct probe_parts req = probe_between(series_after(client, left), round_probe(1), first);
     /* a first call over shared memory meets its own lane's away probe,
      * which holds that lane's floor */
     int shm = a->transport == TRANSPORT_SHM_FUTEX;
-    struct probe_parts state = shm ? probe_between(one, round_probe(2), first) : one_req;
+    struct probe_parts state = probe_between(one, round_probe(shm ? 2 : 0), first);
     double out = r->request_bytes - 4, back = r->reply_bytes - 4, each_way = (out + back) / 2;
     double span = series_bytes - 8;
     double per_out = (req.encode + req.request - one_req.encode - one_req.request) / span;
@@ -2215,6 +2244,7 @@ static void a_duets_two_sides_are_set_apart(void **state)
             expect_estimate(keyf(key, "first.%s.%s_us", a, SIDE[k]),
                             over_rounds(side_call_us, r, &SLOT[k]));
         expect_estimate(keyf(key, "first.%s.sides_ratio", a), over_rounds(constant, r, &ratio));
+        expect_estimate(keyf(key, "first.%s.sides_apart_s", a), sides_apart(a));
         /* how long the row was left, and the ratio (a constant here) of the
          * units left longer than its median apart from the others */
         double left[64], same[64];

@@ -274,6 +274,7 @@ static const double FULL_SPEED = 1.25;   /* a kernel's time over its row's faste
  * 1 slowed; @sec:model-slowed). */
 struct duet_sides {
     struct doubles side[2], ratio, left, left_ratio;
+    struct doubles apart;              /* s from the first side's start to the second's */
     struct doubles full[2], reply[2];
     long slowed;
     long spin_known[2], spin_slow[2];  /* [0] full speed, [1] slowed: sides whose
@@ -345,6 +346,7 @@ static void gather_duet_sides(const struct run_data *d, const char *arch, struct
         doubles_push(&x->side[0], f[0].boundary_us);
         doubles_push(&x->side[1], f[1].boundary_us);
         doubles_push(&x->ratio, f[0].boundary_us / f[1].boundary_us);
+        doubles_push(&x->apart, units[i].row[1]->start_s - units[i].row[0]->start_s);
         if (i > 0 && units[i].start_s > units[i - 1].end_s) {
             doubles_push(&x->left, units[i].start_s - units[i - 1].end_s);
             doubles_push(&x->left_ratio, f[0].boundary_us / f[1].boundary_us);
@@ -381,6 +383,8 @@ static void store_duet_sides(const struct run_data *d, struct store *s, const ch
     put_estimate(s, keyf(key, "first.%s.second_side_us", arch), doubles_estimate(&x->side[1]),
                  1, unit);
     put_estimate(s, keyf(key, "first.%s.sides_ratio", arch), doubles_estimate(&x->ratio), 2, unit);
+    put_estimate(s, keyf(key, "first.%s.sides_apart_s", arch), doubles_estimate(&x->apart), 2,
+                 unit);
     /* <<store-a-rows-sides-at-full-speed>>, paper/68-model.md */
     /* only a row whose every call is a run's first has a whole sweep's
      * kernel in each side, long enough for the host's share to show in it */
@@ -439,6 +443,7 @@ static void summarize_duet_sides(const struct run_data *d, struct store *s)
         doubles_free(&x.ratio);
         doubles_free(&x.left);
         doubles_free(&x.left_ratio);
+        doubles_free(&x.apart);
         for (int k = 0; k < 2; k++) {
             doubles_free(&x.full[k]);
             doubles_free(&x.reply[k]);
@@ -451,6 +456,7 @@ struct call_inputs {
     double compute_us, request_bytes, reply_bytes, client_faults, engine_faults;
     double process_faults;             /* a spawned engine's, from its start to its end */
     double first_share;                /* of its calls, a run's first: 1 / calls per run */
+    double left_us;                    /* how long a later call's request buffers were left */
     double round_share;                /* of its calls, the first its engine serves in a round */
     struct estimate measured;          /* the row's boundary per call, with its interval */
 };
@@ -469,6 +475,11 @@ static int read_inputs(const struct store *s, const struct arch_row *row, struct
     /* a duet's two sides are two runs of one engine, seconds apart: only the
      * first side's first call meets what a round left */
     in->round_share = row->pairing == PAIRING_DUET ? in->first_share / 2.0 : in->first_share;
+    /* a later call's request follows the connection's previous call, a
+     * kernel ago; a duet's second side of one call a run follows the first
+     * side's call, as far back as the sides started apart */
+    double apart = value_of(s, keyf(key, "first.%s.sides_apart_s", a)) * 1e6;
+    in->left_us = in->first_share >= 1.0 && apart > 0 ? apart : in->compute_us;
     /* A spawned sweep is measured in the call, over the persistent server's
      * (cross.spawn_over_persistent_us): its kernel's first touches are not
      * in that measure, and a sweep's time varies between units by more than
@@ -553,14 +564,17 @@ static struct probe_phases request_state(struct probe_phases after, struct probe
 }
 
 /* A call's bytes at the state's prices: out (with the engine's decoding)
- * at the request's, back (with the engine's encoding) after the kernel. */
-static double bytes_term(const struct primitives *p, int client, double c, double first,
-                         double out, double back)
+ * at the request's, its buffers left `left` µs if not since a round, back
+ * (with the engine's encoding) after the kernel of c µs. */
+static double bytes_term(const struct primitives *p, int client, double c, double left,
+                         double first, double out, double back)
 {
     struct probe_phases one = between(p->one[client], stretch_weight(p, c));
     struct probe_phases rep = series_at(p, client, c);
-    struct probe_phases req = request_state(rep, p->round_series, p->away[client], first);
-    struct probe_phases one_req = request_state(one, p->round_one, one, first);
+    struct probe_phases one_left = between(p->one[client], stretch_weight(p, left));
+    struct probe_phases req = request_state(series_at(p, client, left), p->round_series,
+                                            p->away[client], first);
+    struct probe_phases one_req = request_state(one_left, p->round_one, one_left, first);
     double span = p->series_bytes - 8.0;
     double per_out = (req.encode + req.request - one_req.encode - one_req.request) / span;
     double per_back = (rep.reply + rep.decode - one.reply - one.decode) / span;
@@ -591,7 +605,8 @@ static void predict(const struct store *s, const struct arch_row *row,
      * waited through it, which the probe's echo, after that reply, does not
      * see; a first call's state is the round's probe, both ends left */
     term[T_REPLY] = spawns ? 0.0 : (1.0 - first) * reply_after(p, row->client, w);
-    term[T_BYTES] = spawns ? 0.0 : bytes_term(p, row->client, in->compute_us, first, out, back);
+    term[T_BYTES] = spawns ? 0.0 : bytes_term(p, row->client, in->compute_us, in->left_us, first,
+                                               out, back);
     /* <<price-the-lane-and-the-codec>>, paper/68-model.md */
     if (spawns)
         term[T_LANE] = echo_fit_us(s, "c", "pipe", "raw", each_way) -
