@@ -652,6 +652,12 @@ static void estimates_print_with_their_interval(void **state)
     assert_string_equal(format_estimate(buf, e, 2), "1.02 [0.99, 1.05]");
     struct estimate none = {0, NAN, NAN, NAN, 0.0};
     assert_string_equal(format_estimate(buf, none, 2), "n/a");
+    /* five units: the smallest and largest hold the median 93.75% of the
+     * time, and the interval says so; 95% exactly says nothing more */
+    struct estimate five = {5, 1.0234, 0.99, 1.051, 0.9375};
+    assert_string_equal(format_estimate(buf, five, 2), "1.02 [0.99, 1.05; 93.8% coverage]");
+    struct estimate calibrated = {10, 1.0234, 0.99, 1.051, 0.94999999};
+    assert_string_equal(format_estimate(buf, calibrated, 2), "1.02 [0.99, 1.05]");
 }
 
 int main(void)

@@ -217,8 +217,15 @@ const char *format_estimate(char *buf, struct estimate e, int decimals)
         return buf;
     }
     int d = estimate_decimals(e, decimals);
-    snprintf(buf, 200, "%s [%s, %s]", format_rounded(v, e.value, d),
-             format_rounded(lo, e.low, d), format_rounded(hi, e.high, d));
+    /* an interval that holds the median less often than 95% (too few
+     * units) says how often, as the prose's does (paper/filters/values.lua) */
+    char cover[FIXED_SIZE + 16] = "";
+    if (e.coverage > 0.0 && round(e.coverage * 1000.0) < 950.0) {   /* as printed, 0.1% */
+        char c[FIXED_SIZE];
+        snprintf(cover, sizeof cover, "; %s%% coverage", format_fixed(c, e.coverage * 100.0, 1));
+    }
+    snprintf(buf, 200, "%s [%s, %s%s]", format_rounded(v, e.value, d),
+             format_rounded(lo, e.low, d), format_rounded(hi, e.high, d), cover);
     return buf;
 }
 

@@ -94,7 +94,8 @@ struct estimate store_estimate(const struct store *s, const char *key);
  * 1.23e+46. Any double fits. */
 enum { FIXED_SIZE = 64 };
 const char *format_fixed(char *buf, double x, int decimals);
-/* "value [low, high]" into buf (>= 200 bytes). */
+/* "value [low, high]" into buf (>= 200 bytes); an interval whose coverage
+ * is below 95% carries it: "value [low, high; 93.8% coverage]". */
 const char *format_estimate(char *buf, struct estimate e, int decimals);
 
 /* Opens OUT/tables/name.csv (a table the paper shows), or OUT/name (a file

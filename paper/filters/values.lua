@@ -407,6 +407,19 @@ local function num_span(el)
     inl[#inl + 1] = pandoc.Str(",")
     inl[#inl + 1] = pandoc.Space()
     for _, x in ipairs(value_inlines(hi)) do inl[#inl + 1] = x end
+    -- an interval that holds the median less often than 95% (too few
+    -- units) says how often, wherever it is printed (as format_estimate
+    -- does in a table)
+    local coverage_text = load_values()[key .. ".coverage_pct"]
+    local coverage = tonumber(coverage_text or "")
+    if coverage and coverage > 0 and coverage < 95 then
+      used[key .. ".coverage_pct"] = true
+      inl[#inl + 1] = pandoc.Str(";")
+      inl[#inl + 1] = pandoc.Space()
+      inl[#inl + 1] = pandoc.Str(coverage_text .. "%")
+      inl[#inl + 1] = pandoc.Space()
+      inl[#inl + 1] = pandoc.Str("coverage")
+    end
     inl[#inl + 1] = pandoc.Str("]")
     out = pandoc.Span(inl, pandoc.Attr("", {"num", "ci"}, attrs))
   else
