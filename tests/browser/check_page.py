@@ -107,9 +107,11 @@ HERE = None
 # where each number comes from (770.4 kB then; the chapters' blocks of
 # rows are not on the page), and 775 kB until the chapter of the host's
 # share of a CPU, a measurement of its own, and the sweeps the host slowed
-# (780.5 kB then, 781 kB on CI's reduced run); the budget is a bound on
-# growth, not a target.
-MAX_SENT_BYTES = 785000
+# (780.5 kB then, 781 kB on CI's reduced run), and 785 kB until each
+# measurement's figure script moved into its own chapter, every row was
+# priced at full speed and an interval below 95% coverage said so (785 kB
+# then); the budget is a bound on growth, not a target.
+MAX_SENT_BYTES = 795000
 MAX_BYTES = 1500000
 MIN_CONTRAST = 4.5
 MIN_FIGURE_TEXT_PX = 8.0
