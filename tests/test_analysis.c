@@ -1756,7 +1756,7 @@ static struct truth full_speed_of(const struct syn_row *r)
 /* Row r's price at full speed (@sec:model-slowed): its full-speed measure,
  * the units slowed, and the price over the measure; a spawned call is not
  * so measured. Returns 1 within the band, 0 outside, -1 not measured. */
-static int expect_full_speed(const struct syn_row *r, double predicted)
+static int expect_full_speed(const struct syn_row *r, double predicted, double *fewest)
 {
     char key[KEY_SIZE];
     const char *a = r->row->name;
@@ -1766,6 +1766,7 @@ static int expect_full_speed(const struct syn_row *r, double predicted)
         return -1;
     }
     struct truth full = full_speed_of(r);
+    *fewest = fmin(*fewest, (double)full.n);
     expect_estimate(keyf(key, "model.%s.full_us", a), full);
     expect_number(keyf(key, "model.%s.slowed_units", a), (double)(SYN_ROUNDS - full.n));
     expect_number(keyf(key, "model.%s.full_ratio", a), predicted / full.value);
@@ -1902,7 +1903,7 @@ static void the_model_predicts_every_row_from_the_primitives(void **state)
                                                      "process"};
     char key[KEY_SIZE];
     int rows = 0, within = 0, full_rows = 0, full_within = 0;
-    double worst = 1;
+    double worst = 1, fewest = INFINITY;
     const char *worst_name = "none";
     char outside[1024] = "", full_outside[1024] = "";
     summarize_synthetic_run();
@@ -1945,7 +1946,7 @@ static void the_model_predicts_every_row_from_the_primitives(void **state)
                      outside[0] ? ", " : "", a);
         if (fabs(log(predicted / m.value)) > fabs(log(worst)))
             worst = predicted / m.value, worst_name = a;
-        int full = expect_full_speed(r, predicted);
+        int full = expect_full_speed(r, predicted, &fewest);
         full_rows += full >= 0;
         full_within += full > 0;
         if (full == 0)
@@ -1956,6 +1957,7 @@ static void the_model_predicts_every_row_from_the_primitives(void **state)
     expect_number("model.full.rows", full_rows);
     expect_number("model.full.within", full_within);
     expect_text("model.full.outside", full_outside[0] ? full_outside : "none");
+    expect_number("model.full.fewest_units", fewest);
     expect_number("model.rows", rows);
     expect_number("model.within", within);
     expect_number("model.band", 1.25);          /* the goal: within a factor of 1.25 */

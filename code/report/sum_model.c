@@ -777,9 +777,10 @@ static struct estimate full_speed_measure(const struct run_data *d, const char *
 }
 
 /* The row's price over its full-speed measure, stored; 1 within the band,
- * 0 outside it, -1 where the row is not so measured. */
+ * 0 outside it, -1 where the row is not so measured. *fewest keeps the
+ * fewest full-speed units any row so measured rests on. */
 static int price_at_full_speed(const struct run_data *d, struct store *s,
-                               const struct arch_row *row, double predicted)
+                               const struct arch_row *row, double predicted, long *fewest)
 {
     char key[KEY_SIZE];
     long slowed = 0;
@@ -790,6 +791,8 @@ static int price_at_full_speed(const struct run_data *d, struct store *s,
         return -1;
     put_estimate(s, keyf(key, "model.%s.full_us", row->name), full, 1, unit_name(d, row->name));
     put_count(s, keyf(key, "model.%s.slowed_units", row->name), slowed);
+    if (*fewest < 0 || (long)full.n < *fewest)
+        *fewest = (long)full.n;
     double ratio = predicted / full.value;
     put_number(s, keyf(key, "model.%s.full_ratio", row->name), ratio, 2);
     return ratio >= 1.0 / MODEL_BAND && ratio <= MODEL_BAND;
@@ -950,6 +953,7 @@ void summarize_model(const struct run_data *d, struct store *s)
     int rows = 0, within = 0, first_rows = 0, first_inside = 0, full_rows = 0, full_within = 0;
     char outside[TEXT_SIZE] = "";      /* the rows outside the band, by name */
     char full_outside[TEXT_SIZE] = ""; /* ... and at full speed */
+    long fewest_full = -1;             /* the fewest full-speed units of a row */
     double worst = 1.0;
     const char *worst_name = "none";
     for (size_t i = 0; i < N_ARCH_ROWS; i++) {
@@ -971,7 +975,7 @@ void summarize_model(const struct run_data *d, struct store *s)
         put_number(s, keyf(key, "model.%s.ratio", row->name), ratio, 2);
         put_over_model(s, row, &in, predicted);
         price_each_side(s, row, &p, &in);
-        int full_near = price_at_full_speed(d, s, row, predicted);
+        int full_near = price_at_full_speed(d, s, row, predicted, &fewest_full);
         for (int k = 0; k < N_TERMS; k++)
             put_number(s, keyf(key, "model.%s.%s_us", row->name, TERM_NAMES[k]), term[k], 1);
         /* <<count-the-rows-near-their-measure>>, paper/68-model.md */
@@ -1007,4 +1011,6 @@ void summarize_model(const struct run_data *d, struct store *s)
     put_text(s, "model.worst.architecture", worst_name);
     put_text(s, "model.outside", outside[0] != '\0' ? outside : "none");
     put_text(s, "model.full.outside", full_outside[0] != '\0' ? full_outside : "none");
+    if (fewest_full >= 0)
+        put_count(s, "model.full.fewest_units", fewest_full);
 }
