@@ -1761,12 +1761,14 @@ static int expect_full_speed(const struct syn_row *r, double predicted, double *
     char key[KEY_SIZE];
     const char *a = r->row->name;
     if (r->row->transport == TRANSPORT_SPAWN) {
-        if (written(keyf(key, "model.%s.full_ratio", a)))
+        if (written(keyf(key, "model.%s.full_ratio", a)) ||
+            written(keyf(key, "model.%s.full.measured", a)))
             fail_msg("%s is measured over its warm twin, and priced at full speed", a);
         return -1;
     }
     struct truth full = full_speed_of(r);
     *fewest = fmin(*fewest, (double)full.n);
+    expect_text(keyf(key, "model.%s.full.measured", a), "yes");
     expect_estimate(keyf(key, "model.%s.full_us", a), full);
     expect_number(keyf(key, "model.%s.slowed_units", a), (double)(SYN_ROUNDS - full.n));
     expect_number(keyf(key, "model.%s.full_ratio", a), predicted / full.value);
@@ -1957,6 +1959,7 @@ static void the_model_predicts_every_row_from_the_primitives(void **state)
     expect_number("model.full.rows", full_rows);
     expect_number("model.full.within", full_within);
     expect_text("model.full.outside", full_outside[0] ? full_outside : "none");
+    expect_text("model.full.measured", "yes");
     expect_number("model.full.fewest_units", fewest);
     expect_number("model.rows", rows);
     expect_number("model.within", within);
@@ -2039,6 +2042,49 @@ static void an_older_run_prices_python_calls_by_the_client_probe(void **state)
     }
     python_probe_state = "engine";
     assert_true(python_rows > 0);
+    store_free(&s);
+    run_data_free(&d);
+}
+
+/* A short run can leave a row no unit whose two sides both ran at full
+ * speed: here every second side of batch_unix runs its kernel half as slow
+ * again, so every unit has a slowed side. The row then says it has no
+ * full-speed measure, and stores no price over one, while the other rows
+ * still have theirs (Part I's sentences on them are kept by these flags). */
+static void a_row_slowed_in_every_unit_has_no_full_speed_price(void **state)
+{
+    (void)state;
+    char err[1024], dir[256];
+    summarize_synthetic_run();
+    struct run_data d;
+    if (run_data_load(&d, run_dir, err, sizeof err) != 0)
+        fail_msg("the synthetic run was refused: %s", err);
+    size_t slowed = 0;
+    for (size_t i = 0; i < d.n_runs; i++) {
+        const struct run_row *run = &d.runs[i];
+        if (strcmp(run->architecture, "batch_unix") != 0 || run->slot != 2)
+            continue;
+        for (size_t j = 0; j < d.n_calls; j++)
+            if (d.calls[j].run == run->run && !isnan(d.calls[j].compute_ns))
+                d.calls[j].compute_ns *= 1.5, slowed++;
+    }
+    assert_true(slowed > 0);
+    assert_int_equal(mkdir(scratch_path(dir, sizeof dir, "slowed"), 0777), 0);
+    struct store s;
+    store_init(&s, dir);
+    s.registry = registry_dir;
+    summarize_all(&d, &s);
+    const struct value *flag = store_get(&s, "model.batch_unix.full.measured");
+    assert_non_null(flag);
+    assert_string_equal(flag->text, "no");
+    assert_null(store_get(&s, "model.batch_unix.full_ratio"));
+    assert_null(store_get(&s, "model.batch_unix.full_us"));
+    flag = store_get(&s, "model.chatty_unix.full.measured");
+    assert_non_null(flag);
+    assert_string_equal(flag->text, "yes");
+    flag = store_get(&s, "model.full.measured");
+    assert_non_null(flag);
+    assert_string_equal(flag->text, "yes");
     store_free(&s);
     run_data_free(&d);
 }
@@ -2949,6 +2995,7 @@ int main(int argc, char **argv)
         T(the_model_predicts_every_row_from_the_primitives),
         T(the_spawn_alone_is_priced_as_its_row),
         T(an_older_run_prices_python_calls_by_the_client_probe),
+        T(a_row_slowed_in_every_unit_has_no_full_speed_price),
         T(the_first_calls_and_the_rounds_away_probes),
         T(a_duets_two_sides_are_set_apart),
         T(the_host_spins_are_read_back),

@@ -787,6 +787,8 @@ static int price_at_full_speed(const struct run_data *d, struct store *s,
     if (row->transport == TRANSPORT_SPAWN)
         return -1;
     struct estimate full = full_speed_measure(d, row->name, &slowed);
+    /* A short run can have no unit whose every run was at full speed. */
+    put_text(s, keyf(key, "model.%s.full.measured", row->name), full.n > 0 ? "yes" : "no");
     if (full.n == 0)
         return -1;
     put_estimate(s, keyf(key, "model.%s.full_us", row->name), full, 1, unit_name(d, row->name));
@@ -1011,6 +1013,7 @@ void summarize_model(const struct run_data *d, struct store *s)
     put_text(s, "model.worst.architecture", worst_name);
     put_text(s, "model.outside", outside[0] != '\0' ? outside : "none");
     put_text(s, "model.full.outside", full_outside[0] != '\0' ? full_outside : "none");
+    put_text(s, "model.full.measured", fewest_full >= 0 ? "yes" : "no");
     if (fewest_full >= 0)
         put_count(s, "model.full.fewest_units", fewest_full);
 }
