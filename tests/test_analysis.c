@@ -2089,6 +2089,51 @@ static void a_row_slowed_in_every_unit_has_no_full_speed_price(void **state)
     run_data_free(&d);
 }
 
+/* A short run can leave a row no couple whose two sides both timed their
+ * first call: here no second side of batch_unix did. The row says it has
+ * no sides to set apart, and the choice on its slowed sides still finds
+ * its flag, so that Part I drops those sentences rather than the weave. */
+static void a_row_without_both_first_calls_has_no_sides(void **state)
+{
+    (void)state;
+    char err[1024], dir[256];
+    summarize_synthetic_run();
+    struct run_data d;
+    if (run_data_load(&d, run_dir, err, sizeof err) != 0)
+        fail_msg("the synthetic run was refused: %s", err);
+    size_t untimed = 0;
+    for (size_t i = 0; i < d.n_runs; i++) {
+        const struct run_row *run = &d.runs[i];
+        if (strcmp(run->architecture, "batch_unix") != 0 || run->slot != 2)
+            continue;
+        for (size_t j = 0; j < d.n_calls; j++)
+            if (d.calls[j].run == run->run && d.calls[j].call == 0)
+                d.calls[j].compute_ns = NAN, untimed++;
+    }
+    assert_true(untimed > 0);
+    assert_int_equal(mkdir(scratch_path(dir, sizeof dir, "one-side"), 0777), 0);
+    struct store s;
+    store_init(&s, dir);
+    s.registry = registry_dir;
+    summarize_all(&d, &s);
+    static const char *const FLAGS[][2] = {{"first.batch_unix.sides.measured", "no"},
+                                           {"first.batch_unix.slowed.measured", "no"},
+                                           {"first.batch_unix.left.measured", NULL},
+                                           {"first.chatty_unix.sides.measured", "yes"}};
+    for (size_t i = 0; i < sizeof FLAGS / sizeof FLAGS[0]; i++) {
+        const struct value *flag = store_get(&s, FLAGS[i][0]);
+        if (FLAGS[i][1] == NULL) {
+            assert_null(flag);
+            continue;
+        }
+        if (flag == NULL || strcmp(flag->text, FLAGS[i][1]) != 0)
+            fail_msg("%s is %s, not %s", FLAGS[i][0], flag ? flag->text : "missing", FLAGS[i][1]);
+    }
+    assert_null(store_get(&s, "first.batch_unix.sides_ratio"));
+    store_free(&s);
+    run_data_free(&d);
+}
+
 /* A run's first call over its later ones, from the generator's call
  * factors: a couple's runs' first calls are 0.8 and 0.9 of the unit's
  * boundary (median 0.85), their later ones 1.0 1.0 1.3 and 1.0 1.0 1.1
@@ -2288,6 +2333,7 @@ static void a_duets_two_sides_are_set_apart(void **state)
             continue;
         }
         double ratio = syn_call_factor(r->calls, 1, 0) / syn_call_factor(r->calls, 2, 0);
+        expect_text(keyf(key, "first.%s.sides.measured", a), "yes");
         for (int k = 0; k < 2; k++)
             expect_estimate(keyf(key, "first.%s.%s_us", a, SIDE[k]),
                             over_rounds(side_call_us, r, &SLOT[k]));
@@ -2303,6 +2349,8 @@ static void a_duets_two_sides_are_set_apart(void **state)
             longer += left[u] > t.value;
             same[u] = ratio;
         }
+        expect_text(keyf(key, "first.%s.left.measured", a),
+                    longer > 0 && longer < n ? "yes" : "no");
         expect_estimate(keyf(key, "first.%s.sides_ratio_left_longer", a), truth_of(same, longer));
         expect_estimate(keyf(key, "first.%s.sides_ratio_left_shorter", a),
                         truth_of(same, n - longer));
@@ -2996,6 +3044,7 @@ int main(int argc, char **argv)
         T(the_spawn_alone_is_priced_as_its_row),
         T(an_older_run_prices_python_calls_by_the_client_probe),
         T(a_row_slowed_in_every_unit_has_no_full_speed_price),
+        T(a_row_without_both_first_calls_has_no_sides),
         T(the_first_calls_and_the_rounds_away_probes),
         T(a_duets_two_sides_are_set_apart),
         T(the_host_spins_are_read_back),

@@ -376,8 +376,14 @@ static void store_duet_sides(const struct run_data *d, struct store *s, const ch
     char key[KEY_SIZE];
     const char *unit = unit_name(d, arch);
     struct doubles longer = {0}, shorter = {0};
-    if (x->ratio.n == 0)
+    /* a short run can leave a row no couple with both first calls: the
+     * prose's choices on the sides must still find their flags */
+    put_text(s, keyf(key, "first.%s.sides.measured", arch), x->ratio.n > 0 ? "yes" : "no");
+    if (x->ratio.n == 0) {
+        if (store_number(s, keyf(key, "first.%s.calls_per_run", arch)) == 1.0)
+            put_text(s, keyf(key, "first.%s.slowed.measured", arch), "no");
         return;
+    }
     put_estimate(s, keyf(key, "first.%s.first_side_us", arch), doubles_estimate(&x->side[0]), 1,
                  unit);
     put_estimate(s, keyf(key, "first.%s.second_side_us", arch), doubles_estimate(&x->side[1]),
@@ -412,13 +418,16 @@ static void store_duet_sides(const struct run_data *d, struct store *s, const ch
         put_count(s, keyf(key, "first.%s.spin_known.%s", arch, SPEED[v]), x->spin_known[v]);
         put_count(s, keyf(key, "first.%s.spin_slow.%s", arch, SPEED[v]), x->spin_slow[v]);
     }
-    if (x->left.n == 0)
-        return;
-    struct estimate left = doubles_estimate(&x->left);
-    put_estimate(s, keyf(key, "first.%s.left_s", arch), left, 0, unit);
-    for (size_t i = 0; i < x->left.n; i++)
-        doubles_push(x->left.v[i] > left.value ? &longer : &shorter, x->left_ratio.v[i]);
-    if (longer.n > 0 && shorter.n > 0) {
+    if (x->left.n > 0) {
+        struct estimate left = doubles_estimate(&x->left);
+        put_estimate(s, keyf(key, "first.%s.left_s", arch), left, 0, unit);
+        for (size_t i = 0; i < x->left.n; i++)
+            doubles_push(x->left.v[i] > left.value ? &longer : &shorter, x->left_ratio.v[i]);
+    }
+    /* one unit left, or every unit left as long, splits nothing */
+    int split = longer.n > 0 && shorter.n > 0;
+    put_text(s, keyf(key, "first.%s.left.measured", arch), split ? "yes" : "no");
+    if (split) {
         put_estimate(s, keyf(key, "first.%s.sides_ratio_left_longer", arch),
                      doubles_estimate(&longer), 2, unit);
         put_estimate(s, keyf(key, "first.%s.sides_ratio_left_shorter", arch),
