@@ -991,10 +991,15 @@ paper: deps-paper
 	  measure) echo "paper: interrupted while measuring; data/ and site/ are as they were (the unfinished run in $(STAGE) is not kept).";; \
 	  weave) echo "paper: interrupted while weaving; data/ holds the new run (the previous one is in $(BUILD)/data.previous), and site/ and figures/ are as they were: make weave finishes.";; \
 	esac; exit 130' INT TERM; \
+	t0=$$(date +%s); \
 	$(MAKE) --no-print-directory check-packages && \
 	$(MAKE) --no-print-directory -j$(JOBS) all $(BUILD)/tests/test_load $(BUILD)/tests/drive_engine && \
-	stage=measure && $(MAKE) --no-print-directory measure && \
-	stage=weave && $(MAKE) --no-print-directory weave
+	t1=$$(date +%s) && stage=measure && $(MAKE) --no-print-directory $(PLAN) && \
+	t2=$$(date +%s) && $(MAKE) --no-print-directory measure && \
+	t3=$$(date +%s) && stage=weave && $(MAKE) --no-print-directory weave && \
+	t4=$$(date +%s) && \
+	echo "paper: built in $$((t1 - t0)) s, planned in $$((t2 - t1)) s," \
+	  "measured in $$((t3 - t2)) s, woven in $$((t4 - t3)) s"
 	@echo "paper: site/index.html, site/paper.pdf and site/book.pdf woven from data/"
 	@! grep -q '^FAILED.*precondition' $(WOVEN)/claims.txt || { \
 	  echo "paper: preconditions that failed (every verdict rests on them):"; \

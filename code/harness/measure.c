@@ -9,6 +9,7 @@
 #include "harness/measure.h"
 #include "util/error.h"
 #include "util/names.h"
+#include "util/timing.h"
 
 #define MEASUREMENT(name, when, description, ...) \
     {#name, description, RUN_##when(name), ROUNDS_##when(name)},
@@ -37,9 +38,13 @@ int measurements_run(const struct measure_context *ctx, const char *list)
         if (!names_include(list, MEASUREMENTS[i].name) || MEASUREMENTS[i].run == NULL)
             continue;
         fprintf(stderr, "ipctax-bench: measuring %s\n", MEASUREMENTS[i].name);
+        uint64_t t0 = clock_ns();
         if (MEASUREMENTS[i].run(ctx, err, sizeof err) != 0) {
             fprintf(stderr, "ipctax-bench: %s failed: %s\n", MEASUREMENTS[i].name, err);
             failed = 1;
+        } else {                               /* where make paper's minutes go */
+            fprintf(stderr, "ipctax-bench: %s took %.1f s\n", MEASUREMENTS[i].name,
+                    seconds_between(t0, clock_ns()));
         }
     }
     return failed ? -1 : 0;
