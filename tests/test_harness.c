@@ -87,6 +87,41 @@ static void sorting_doubles_agrees_with_qsort(void **state)
     assert_true(isnan(median_in_place(odd, 0)));
 }
 
+/* sort_tails gives every quantile in its tails that the whole sort gives,
+ * on the same shapes (NaNs included), at every tail an interval asks for
+ * and at every length, the short ones whose tails meet included. */
+static void sorting_the_tails_reads_as_the_whole_sort(void **state)
+{
+    (void)state;
+    enum { MOST = 12000 };
+    static double whole[MOST], tails[MOST];
+    static const double Q[] = {0.0, 0.0025, 0.005, 0.0125, 0.025, 0.05, 0.25, 0.49};
+    struct mt19937 mt;
+    mt19937_seed(&mt, 11);
+    for (int shape = 0; shape < 5; shape++)
+        for (size_t n = 1; n < MOST; n = n < 40 ? n + 1 : n * 3)
+            for (size_t t = 0; t < sizeof Q / sizeof Q[0]; t++) {
+                for (size_t i = 0; i < n; i++)
+                    whole[i] = tails[i] =
+                        shape == 0   ? (double)random_below(&mt, 1000000) / 7.0
+                        : shape == 1 ? (double)random_below(&mt, 5)
+                        : shape == 2 ? (double)i
+                        : shape == 3 ? -(double)i
+                                     : (random_below(&mt, 9) == 0 ? NAN : (double)(i % 7));
+                sort_doubles(whole, n);
+                sort_tails(tails, n, Q[t]);
+                for (int k = 0; k <= 100; k++) {
+                    double q = Q[t] * k / 100.0;
+                    double lo = quantile_sorted(whole, n, q), hi = quantile_sorted(whole, n, 1 - q);
+                    double tl = quantile_sorted(tails, n, q), th = quantile_sorted(tails, n, 1 - q);
+                    if (!(lo == tl || (isnan(lo) && isnan(tl))) ||
+                        !(hi == th || (isnan(hi) && isnan(th))))
+                        fail_msg("shape %d, n %zu, tail %g: quantile %g reads %g and %g, "
+                                 "sorted whole %g and %g", shape, n, Q[t], q, tl, th, lo, hi);
+                }
+            }
+}
+
 static void quantiles_of_one_sample_are_that_sample(void **state)
 {
     (void)state;
@@ -683,6 +718,7 @@ int main(void)
         cmocka_unit_test(median_of_an_even_count_averages_the_middle_pair),
         cmocka_unit_test(quantiles_of_one_sample_are_that_sample),
         cmocka_unit_test(sorting_doubles_agrees_with_qsort),
+        cmocka_unit_test(sorting_the_tails_reads_as_the_whole_sort),
         cmocka_unit_test(clock_is_monotonic),
         cmocka_unit_test(csv_round_trips_text_and_doubles),
         cmocka_unit_test(csv_file_appears_only_when_complete),

@@ -120,9 +120,11 @@ void composite_coverages(size_t k, const struct noise_model models[], const size
         truths[g] = noise_median(models[g]);
         ok = x[g] != NULL && isfinite(truths[g]) && isfinite(models[g].spread);
     }
-    double truth = ok ? f(truths, ctx) : NAN;
-    for (size_t l = 0; l < n_levels; l++)
+    double truth = ok ? f(truths, ctx) : NAN, widest_tail = 0.0;
+    for (size_t l = 0; l < n_levels; l++) {
         coverage[l] = ok ? 0.0 : NAN;
+        widest_tail = fmax(widest_tail, (1.0 - levels[l]) / 2);   /* the lowest level's */
+    }
     mt19937_seed(&mt, seed);
     for (int r = 0; ok && r < CALIBRATION_RUNS; r++) {
         for (size_t g = 0; g < k; g++)
@@ -130,6 +132,7 @@ void composite_coverages(size_t k, const struct noise_model models[], const size
         if (composite_draws(k, (const double *const *)x, n, f, ctx, CALIBRATION_RESAMPLES,
                             mt19937_next32(&mt), draws, &value) != 0)
             continue;
+        sort_tails(draws, CALIBRATION_RESAMPLES, widest_tail);
         for (size_t l = 0; l < n_levels; l++) {
             double lo = quantile_sorted(draws, CALIBRATION_RESAMPLES, (1.0 - levels[l]) / 2);
             double hi = quantile_sorted(draws, CALIBRATION_RESAMPLES, (1.0 + levels[l]) / 2);

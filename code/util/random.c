@@ -5,20 +5,6 @@
  */
 #include "util/random.h"
 
-uint32_t random_below(struct mt19937 *mt, uint32_t n)
-{
-    uint64_t m = (uint64_t)mt19937_next32(mt) * n;
-    uint32_t low = (uint32_t)m;
-    if (low < n) {
-        uint32_t threshold = (uint32_t)-n % n;      /* 2^32 mod n */
-        while (low < threshold) {
-            m = (uint64_t)mt19937_next32(mt) * n;
-            low = (uint32_t)m;
-        }
-    }
-    return (uint32_t)(m >> 32);
-}
-
 void random_order(struct mt19937 *mt, size_t *order, size_t n)
 {
     for (size_t i = 0; i < n; i++)

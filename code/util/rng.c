@@ -27,7 +27,7 @@ static uint32_t mt_twist(uint32_t upper_from, uint32_t lower_from, uint32_t far)
     return far ^ (y >> 1) ^ ((y & 1u) ? 0x9908b0dfu : 0u);
 }
 
-static void mt19937_refill(struct mt19937 *mt)
+void mt19937_refill(struct mt19937 *mt)
 {
     uint32_t *w = mt->word;
     int i = 0;
@@ -37,19 +37,6 @@ static void mt19937_refill(struct mt19937 *mt)
         w[i] = mt_twist(w[i], w[i + 1], w[i + MT_SHIFT - MT_WORDS]);
     w[i] = mt_twist(w[i], w[0], w[MT_SHIFT - 1]);
     mt->next = 0;
-}
-
-/* <<mt-next32>>, paper/20-data.md */
-uint32_t mt19937_next32(struct mt19937 *mt)
-{
-    if (mt->next >= MT_WORDS)
-        mt19937_refill(mt);
-    uint32_t y = mt->word[mt->next++];
-    y ^= y >> 11;
-    y ^= (y << 7) & 0x9d2c5680u;
-    y ^= (y << 15) & 0xefc60000u;
-    y ^= y >> 18;
-    return y;
 }
 
 /* <<legacy-random-sample>>, paper/20-data.md */

@@ -74,6 +74,63 @@ void sort_doubles(double *x, size_t n)
     sort_numbers(x, 0, numbers);
 }
 
+/* <<sorting-the-tails>>, paper/40-harness.md */
+/* Leaves in x[k] the value a sort of x[lo..hi) (no NaN) would put there,
+ * the values before it no larger and those after it no smaller. */
+static void select_number(double *x, size_t lo, size_t hi, size_t k)
+{
+    while (hi - lo > 16) {
+        double a = x[lo], b = x[lo + (hi - lo) / 2], c = x[hi - 1];
+        double pivot = a < b ? (b < c ? b : (a < c ? c : a)) : (a < c ? a : (b < c ? c : b));
+        size_t lt = lo, i = lo, gt = hi;
+        while (i < gt) {
+            double v = x[i];
+            if (v < pivot) {
+                x[i++] = x[lt];
+                x[lt++] = v;
+            } else if (v > pivot) {
+                x[i] = x[--gt];
+                x[gt] = v;
+            } else {
+                i++;
+            }
+        }
+        if (k < lt)
+            hi = lt;
+        else if (k >= gt)
+            lo = gt;
+        else
+            return;                            /* k holds the pivot's value */
+    }
+    sort_numbers(x, lo, hi);
+}
+
+void sort_tails(double *x, size_t n, double q)
+{
+    size_t numbers = 0;
+    for (size_t i = 0; i < n; i++)             /* NaNs to the end, as sort_doubles */
+        if (!isnan(x[i])) {
+            double v = x[i];
+            x[i] = x[numbers];
+            x[numbers++] = v;
+        }
+    /* quantile_sorted at p <= q reads places below `low`; at p >= 1 - q,
+     * places from `high` on (one place of margin for the rounding of 1 - q) */
+    double last = n > 0 ? (double)(n - 1) : 0.0;
+    size_t low = (size_t)(q * last) + 2, high = (size_t)((1.0 - q) * last);
+    high = high > 0 ? high - 1 : 0;
+    low = low < numbers ? low : numbers;
+    high = high < numbers ? high : numbers;
+    if (!(q >= 0.0 && q < 0.5) || low >= high) {
+        sort_numbers(x, 0, numbers);
+        return;
+    }
+    select_number(x, 0, numbers, low);
+    sort_numbers(x, 0, low);
+    select_number(x, low, numbers, high);
+    sort_numbers(x, high, numbers);
+}
+
 double median_in_place(double *x, size_t n)
 {
     sort_doubles(x, n);
@@ -198,7 +255,7 @@ struct estimate estimate_median_bootstrap(const double *values, size_t n)
                 count[random_below(&mt, (uint32_t)k)]++;
             medians[b] = resample_median(sorted, count, k);
         }
-        sort_doubles(medians, BOOTSTRAP_RESAMPLES);
+        sort_tails(medians, BOOTSTRAP_RESAMPLES, 0.025);
         e.low = k > 1 ? quantile_sorted(medians, BOOTSTRAP_RESAMPLES, 0.025) : NAN;
         e.high = k > 1 ? quantile_sorted(medians, BOOTSTRAP_RESAMPLES, 0.975) : NAN;
     }
@@ -237,7 +294,6 @@ int composite_draws(size_t k, const double *const groups[], const size_t n[],
             }
             draws[b] = f(medians, ctx);
         }
-        sort_doubles(draws, (size_t)resamples);
     }
     for (size_t g = 0; g < k && g < MAX_GROUPS; g++) {
         free(sorted[g]);
@@ -264,6 +320,7 @@ struct estimate estimate_composite(size_t k, const double *const groups[], const
         }
     if (draws != NULL && resamples > 1 &&
         composite_draws(k, groups, n, f, ctx, resamples, seed, draws, &e.value) == 0) {
+        sort_tails(draws, (size_t)resamples, (1.0 - level) / 2);
         e.n = fewest;
         e.low = fewest > 1 ? quantile_sorted(draws, (size_t)resamples, (1.0 - level) / 2) : NAN;
         e.high = fewest > 1 ? quantile_sorted(draws, (size_t)resamples, (1.0 + level) / 2) : NAN;

@@ -19,6 +19,10 @@ double quantile_sorted(const double *sorted, size_t n, double q);
 /* Sorts n doubles into ascending order in place, NaNs last: what qsort with
  * a less-than comparison gives, without a call per comparison. */
 void sort_doubles(double *x, size_t n);
+/* Orders only the two tails of x: afterwards quantile_sorted reads the
+ * same as on the sorted array for every quantile at or below q and at or
+ * above 1 - q (0 <= q < 0.5); the middle is left in no order. */
+void sort_tails(double *x, size_t n, double q);
 /* The median of n values, sorted in place to find it (NAN if n is 0). */
 double median_in_place(double *x, size_t n);
 
@@ -61,8 +65,9 @@ typedef double median_function(const double *medians, const void *ctx);
 struct estimate estimate_composite(size_t k, const double *const groups[], const size_t n[],
                                    median_function *f, const void *ctx, double level,
                                    int resamples, uint32_t seed);
-/* The composite's bootstrap itself: `resamples` values of f, sorted, into draws;
- * its point value into *value. 0, or -1 when a group is empty. */
+/* The composite's bootstrap itself: `resamples` values of f, in the order
+ * drawn, into draws (sort_tails them for an interval); its point value into
+ * *value. 0, or -1 when a group is empty. */
 int composite_draws(size_t k, const double *const groups[], const size_t n[],
                     median_function *f, const void *ctx, int resamples, uint32_t seed,
                     double *draws, double *value);
