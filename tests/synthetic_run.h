@@ -1149,7 +1149,6 @@ static void syn_key_values(struct synthetic_run *s)
     syn_kv(&d->run, "budget_s", "600");
     syn_kv(&d->run, "target", "0.005");
     syn_kv(&d->run, "min_rounds", "%d", SYN_ROUNDS);
-    syn_kv(&d->run, "floor_round", "5");         /* headline_units left out: an older run's */
     syn_kv(&d->run, "max_rounds", "%d", SYN_ROUNDS);
     syn_kv(&d->run, "rounds", "%d", SYN_ROUNDS);
     syn_kv(&d->run, "stop_reason", "max_rounds");

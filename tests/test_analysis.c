@@ -2515,8 +2515,6 @@ static void the_runs_records_are_passed_through(void **state)
     expect_text("machine.kernel", "not recorded");
     expect_number("run.bars", SYN_BARS);
     expect_number("run.rounds", SYN_ROUNDS);
-    expect_number("run.floor_round", 5);
-    expect_number("run.headline_units", HEADLINE_UNITS);     /* not recorded: the default */
     expect_number("run.target_pct", 0.5);
     expect_number("run.rounds_minutes", (gen.rounds_seconds + 0.001) / 60);
     expect_text("run.stop_reason", "max_rounds");

@@ -15,7 +15,6 @@
 
 #include "testengine.h"
 #include "report/csvread.h"
-#include "harness/schedule.h"
 #include "schema/architectures.h"
 #include "report/summarize.h"
 
@@ -163,10 +162,8 @@ static void tiny_job_writes_its_files(void **state)
     (void)state;
     char dir[256];
     out_dir(dir, "tiny");
-    /* a plan of one unit a round, longer than the rounds: a headline row's floor
-     * would give it two a round, and a plan of three would end them resolved */
     char *const args[] = {TINY, "--rounds", "3", "--arch", "in_process,batch_unix,stateful_unix",
-                          "--units", "batch_unix=4", "--out", dir, NULL};
+                          "--out", dir, NULL};
     run_bench_ok(args);
 
     /* What the in-process kernel says, computed here independently of the bench. */
@@ -280,8 +277,7 @@ static void duet_runs_overlap_in_time(void **state)
     char dir[256];
     out_dir(dir, "overlap");
     char *const args[] = {"--bars", "20000", "--combos", "8", "--measure", "none", "--rounds",
-                          "2", "--arch", "in_process_control_1,batch_unix", "--units",
-                          "in_process_control_1=2,batch_unix=2", "--out", dir, NULL};
+                          "2", "--arch", "in_process_control_1,batch_unix", "--out", dir, NULL};
     run_bench_ok(args);
     struct csv_table t;
     load(dir, "architectures.csv", &t);
@@ -1082,11 +1078,9 @@ static void a_spent_budget_ends_the_rounds(void **state)
     run_result_free(&r);
 }
 
-/* A row planned for twice the headline units gets its floor of
- * HEADLINE_UNITS units first, by round FLOOR_ROUND (two a round, then one),
- * and the rest after it, several a round, each unit with its own number;
- * its plan is made in HEADLINE_UNITS rounds: the rounds end resolved there,
- * not after twice as many. */
+/* A row planned for twice the headline units gets two units a round, each
+ * with its own unit number, and its plan is made in HEADLINE_UNITS rounds:
+ * the rounds end resolved there, not after twice as many. */
 static void a_long_plan_gets_several_units_a_round(void **state)
 {
     (void)state;
@@ -1111,14 +1105,8 @@ static void a_long_plan_gets_several_units_a_round(void **state)
         assert_true(at >= 1 && at <= HEADLINE_UNITS);
         units[at]++, total++, last = k;
     }
-    long floor = 0, beyond = 0;
-    for (int k = 1; k <= HEADLINE_UNITS; k++) {
-        assert_true(units[k] >= 1 && units[k] <= 4);
-        *(k <= FLOOR_ROUND ? &floor : &beyond) += units[k];
-    }
-    assert_int_equal(floor, HEADLINE_UNITS);
-    assert_int_equal(beyond, HEADLINE_UNITS);
-    assert_true(units[1] > units[FLOOR_ROUND]);    /* the floor's pace is even, front first */
+    for (int k = 1; k <= HEADLINE_UNITS; k++)
+        assert_int_equal(units[k], 2);
     assert_int_equal(total, 2 * HEADLINE_UNITS);
     csv_table_free(&t);
     run_result_free(&r);

@@ -375,7 +375,6 @@ static int write_run(const char *dir, const struct bench_config *cfg, const char
     setting(&out, "target", NULL, cfg->limits.target);
     setting(&out, "units", cfg->limits.units != NULL ? cfg->limits.units : "default", 0);
     setting(&out, "headline_units", NULL, HEADLINE_UNITS);
-    setting(&out, "floor_round", NULL, FLOOR_ROUND);
     setting(&out, "min_rounds", NULL, cfg->limits.min_rounds);
     setting(&out, "max_rounds", NULL, cfg->limits.max_rounds);
     setting(&out, "rounds", NULL, how->rounds);

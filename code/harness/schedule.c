@@ -498,21 +498,16 @@ static int wants_a_unit(const struct schedule *sc, size_t i)
 
 enum { MOST_UNITS_A_ROUND = 4 };
 
-/* The units row i gets in this round. Its floor, the first HEADLINE_UNITS
- * units of its plan (all of a shorter plan), comes first, at the even pace
- * that makes it by round FLOOR_ROUND; the plan's units beyond the floor
- * follow at the pace that makes them by round HEADLINE_UNITS; one a round
- * past either round, none once the plan is made. */
+/* The units row i gets in this round: what finishes its plan by round
+ * HEADLINE_UNITS at an even pace (one a round for a plan of at most
+ * HEADLINE_UNITS), one a round past that round, none once it is made. */
 static int units_in_round(const struct schedule *sc, size_t i, int round)
 {
     if (!wants_a_unit(sc, i))
         return 0;
-    long made = (long)sc->rec[i].n_ratios, planned = sc->rec[i].planned;
-    long floor = planned < HEADLINE_UNITS ? planned : HEADLINE_UNITS;
-    long goal = made < floor ? floor : planned;
-    long by = made < floor ? FLOOR_ROUND : HEADLINE_UNITS;
-    long rounds = round < by ? by - round + 1 : 1;
-    long units = (goal - made + rounds - 1) / rounds;
+    long left = (long)sc->rec[i].planned - (long)sc->rec[i].n_ratios;
+    long rounds = round < HEADLINE_UNITS ? HEADLINE_UNITS - round + 1 : 1;
+    long units = (left + rounds - 1) / rounds;
     return units < 1 ? 1 : units > MOST_UNITS_A_ROUND ? MOST_UNITS_A_ROUND : (int)units;
 }
 

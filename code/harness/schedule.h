@@ -27,12 +27,8 @@ struct schedule_limits {
     struct round_hook hook;    /* none by default */
 };
 
-/* The round by which a row's floor (its first HEADLINE_UNITS units, or its
- * whole plan if shorter) is made, before any unit beyond it. */
-enum { FLOOR_ROUND = 8 };
-
 #define SCHEDULE_DEFAULT_LIMITS \
-    ((struct schedule_limits){6, 40, 630.0, 0.015, NULL, {NULL, NULL}})
+    ((struct schedule_limits){6, 40, 600.0, 0.015, NULL, {NULL, NULL}})
 
 struct schedule_outcome {
     int rounds;

@@ -52,16 +52,16 @@ static void put_hypervisor_name(struct store *s, const char *v)
     put_text(s, "machine.hypervisor_name", once);
 }
 
-/* The machine, as the harness read it. */
-static void put_machine(const struct run_data *d, struct store *s)
+void summarize_run(const struct run_data *d, struct store *s)
 {
-    char key[KEY_SIZE], text[TEXT_SIZE];
+    char key[KEY_SIZE];
     for (size_t i = 0; i < sizeof MACHINE_TEXTS / sizeof MACHINE_TEXTS[0]; i++) {
         const char *v = kv_get(&d->machine, MACHINE_TEXTS[i]);
         put_text(s, keyf(key, "machine.%s", MACHINE_TEXTS[i]), v != NULL ? v : "not recorded");
     }
     put_hypervisor_name(s, kv_get(&d->machine, "hypervisor_name"));
     put_count(s, "machine.cores", kv_number(&d->machine, "cores"));
+    char text[TEXT_SIZE];
     snprintf(text, sizeof text, "family %s, model %s",
              kv_get(&d->machine, "cpu_family") ? kv_get(&d->machine, "cpu_family") : "?",
              kv_get(&d->machine, "cpu_model") ? kv_get(&d->machine, "cpu_model") : "?");
@@ -69,36 +69,20 @@ static void put_machine(const struct run_data *d, struct store *s)
     put_count(s, "machine.tuned_vector_bits", kv_number(&d->machine, "tuned_vector_bytes") * 8);
     put_count(s, "machine.cache_l2_kib", kv_number(&d->machine, "cache_l2_kib"));
     put_number(s, "machine.memory_gib", kv_number(&d->machine, "memory_bytes") / 1073741824.0, 1);
-}
-
-/* The rounds' settings and how they ended. */
-static void put_rounds(const struct run_data *d, struct store *s)
-{
+    double bars = kv_number(&d->run, "bars"), combos = kv_number(&d->run, "combos");
+    put_count(s, "run.bars", bars);
+    put_count(s, "run.combos", combos);
+    put_count(s, "run.seed", kv_number(&d->run, "seed"));
     put_count(s, "run.rounds", kv_number(&d->run, "rounds"));
     put_count(s, "run.min_rounds", kv_number(&d->run, "min_rounds"));
     double headline = kv_number(&d->run, "headline_units");   /* absent before the plan */
     put_count(s, "run.headline_units", isnan(headline) ? (double)HEADLINE_UNITS : headline);
-    /* before the floors came first, a plan's first units came by the round
-     * of its last, HEADLINE_UNITS */
-    double floor_round = kv_number(&d->run, "floor_round");
-    put_count(s, "run.floor_round", isnan(floor_round) ? store_number(s, "run.headline_units")
-                                                       : floor_round);
     put_count(s, "run.max_rounds", kv_number(&d->run, "max_rounds"));
     put_number(s, "run.budget_s", kv_number(&d->run, "budget_s"), 0);
     put_number(s, "run.target_pct", kv_number(&d->run, "target") * 100.0, 1);
     put_number(s, "run.rounds_minutes", kv_number(&d->run, "rounds_seconds") / 60.0, 1);
     const char *why = kv_get(&d->run, "stop_reason");
     put_text(s, "run.stop_reason", why != NULL ? why : "unknown");
-}
-
-void summarize_run(const struct run_data *d, struct store *s)
-{
-    put_machine(d, s);
-    double bars = kv_number(&d->run, "bars"), combos = kv_number(&d->run, "combos");
-    put_count(s, "run.bars", bars);
-    put_count(s, "run.combos", combos);
-    put_count(s, "run.seed", kv_number(&d->run, "seed"));
-    put_rounds(d, s);
     const char *sha = kv_get(&d->run, "series_sha256");
     put_text(s, "series.sha256", sha != NULL ? sha : "unknown");
     put_text(s, "run.reduced", bars != DEFAULT_BARS || combos != DEFAULT_COMBOS ? "yes" : "no");
