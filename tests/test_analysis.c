@@ -1245,6 +1245,25 @@ static void the_state_probes_are_priced_by_pass(void **state)
             expect_estimate(keyf(key, "mech.%s.idle.away.busy.series.%s", t.client,
                                  FIELDS[f].field), over_away_passes(probe_pass, &t));
         }
+    /* a fifth of the series, over the line through one double and the
+     * series of its pass: the generator's constant in every pass it made */
+    expect_text("mech.fifth.measured", "yes");
+    double over[SYN_PASSES];
+    for (int k = 0; k < SYN_PASSES; k++)
+        over[k] = SYN_FIFTH_OVER_LINE;
+    static const char *const FIFTHS[][3] = {{"hot", "none", "busy"}, {"hot", "none", "idle"},
+                                            {"engine", "long", "busy"},
+                                            {"engine", "long", "idle"}};
+    for (size_t k = 0; k < sizeof FIFTHS / sizeof FIFTHS[0]; k++)
+        expect_estimate(keyf(key, "mech.c.%s.%s.%s.fifth.over_line", FIFTHS[k][0], FIFTHS[k][1],
+                             FIFTHS[k][2]),
+                        truth_of(over, SYN_PASSES));
+    /* the away pause echoes no one double, so its fifth has no line */
+    if (!written("mech.c.idle.away.busy.fifth.rtt_us") ||
+        written("mech.c.idle.away.busy.fifth.over_line"))
+        fail_msg("the away fifth is measured, and has no line to be set against");
+    if (written("mech.python.engine.long.busy.fifth.over_line"))
+        fail_msg("the Python client echoes no fifth, and has its price over the line");
     struct truth away = over_away_passes(stretch_pass, "away");
     expect_estimate("mech.c.idle.away.busy.series.stretch_us", away);
     expect_number("mech.away_s", away.value * 1e-6);

@@ -337,15 +337,23 @@ static void the_mechanisms_make_a_pass_per_round(void **state)
     run_bench_ok(args);
     struct csv_table t;
     load(dir, "states.csv", &t);
-    size_t per_pass[3] = {0, 0, 0};
+    size_t per_pass[3] = {0, 0, 0}, fifths[3] = {0, 0, 0};
     for (size_t i = 0; i < t.n_rows; i++) {
         long pass = atol(cell(&t, i, "pass"));
         if (pass < 1 || pass > 2)
             fail_msg("a state probe of pass %ld in a run of two rounds", pass);
         per_pass[pass]++;
+        if (atol(cell(&t, i, "floats")) == 20000 / 5) {    /* a fifth of the series */
+            fifths[pass]++;
+            assert_string_equal(cell(&t, i, "client"), "c");
+        }
     }
     assert_true(per_pass[1] > 0);
     assert_int_equal(per_pass[1], per_pass[2]);
+    /* hot and after the engine's long stretch with either partner, and
+     * after the away pause with the partner busy */
+    assert_int_equal(fifths[1], 5);
+    assert_int_equal(fifths[2], 5);
     csv_table_free(&t);
     load(dir, "faults.csv", &t);
     assert_int_equal(t.n_rows, 2 * (2 + 7));       /* passes x (python's 2 + c's 7 steps) */

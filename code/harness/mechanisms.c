@@ -39,11 +39,14 @@ static const uint64_t AWAY_NS = 1000000000u;  /* a sweep's order: the away probe
 static const char *const STATE_NAMES[N_STATES] = {"hot", "engine", "client", "idle"};
 static const char *const STRETCH_NAMES[N_STRETCHES] = {"none", "short", "long", "away"};
 
+/* What a probe echoes each way: one double, the series, or its first fifth. */
+enum payload { PAYLOAD_ONE, PAYLOAD_SERIES, PAYLOAD_FIFTH };
+
 struct cell {
     int python;                /* the Python worker's client, not the C one */
     enum state state;
     enum stretch stretch;
-    int series;                /* 1: the whole series each way; 0: one double */
+    enum payload payload;
 };
 
 static const struct cell CELLS[] = {
@@ -58,6 +61,8 @@ static const struct cell CELLS[] = {
     {1, STATE_ENGINE, STRETCH_LONG, 0},   {1, STATE_ENGINE, STRETCH_LONG, 1},
     {1, STATE_CLIENT, STRETCH_LONG, 0},   {1, STATE_CLIENT, STRETCH_LONG, 1},
     {0, STATE_IDLE, STRETCH_AWAY, 1},     {1, STATE_IDLE, STRETCH_AWAY, 1},
+    {0, STATE_HOT, STRETCH_NONE, PAYLOAD_FIFTH}, {0, STATE_ENGINE, STRETCH_LONG, PAYLOAD_FIFTH},
+    {0, STATE_IDLE, STRETCH_AWAY, PAYLOAD_FIFTH},
 };
 enum { N_CELLS = sizeof CELLS / sizeof CELLS[0] };
 
@@ -122,6 +127,13 @@ struct mech {
 };
 
 /* <<mechanisms-stretch>>, paper/67-mechanisms.md */
+/* The doubles a cell echoes each way. */
+static size_t payload_floats(const struct mech *m, const struct cell *c)
+{
+    size_t bars = m->ctx->job->n_bars;
+    return c->payload == PAYLOAD_SERIES ? bars : c->payload == PAYLOAD_FIFTH ? bars / 5 : 1;
+}
+
 /* The next bar of a stream: the series from its start, round and round. */
 static double next_close(struct mech *m)
 {
@@ -153,15 +165,15 @@ static int stretch(struct mech *m, const struct cell *c, uint64_t *ns, char *err
     *ns = 0;
     switch (c->state) {
     case STATE_HOT:                    /* the same echo just before: the curve's condition */
-        return session_echo(&m->engine[STRETCH_LONG], job->close, c->series ? job->n_bars : 1,
+        return session_echo(&m->engine[STRETCH_LONG], job->close, payload_floats(m, c),
                             m->back, NULL, err, err_size);
     case STATE_ENGINE:                 /* its engine just served: only the stretch comes between */
         /* <<an-engine-stretch-after-its-echo>>, paper/67-mechanisms.md */
-        if (session_echo(&m->engine[c->stretch], job->close, c->series ? job->n_bars : 1,
+        if (session_echo(&m->engine[c->stretch], job->close, payload_floats(m, c),
                          m->back, NULL, err, err_size) != 0)
             return -1;
         m->n_chain = 0;
-        for (int k = 0; k < (c->series ? 1 : CHAIN_CALLS); k++) {
+        for (int k = 0; k < (c->payload != PAYLOAD_ONE ? 1 : CHAIN_CALLS); k++) {
             if (engine_stretch(m, c->stretch, &t, err, err_size) != 0)
                 return -1;
             if (k == 0)
@@ -174,7 +186,7 @@ static int stretch(struct mech *m, const struct cell *c, uint64_t *ns, char *err
     case STATE_CLIENT:
     case STATE_IDLE:                   /* the engine just served: only the stretch comes between */
         /* <<a-client-or-idle-stretch-after-an-echo>>, paper/67-mechanisms.md */
-        if (session_echo(&m->engine[STRETCH_LONG], job->close, c->series ? job->n_bars : 1,
+        if (session_echo(&m->engine[STRETCH_LONG], job->close, payload_floats(m, c),
                          m->back, NULL, err, err_size) != 0)
             return -1;
         t0 = clock_ns();
@@ -276,7 +288,8 @@ static int python_probe(struct mech *m, const struct cell *c, size_t floats,
                   (json_int_t)floats, "stretch_ns",
                   (json_int_t)(c->stretch == STRETCH_AWAY ? AWAY_NS
                                                           : m->last_stretch_ns[STRETCH_LONG]),
-                  "chain", c->state == STATE_ENGINE && !c->series ? CHAIN_CALLS - 1 : 0),
+                  "chain", c->state == STATE_ENGINE && c->payload == PAYLOAD_ONE
+                               ? CHAIN_CALLS - 1 : 0),
         err, err_size);
     if (answer == NULL)
         return -1;
@@ -326,7 +339,7 @@ static int state_probe(struct mech *m, const struct cell *c, int busy, int pass,
 {
     struct call_record t;
     uint64_t stretch_ns;
-    size_t floats = c->series ? m->ctx->job->n_bars : 1;
+    size_t floats = payload_floats(m, c);
     struct session *s = &m->engine[c->state == STATE_ENGINE ? c->stretch : STRETCH_LONG];
     if (c->python ? python_probe(m, c, floats, &t, &stretch_ns, err, err_size) != 0
                   : stretch(m, c, &stretch_ns, err, err_size) != 0 ||
@@ -337,7 +350,7 @@ static int state_probe(struct mech *m, const struct cell *c, int busy, int pass,
     struct state_place at = {client, STATE_NAMES[c->state], STRETCH_NAMES[c->stretch], partner,
                              pass, order, 0};
     write_state(m, &at, floats, stretch_ns, &t);
-    if (c->state == STATE_ENGINE && !c->series) {
+    if (c->state == STATE_ENGINE && c->payload == PAYLOAD_ONE) {
         at.state = "kernel";
         write_state(m, &at, 0, m->kernel_call.compute_ns, &m->kernel_call);
         at.state = "chain";

@@ -14,22 +14,35 @@
 /* <<mechanisms-by-pass>>, paper/67-mechanisms.md */
 enum { MAX_PASSES = MAX_MECH_PASSES };   /* states.csv's pass column holds no more */
 
+/* A probe's payload: one double, the series, or its first fifth (a run's
+ * bars over five doubles; any other count above one is the series, as in
+ * a run made before the fifth). */
+enum { ONE, SERIES, FIFTH, N_PAYLOADS };
+static const char *const PAYLOADS[N_PAYLOADS] = {"one", "series", "fifth"};
+
 struct probe {
     const char *client, *state, *stretch, *partner;
-    int series;
+    int payload;
 };
+
+static double fifth_floats(const struct run_data *d)
+{
+    return floor(kv_number(&d->run, "bars") / 5.0);
+}
 
 /* The field at `field` (a time, in ns) of the probe's row in each pass, in µs. */
 static void probe_by_pass(const struct run_data *d, const struct probe *p, size_t field,
                           double by_pass[MAX_PASSES])
 {
+    double fifth = fifth_floats(d);
     for (size_t k = 0; k < MAX_PASSES; k++)
         by_pass[k] = NAN;
     for (size_t i = 0; i < d->n_states; i++) {
         const struct state_row *r = &d->states[i];
+        int payload = r->floats <= 1 ? ONE : r->floats == fifth ? FIFTH : SERIES;
         if (r->pass < 1 || r->pass >= MAX_PASSES || strcmp(r->client, p->client) != 0 ||
             strcmp(r->state, p->state) != 0 || strcmp(r->stretch, p->stretch) != 0 ||
-            strcmp(r->partner, p->partner) != 0 || (r->floats > 1) != p->series)
+            strcmp(r->partner, p->partner) != 0 || payload != p->payload)
             continue;
         by_pass[r->pass] = *(const double *)((const char *)r + field) * 1e-3;
     }
@@ -71,10 +84,33 @@ static void probe_row(struct csv_out *t, const struct probe *p, struct estimate 
     csv_out_text(t, p->state);
     csv_out_text(t, p->stretch);
     csv_out_text(t, p->partner);
-    csv_out_text(t, p->series ? "the series" : "one double");
+    static const char *const label[N_PAYLOADS] = {"one double", "the series",
+                                                  "a fifth of the series"};
+    csv_out_text(t, label[p->payload]);
     csv_out_text(t, format_estimate(buf, rtt, 1));
     csv_out_text(t, extra.n > 0 ? format_estimate(buf, extra, 1) : "");
     csv_out_end_row(t);
+}
+
+/* <<price-the-fifth-against-the-line>>, paper/67-mechanisms.md */
+static void price_the_fifth_against_the_line(const struct run_data *d, struct store *s,
+                                             const struct probe *p)
+{
+    double fifth[MAX_PASSES], one[MAX_PASSES], series[MAX_PASSES], over[MAX_PASSES];
+    double bars = kv_number(&d->run, "bars"), share = (fifth_floats(d) - 1.0) / (bars - 1.0);
+    char key[KEY_SIZE];
+    struct probe q = *p;
+    probe_by_pass(d, p, offsetof(struct state_row, rtt_ns), fifth);
+    q.payload = ONE;
+    probe_by_pass(d, &q, offsetof(struct state_row, rtt_ns), one);
+    q.payload = SERIES;
+    probe_by_pass(d, &q, offsetof(struct state_row, rtt_ns), series);
+    for (size_t k = 0; k < MAX_PASSES; k++)
+        over[k] = fifth[k] / (one[k] + share * (series[k] - one[k]));
+    struct estimate e = over_passes(over, NULL);
+    if (e.n > 0)
+        put_estimate(s, keyf(key, "mech.%s.%s.%s.%s.fifth.over_line", p->client, p->state,
+                             p->stretch, p->partner), e, 2, "passes");
 }
 
 static void summarize_probe(const struct run_data *d, struct store *s, const struct probe *p,
@@ -83,8 +119,8 @@ static void summarize_probe(const struct run_data *d, struct store *s, const str
     struct estimate rtt = {0, NAN, NAN, NAN, 0.0}, extra = rtt;
     double value[MAX_PASSES], hot[MAX_PASSES];   /* on the stack: summaries run side by side */
     char key[KEY_SIZE];
-    const char *payload = p->series ? "series" : "one";
-    struct probe h = {p->client, "hot", "none", p->partner, p->series};
+    const char *payload = PAYLOADS[p->payload];
+    struct probe h = {p->client, "hot", "none", p->partner, p->payload};
     for (size_t f = 0; f < sizeof PROBE_FIELDS / sizeof PROBE_FIELDS[0]; f++) {
         probe_by_pass(d, p, PROBE_FIELDS[f].at, value);
         struct estimate e = over_passes(value, NULL);
@@ -102,7 +138,9 @@ static void summarize_probe(const struct run_data *d, struct store *s, const str
         put_estimate(s, keyf(key, "mech.%s.%s.%s.%s.%s.extra_us", p->client, p->state,
                              p->stretch, p->partner, payload), extra, 1, "passes");
     }
-    if (rtt.n > 0 && t != NULL)
+    if (rtt.n > 0 && p->payload == FIFTH)
+        price_the_fifth_against_the_line(d, s, p);
+    if (rtt.n > 0 && t != NULL && p->payload != FIFTH)   /* the fifth: its line, below */
         probe_row(t, p, rtt, extra);
 }
 
@@ -124,15 +162,17 @@ static void summarize_states(const struct run_data *d, struct store *s)
         t = NULL;
     for (int cl = 0; cl < 2; cl++)
         for (int pa = 0; pa < 2; pa++)
-            for (int series = 0; series < 2; series++) {
+            for (int payload = 0; payload < N_PAYLOADS; payload++) {
                 summarize_probe(d, s, &(struct probe){clients[cl], "hot", "none", partners[pa],
-                                                      series}, t);
+                                                      payload}, t);
                 for (int st = 0; st < 3; st++)
                     for (int sr = 0; sr < 3; sr++)
                         summarize_probe(d, s, &(struct probe){clients[cl], states[st],
                                                               stretches[sr], partners[pa],
-                                                              series}, t);
+                                                              payload}, t);
             }
+    put_text(s, "mech.fifth.measured",
+             isfinite(store_number(s, "mech.c.engine.long.busy.fifth.over_line")) ? "yes" : "no");
     summarize_round_away(d, s, t);
     if (t != NULL)
         table_close(s, t);

@@ -157,9 +157,9 @@ static void read_primitives(const struct store *s, const struct run_data *d,
     read_round(s, mid ? "mid_series" : "series", &p->round_series);
     read_round(s, "shm_one", &p->round_shm_one);   /* made at the start alone */
     /* <<read-the-faults-spawns-and-codec>>, paper/68-model.md */
-    p->series_bytes = NAN;
+    p->series_bytes = NAN;        /* the largest payload: a probe may echo a fifth too */
     for (size_t i = 0; i < d->n_states; i++)
-        if (d->states[i].floats > 1)
+        if (d->states[i].floats > 1 && !(8.0 * (double)d->states[i].floats <= p->series_bytes))
             p->series_bytes = 8.0 * (double)d->states[i].floats;
     p->fault_us[CLIENT_NONE] = NAN;
     p->fault_us[CLIENT_C] = value_of(s, "mech.fault.c.us_per_fault");
