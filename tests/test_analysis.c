@@ -2065,6 +2065,56 @@ static void an_older_run_prices_python_calls_by_the_client_probe(void **state)
     run_data_free(&d);
 }
 
+/* The synthetic run again, with the calls of batch_unix's second sides
+ * (their first calls only, if first_only) passed through edit, summarized
+ * into the scratch folder `name`; d and s are the caller's to free. */
+static void summarize_second_sides_edited(const char *name, int first_only,
+                                          void (*edit)(struct call_row *), struct run_data *d,
+                                          struct store *s)
+{
+    char err[1024], dir[256];
+    size_t edited = 0;
+    summarize_synthetic_run();
+    if (run_data_load(d, run_dir, err, sizeof err) != 0)
+        fail_msg("the synthetic run was refused: %s", err);
+    for (size_t i = 0; i < d->n_runs; i++) {
+        const struct run_row *run = &d->runs[i];
+        if (strcmp(run->architecture, "batch_unix") != 0 || run->slot != 2)
+            continue;
+        for (size_t j = 0; j < d->n_calls; j++)
+            if (d->calls[j].run == run->run && (!first_only || d->calls[j].call == 0) &&
+                !isnan(d->calls[j].compute_ns))
+                edit(&d->calls[j]), edited++;
+    }
+    assert_true(edited > 0);
+    assert_int_equal(mkdir(scratch_path(dir, sizeof dir, name), 0777), 0);
+    store_init(s, dir);
+    s->registry = registry_dir;
+    summarize_all(d, s);
+}
+
+/* Each flag's text in the store: NULL where the flag must not be written. */
+static void expect_flags(const struct store *s, const char *const flags[][2], size_t n)
+{
+    for (size_t i = 0; i < n; i++) {
+        const struct value *flag = store_get(s, flags[i][0]);
+        if (flags[i][1] == NULL ? flag != NULL
+                                : flag == NULL || strcmp(flag->text, flags[i][1]) != 0)
+            fail_msg("%s is %s, not %s", flags[i][0], flag ? flag->text : "missing",
+                     flags[i][1] ? flags[i][1] : "missing");
+    }
+}
+
+static void half_as_slow_again(struct call_row *c)
+{
+    c->compute_ns *= 1.5;
+}
+
+static void untimed(struct call_row *c)
+{
+    c->compute_ns = NAN;
+}
+
 /* A short run can leave a row no unit whose two sides both ran at full
  * speed: here every second side of batch_unix runs its kernel half as slow
  * again, so every unit has a slowed side. The row then says it has no
@@ -2073,37 +2123,15 @@ static void an_older_run_prices_python_calls_by_the_client_probe(void **state)
 static void a_row_slowed_in_every_unit_has_no_full_speed_price(void **state)
 {
     (void)state;
-    char err[1024], dir[256];
-    summarize_synthetic_run();
+    static const char *const FLAGS[][2] = {{"model.batch_unix.full.measured", "no"},
+                                           {"model.chatty_unix.full.measured", "yes"},
+                                           {"model.full.measured", "yes"}};
     struct run_data d;
-    if (run_data_load(&d, run_dir, err, sizeof err) != 0)
-        fail_msg("the synthetic run was refused: %s", err);
-    size_t slowed = 0;
-    for (size_t i = 0; i < d.n_runs; i++) {
-        const struct run_row *run = &d.runs[i];
-        if (strcmp(run->architecture, "batch_unix") != 0 || run->slot != 2)
-            continue;
-        for (size_t j = 0; j < d.n_calls; j++)
-            if (d.calls[j].run == run->run && !isnan(d.calls[j].compute_ns))
-                d.calls[j].compute_ns *= 1.5, slowed++;
-    }
-    assert_true(slowed > 0);
-    assert_int_equal(mkdir(scratch_path(dir, sizeof dir, "slowed"), 0777), 0);
     struct store s;
-    store_init(&s, dir);
-    s.registry = registry_dir;
-    summarize_all(&d, &s);
-    const struct value *flag = store_get(&s, "model.batch_unix.full.measured");
-    assert_non_null(flag);
-    assert_string_equal(flag->text, "no");
+    summarize_second_sides_edited("slowed", 0, half_as_slow_again, &d, &s);
+    expect_flags(&s, FLAGS, sizeof FLAGS / sizeof FLAGS[0]);
     assert_null(store_get(&s, "model.batch_unix.full_ratio"));
     assert_null(store_get(&s, "model.batch_unix.full_us"));
-    flag = store_get(&s, "model.chatty_unix.full.measured");
-    assert_non_null(flag);
-    assert_string_equal(flag->text, "yes");
-    flag = store_get(&s, "model.full.measured");
-    assert_non_null(flag);
-    assert_string_equal(flag->text, "yes");
     store_free(&s);
     run_data_free(&d);
 }
@@ -2115,39 +2143,14 @@ static void a_row_slowed_in_every_unit_has_no_full_speed_price(void **state)
 static void a_row_without_both_first_calls_has_no_sides(void **state)
 {
     (void)state;
-    char err[1024], dir[256];
-    summarize_synthetic_run();
-    struct run_data d;
-    if (run_data_load(&d, run_dir, err, sizeof err) != 0)
-        fail_msg("the synthetic run was refused: %s", err);
-    size_t untimed = 0;
-    for (size_t i = 0; i < d.n_runs; i++) {
-        const struct run_row *run = &d.runs[i];
-        if (strcmp(run->architecture, "batch_unix") != 0 || run->slot != 2)
-            continue;
-        for (size_t j = 0; j < d.n_calls; j++)
-            if (d.calls[j].run == run->run && d.calls[j].call == 0)
-                d.calls[j].compute_ns = NAN, untimed++;
-    }
-    assert_true(untimed > 0);
-    assert_int_equal(mkdir(scratch_path(dir, sizeof dir, "one-side"), 0777), 0);
-    struct store s;
-    store_init(&s, dir);
-    s.registry = registry_dir;
-    summarize_all(&d, &s);
     static const char *const FLAGS[][2] = {{"first.batch_unix.sides.measured", "no"},
                                            {"first.batch_unix.slowed.measured", "no"},
                                            {"first.batch_unix.left.measured", NULL},
                                            {"first.chatty_unix.sides.measured", "yes"}};
-    for (size_t i = 0; i < sizeof FLAGS / sizeof FLAGS[0]; i++) {
-        const struct value *flag = store_get(&s, FLAGS[i][0]);
-        if (FLAGS[i][1] == NULL) {
-            assert_null(flag);
-            continue;
-        }
-        if (flag == NULL || strcmp(flag->text, FLAGS[i][1]) != 0)
-            fail_msg("%s is %s, not %s", FLAGS[i][0], flag ? flag->text : "missing", FLAGS[i][1]);
-    }
+    struct run_data d;
+    struct store s;
+    summarize_second_sides_edited("one-side", 1, untimed, &d, &s);
+    expect_flags(&s, FLAGS, sizeof FLAGS / sizeof FLAGS[0]);
     assert_null(store_get(&s, "first.batch_unix.sides_ratio"));
     store_free(&s);
     run_data_free(&d);

@@ -25,26 +25,36 @@ double quantile_sorted(const double *sorted, size_t n, double q)
 }
 
 /* <<sorting-doubles>>, paper/40-harness.md */
+/* Partitions x[lo..hi) (no NaN) three ways about a median-of-three pivot:
+ * afterwards [lo,*lt) < pivot, [*lt,*gt) equal to it, [*gt,hi) > pivot. */
+static void partition_three_ways(double *x, size_t lo, size_t hi, size_t *lt_out,
+                                 size_t *gt_out)
+{
+    double a = x[lo], b = x[lo + (hi - lo) / 2], c = x[hi - 1];
+    double pivot = a < b ? (b < c ? b : (a < c ? c : a)) : (a < c ? a : (b < c ? c : b));
+    size_t lt = lo, i = lo, gt = hi;
+    while (i < gt) {
+        double v = x[i];
+        if (v < pivot) {
+            x[i++] = x[lt];
+            x[lt++] = v;
+        } else if (v > pivot) {
+            x[i] = x[--gt];
+            x[gt] = v;
+        } else {
+            i++;
+        }
+    }
+    *lt_out = lt, *gt_out = gt;
+}
+
 /* Sorts x[lo..hi) of values with no NaN among them, three ways about a
  * median-of-three pivot, by insertion below 16 values. */
 static void sort_numbers(double *x, size_t lo, size_t hi)
 {
     while (hi - lo > 16) {
-        double a = x[lo], b = x[lo + (hi - lo) / 2], c = x[hi - 1];
-        double pivot = a < b ? (b < c ? b : (a < c ? c : a)) : (a < c ? a : (b < c ? c : b));
-        size_t lt = lo, i = lo, gt = hi;       /* [lo,lt) < pivot, [gt,hi) > pivot */
-        while (i < gt) {
-            double v = x[i];
-            if (v < pivot) {
-                x[i++] = x[lt];
-                x[lt++] = v;
-            } else if (v > pivot) {
-                x[i] = x[--gt];
-                x[gt] = v;
-            } else {
-                i++;
-            }
-        }
+        size_t lt, gt;
+        partition_three_ways(x, lo, hi, &lt, &gt);
         if (lt - lo < hi - gt) {
             sort_numbers(x, lo, lt);
             lo = gt;
@@ -80,21 +90,8 @@ void sort_doubles(double *x, size_t n)
 static void select_number(double *x, size_t lo, size_t hi, size_t k)
 {
     while (hi - lo > 16) {
-        double a = x[lo], b = x[lo + (hi - lo) / 2], c = x[hi - 1];
-        double pivot = a < b ? (b < c ? b : (a < c ? c : a)) : (a < c ? a : (b < c ? c : b));
-        size_t lt = lo, i = lo, gt = hi;
-        while (i < gt) {
-            double v = x[i];
-            if (v < pivot) {
-                x[i++] = x[lt];
-                x[lt++] = v;
-            } else if (v > pivot) {
-                x[i] = x[--gt];
-                x[gt] = v;
-            } else {
-                i++;
-            }
-        }
+        size_t lt, gt;
+        partition_three_ways(x, lo, hi, &lt, &gt);
         if (k < lt)
             hi = lt;
         else if (k >= gt)
