@@ -254,21 +254,27 @@ static double syn_hot_us(const char *client, const char *partner, int series)
 static double syn_state_extra_us(const char *state, const char *stretch)
 {
     double e = strcmp(state, "engine") == 0 ? 4.0 : strcmp(state, "client") == 0 ? 7.0 : 25.0;
-    return strcmp(stretch, "long") == 0 ? 3.0 * e : strcmp(stretch, "away") == 0 ? 10.0 * e : e;
+    return strcmp(stretch, "long") == 0    ? 3.0 * e
+         : strcmp(stretch, "sweep") == 0 ? 6.0 * e
+         : strcmp(stretch, "away") == 0  ? 10.0 * e
+                                         : e;
 }
 
 /* The stretches, µs: short, long (shorter than a sweep's kernel, so that a
- * call per sweep is priced between the long probe and the away one), and
- * the away probes' pause of a second. */
+ * call per sweep is priced between the long probe and the sweep's), the
+ * sweep's (the C client's, longer than a sweep's kernel), and the away
+ * probes' pause of a second. */
 static double syn_stretch_us(const char *stretch)
 {
     return strcmp(stretch, "short") == 0  ? 20.0
          : strcmp(stretch, "long") == 0   ? 1000.0
+         : strcmp(stretch, "sweep") == 0  ? 5000.0
          : strcmp(stretch, "away") == 0   ? 1e6
                                           : 0.0;
 }
-/* The away probes (the series, partner busy, after the idle pause) are made
- * in the first passes only, as the harness makes them. */
+/* The away probes (the series, partner busy, after the idle pause) and the
+ * sweep's (C, partner busy) are made in the first passes only, as the
+ * harness makes them. */
 enum { SYN_AWAY_PASSES = 3 };
 
 /* The fault probes' price of a first touch, µs a page, by role. */
@@ -539,6 +545,7 @@ static void syn_rows(struct synthetic_run *s)
 #define SYN_ROUND_ONE_US 90.0
 #define SYN_ROUND_SERIES_US 3000.0
 #define SYN_ROUND_SHM_US 40.0                 /* the third, one double over shared memory */
+#define SYN_ROUND_FIFTH_US 1200.0             /* the middle set's fifth, above their line */
 static double syn_round_scale(long k)
 {
     return k == 1 ? 50.0 : UNIT_SCALE[(k + 2) % SYN_ROUNDS];
@@ -551,7 +558,9 @@ static double syn_round_scale(long k)
 #define SYN_RETOUCH_EXTRA_US 0.5
 #define SYN_RETOUCH_PAGES 293                 /* the series' 1,200,000 bytes */
 /* The set halfway through a round's runs (kinds "-mid"): the retouch
- * probe and the two Unix probes, at SYN_MID_FACTOR of the start's. */
+ * probe and the two Unix probes, at SYN_MID_FACTOR of the start's, and a
+ * third, the series' first fifth (SYN_ROUND_FIFTH_US); the three take
+ * turns going first. */
 #define SYN_MID_FACTOR 0.6
 /* A retouch probe's two passes under the run after clock, of kind: the
  * first extra_us a page dearer than the second, SYN_RETOUCH_HOT_US. */
@@ -586,17 +595,21 @@ static void syn_away_probes(struct synthetic_run *s, long k, const struct syn_ro
                             const struct syn_clock *clock, int mid)
 {
     syn_retouch(s, k, next, clock, mid);
-    for (long seq = 1; seq <= (mid ? 2 : 3); seq++) {
-        int series = seq < 3 && (int)((k + seq - 1) % 2);   /* odd rounds: the series first */
+    for (long seq = 1; seq <= 3; seq++) {
+        /* at the start odd rounds send the series first, the shm probe last;
+         * in the middle one double, the series and the fifth take turns */
+        int payload = mid ? (int)((k + seq - 1) % 3) : seq < 3 ? (int)((k + seq - 1) % 2) : 0;
+        int shm = !mid && seq == 3;
         struct witness_row v;
         memset(&v, 0, sizeof v);
         snprintf(v.architecture, sizeof v.architecture, "%s", next->row->name);
-        snprintf(v.kind, sizeof v.kind, "%s%s", seq < 3 ? "away" : "away-shm", mid ? "-mid" : "");
+        snprintf(v.kind, sizeof v.kind, "%s%s", shm ? "away-shm" : "away", mid ? "-mid" : "");
         v.round = k, v.run = clock->run + 1, v.seq = seq;
-        v.floats = series ? SYN_SERIES_FLOATS : 1;
+        v.floats = payload == 2 ? SYN_SERIES_FLOATS / 5 : payload ? SYN_SERIES_FLOATS : 1;
         v.start_s = clock->t;
-        v.rtt_ns = (seq == 3 ? SYN_ROUND_SHM_US : series ? SYN_ROUND_SERIES_US : SYN_ROUND_ONE_US) *
-                   syn_round_scale(k) * (mid ? SYN_MID_FACTOR : 1.0) * 1e3;
+        v.rtt_ns = payload == 2 ? SYN_ROUND_FIFTH_US * syn_round_scale(k) * 1e3
+                 : (shm ? SYN_ROUND_SHM_US : payload ? SYN_ROUND_SERIES_US : SYN_ROUND_ONE_US) *
+                       syn_round_scale(k) * (mid ? SYN_MID_FACTOR : 1.0) * 1e3;
         v.encode_ns = 0.05 * v.rtt_ns, v.request_ns = 0.40 * v.rtt_ns;
         v.reply_ns = 0.35 * v.rtt_ns, v.decode_ns = 0.05 * v.rtt_ns;
         v.send_ns = v.receive_ns = v.wait_ns = 0.1 * v.rtt_ns;
@@ -799,7 +812,8 @@ static void syn_states(struct synthetic_run *s)
     static const char *const STATES[][2] = {{"hot", "none"},     {"engine", "short"},
                                             {"engine", "long"},  {"client", "short"},
                                             {"client", "long"},  {"idle", "short"},
-                                            {"idle", "long"},    {"idle", "away"}};
+                                            {"idle", "long"},    {"idle", "away"},
+                                            {"engine", "sweep"}};
     for (int c = 0; c < 2; c++)
         for (int p = 0; p < 2; p++)
             for (int series = 0; series < 3; series++)   /* 2: the fifth */
@@ -809,8 +823,10 @@ static void syn_states(struct synthetic_run *s)
                         if (strcmp(STATES[st][1], "away") == 0 &&
                             (p != 0 || !series || pass > SYN_AWAY_PASSES))
                             continue;          /* away: the series, partner busy, early passes */
-                        if (series == 2 && (c != 0 || (st != 0 && st != 2 && st != 7)))
-                            continue;          /* the fifth: C, hot, engine long, away */
+                        if (st == 8 && (c != 0 || p != 0 || pass > SYN_AWAY_PASSES))
+                            continue;          /* sweep: C, partner busy, early passes */
+                        if (series == 2 && (c != 0 || (st != 0 && st != 2 && st < 7)))
+                            continue;          /* the fifth: C, hot, engine long, away, sweep */
                         double q = syn_pass_scale(pass, c == 1);
                         double extra = st == 0 ? 0.0 : syn_state_extra_us(STATES[st][0],
                                                                           STATES[st][1]);
@@ -888,6 +904,9 @@ static void syn_kernel_calls(struct synthetic_run *s)
     static const char *const CALLS[][2] = {{"c", "short"}, {"c", "long"}, {"python", "long"}};
     for (size_t k = 0; k < sizeof CALLS / sizeof CALLS[0]; k++)
         for (long pass = 1; pass <= SYN_PASSES; pass++) {
+            if (k == 1 && pass <= SYN_AWAY_PASSES)   /* the sweep's: one call, no chain */
+                syn_stretch_call(s, "c", "sweep", "kernel", pass, 0,
+                                 syn_kernel_boundary_us("c", "sweep"));
             syn_stretch_call(s, CALLS[k][0], CALLS[k][1], "kernel", pass, 0,
                              syn_kernel_boundary_us(CALLS[k][0], CALLS[k][1]));
             for (size_t j = 0; j < sizeof SYN_CHAIN_SPREAD / sizeof SYN_CHAIN_SPREAD[0]; j++)

@@ -1264,6 +1264,23 @@ static void the_state_probes_are_priced_by_pass(void **state)
         fail_msg("the away fifth is measured, and has no line to be set against");
     if (written("mech.python.engine.long.busy.fifth.over_line"))
         fail_msg("the Python client echoes no fifth, and has its price over the line");
+    /* the sweep's stretch: C, partner busy, the first passes; one double,
+     * the series and the fifth over their line, and its one call's reply */
+    expect_text("mech.sweep.measured", "yes");
+    for (int series = 0; series < 2; series++)
+        for (size_t f = 0; f < sizeof FIELDS / sizeof FIELDS[0]; f++) {
+            struct probe_truth t = {"c", "engine", "sweep", "busy", series, FIELDS[f].of_rtt};
+            expect_estimate(keyf(key, "mech.c.engine.sweep.busy.%s.%s", series ? "series" : "one",
+                                 FIELDS[f].field), over_away_passes(probe_pass, &t));
+        }
+    expect_estimate("mech.c.engine.sweep.busy.fifth.over_line",
+                    truth_of(over, SYN_AWAY_PASSES));
+    expect_estimate("mech.c.engine.sweep.busy.one.stretch_us",
+                    over_away_passes(stretch_pass, "sweep"));
+    struct kernel_truth sweep = {"c", "sweep", -1.0, 0};
+    expect_estimate("mech.c.kernel.sweep.reply_over_echo_us", over_away_passes(kernel_pass, &sweep));
+    if (written("mech.c.chain.sweep.boundary_us") || written("mech.c.idle.sweep.busy.one.rtt_us"))
+        fail_msg("the sweep's stretch is one engine call, chained to none");
     struct truth away = over_away_passes(stretch_pass, "away");
     expect_estimate("mech.c.idle.away.busy.series.stretch_us", away);
     expect_number("mech.away_s", away.value * 1e-6);
@@ -1617,54 +1634,105 @@ static double away_pass_median(const char *client)
  * than the Python engine probe, "client". */
 static const char *python_probe_state = "engine";
 
-static struct probe_parts probe_parts(const char *client, const char *stretch, int series)
+static const struct probe_parts NO_PARTS = {NAN, NAN, NAN, NAN, NAN};
+
+/* payload 0: one double, 1: the series, 2: its first fifth (the C client's
+ * alone: SYN_FIFTH_OVER_LINE times the line through the other two) */
+static struct probe_parts probe_parts(const char *client, const char *stretch, int payload)
 {
-    int away = strcmp(stretch, "away") == 0;
+    int away = strcmp(stretch, "away") == 0, early = away || strcmp(stretch, "sweep") == 0;
+    if (payload == 2 && (strcmp(client, "c") != 0 || strcmp(stretch, "short") == 0))
+        return NO_PARTS;       /* the short stretch echoes no fifth */
     /* a call meets the engine probe's state (an older run's Python call, its client probe's) */
     const char *state = away ? "idle" : strcmp(client, "c") == 0 ? "engine" : python_probe_state;
-    double rtt = syn_hot_us(client, "busy", series) +
-                 (strcmp(stretch, "hot") == 0 ? 0 : syn_state_extra_us(state, stretch));
-    rtt *= away ? away_pass_median(client) : 1.0;
+    double extra = strcmp(stretch, "hot") == 0 ? 0 : syn_state_extra_us(state, stretch);
+    double one = syn_hot_us(client, "busy", 0) + extra, whole = syn_hot_us(client, "busy", 1) + extra;
+    double share = (SYN_SERIES_FLOATS / 5 - 1.0) / (SYN_SERIES_FLOATS - 1.0);
+    double rtt = payload == 2 ? SYN_FIFTH_OVER_LINE * (one + share * (whole - one))
+               : payload ? whole : one;
+    rtt *= early ? away_pass_median(client) : 1.0;
     return (struct probe_parts){rtt, 0.05 * rtt, 0.40 * rtt, 0.35 * rtt, 0.05 * rtt};
 }
 
+/* w of the way from a to b; at either end that end alone, so that a probe
+ * the run did not make (NAN) at the other end does not matter. */
 static struct probe_parts probe_between(struct probe_parts a, struct probe_parts b, double w)
 {
+    if (w <= 0)
+        return a;
+    if (w >= 1)
+        return b;
     return (struct probe_parts){a.rtt + w * (b.rtt - a.rtt), a.encode + w * (b.encode - a.encode),
                                 a.request + w * (b.request - a.request),
                                 a.reply + w * (b.reply - a.reply),
                                 a.decode + w * (b.decode - a.decode)};
 }
 
-/* Where a kernel of c µs lies between the stretches (the engine's, timed by
- * pass; C's pass factors' median is 1): 0 short, 1 long, on a log scale. */
-static double stretch_weight(double c)
+/* A stretch's length as the engine timed it (the median of its passes'). */
+static double stretch_len(const char *stretch)
 {
-    double lo = syn_stretch_us("short"), hi = syn_stretch_us("long");
+    int early = strcmp(stretch, "away") == 0 || strcmp(stretch, "sweep") == 0;
+    return syn_stretch_us(stretch) * (early ? away_pass_median("c") : 1.0);
+}
+
+static double log_between(double c, double lo, double hi)
+{
     return c <= lo ? 0 : c >= hi ? 1 : log(c / lo) / log(hi / lo);
 }
 
-/* The probe of one double after a kernel of c µs: Python's calls all follow
- * a long kernel, so its short probe is its hot echo. */
-static struct probe_parts one_after(const char *client, double c)
+/* The stretches a client's probes follow, shortest first: Python's calls
+ * all follow a long kernel, so its short probe is its hot echo; the C
+ * client's longest is the sweep's. */
+static int stretches_of(const char *client, const char *names[3])
 {
-    const char *shortest = strcmp(client, "python") == 0 ? "hot" : "short";
-    return probe_between(probe_parts(client, shortest, 0), probe_parts(client, "long", 0),
-                         stretch_weight(c));
+    int c = strcmp(client, "c") == 0;
+    names[0] = c ? "short" : "hot", names[1] = "long", names[2] = "sweep";
+    return c ? 3 : 2;
 }
 
-/* The series after a kernel of c µs: between the stretches' probes, and
- * past the long stretch between it and the away probe (the C client's
- * pause, median over the away passes). */
+/* A payload's probe after a kernel of c µs: between the two stretches it
+ * lies between, on a log scale, held at the longest, and past the longest
+ * between it and the away probe when `toward_away`. */
+static struct probe_parts payload_after(const char *client, double c, int payload,
+                                        int toward_away)
+{
+    const char *names[3];
+    int n = stretches_of(client, names), k = n == 3 && c > stretch_len("long") ? 1 : 0;
+    double last = stretch_len(names[n - 1]), away = stretch_len("away");
+    if (toward_away && c > last)
+        return probe_between(probe_parts(client, names[n - 1], payload),
+                             probe_parts(client, "away", payload), log_between(c, last, away));
+    double lo = k == 0 ? syn_stretch_us("short") : stretch_len("long");
+    return probe_between(probe_parts(client, names[k], payload),
+                         probe_parts(client, names[k + 1], payload),
+                         log_between(c, lo, stretch_len(names[k + 1])));
+}
+
+static struct probe_parts one_after(const char *client, double c)
+{
+    return payload_after(client, c, 0, 0);
+}
+
 static struct probe_parts series_after(const char *client, double c)
 {
-    double hi = syn_stretch_us("long"), away = syn_stretch_us("away") * away_pass_median("c");
-    if (c > hi)
-        return probe_between(probe_parts(client, "long", 1), probe_parts(client, "away", 1),
-                             c < away ? log(c / hi) / log(away / hi) : 1.0);
-    const char *shortest = strcmp(client, "python") == 0 ? "hot" : "short";
-    return probe_between(probe_parts(client, shortest, 1), probe_parts(client, "long", 1),
-                         stretch_weight(c));
+    return payload_after(client, c, 1, 1);
+}
+
+static struct probe_parts fifth_after(const char *client, double c)
+{
+    return payload_after(client, c, 2, 1);
+}
+
+/* What b bytes each way cost over one double on the line through the
+ * probes' one double, fifth and series (straight where no fifth). */
+static double along(double x1, double x5, double xs, double b)
+{
+    double b5 = 8.0 * (SYN_SERIES_FLOATS / 5), bs = 8.0 * SYN_SERIES_FLOATS;
+    if (b <= 8)
+        return 0;
+    if (!isfinite(x5))
+        return (xs - x1) * (b - 8) / (bs - 8);
+    return b <= b5 ? (x5 - x1) * (b - 8) / (b5 - 8) : (x5 - x1) + (xs - x5) * (b - b5) / (bs - b5);
 }
 
 static const char *client_of(const struct syn_row *r)
@@ -1677,11 +1745,23 @@ static const char *client_of(const struct syn_row *r)
  * client's short probe is its hot echo, which follows no kernel. */
 static double kernel_reply_truth(const char *client, const char *stretch);
 
+/* The sweep's stretch call's reply over the echo's after it: one call a
+ * pass, in the first passes. */
+static double sweep_reply_truth(void)
+{
+    struct kernel_truth t = {"c", "sweep", -1.0, 0};
+    return over_away_passes(kernel_pass, &t).value;
+}
+
 /* The reply after a kernel of c µs, over the echo's: between the stretches'. */
 static double reply_after(const char *client, double c)
 {
-    double lo = strcmp(client, "python") == 0 ? 0 : kernel_reply_truth(client, "short");
-    return lo + stretch_weight(c) * (kernel_reply_truth(client, "long") - lo);
+    int py = strcmp(client, "python") == 0;
+    double lo = py ? 0 : kernel_reply_truth(client, "short"), hi = kernel_reply_truth(client, "long");
+    if (!py && c > stretch_len("long"))
+        return hi + log_between(c, stretch_len("long"), stretch_len("sweep")) *
+                        (sweep_reply_truth() - hi);
+    return lo + log_between(c, syn_stretch_us("short"), stretch_len("long")) * (hi - lo);
 }
 
 /* The model's price of a one-double crossing after row r's kernel: the
@@ -1802,7 +1882,8 @@ static int expect_full_speed(const struct syn_row *r, double predicted, double *
 static struct probe_parts round_probe(int probe)
 {
     static const double US[] = {SYN_ROUND_ONE_US * SYN_MID_FACTOR,
-                                SYN_ROUND_SERIES_US * SYN_MID_FACTOR, SYN_ROUND_SHM_US};
+                                SYN_ROUND_SERIES_US * SYN_MID_FACTOR, SYN_ROUND_SHM_US,
+                                SYN_ROUND_FIFTH_US};
     double q[SYN_ROUNDS - 1];
     for (long k = 2; k <= SYN_ROUNDS; k++)
         q[k - 2] = syn_round_scale(k);
@@ -1852,22 +1933,26 @@ static void model_terms_at(const struct syn_row *r, double first, double term[N_
     const struct arch_row *a = r->row;
     int spawns = a->transport == TRANSPORT_SPAWN;
     const char *client = client_of(r);
-    double series_bytes = 8.0 * SYN_SERIES_FLOATS, c = r->compute_us, left = left_us(r);
+    double c = r->compute_us, left = left_us(r);
     struct probe_parts one = one_after(client, c), rep = series_after(client, c);
+    struct probe_parts rep5 = fifth_after(client, c);
     struct probe_parts one_req = probe_between(one_after(client, left), round_probe(0), first);
     struct probe_parts req = probe_between(series_after(client, left), round_probe(1), first);
+    struct probe_parts req5 = probe_between(fifth_after(client, left), round_probe(3), first);
     /* a first call over shared memory meets its own lane's away probe,
      * which holds that lane's floor */
     int shm = a->transport == TRANSPORT_SHM_FUTEX;
     struct probe_parts state = probe_between(one, round_probe(shm ? 2 : 0), first);
     double out = r->request_bytes - 4, back = r->reply_bytes - 4, each_way = (out + back) / 2;
-    double span = series_bytes - 8;
-    double per_out = (req.encode + req.request - one_req.encode - one_req.request) / span;
-    double per_back = (rep.reply + rep.decode - one.reply - one.decode) / span;
     term[0] = spawns ? 0 : state.rtt;
     term[1] = spawns ? 0 : (1 - first) * reply_after(client, c);
-    term[2] = spawns ? 0 : fmax(out - 8, 0) * per_out + fmax(back - 8, 0) * per_back +
-                           out * req.decode / series_bytes + back * rep.encode / series_bytes;
+    term[2] = spawns ? 0
+                     : along(one_req.encode + one_req.request, req5.encode + req5.request,
+                             req.encode + req.request, out) +
+                           along(one.reply + one.decode, rep5.reply + rep5.decode,
+                                 rep.reply + rep.decode, back) +
+                           along(one_req.decode, req5.decode, req.decode, out) +
+                           along(one.encode, rep5.encode, rep.encode, back);
     term[3] = spawns ? fitted_echo_us("pipe", "raw", each_way) - fitted_echo_us("unix", "raw", each_way)
             : a->transport != TRANSPORT_UNIX
                 ? fitted_echo_us(transport_name(a->transport), "protocol", each_way) -
@@ -2183,7 +2268,8 @@ static double constant(const struct syn_row *r, long k, const void *x)
  * double over shared memory. */
 static struct truth round_truth(int probe, double share)
 {
-    static const double US[] = {SYN_ROUND_ONE_US, SYN_ROUND_SERIES_US, SYN_ROUND_SHM_US};
+    static const double US[] = {SYN_ROUND_ONE_US, SYN_ROUND_SERIES_US, SYN_ROUND_SHM_US,
+                                SYN_ROUND_FIFTH_US};
     double q[SYN_ROUNDS - 1];
     for (long k = 2; k <= SYN_ROUNDS; k++)
         q[k - 2] = US[probe] * syn_round_scale(k) * share;
@@ -2486,6 +2572,10 @@ static void the_first_calls_and_the_rounds_away_probes(void **state)
             struct truth t = round_truth(probe, SHARE[k] * SYN_MID_FACTOR);
             expect_estimate(keyf(key, "mech.round.%s.%s_us", MID[probe], FIELDS[k]), t);
         }
+    /* and its fifth, whichever place it took */
+    for (int k = 0; k < 5; k++)
+        expect_estimate(keyf(key, "mech.round.mid_fifth.%s_us", FIELDS[k]),
+                        round_truth(3, SHARE[k]));
     for (long k = 2; k <= SYN_ROUNDS; k++)
         q[k - 2] = SYN_MID_FACTOR;
     expect_text("mech.round.mid.measured", "yes");

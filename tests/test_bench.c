@@ -351,9 +351,9 @@ static void the_mechanisms_make_a_pass_per_round(void **state)
     assert_true(per_pass[1] > 0);
     assert_int_equal(per_pass[1], per_pass[2]);
     /* hot and after the engine's long stretch with either partner, and
-     * after the away pause with the partner busy */
-    assert_int_equal(fifths[1], 5);
-    assert_int_equal(fifths[2], 5);
+     * after the away pause and the sweep's stretch with the partner busy */
+    assert_int_equal(fifths[1], 6);
+    assert_int_equal(fifths[2], 6);
     csv_table_free(&t);
     load(dir, "faults.csv", &t);
     assert_int_equal(t.n_rows, 2 * (2 + 7));       /* passes x (python's 2 + c's 7 steps) */

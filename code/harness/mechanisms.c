@@ -27,17 +27,19 @@
 
 /* <<mechanisms-constants>>, paper/67-mechanisms.md */
 enum {
-    AWAY_PASSES = 6,           /* the passes (rounds) that also make the away probes */
+    AWAY_PASSES = 6,           /* the passes (rounds) that also make the away and sweep cells */
     CHAIN_CALLS = 4,           /* an engine stretch's calls, back to back, before a double's echo */
     FAULT_PAGES = 2048,        /* 8 MiB per fault probe */
     PAGE_BYTES = 4096,
 };
 
 enum state { STATE_HOT, STATE_ENGINE, STATE_CLIENT, STATE_IDLE, N_STATES };
-enum stretch { STRETCH_NONE, STRETCH_SHORT, STRETCH_LONG, STRETCH_AWAY, N_STRETCHES };
+enum stretch { STRETCH_NONE, STRETCH_SHORT, STRETCH_LONG, STRETCH_AWAY, STRETCH_SWEEP,
+               N_STRETCHES };
 static const uint64_t AWAY_NS = 1000000000u;  /* a sweep's order: the away probes' pause */
 static const char *const STATE_NAMES[N_STATES] = {"hot", "engine", "client", "idle"};
-static const char *const STRETCH_NAMES[N_STRETCHES] = {"none", "short", "long", "away"};
+static const char *const STRETCH_NAMES[N_STRETCHES] = {"none", "short", "long", "away",
+                                                        "sweep"};
 
 /* What a probe echoes each way: one double, the series, or its first fifth. */
 enum payload { PAYLOAD_ONE, PAYLOAD_SERIES, PAYLOAD_FIFTH };
@@ -63,6 +65,8 @@ static const struct cell CELLS[] = {
     {0, STATE_IDLE, STRETCH_AWAY, 1},     {1, STATE_IDLE, STRETCH_AWAY, 1},
     {0, STATE_HOT, STRETCH_NONE, PAYLOAD_FIFTH}, {0, STATE_ENGINE, STRETCH_LONG, PAYLOAD_FIFTH},
     {0, STATE_IDLE, STRETCH_AWAY, PAYLOAD_FIFTH},
+    {0, STATE_ENGINE, STRETCH_SWEEP, 0},  {0, STATE_ENGINE, STRETCH_SWEEP, 1},
+    {0, STATE_ENGINE, STRETCH_SWEEP, PAYLOAD_FIFTH},
 };
 enum { N_CELLS = sizeof CELLS / sizeof CELLS[0] };
 
@@ -120,6 +124,7 @@ struct mech {
     struct partner partner;
     int cpus[2];
     double *back;
+    struct combo_result *results;          /* an engine stretch's, one a combination */
     struct mt19937 mt;                     /* the passes' orders */
     struct call_record kernel_call;        /* the last engine stretch's own call */
     struct call_record chain[CHAIN_CALLS - 1];   /* ... and the calls that followed it */
@@ -140,18 +145,28 @@ static double next_close(struct mech *m)
     return m->ctx->job->close[m->bar++ % m->ctx->job->n_bars];
 }
 
+/* The engine that makes stretch s: the short one its own, the others the long one. */
+static struct session *engine_of(struct mech *m, enum stretch s)
+{
+    return &m->engine[s == STRETCH_SHORT ? STRETCH_SHORT : STRETCH_LONG];
+}
+
 /* One call carrying an engine stretch: the long engine's middle
- * combination over its series, or the short one's next bar. */
+ * combination over its series, a fifth of the combinations over it (the
+ * work of a sweep over a fifth of the bars), or the short one's next bar. */
 static int engine_stretch(struct mech *m, enum stretch s, struct call_record *t, char *err,
                           size_t err_size)
 {
     const struct sweep_job *job = m->ctx->job;
-    struct combo_result result;
-    return s == STRETCH_LONG
-               ? session_sweep_loaded(&m->engine[STRETCH_LONG], &job->params[job->n_combos / 2],
-                                      1, &result, t, err, err_size)
-               : session_stream_bar(&m->engine[STRETCH_SHORT], next_close(m), job->n_combos, t,
+    if (s == STRETCH_SWEEP)           /* at least one, in a grid of fewer than five */
+        return session_sweep_loaded(engine_of(m, s), job->params,
+                                    job->n_combos >= 5 ? job->n_combos / 5 : 1, m->results, t,
                                     err, err_size);
+    return s == STRETCH_LONG
+               ? session_sweep_loaded(engine_of(m, s), &job->params[job->n_combos / 2], 1,
+                                      m->results, t, err, err_size)
+               : session_stream_bar(engine_of(m, s), next_close(m), job->n_combos, t, err,
+                                    err_size);
 }
 
 static int stretch(struct mech *m, const struct cell *c, uint64_t *ns, char *err,
@@ -169,11 +184,12 @@ static int stretch(struct mech *m, const struct cell *c, uint64_t *ns, char *err
                             m->back, NULL, err, err_size);
     case STATE_ENGINE:                 /* its engine just served: only the stretch comes between */
         /* <<an-engine-stretch-after-its-echo>>, paper/67-mechanisms.md */
-        if (session_echo(&m->engine[c->stretch], job->close, payload_floats(m, c),
+        if (session_echo(engine_of(m, c->stretch), job->close, payload_floats(m, c),
                          m->back, NULL, err, err_size) != 0)
             return -1;
         m->n_chain = 0;
-        for (int k = 0; k < (c->payload != PAYLOAD_ONE ? 1 : CHAIN_CALLS); k++) {
+        for (int k = 0; k < (c->payload != PAYLOAD_ONE || c->stretch == STRETCH_SWEEP ? 1 : CHAIN_CALLS);
+             k++) {
             if (engine_stretch(m, c->stretch, &t, err, err_size) != 0)
                 return -1;
             if (k == 0)
@@ -233,7 +249,8 @@ static int mech_open(struct mech *m, char *err, size_t err_size)
     if (placement_duet_cpus(m->cpus) != 0)
         m->cpus[0] = m->cpus[1] = current_cpu();    /* one CPU: the partner shares it */
     m->back = malloc(job->n_bars * sizeof *m->back);
-    if (m->back == NULL)
+    m->results = malloc(job->n_combos * sizeof *m->results);
+    if (m->back == NULL || m->results == NULL)
         return set_error(err, err_size, "out of memory for an echo");
     m->positions = malloc(job->n_combos * sizeof *m->positions);
     if (m->positions == NULL || stream_open(&m->stream, job->params, job->n_combos) != 0)
@@ -274,6 +291,7 @@ static void mech_close(struct mech *m)
     free(m->positions);
     sweep_workspace_free(&m->ws);
     free(m->back);
+    free(m->results);
     pin_this_thread(CPU_ANY);
 }
 
@@ -340,7 +358,7 @@ static int state_probe(struct mech *m, const struct cell *c, int busy, int pass,
     struct call_record t;
     uint64_t stretch_ns;
     size_t floats = payload_floats(m, c);
-    struct session *s = &m->engine[c->state == STATE_ENGINE ? c->stretch : STRETCH_LONG];
+    struct session *s = engine_of(m, c->state == STATE_ENGINE ? c->stretch : STRETCH_LONG);
     if (c->python ? python_probe(m, c, floats, &t, &stretch_ns, err, err_size) != 0
                   : stretch(m, c, &stretch_ns, err, err_size) != 0 ||
                         session_echo(s, m->ctx->job->close, floats, m->back, &t, err,
@@ -467,6 +485,14 @@ static int fault_probe(struct mech *m, int python, int pass, int order, char *er
 }
 
 /* <<mechanisms-pass>>, paper/67-mechanisms.md */
+/* Whether cell c is made in this pass beside this partner: the long
+ * cells only in the first passes, beside a busy one. */
+static int made_now(const struct cell *c, int busy, int pass)
+{
+    int long_cell = c->stretch == STRETCH_AWAY || c->stretch == STRETCH_SWEEP;
+    return !long_cell || (busy && pass <= AWAY_PASSES);
+}
+
 static int mech_pass(struct mech *m, struct mt19937 *mt, int pass, char *err, size_t err_size)
 {
     int first_partner = (int)random_below(mt, 2), status = 0;
@@ -477,7 +503,7 @@ static int mech_pass(struct mech *m, struct mt19937 *mt, int pass, char *err, si
         size_t order[N_CELLS];
         random_order(mt, order, N_CELLS);
         for (size_t i = 0; status == 0 && i < N_CELLS; i++)
-            if (CELLS[order[i]].stretch != STRETCH_AWAY || (busy && pass <= AWAY_PASSES))
+            if (made_now(&CELLS[order[i]], busy, pass))
                 status = state_probe(m, &CELLS[order[i]], busy, pass, (int)i + 1, err,
                                      err_size);
         if (busy)

@@ -35,7 +35,7 @@ struct row_record {
     int planned;                       /* the units the plan wants of it */
 };
 
-enum { N_AWAY_PROBES = 3 };            /* one double and the series by Unix; one by shm */
+enum { N_AWAY_PROBES = 4 };            /* one double, the series, a fifth by Unix; one by shm */
 enum { AT_START, AT_MIDDLE, N_PROBE_TIMES };   /* when in a round a set of them is made */
 
 struct schedule {
@@ -165,22 +165,29 @@ static void warm_up(struct schedule *sc, struct row_record *r)
 }
 
 /* <<probe-the-state-a-round-leaves>>, paper/42-pairs.md */
-/* The away probes: the Unix ones take turns going first; the one over
- * shared memory comes last, so that they meet what they always met. */
+/* The away probes, each on a connection of its own. */
+enum away_payload { AWAY_ONE, AWAY_SERIES, AWAY_FIFTH };
 static const struct away_probe {
     const char *name, *kind;
     enum transport transport;
-    int series;                        /* the series each way; 0: one double */
-} AWAY[N_AWAY_PROBES] = {{"away-one", "away", TRANSPORT_UNIX, 0},
-                         {"away-series", "away", TRANSPORT_UNIX, 1},
-                         {"away-shm", "away-shm", TRANSPORT_SHM_FUTEX, 0}};
+    enum away_payload payload;         /* what it echoes each way */
+} AWAY[N_AWAY_PROBES] = {{"away-one", "away", TRANSPORT_UNIX, AWAY_ONE},
+                         {"away-series", "away", TRANSPORT_UNIX, AWAY_SERIES},
+                         {"away-shm", "away-shm", TRANSPORT_SHM_FUTEX, AWAY_ONE},
+                         {"away-fifth", "away", TRANSPORT_UNIX, AWAY_FIFTH}};
 
-/* The sets: at a round's start all three, halfway through its runs the
- * two over Unix sockets; a kind is the probe's kind and the time's suffix. */
+/* The sets: at a round's start the one double and the series by Unix,
+ * taking turns to go first, then the one over shared memory, so that
+ * they meet what they always met; halfway through its runs the three over
+ * Unix sockets, each first in one round of three. A kind is the probe's
+ * kind and the time's suffix. */
+enum { MAX_SET_PROBES = 3 };
 static const struct probe_time {
     const char *suffix;
-    int probes;                        /* AWAY's first ones the set makes */
-} PROBE_TIMES[N_PROBE_TIMES] = {{"", N_AWAY_PROBES}, {"-mid", 2}};
+    int probes;                        /* how many of `which` the set makes */
+    int turns;                         /* its first `turns` take turns going first */
+    int which[MAX_SET_PROBES];         /* indices into AWAY */
+} PROBE_TIMES[N_PROBE_TIMES] = {{"", 3, 2, {0, 1, 2}}, {"-mid", 3, 3, {0, 1, 3}}};
 
 enum { RETOUCH_PAGE = 4096 };
 
@@ -202,7 +209,8 @@ static void open_away_probes(struct schedule *sc)
     for (int at = 0; at < N_PROBE_TIMES; at++) {
         sc->away_pages[at] = retouch_buffer(sc);
         sc->away_back[at] = malloc(sc->job->n_bars * sizeof *sc->away_back[at]);
-        for (int k = 0; k < PROBE_TIMES[at].probes && sc->away_back[at] != NULL; k++) {
+        for (int j = 0; j < PROBE_TIMES[at].probes && sc->away_back[at] != NULL; j++) {
+            int k = PROBE_TIMES[at].which[j];
             char name[32];             /* the socket's, unique in the run */
             snprintf(name, sizeof name, "%s%s", AWAY[k].name, PROBE_TIMES[at].suffix);
             struct session_options o = {AWAY[k].transport, name, NULL, NULL, 0, 1, NULL, NULL};
@@ -259,18 +267,27 @@ static void probe_retouch(struct schedule *sc, int round, const struct row_recor
     retouch_twice(sc, round, next, kind, sc->away_pages[at]);
 }
 
+/* The doubles an away probe echoes each way. */
+static size_t away_floats(const struct schedule *sc, const struct away_probe *p)
+{
+    size_t bars = sc->job->n_bars;
+    return p->payload == AWAY_SERIES ? bars : p->payload == AWAY_FIFTH ? bars / 5 : 1;
+}
+
 /* A set of the round's away probes, before the run of next (numbered next). */
 static void probe_away(struct schedule *sc, int round, const struct row_record *next, int at)
 {
     int cpu = sc->can_duet ? sc->duet_cpus[(round + 1) % 2] : CPU_ANY;
     pin_this_thread(cpu);                    /* a duet side's place: one CPU */
-    for (int k = 0; k < PROBE_TIMES[at].probes; k++)
-        if (sc->away_open[at][k] && sc->away[at][k].pid > 0)
-            pin_process(sc->away[at][k].pid, cpu);
+    const struct probe_time *set = &PROBE_TIMES[at];
+    for (int j = 0; j < set->probes; j++)
+        if (sc->away_open[at][set->which[j]] && sc->away[at][set->which[j]].pid > 0)
+            pin_process(sc->away[at][set->which[j]].pid, cpu);
     probe_retouch(sc, round, next, at);
-    for (int i = 0; i < PROBE_TIMES[at].probes; i++) {
-        int k = i < 2 ? (round + i) % 2 : i;   /* odd rounds: the series first */
-        size_t floats = AWAY[k].series ? sc->job->n_bars : 1;
+    for (int i = 0; i < set->probes; i++) {
+        /* at the start, odd rounds send the series first */
+        int k = set->which[i < set->turns ? (round + i) % set->turns : i];
+        size_t floats = away_floats(sc, &AWAY[k]);
         struct call_record t;
         char err[ERR_SIZE], kind[32];
         uint64_t began = clock_ns();

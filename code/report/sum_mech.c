@@ -30,16 +30,21 @@ static double fifth_floats(const struct run_data *d)
     return floor(kv_number(&d->run, "bars") / 5.0);
 }
 
+/* The payload of an echo of `floats` doubles each way. */
+static int payload_of(const struct run_data *d, double floats)
+{
+    return floats <= 1 ? ONE : floats == fifth_floats(d) ? FIFTH : SERIES;
+}
+
 /* The field at `field` (a time, in ns) of the probe's row in each pass, in µs. */
 static void probe_by_pass(const struct run_data *d, const struct probe *p, size_t field,
                           double by_pass[MAX_PASSES])
 {
-    double fifth = fifth_floats(d);
     for (size_t k = 0; k < MAX_PASSES; k++)
         by_pass[k] = NAN;
     for (size_t i = 0; i < d->n_states; i++) {
         const struct state_row *r = &d->states[i];
-        int payload = r->floats <= 1 ? ONE : r->floats == fifth ? FIFTH : SERIES;
+        int payload = payload_of(d, r->floats);
         if (r->pass < 1 || r->pass >= MAX_PASSES || strcmp(r->client, p->client) != 0 ||
             strcmp(r->state, p->state) != 0 || strcmp(r->stretch, p->stretch) != 0 ||
             strcmp(r->partner, p->partner) != 0 || payload != p->payload)
@@ -152,7 +157,7 @@ static void summarize_states(const struct run_data *d, struct store *s)
 {
     static const char *const clients[] = {"c", "python"};
     static const char *const states[] = {"engine", "client", "idle"};
-    static const char *const stretches[] = {"short", "long", "away"};
+    static const char *const stretches[] = {"short", "long", "away", "sweep"};
     static const char *const partners[] = {"busy", "idle"};
     static const char *const header[] = {"Client", "After", "Stretch", "Other CPU", "Echo of",
                                          "Round trip (µs) [95% interval]",
@@ -166,13 +171,15 @@ static void summarize_states(const struct run_data *d, struct store *s)
                 summarize_probe(d, s, &(struct probe){clients[cl], "hot", "none", partners[pa],
                                                       payload}, t);
                 for (int st = 0; st < 3; st++)
-                    for (int sr = 0; sr < 3; sr++)
+                    for (int sr = 0; sr < 4; sr++)
                         summarize_probe(d, s, &(struct probe){clients[cl], states[st],
                                                               stretches[sr], partners[pa],
                                                               payload}, t);
             }
     put_text(s, "mech.fifth.measured",
              isfinite(store_number(s, "mech.c.engine.long.busy.fifth.over_line")) ? "yes" : "no");
+    put_text(s, "mech.sweep.measured",
+             isfinite(store_number(s, "mech.c.engine.sweep.busy.fifth.over_line")) ? "yes" : "no");
     summarize_round_away(d, s, t);
     if (t != NULL)
         table_close(s, t);
@@ -191,13 +198,14 @@ static const struct probe_field ROUND_FIELDS[] = {
 /* The rounds' away probes: the witnesses' kind, the payload, the key's name. */
 static const struct round_probe {
     const char *kind;
-    int series;
+    int payload;
     const char *name, *stretch;        /* in the keys, and in the table */
-} ROUND_PROBES[] = {{"away", 0, "one", "round"},
-                    {"away", 1, "series", "round"},
-                    {"away-shm", 0, "shm_one", "round (shm)"},
-                    {"away-mid", 0, "mid_one", "mid-round"},
-                    {"away-mid", 1, "mid_series", "mid-round"}};
+} ROUND_PROBES[] = {{"away", ONE, "one", "round"},
+                    {"away", SERIES, "series", "round"},
+                    {"away-shm", ONE, "shm_one", "round (shm)"},
+                    {"away-mid", ONE, "mid_one", "mid-round"},
+                    {"away-mid", SERIES, "mid_series", "mid-round"},
+                    {"away-mid", FIFTH, "mid_fifth", "mid-round"}};
 
 static void summarize_round_away(const struct run_data *d, struct store *s, struct csv_out *t)
 {
@@ -212,7 +220,7 @@ static void summarize_round_away(const struct run_data *d, struct store *s, stru
                 const struct witness_row *w = &d->witnesses[i];
                 double x = *(const double *)((const char *)w + ROUND_FIELDS[f].at);
                 if (strcmp(w->kind, rp->kind) == 0 && w->round >= 2 &&
-                    (w->floats > 1) == rp->series && isfinite(x))
+                    payload_of(d, w->floats) == rp->payload && isfinite(x))
                     doubles_push(&v, x * 1e-3);
             }
             struct estimate e = doubles_estimate(&v);
@@ -224,7 +232,7 @@ static void summarize_round_away(const struct run_data *d, struct store *s, stru
             doubles_free(&v);
         }
         if (rtt.n > 0 && t != NULL)
-            probe_row(t, &(struct probe){"c", "idle", rp->stretch, "idle", rp->series}, rtt,
+            probe_row(t, &(struct probe){"c", "idle", rp->stretch, "idle", rp->payload}, rtt,
                       (struct estimate){0, NAN, NAN, NAN, 0.0});
     }
     if (rounds > 0)
@@ -263,12 +271,13 @@ static void calls_by_pass(const struct run_data *d, const struct probe *p, size_
 
 static void summarize_kernel_calls(const struct run_data *d, struct store *s)
 {
-    static const char *const clients[] = {"c", "python"}, *const stretches[] = {"short", "long"};
+    static const char *const clients[] = {"c", "python"};
+    static const char *const stretches[] = {"short", "long", "sweep"};
     static const char *const kinds[] = {"kernel", "chain"};
     double v[MAX_PASSES], echo[MAX_PASSES];
     char key[KEY_SIZE];
     for (int cl = 0; cl < 2; cl++)
-        for (int sr = 0; sr < 2; sr++)
+        for (int sr = 0; sr < 3; sr++)
             for (int kd = 0; kd < 2; kd++) {
                 const char *c = clients[cl], *st = stretches[sr], *kind = kinds[kd];
                 struct probe k = {c, kind, st, "busy", 0};
@@ -339,12 +348,16 @@ static void summarize_retouch(const struct run_data *d, struct store *s)
 }
 
 /* <<mechanisms-the-middle-of-a-round>>, paper/67-mechanisms.md */
-/* The series away probe's row of a set in a round: seq 1 in odd rounds
- * (the series first), 2 in even ones. */
+/* The series away probe's row of a set in a round, whatever its place. */
 static const struct witness_row *series_probe(const struct run_data *d, const char *kind,
                                               long round)
 {
-    return witness_of(d, kind, round, round % 2 == 1 ? 1 : 2);
+    for (size_t i = 0; i < d->n_witnesses; i++) {
+        const struct witness_row *w = &d->witnesses[i];
+        if (strcmp(w->kind, kind) == 0 && w->round == round && payload_of(d, w->floats) == SERIES)
+            return w;
+    }
+    return NULL;
 }
 
 static void summarize_middle(const struct run_data *d, struct store *s)

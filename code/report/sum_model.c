@@ -20,19 +20,24 @@ struct probe_phases {
     double rtt, encode, request, reply, decode;
 };
 
+/* The engine's stretches the probes follow: short, long, and the sweep's
+ * (a fifth's sweep of work: the C client's, in a run that made it). */
+enum { N_POINTS = 3 };
+
 struct primitives {
-    double stretch_us[2];              /* short and long stretches, as the engine timed them */
+    double stretch_us[N_POINTS];       /* the stretches, as the engine timed them */
     /* the probe after each stretch that a call of each client meets, partner busy, by
-     * client (enum arch_client): the `engine` probe (an older run's Python: `client`) */
-    struct probe_phases one[3][2], series[3][2];
+     * client (enum arch_client): the `engine` probe (an older run's Python: `client`);
+     * one double, a fifth of the series (NAN where none) and the series */
+    struct probe_phases one[3][N_POINTS], fifth[3][N_POINTS], series[3][N_POINTS];
     /* what the reply of the call that carried each stretch cost over the
      * reply of the echo after it, by client: the reply after a kernel */
-    double kernel_reply[3][2];
+    double kernel_reply[3][N_POINTS];
     double away_us;                    /* the away probes' pause, as the client timed it */
-    struct probe_phases away[3];       /* the series after it, by client */
-    struct probe_phases round_one, round_series;   /* the rounds' away probes (C) */
+    struct probe_phases away[3], away_fifth[3];    /* the series and fifth after it */
+    struct probe_phases round_one, round_fifth, round_series;   /* the rounds' (C) */
     struct probe_phases round_shm_one; /* ... and the one over shared memory */
-    double series_bytes;               /* the series echo's payload, each way */
+    double fifth_bytes, series_bytes;  /* the fifth's and the series' payload, each way */
     double fault_us[3];                /* first-touch price by client (enum arch_client) */
     double engine_fault_us;            /* ... and the engine's */
     double exit_us;                    /* a process started, loaded and ended */
@@ -75,17 +80,18 @@ static void read_hot(const struct store *s, const char *client, const char *payl
                                   fields[f]));
 }
 
-static void read_away(const struct store *s, const char *client, struct probe_phases *out)
+static void read_away(const struct store *s, const char *client, const char *payload,
+                      struct probe_phases *out)
 {
     char key[KEY_SIZE];
     static const char *const fields[] = {"rtt", "encode", "request", "reply", "decode"};
     double *at[] = {&out->rtt, &out->encode, &out->request, &out->reply, &out->decode};
     for (int f = 0; f < 5; f++)
-        *at[f] = value_of(s, keyf(key, "mech.%s.idle.away.busy.series.%s_us", client,
+        *at[f] = value_of(s, keyf(key, "mech.%s.idle.away.busy.%s.%s_us", client, payload,
                                   fields[f]));
 }
 
-/* A probe of the rounds (payload "one" or "series"), NAN where none. */
+/* A probe of the rounds (payload "one", "series", ...), NAN where none. */
 static void read_round(const struct store *s, const char *payload, struct probe_phases *out)
 {
     char key[KEY_SIZE];
@@ -115,23 +121,32 @@ static void read_kernel_replies(const struct store *s, struct primitives *p)
 {
     p->kernel_reply[CLIENT_C][0] = kernel_reply_of(s, "c", "short");
     p->kernel_reply[CLIENT_C][1] = kernel_reply_of(s, "c", "long");
+    p->kernel_reply[CLIENT_C][2] = kernel_reply_of(s, "c", "sweep");
     p->kernel_reply[CLIENT_PYTHON][0] = 0.0;
     p->kernel_reply[CLIENT_PYTHON][1] = kernel_reply_of(s, "python", "long");
+    p->kernel_reply[CLIENT_PYTHON][2] = p->kernel_reply[CLIENT_NONE][2] = NAN;
     p->kernel_reply[CLIENT_NONE][0] = p->kernel_reply[CLIENT_NONE][1] = 0.0;
 }
+
+static const struct probe_phases NO_PROBE = {NAN, NAN, NAN, NAN, NAN};
 
 static void read_primitives(const struct store *s, const struct run_data *d,
                             struct primitives *p)
 {
-    static const char *const stretch[2] = {"short", "long"};
+    static const char *const stretch[N_POINTS] = {"short", "long", "sweep"};
     char key[KEY_SIZE];
+    for (int c = 0; c < 3; c++)        /* what a run or a client did not probe */
+        for (int k = 0; k < N_POINTS; k++)
+            p->one[c][k] = p->fifth[c][k] = p->series[c][k] = NO_PROBE;
     /* <<read-the-c-clients-probes>>, paper/68-model.md */
-    for (int k = 0; k < 2; k++) {
+    for (int k = 0; k < N_POINTS; k++) {
         p->stretch_us[k] = value_of(s, keyf(key, "mech.c.engine.%s.busy.one.stretch_us",
                                             stretch[k]));
         /* a C call's crossing follows the engine's kernel, the client having waited */
         read_probe(s, "c", "engine", stretch[k], "one", &p->one[CLIENT_C][k]);
         read_probe(s, "c", "engine", stretch[k], "series", &p->series[CLIENT_C][k]);
+        if (k > 0)                         /* the short stretch echoes no fifth */
+            read_probe(s, "c", "engine", stretch[k], "fifth", &p->fifth[CLIENT_C][k]);
     }
     /* <<read-the-python-clients-probes>>, paper/68-model.md */
     /* a Python call's too; a run older than the Python engine probe has
@@ -147,20 +162,32 @@ static void read_primitives(const struct store *s, const struct run_data *d,
     read_kernel_replies(s, p);
     /* <<read-the-probes-of-a-round>>, paper/68-model.md */
     p->away_us = value_of(s, "mech.c.idle.away.busy.series.stretch_us");
-    read_away(s, "c", &p->away[CLIENT_C]);
-    read_away(s, "python", &p->away[CLIENT_PYTHON]);
+    read_away(s, "c", "series", &p->away[CLIENT_C]);
+    read_away(s, "python", "series", &p->away[CLIENT_PYTHON]);
+    read_away(s, "c", "fifth", &p->away_fifth[CLIENT_C]);
+    p->away_fifth[CLIENT_PYTHON] = p->away_fifth[CLIENT_NONE] = NO_PROBE;
     /* a round's state: the set halfway through the runs, which follows
-     * runs as a first call does, or in an older run the set at the start */
+     * runs as a first call does, or in an older run the set at the start
+     * (which echoes no fifth) */
     int mid = isfinite(value_of(s, "mech.round.mid_series.rtt_us")) &&
               isfinite(value_of(s, "mech.round.mid_one.rtt_us"));
     read_round(s, mid ? "mid_one" : "one", &p->round_one);
     read_round(s, mid ? "mid_series" : "series", &p->round_series);
+    p->round_fifth = NO_PROBE;
+    if (mid)
+        read_round(s, "mid_fifth", &p->round_fifth);
     read_round(s, "shm_one", &p->round_shm_one);   /* made at the start alone */
     /* <<read-the-faults-spawns-and-codec>>, paper/68-model.md */
-    p->series_bytes = NAN;        /* the largest payload: a probe may echo a fifth too */
-    for (size_t i = 0; i < d->n_states; i++)
-        if (d->states[i].floats > 1 && !(8.0 * (double)d->states[i].floats <= p->series_bytes))
-            p->series_bytes = 8.0 * (double)d->states[i].floats;
+    p->series_bytes = p->fifth_bytes = NAN;   /* the largest payload, and the smallest above one */
+    for (size_t i = 0; i < d->n_states; i++) {
+        double b = 8.0 * (double)d->states[i].floats;
+        if (d->states[i].floats > 1 && !(b <= p->series_bytes))
+            p->series_bytes = b;
+        if (d->states[i].floats > 1 && !(b >= p->fifth_bytes))
+            p->fifth_bytes = b;
+    }
+    if (!(p->fifth_bytes < p->series_bytes))  /* a run made before the fifth */
+        p->fifth_bytes = NAN;
     p->fault_us[CLIENT_NONE] = NAN;
     p->fault_us[CLIENT_C] = value_of(s, "mech.fault.c.us_per_fault");
     p->fault_us[CLIENT_PYTHON] = value_of(s, "mech.fault.python.us_per_fault");
@@ -519,27 +546,47 @@ static double median_first_share(double first)
     return first < 0.5 ? 0.0 : first > 0.5 ? 1.0 : 0.5;
 }
 
-/* Where between the short (0) and the long (1) stretch a kernel of c µs lies. */
-static double stretch_weight(const struct primitives *p, double c)
+/* Where among the stretches a kernel lies: w of the way (in log time)
+ * from stretch k to stretch k + 1, held at the ends. */
+struct place {
+    int k;
+    double w;
+};
+
+/* The longest stretch client's probes follow: the sweep's where the run
+ * made it, else the long one. */
+static int last_stretch(const struct primitives *p, int client)
 {
-    double lo = p->stretch_us[0], hi = p->stretch_us[1];
-    if (!(c > lo))
-        return 0.0;
-    if (!(c < hi))
-        return 1.0;
-    return log(c / lo) / log(hi / lo);
+    return isfinite(p->stretch_us[2]) && isfinite(p->one[client][2].rtt) ? 2 : 1;
 }
 
-/* What the reply after a kernel of w (0 short ... 1 long) costs over the echo's. */
-static double reply_after(const struct primitives *p, int client, double w)
+static double log_weight(double c, double lo, double hi)
 {
-    const double *r = p->kernel_reply[client];
-    return r[0] + w * (r[1] - r[0]);
+    return !(c > lo) ? 0.0 : !(c < hi) ? 1.0 : log(c / lo) / log(hi / lo);
 }
 
-/* The state's probe of a kernel of w (0 short ... 1 long): each phase between. */
+static struct place place_of(const struct primitives *p, int client, double c)
+{
+    int k = last_stretch(p, client) == 2 && c > p->stretch_us[1] ? 1 : 0;
+    return (struct place){k, log_weight(c, p->stretch_us[k], p->stretch_us[k + 1])};
+}
+
+/* What the reply after a kernel at place g costs over the echo's. */
+static double reply_after(const struct primitives *p, int client, struct place g)
+{
+    const double *r = &p->kernel_reply[client][g.k];
+    return r[0] + g.w * (r[1] - r[0]);
+}
+
+/* w of the way from probe x[0] to x[1]: each phase between; at either end
+ * that end alone, so that a probe the run did not make (NAN) at the other
+ * end does not matter. */
 static struct probe_phases between(const struct probe_phases x[2], double w)
 {
+    if (w <= 0.0)
+        return x[0];
+    if (w >= 1.0)
+        return x[1];
     return (struct probe_phases){x[0].rtt + w * (x[1].rtt - x[0].rtt),
                                  x[0].encode + w * (x[1].encode - x[0].encode),
                                  x[0].request + w * (x[1].request - x[0].request),
@@ -547,15 +594,35 @@ static struct probe_phases between(const struct probe_phases x[2], double w)
                                  x[0].decode + w * (x[1].decode - x[0].decode)};
 }
 
-/* The series probe a call of c µs meets: between the stretches', and past
- * the long one between it and the away probe (an older run has none). */
+/* The probe of a payload at place g among the stretches' probes x. */
+static struct probe_phases between_at(const struct probe_phases x[N_POINTS], struct place g)
+{
+    return between(&x[g.k], g.w);
+}
+
+/* The probe of a payload (x by stretch, `away` after the pause) a call of
+ * c µs meets: among the stretches', and past the longest between it and
+ * the away probe (an older run has none). */
+static struct probe_phases payload_at(const struct primitives *p, int client,
+                                      const struct probe_phases x[N_POINTS],
+                                      struct probe_phases away, double c)
+{
+    int last = last_stretch(p, client);
+    double hi = p->stretch_us[last];
+    if (!(c > hi) || !(p->away_us > hi) || !isfinite(away.rtt))
+        return between_at(x, place_of(p, client, c));
+    struct probe_phases pair[2] = {x[last], away};
+    return between(pair, log_weight(c, hi, p->away_us));
+}
+
 static struct probe_phases series_at(const struct primitives *p, int client, double c)
 {
-    double hi = p->stretch_us[1], away = p->away_us;
-    if (!(c > hi) || !(away > hi) || !isfinite(p->away[client].rtt))
-        return between(p->series[client], stretch_weight(p, c));
-    struct probe_phases pair[2] = {p->series[client][1], p->away[client]};
-    return between(pair, c < away ? log(c / hi) / log(away / hi) : 1.0);
+    return payload_at(p, client, p->series[client], p->away[client], c);
+}
+
+static struct probe_phases fifth_at(const struct primitives *p, int client, double c)
+{
+    return payload_at(p, client, p->fifth[client], p->away_fifth[client], c);
 }
 
 /* What a request meets: `first` of the calls (a run's first) the state a
@@ -572,24 +639,45 @@ static struct probe_phases request_state(struct probe_phases after, struct probe
     return between(pair, fmin(first, 1.0));
 }
 
+/* What b bytes each way cost over one double, in a state whose probes of
+ * one double, the fifth and the series cost x1, x5 and xs: on the line
+ * through the three, or straight from one double to the series where the
+ * state has no fifth. */
+static double along(const struct primitives *p, double x1, double x5, double xs, double b)
+{
+    double b5 = p->fifth_bytes, bs = p->series_bytes;
+    if (!(b > 8.0))
+        return 0.0;
+    if (!isfinite(x5) || !(b5 > 8.0))
+        return (xs - x1) * (b - 8.0) / (bs - 8.0);
+    if (b <= b5)
+        return (x5 - x1) * (b - 8.0) / (b5 - 8.0);
+    return (x5 - x1) + (xs - x5) * (b - b5) / (bs - b5);
+}
+
 /* A call's bytes at the state's prices: out (with the engine's decoding)
  * at the request's, its buffers left `left` µs if not since a round, back
  * (with the engine's encoding) after the kernel of c µs. */
 static double bytes_term(const struct primitives *p, int client, double c, double left,
                          double first, double out, double back)
 {
-    struct probe_phases one = between(p->one[client], stretch_weight(p, c));
-    struct probe_phases rep = series_at(p, client, c);
-    struct probe_phases one_left = between(p->one[client], stretch_weight(p, left));
+    struct probe_phases one = between_at(p->one[client], place_of(p, client, c));
+    struct probe_phases rep = series_at(p, client, c), rep5 = fifth_at(p, client, c);
+    struct probe_phases one_left = between_at(p->one[client], place_of(p, client, left));
     struct probe_phases req = request_state(series_at(p, client, left), p->round_series,
                                             p->away[client], first);
     struct probe_phases one_req = request_state(one_left, p->round_one, one_left, first);
-    double span = p->series_bytes - 8.0;
-    double per_out = (req.encode + req.request - one_req.encode - one_req.request) / span;
-    double per_back = (rep.reply + rep.decode - one.reply - one.decode) / span;
-    double per_decode = req.decode / p->series_bytes, per_encode = rep.encode / p->series_bytes;
-    return fmax(out - 8.0, 0.0) * per_out + fmax(back - 8.0, 0.0) * per_back +
-           out * per_decode + back * per_encode;
+    /* a fifth where both states the request mixes have one, else none */
+    struct probe_phases req5 = first > 0.0 && !isfinite(p->round_fifth.rtt)
+                                   ? NO_PROBE
+                                   : request_state(fifth_at(p, client, left), p->round_fifth,
+                                                   p->round_fifth, first);
+    return along(p, one_req.encode + one_req.request, req5.encode + req5.request,
+                 req.encode + req.request, out) +
+           along(p, one.reply + one.decode, rep5.reply + rep5.decode, rep.reply + rep.decode,
+                 back) +
+           along(p, one_req.decode, req5.decode, req.decode, out) +
+           along(p, one.encode, rep5.encode, rep.encode, back);
 }
 
 static void predict(const struct store *s, const struct arch_row *row,
@@ -597,13 +685,14 @@ static void predict(const struct store *s, const struct arch_row *row,
                     double term[N_TERMS])
 {
     int spawns = row->transport == TRANSPORT_SPAWN;
-    double w = stretch_weight(p, in->compute_us), first = median_first_share(in->round_share);
+    struct place w = place_of(p, row->client, in->compute_us);
+    double first = median_first_share(in->round_share);
     double out = in->request_bytes - 4.0, back = in->reply_bytes - 4.0;    /* length words off */
     double each_way = (out + back) / 2.0;
     for (int t = 0; t < N_TERMS; t++)
         term[t] = 0.0;
     /* a spawned call is measured over its warm twin: the crossing cancels */
-    struct probe_phases one = between(p->one[row->client], w);
+    struct probe_phases one = between_at(p->one[row->client], w);
     /* a first call over shared memory meets what a round leaves on its own
      * lane, which wakes its ends by a futex, where the rounds measured it */
     int own_lane = row->transport == TRANSPORT_SHM_FUTEX && isfinite(p->round_shm_one.rtt);
@@ -662,15 +751,17 @@ static void write_break_even(struct store *s, const struct primitives *p)
     static const char *const header[] = {"label", "G", "share_pct", "low", "high"};
     char key[KEY_SIZE];
     struct csv_out out;
-    put_number(s, "cross.floor_us", p->one[CLIENT_C][1].rtt + reply_after(p, CLIENT_C, 1.0), 1);
+    struct place long_stretch = {0, 1.0};
+    put_number(s, "cross.floor_us",
+               p->one[CLIENT_C][1].rtt + reply_after(p, CLIENT_C, long_stretch), 1);
     if (figure_data_open(s, "breakeven.csv", &out, header, CSV_COLUMNS(header)) != 0)
         return;
     for (size_t i = 0; i < N_ARCH_ROWS; i++) {
         const struct arch_row *row = &ARCH_ROWS[i];
         double compute_us = value_of(s, keyf(key, "call.%s.compute_us", row->name));
         struct estimate share = store_estimate(s, keyf(key, "call.%s.share_pct", row->name));
-        double w = stretch_weight(p, compute_us);
-        double price = between(p->one[row->client], w).rtt + reply_after(p, row->client, w);
+        struct place w = place_of(p, row->client, compute_us);
+        double price = between_at(p->one[row->client], w).rtt + reply_after(p, row->client, w);
         if (!break_even_pattern(row) || share.n == 0 || !(compute_us > 0) || !(price > 0))
             continue;
         put_number(s, keyf(key, "model.%s.g", row->name), compute_us / price, 2);
