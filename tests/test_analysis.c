@@ -2573,6 +2573,7 @@ static void the_first_calls_and_the_rounds_away_probes(void **state)
             expect_estimate(keyf(key, "mech.round.%s.%s_us", MID[probe], FIELDS[k]), t);
         }
     /* and its fifth, whichever place it took */
+    expect_text("mech.round.mid_fifth.measured", "yes");
     for (int k = 0; k < 5; k++)
         expect_estimate(keyf(key, "mech.round.mid_fifth.%s_us", FIELDS[k]),
                         round_truth(3, SHARE[k]));

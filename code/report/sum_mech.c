@@ -237,6 +237,8 @@ static void summarize_round_away(const struct run_data *d, struct store *s, stru
     }
     if (rounds > 0)
         put_count(s, "mech.round.rounds", (double)rounds);
+    put_text(s, "mech.round.mid_fifth.measured",
+             isfinite(store_number(s, "mech.round.mid_fifth.rtt_us")) ? "yes" : "no");
 }
 
 /* <<mechanisms-kernel-calls>>, paper/67-mechanisms.md */
