@@ -334,13 +334,15 @@ static void check_preconditions(struct store *s, FILE *text)
         csv_out_text(&t, p->statement);
         csv_out_text(&t, v != NULL ? v->text : "not measured");
         csv_out_text(&t, p->must_be);
-        csv_out_text(&t, ok ? "passed" : "FAILED");
         const struct value *c = p->current != NULL ? store_get(s, p->current) : NULL;
         const char *on = p->current == NULL ? "this run"
                          : c == NULL || strcmp(c->text, "not tied") == 0 ? "code not recorded"
                          : strcmp(c->text, "current") == 0 ? "this code"
                                                            : "older code (stale)";
-        stale += p->current != NULL && strcmp(on, "this code") != 0;
+        int elsewhere = p->current != NULL && strcmp(on, "this code") != 0;
+        stale += elsewhere;
+        /* a record of other code passed there, which says nothing of this */
+        csv_out_text(&t, !ok ? "FAILED" : elsewhere ? "passed, not on this code" : "passed");
         csv_out_text(&t, on);
         csv_out_end_row(&t);
         fprintf(text, "%-10s precondition %s\n", ok ? "passed" : "FAILED", p->id);

@@ -152,7 +152,7 @@
 #define STATES_COLUMNS(_, row)                                                                     \
     _(row, client, TEXT, NAME_OF(15), "", "c or python: the client that timed it")                 \
     _(row, state, TEXT, NAME_OF(15), "", "hot, engine, client, idle; kernel, chain: stretch calls") \
-    _(row, stretch, TEXT, NAME_OF(15), "", "none, short or long: how long it lasted")              \
+    _(row, stretch, TEXT, NAME_OF(15), "", "none, short, long, away or sweep: what it was")           \
     _(row, partner, TEXT, NAME_OF(7), "", "busy or idle: the other CPU meanwhile")                 \
     _(row, cpu, INT, CPU, "", "the CPU client and engine shared")                                  \
     _(row, pass, INT, RANGE(1, MAX_MECH_PASSES), "", "the pass: the unit")                         \
