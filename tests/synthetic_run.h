@@ -546,6 +546,7 @@ static void syn_rows(struct synthetic_run *s)
 #define SYN_ROUND_SERIES_US 3000.0
 #define SYN_ROUND_SHM_US 40.0                 /* the third, one double over shared memory */
 #define SYN_ROUND_FIFTH_US 1200.0             /* the middle set's fifth, above their line */
+#define SYN_LOAD_DECODE_SHARE 0.2             /* ... a load: its engine's decoding, of its time */
 static double syn_round_scale(long k)
 {
     return k == 1 ? 50.0 : UNIT_SCALE[(k + 2) % SYN_ROUNDS];
@@ -559,8 +560,9 @@ static double syn_round_scale(long k)
 #define SYN_RETOUCH_PAGES 293                 /* the series' 1,200,000 bytes */
 /* The set halfway through a round's runs (kinds "-mid"): the retouch
  * probe and the two Unix probes, at SYN_MID_FACTOR of the start's, and a
- * third, the series' first fifth (SYN_ROUND_FIFTH_US); the three take
- * turns going first. */
+ * third, the series' first fifth sent to be loaded (kind "load-mid",
+ * SYN_ROUND_FIFTH_US, SYN_LOAD_DECODE_SHARE of it the engine's decoding);
+ * the three take turns going first. */
 #define SYN_MID_FACTOR 0.6
 /* A retouch probe's two passes under the run after clock, of kind: the
  * first extra_us a page dearer than the second, SYN_RETOUCH_HOT_US. */
@@ -603,7 +605,8 @@ static void syn_away_probes(struct synthetic_run *s, long k, const struct syn_ro
         struct witness_row v;
         memset(&v, 0, sizeof v);
         snprintf(v.architecture, sizeof v.architecture, "%s", next->row->name);
-        snprintf(v.kind, sizeof v.kind, "%s%s", shm ? "away-shm" : "away", mid ? "-mid" : "");
+        snprintf(v.kind, sizeof v.kind, "%s%s", shm ? "away-shm" : payload == 2 ? "load" : "away",
+                 mid ? "-mid" : "");
         v.round = k, v.run = clock->run + 1, v.seq = seq;
         v.floats = payload == 2 ? SYN_SERIES_FLOATS / 5 : payload ? SYN_SERIES_FLOATS : 1;
         v.start_s = clock->t;
@@ -614,6 +617,8 @@ static void syn_away_probes(struct synthetic_run *s, long k, const struct syn_ro
         v.reply_ns = 0.35 * v.rtt_ns, v.decode_ns = 0.05 * v.rtt_ns;
         v.send_ns = v.receive_ns = v.wait_ns = 0.1 * v.rtt_ns;
         v.engine_ns = v.engine_decode_ns = v.engine_encode_ns = v.engine_cpu_ns = 0.05 * v.rtt_ns;
+        if (payload == 2)                      /* a load: the engine decodes what it keeps */
+            v.engine_decode_ns = SYN_LOAD_DECODE_SHARE * v.rtt_ns;
         v.compute_ns = 0;
         v.process_ns = v.process_cpu_ns = v.process_minor_faults = NAN;
         v.request_bytes = 8 * (double)v.floats + 12, v.reply_bytes = 8 * (double)v.floats + 4;

@@ -145,22 +145,23 @@ static double next_close(struct mech *m)
     return m->ctx->job->close[m->bar++ % m->ctx->job->n_bars];
 }
 
-/* The engine that makes stretch s: the short one its own, the others the long one. */
+/* The engine that makes stretch s: the short and the sweep's their own,
+ * the others the long one. */
 static struct session *engine_of(struct mech *m, enum stretch s)
 {
-    return &m->engine[s == STRETCH_SHORT ? STRETCH_SHORT : STRETCH_LONG];
+    return &m->engine[s == STRETCH_SHORT || s == STRETCH_SWEEP ? s : STRETCH_LONG];
 }
 
 /* One call carrying an engine stretch: the long engine's middle
- * combination over its series, a fifth of the combinations over it (the
- * work of a sweep over a fifth of the bars), or the short one's next bar. */
+ * combination over its series, the sweep engine's every combination over
+ * the first fifth of the bars (the kernel of a call of a row that runs a
+ * fifth), or the short one's next bar. */
 static int engine_stretch(struct mech *m, enum stretch s, struct call_record *t, char *err,
                           size_t err_size)
 {
     const struct sweep_job *job = m->ctx->job;
-    if (s == STRETCH_SWEEP)           /* at least one, in a grid of fewer than five */
-        return session_sweep_loaded(engine_of(m, s), job->params,
-                                    job->n_combos >= 5 ? job->n_combos / 5 : 1, m->results, t,
+    if (s == STRETCH_SWEEP)
+        return session_sweep_loaded(engine_of(m, s), job->params, job->n_combos, m->results, t,
                                     err, err_size);
     return s == STRETCH_LONG
                ? session_sweep_loaded(engine_of(m, s), &job->params[job->n_combos / 2], 1,
@@ -225,15 +226,20 @@ static int stretch(struct mech *m, const struct cell *c, uint64_t *ns, char *err
 static int open_engine(struct mech *m, enum stretch s, char *err, size_t err_size)
 {
     const struct sweep_job *job = m->ctx->job;
-    struct session_options o = {TRANSPORT_UNIX, s == STRETCH_LONG ? "mech-long" : "mech-short",
-                                NULL, NULL, 0, 1, NULL, NULL};
+    static const char *const names[N_STRETCHES] = {[STRETCH_SHORT] = "mech-short",
+                                                   [STRETCH_LONG] = "mech-long",
+                                                   [STRETCH_SWEEP] = "mech-sweep"};
+    struct session_options o = {TRANSPORT_UNIX, names[s], NULL, NULL, 0, 1, NULL, NULL};
     if (session_open(&m->engine[s], m->ctx->env, &o, err, err_size) != 0)
         return -1;
     m->has_engine[s] = 1;
     if (pin_process(m->engine[s].pid, m->cpus[0]) != 0)
         return set_error(err, err_size, "cannot pin an engine to CPU %d", m->cpus[0]);
-    int status = s == STRETCH_LONG
-                     ? session_load(&m->engine[s], job->close, job->n_bars, NULL, err, err_size)
+    /* the long engine holds the series, the sweep's its first fifth */
+    int status = s != STRETCH_SHORT
+                     ? session_load(&m->engine[s], job->close,
+                                    s == STRETCH_LONG ? job->n_bars : job->n_bars / 5, NULL, err,
+                                    err_size)
                      : session_stream_open(&m->engine[s], job->params, job->n_combos, NULL, err,
                                            err_size);
     uint64_t ns;
@@ -259,7 +265,8 @@ static int mech_open(struct mech *m, char *err, size_t err_size)
     if (pin_this_thread(m->cpus[0]) != 0)
         return set_error(err, err_size, "cannot pin the client to CPU %d", m->cpus[0]);
     if (open_engine(m, STRETCH_SHORT, err, err_size) != 0 ||
-        open_engine(m, STRETCH_LONG, err, err_size) != 0)
+        open_engine(m, STRETCH_LONG, err, err_size) != 0 ||
+        open_engine(m, STRETCH_SWEEP, err, err_size) != 0)
         return -1;
     if (worker_start(&m->worker, m->ctx->env, job, err, err_size) != 0)
         return -1;

@@ -165,7 +165,8 @@ static void warm_up(struct schedule *sc, struct row_record *r)
 }
 
 /* <<probe-the-state-a-round-leaves>>, paper/42-pairs.md */
-/* The away probes, each on a connection of its own. */
+/* The away probes, each on a connection of its own: echoes, but the
+ * fifth, which the engine loads, decoding it as a sweep's request. */
 enum away_payload { AWAY_ONE, AWAY_SERIES, AWAY_FIFTH };
 static const struct away_probe {
     const char *name, *kind;
@@ -174,7 +175,7 @@ static const struct away_probe {
 } AWAY[N_AWAY_PROBES] = {{"away-one", "away", TRANSPORT_UNIX, AWAY_ONE},
                          {"away-series", "away", TRANSPORT_UNIX, AWAY_SERIES},
                          {"away-shm", "away-shm", TRANSPORT_SHM_FUTEX, AWAY_ONE},
-                         {"away-fifth", "away", TRANSPORT_UNIX, AWAY_FIFTH}};
+                         {"load-fifth", "load", TRANSPORT_UNIX, AWAY_FIFTH}};
 
 /* The sets: at a round's start the one double and the series by Unix,
  * taking turns to go first, then the one over shared memory, so that
@@ -293,8 +294,12 @@ static void probe_away(struct schedule *sc, int round, const struct row_record *
         uint64_t began = clock_ns();
         if (!sc->away_open[at][k])
             continue;
-        if (session_echo(&sc->away[at][k], sc->job->close, floats, sc->away_back[at], &t, err,
-                         sizeof err) != 0) {
+        int failed = AWAY[k].payload == AWAY_FIFTH
+                         ? session_load(&sc->away[at][k], sc->job->close, floats, &t, err,
+                                        sizeof err)
+                         : session_echo(&sc->away[at][k], sc->job->close, floats,
+                                        sc->away_back[at], &t, err, sizeof err);
+        if (failed != 0) {
             fprintf(stderr, "ipctax-bench: the away probe (%s%s) failed: %s\n", AWAY[k].name,
                     PROBE_TIMES[at].suffix, err);
             session_close(&sc->away[at][k]);

@@ -193,6 +193,7 @@ static const struct probe_field ROUND_FIELDS[] = {
     {"reply_us", offsetof(struct witness_row, reply_ns)},
     {"encode_us", offsetof(struct witness_row, encode_ns)},
     {"decode_us", offsetof(struct witness_row, decode_ns)},
+    {"engine_decode_us", offsetof(struct witness_row, engine_decode_ns)},
 };
 
 /* The rounds' away probes: the witnesses' kind, the payload, the key's name. */
@@ -205,7 +206,7 @@ static const struct round_probe {
                     {"away-shm", ONE, "shm_one", "round (shm)"},
                     {"away-mid", ONE, "mid_one", "mid-round"},
                     {"away-mid", SERIES, "mid_series", "mid-round"},
-                    {"away-mid", FIFTH, "mid_fifth", "mid-round"}};
+                    {"load-mid", FIFTH, "mid_load", "mid-round (load)"}};
 
 static void summarize_round_away(const struct run_data *d, struct store *s, struct csv_out *t)
 {
@@ -237,8 +238,8 @@ static void summarize_round_away(const struct run_data *d, struct store *s, stru
     }
     if (rounds > 0)
         put_count(s, "mech.round.rounds", (double)rounds);
-    put_text(s, "mech.round.mid_fifth.measured",
-             isfinite(store_number(s, "mech.round.mid_fifth.rtt_us")) ? "yes" : "no");
+    put_text(s, "mech.round.mid_load.measured",
+             isfinite(store_number(s, "mech.round.mid_load.rtt_us")) ? "yes" : "no");
 }
 
 /* <<mechanisms-kernel-calls>>, paper/67-mechanisms.md */

@@ -173,9 +173,14 @@ static void read_primitives(const struct store *s, const struct run_data *d,
               isfinite(value_of(s, "mech.round.mid_one.rtt_us"));
     read_round(s, mid ? "mid_one" : "one", &p->round_one);
     read_round(s, mid ? "mid_series" : "series", &p->round_series);
+    /* its fifth is a load: the engine decodes it into the series it keeps,
+     * as a sweep's engine decodes a request, and that decoding is the price
+     * the engine's term takes where an echo's stands in for it elsewhere */
     p->round_fifth = NO_PROBE;
-    if (mid)
-        read_round(s, "mid_fifth", &p->round_fifth);
+    if (mid && isfinite(value_of(s, "mech.round.mid_load.rtt_us"))) {
+        read_round(s, "mid_load", &p->round_fifth);
+        p->round_fifth.decode = value_of(s, "mech.round.mid_load.engine_decode_us");
+    }
     read_round(s, "shm_one", &p->round_shm_one);   /* made at the start alone */
     /* <<read-the-faults-spawns-and-codec>>, paper/68-model.md */
     p->series_bytes = p->fifth_bytes = NAN;   /* the largest payload, and the smallest above one */

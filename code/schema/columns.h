@@ -88,7 +88,7 @@
     _(row, architecture, TEXT, NAME_OF(63), "", "the architecture whose run it follows (away: precedes)") \
     _(row, round, INT, ROUND, "", "its round")                                                     \
     _(row, run, INT, ORDINAL, "", "the run it follows, or precedes (architectures.csv's run)")     \
-    _(row, kind, TEXT, NAME_OF(15), "", "floor, payload, warm, away, away-shm, retouch; -mid; retouch-unit")\
+    _(row, kind, TEXT, NAME_OF(15), "", "floor, payload, warm, away, away-shm, retouch; -mid; load-mid; retouch-unit")\
     _(row, seq, INT, ORDINAL, "", "1 right after the run's last call (away: its place in the set), then 2, 3, ...") \
     _(row, floats, INT, COUNT, "doubles", "an echo's payload, each way; 0 for warm")               \
     _(row, start_s, NUM, SECONDS, "s", "when it began, after the first round began")              \
