@@ -47,6 +47,7 @@
 #include "synthetic_run.h"
 #include "report/calibrate.h"
 #include "report/compare.h"
+#include "report/plan.h"
 #include "report/pooled.h"
 #include "report/csvread.h"
 #include "report/reproduce.h"
@@ -2808,6 +2809,46 @@ static void the_plan_reads_the_kept_runs_intervals(void **state)
     expect_number("plan.most_units", 24);
 }
 
+/* A headline row whose every claim the kept runs decide by a factor of
+ * several runs the minimum; one with a claim near its threshold keeps a
+ * headline row's units, and the A/A control, on which no claim rests, too.
+ * per_bar_unix's ratio 2.84 [2.79, 2.89] over 8 units is far above 1.5
+ * (the margin needs under one unit); json_chatty_unix's 5.40 [5.27, 5.52]
+ * sits near 5.2: its margin needs about 3 units, more than a quarter of
+ * the minimum of 6, so it keeps 12. */
+static void a_headline_row_decided_far_runs_the_minimum(void **state)
+{
+    (void)state;
+    char dir[256], out[256], tables[300];
+    scratch_path(dir, sizeof dir, "far-registry");
+    scratch_path(out, sizeof out, "far-out");
+    snprintf(tables, sizeof tables, "%s/tables", out);
+    assert_true(mkdir(dir, 0777) == 0 || errno == EEXIST);
+    assert_true(mkdir(out, 0777) == 0 || errno == EEXIST);
+    assert_true(mkdir(tables, 0777) == 0 || errno == EEXIST);
+    write_file(dir, "claims.csv",
+               "id,statement,estimate,test,low,high,unit,decimals,reason,overturn,rows\n"
+               "far,Far,arch.per_bar_unix.ratio,above,1.5,,x,3,By hand,Below,per_bar_unix\n"
+               "near,Near,arch.json_chatty_unix.ratio,above,5.2,,x,3,By hand,Below,"
+               "json_chatty_unix\n");
+    struct store kept, s;
+    store_init(&kept, out);
+    put_estimate(&kept, "arch.per_bar_unix.ratio", (struct estimate){8, 2.84, 2.79, 2.89, 0.992},
+                 3, "x");
+    put_estimate(&kept, "arch.json_chatty_unix.ratio",
+                 (struct estimate){8, 5.40, 5.27, 5.52, 0.992}, 3, "x");
+    store_init(&s, out);
+    s.registry = dir;
+    const struct store *const runs[] = {&kept};
+    plan_units(NULL, &s, runs, 1);
+    assert_int_equal(s.errors, 0);
+    const struct value *units = store_get(&s, "plan.units");
+    assert_non_null(units);
+    assert_string_equal(units->text, "per_bar_unix=6");
+    store_free(&s);
+    store_free(&kept);
+}
+
 /* A kept run's summary is made once and read back by every later summary
  * (its key unchanged); read back, it must give what it gave when made: the
  * same values and the same plan, which takes the median of the kept runs'
@@ -3172,6 +3213,7 @@ int main(int argc, char **argv)
         T(the_run_is_compared_and_counted_once),
         T(a_fuzz_record_is_tied_to_its_sources),
         T(the_plan_reads_the_kept_runs_intervals),
+        T(a_headline_row_decided_far_runs_the_minimum),
         T(a_kept_summary_read_back_gives_the_same_summary),
         T(the_pairing_estimator_covers_what_it_promises),
         T(every_value_the_summary_writes_has_a_family),

@@ -444,7 +444,8 @@ int main(int argc, char **argv)
             cfg.n_combos, cfg.seed, cfg.out_dir);
     struct schedule_outcome how = {0};
     int gate_failed = 0, failed = 0;
-    struct measure_context ctx = {&env, &job, cfg.out_dir, cfg.scale, cfg.seed};
+    struct measure_context ctx = {&env, &job, cfg.out_dir, cfg.scale, cfg.seed,
+                                  cfg.limits.min_rounds};
     struct rounds_measurements in_rounds;
     rounds_measurements_begin(&in_rounds, &ctx, cfg.measures);
     cfg.limits.hook = (struct round_hook){rounds_measurements_pass, &in_rounds};

@@ -18,6 +18,7 @@ struct measure_context {
     const char *out_dir;               /* where the CSV files go */
     double scale;                      /* repetition multiplier (1 = the paper's) */
     uint32_t seed;                     /* of the run: every order is drawn from it */
+    int min_rounds;                    /* the rounds every row runs in */
 };
 
 /* A measurement made in the rounds: begin opens what its passes share (NULL

@@ -44,6 +44,7 @@ static double unit_sigma(struct estimate e, int log_scale)
 struct need {
     size_t runs;               /* kept runs that measured the estimate */
     double estimate, sigma, margin;
+    double exact;              /* the units the margin needs, unrounded */
     int units;                 /* 0: no kept run measured it */
     int thin;                  /* the margin needs more than PLAN_MOST_UNITS */
 };
@@ -57,7 +58,7 @@ static int usable(struct estimate e)
 static struct need claim_need(const struct claim_spec *c, const struct store *const *kept,
                               size_t n, int least)
 {
-    struct need need = {0, NAN, NAN, NAN, 0, 0};
+    struct need need = {0, NAN, NAN, NAN, NAN, 0, 0};
     double *est = calloc(n ? n : 1, sizeof *est), *sig = calloc(n ? n : 1, sizeof *sig);
     int log_scale = c->low > 0.0;      /* a logarithm needs every end positive */
     for (size_t i = 0; i < n; i++) {
@@ -79,10 +80,10 @@ static struct need claim_need(const struct claim_spec *c, const struct store *co
         need.sigma = estimate_median(sig, need.runs).value;
         need.estimate = log_scale ? exp(x) : x;
         need.margin = c->test == WITHIN ? fmin(fabs(x - low), fabs(x - high)) : fabs(x - low);
-        double n_exact = pow((1.96 + 0.8416) * MEDIAN_INEFFICIENCY_X10000 * 1e-4 * need.sigma /
-                                 need.margin, 2.0);
-        need.thin = !(n_exact <= PLAN_MOST_UNITS);
-        need.units = need.thin ? PLAN_MOST_UNITS : (int)ceil(n_exact);
+        need.exact = pow((1.96 + 0.8416) * MEDIAN_INEFFICIENCY_X10000 * 1e-4 * need.sigma /
+                             need.margin, 2.0);
+        need.thin = !(need.exact <= PLAN_MOST_UNITS);
+        need.units = need.thin ? PLAN_MOST_UNITS : (int)ceil(need.exact);
         if (need.units < least)
             need.units = least;
     }
@@ -135,13 +136,35 @@ static void claims_table(struct store *s, const struct claim_spec *c, const stru
     table_close(s, &t);
 }
 
+/* Whether the kept runs decide a claim by a factor of several: its margin
+ * is at least twice what the run's minimum of units needs, so that a
+ * quarter of the minimum would do (the units go with the margin squared). */
+static int decided_by_far(const struct need *x, int least)
+{
+    return x->runs > 0 && !x->thin && x->exact * FAR_FACTOR <= least;
+}
+
+/* A headline row keeps its twelve units unless claims rest on it and the
+ * kept runs decide every one of them by a factor of several. */
+static int headline_needs_its_units(const struct arch_row *row, const struct claim_spec *c,
+                                    const struct need *need, size_t n_claims, int least)
+{
+    int resting = 0, far = 1;
+    for (size_t i = 0; i < n_claims; i++)
+        if (has_word(c[i].rows, row->name))
+            resting++, far &= decided_by_far(&need[i], least);
+    return resting == 0 || !far;
+}
+
 static int row_plan(const struct arch_row *row, const struct claim_spec *c,
                     const struct need *need, size_t n_claims, int least, const char **why)
 {
     int units = least;
     *why = "the minimum";
-    if (row->headline)
+    if (row->headline && headline_needs_its_units(row, c, need, n_claims, least))
         units = HEADLINE_UNITS > units ? HEADLINE_UNITS : units, *why = "a headline row";
+    else if (row->headline)
+        *why = "decided by a factor of several";
     for (size_t i = 0; i < n_claims; i++) {
         int wants = need[i].units > 0 ? need[i].units : HEADLINE_UNITS;
         if (has_word(c[i].rows, row->name) && wants > units)

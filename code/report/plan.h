@@ -13,6 +13,7 @@
 #include "report/store.h"
 
 enum { PLAN_MOST_UNITS = 24 };         /* no row is planned past it */
+enum { FAR_FACTOR = 4 };               /* "by a factor of several": the minimum over this */
 
 /* Plans the units of every row from the kept runs' stores (n of them) and
  * puts the plan into s: the tables plan and plan_rows, plan.units ("row=N,..."
