@@ -616,7 +616,7 @@ static int calls_are_whole(const struct run_data *d, const struct loaded_file *c
     return status;
 }
 
-/* <<check-the-counts-and-the-fuzzers>>, paper/90-appendix-report.md */
+/* <<check-the-counts>>, paper/78-counts.md */
 static int counts_are_whole(const struct run_data *d, const struct loaded_file *counts,
                             char *err, size_t err_size)
 {
@@ -639,6 +639,7 @@ static int counts_are_whole(const struct run_data *d, const struct loaded_file *
     return 0;
 }
 
+/* <<check-the-fuzzers>>, paper/90-appendix-report.md */
 static int fuzz_is_whole(const struct run_data *d, const struct loaded_file *fuzz,
                          char *err, size_t err_size)
 {

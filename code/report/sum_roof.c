@@ -516,7 +516,7 @@ void summarize_roofline(const struct run_data *d, struct store *s)
     roof_close(&r);
 }
 
-/* <<summarize-counts>>, paper/77-roofline.md */
+/* <<summarize-counts>>, paper/78-counts.md */
 static double count_of(const struct run_data *d, const char *side, const char *what,
                        long requests)
 {
