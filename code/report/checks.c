@@ -623,9 +623,12 @@ static int counts_are_whole(const struct run_data *d, const struct loaded_file *
     static const struct {
         const char *side, *what;
         long requests;
-    } READ[] = {{"in_process", "kernel_instructions", 1}, {"engine", "kernel_instructions", 2},
-                {"engine", "total_instructions", 1},     {"engine", "total_instructions", 3},
-                {"engine", "syscalls", 1},               {"engine", "syscalls", 3}};
+    } READ[] = {{IN_PROCESS_SIDE, "kernel_instructions", 1},
+                {"engine", "kernel_instructions", 2},
+                {"engine", "total_instructions", 1},
+                {"engine", "total_instructions", 3},
+                {"engine", "syscalls", 1},
+                {"engine", "syscalls", 3}};
     for (size_t k = 0; k < sizeof READ / sizeof READ[0]; k++) {
         size_t i = 0;
         while (i < d->n_counts && !(strcmp(d->counts[i].side, READ[k].side) == 0 &&
