@@ -424,9 +424,10 @@ check-valgrind: $(BUILD)/ipctax-engine $(BUILD)/tests/drive_engine
 # PYTHONDONTWRITEBYTECODE keep __pycache__ out of code/ and tests/. The last
 # line says how many tests ran and names any that were skipped, and why.
 PY_TEST_LOG := $(BUILD)/check-python.log
-check-python: $(BUILD)/ipctax-engine $(BUILD)/datapackage.json
+check-python: $(BUILD)/ipctax-engine $(BUILD)/ipctax-bench $(BUILD)/datapackage.json
 	@mkdir -p $(BUILD)
 	@PYTHONDONTWRITEBYTECODE=1 IPCTAX_ROOT=$(CURDIR) IPCTAX_ENGINE=$(CURDIR)/$(BUILD)/ipctax-engine \
+	  IPCTAX_BENCH=$(CURDIR)/$(BUILD)/ipctax-bench \
 	  $(PYTHON) -B -m unittest discover -s tests/python -v 2>&1 | tee $(PY_TEST_LOG); \
 	  status=$${PIPESTATUS[0]}; \
 	  ran=$$(grep -E '^Ran [0-9]+ tests?' $(PY_TEST_LOG)); \

@@ -96,9 +96,12 @@ static void usage(FILE *to)
 /* <<list-everything>>, paper/40-harness.md */
 static void list_everything(void)
 {
-    printf("architectures:\n");
+    static const char *const CLIENT[] = {[CLIENT_NONE] = "none", [CLIENT_C] = "c",
+                                         [CLIENT_PYTHON] = "python"};
+    printf("architectures (name, client, what it runs):\n");
     for (size_t i = 0; i < N_ARCH_ROWS; i++)
-        printf("  %-24s %s\n", ARCH_ROWS[i].name, ARCH_ROWS[i].description);
+        printf("  %-24s %-6s %s\n", ARCH_ROWS[i].name, CLIENT[ARCH_ROWS[i].client],
+               ARCH_ROWS[i].description);
     printf("measurements:\n");
     for (size_t i = 0; i < N_MEASUREMENTS; i++)
         printf("  %-24s %s\n", MEASUREMENTS[i].name, MEASUREMENTS[i].description);

@@ -183,7 +183,7 @@ int measure_counts(const struct measure_context *ctx, char *err, size_t err_size
         return -1;
     if (measure_open(ctx, "counts.csv", &out, err, err_size) != 0)
         return -1;
-    write_count(&out, "in_process", "kernel_instructions", 1, in_kernel);
+    write_count(&out, IN_PROCESS_SIDE, "kernel_instructions", 1, in_kernel);
     write_count(&out, "engine", "kernel_instructions", 2, kernel2);
     write_count(&out, "engine", "total_instructions", 1, total1);
     write_count(&out, "engine", "total_instructions", 3, total3);

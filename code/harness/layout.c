@@ -25,7 +25,7 @@ enum layout_side {
     SIDE_TUNED_KEPT,           /* ... with a workspace kept from sweep to sweep */
     SIDE_ENGINE_TUNED,         /* the tuned kernel in an engine */
 };
-static const char *const SIDE_NAMES[] = {"in_process", "engine", "in_process_tuned_fresh",
+static const char *const SIDE_NAMES[] = {IN_PROCESS_SIDE, "engine", "in_process_tuned_fresh",
                                          "in_process_tuned_kept", "engine_tuned"};
 
 struct layout_config {

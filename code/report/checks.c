@@ -616,16 +616,19 @@ static int calls_are_whole(const struct run_data *d, const struct loaded_file *c
     return status;
 }
 
-/* <<check-the-counts-and-the-fuzzers>>, paper/90-appendix-report.md */
+/* <<check-the-counts>>, paper/78-counts.md */
 static int counts_are_whole(const struct run_data *d, const struct loaded_file *counts,
                             char *err, size_t err_size)
 {
     static const struct {
         const char *side, *what;
         long requests;
-    } READ[] = {{"in_process", "kernel_instructions", 1}, {"engine", "kernel_instructions", 2},
-                {"engine", "total_instructions", 1},     {"engine", "total_instructions", 3},
-                {"engine", "syscalls", 1},               {"engine", "syscalls", 3}};
+    } READ[] = {{IN_PROCESS_SIDE, "kernel_instructions", 1},
+                {"engine", "kernel_instructions", 2},
+                {"engine", "total_instructions", 1},
+                {"engine", "total_instructions", 3},
+                {"engine", "syscalls", 1},
+                {"engine", "syscalls", 3}};
     for (size_t k = 0; k < sizeof READ / sizeof READ[0]; k++) {
         size_t i = 0;
         while (i < d->n_counts && !(strcmp(d->counts[i].side, READ[k].side) == 0 &&
@@ -639,6 +642,7 @@ static int counts_are_whole(const struct run_data *d, const struct loaded_file *
     return 0;
 }
 
+/* <<check-the-fuzzers>>, paper/90-appendix-report.md */
 static int fuzz_is_whole(const struct run_data *d, const struct loaded_file *fuzz,
                          char *err, size_t err_size)
 {

@@ -34,7 +34,7 @@ static double cell_time(const struct run_data *d, const struct layout_row *cell,
  * aligned build before the shifted ones, then by shift and by data layout. */
 static int side_rank(const char *side)
 {
-    static const char *const order[] = {"in_process", "engine", "in_process_tuned_kept",
+    static const char *const order[] = {IN_PROCESS_SIDE, "engine", "in_process_tuned_kept",
                                         "in_process_tuned_fresh", "engine_tuned"};
     enum { N_ORDER = sizeof order / sizeof order[0] };
     for (int i = 0; i < N_ORDER; i++)
@@ -261,9 +261,9 @@ static struct estimate sides(const struct run_data *d, const char *a, const char
 void summarize_layout(const struct run_data *d, struct store *s)
 {
     layout_table(d, s);
-    put_estimate(s, "layout.engine_over_in_process", sides(d, "engine", "in_process"), 3,
+    put_estimate(s, "layout.engine_over_in_process", sides(d, "engine", IN_PROCESS_SIDE), 3,
                  "cells in passes");
-    layout_test(d, s, "data.in_process", "in_process", 0);
+    layout_test(d, s, "data.in_process", IN_PROCESS_SIDE, 0);
     layout_test(d, s, "data.engine", "engine", 0);
     layout_test(d, s, "code", "engine", 1);
     put_text(s, "layout.any_effect", store_number(s, "layout.data.in_process.p") < 0.05 ||

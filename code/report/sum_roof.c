@@ -516,7 +516,7 @@ void summarize_roofline(const struct run_data *d, struct store *s)
     roof_close(&r);
 }
 
-/* <<summarize-counts>>, paper/77-roofline.md */
+/* <<summarize-counts>>, paper/78-counts.md */
 static double count_of(const struct run_data *d, const char *side, const char *what,
                        long requests)
 {
@@ -529,7 +529,7 @@ static double count_of(const struct run_data *d, const char *side, const char *w
 
 void summarize_counts(const struct run_data *d, struct store *s)
 {
-    double in_process = count_of(d, "in_process", "kernel_instructions", 1);
+    double in_process = count_of(d, IN_PROCESS_SIDE, "kernel_instructions", 1);
     double engine = count_of(d, "engine", "kernel_instructions", 2) / 2.0;
     double request = (count_of(d, "engine", "total_instructions", 3) -
                       count_of(d, "engine", "total_instructions", 1)) / 2.0;

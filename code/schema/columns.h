@@ -211,6 +211,11 @@
     _(row, engine_decode_ns, OPTIONAL(NUM_OR_EMPTY), NANOS, "ns", "the engine decoding the request")            \
     _(row, engine_minor_faults, OPTIONAL(NUM_OR_EMPTY), COUNT, "pages", "its first touches while serving")
 /* <<columns-of-the-measurements>>, paper/76-layout.md */
+/* The side of layout.csv and counts.csv where the kernel ran in the measuring
+ * process itself: a side of a measurement, not an architecture (though spelt
+ * as the baseline is). */
+#define IN_PROCESS_SIDE "in_process"
+
 /* layout.csv: one reduced sweep */
 #define LAYOUT_COLUMNS(_, row)                                                                     \
     _(row, side, TEXT, NAME_OF(31), "", "where the kernel ran: in_process, engine, ...")           \

@@ -9,6 +9,7 @@ import hashlib
 import os
 import socket
 import struct
+import subprocess
 import sys
 import tempfile
 import threading
@@ -25,6 +26,7 @@ for p in (CODE, ROOT / "tests" / "reference"):
 import ipctax_client as ipc  # noqa: E402
 
 ENGINE = Path(os.environ.get("IPCTAX_ENGINE", ROOT / "build" / "ipctax-engine"))
+BENCH = Path(os.environ.get("IPCTAX_BENCH", ROOT / "build" / "ipctax-bench"))
 PARAM_NAMES = ipc.PARAM_NAMES
 
 
@@ -32,6 +34,24 @@ def require_engine():
     """Fails (it does not skip) when the engine has not been built."""
     if not os.access(ENGINE, os.X_OK):
         raise RuntimeError(f"{ENGINE} is missing: run `make build/ipctax-engine` first")
+
+
+def architecture_clients():
+    """{architecture: its client} as `ipctax-bench --list` prints the C table:
+    "none", "c" or "python". Fails (it does not skip) when the harness has not
+    been built."""
+    if not os.access(BENCH, os.X_OK):
+        raise RuntimeError(f"{BENCH} is missing: run `make build/ipctax-bench` first")
+    listing = subprocess.run([str(BENCH), "--list"], capture_output=True, text=True,
+                             timeout=60, check=True).stdout.splitlines()
+    start = next(i for i, line in enumerate(listing) if line.startswith("architectures"))
+    clients = {}
+    for line in listing[start + 1:]:
+        if not line.startswith("  "):
+            break                       # the next section
+        name, client = line.split()[:2]
+        clients[name] = client
+    return clients
 
 
 class EngineProcess(ipc.EngineProcess):

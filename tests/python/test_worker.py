@@ -397,5 +397,19 @@ class TheWorkerAlone(unittest.TestCase):
         self.assertEqual(json.loads(out[1]), {"ok": True})
 
 
+class TheWorkersTableOfRows(unittest.TestCase):
+    """The worker's ROWS against the C architecture table, read from the
+    harness's own listing: a Python row added to one and not the other fails
+    here rather than in a run."""
+
+    def test_the_worker_serves_exactly_the_tables_python_rows(self):
+        import worker
+        clients = support.architecture_clients()
+        self.assertIn("python_batch_unix", clients)             # the listing was read
+        self.assertLessEqual(set(clients.values()), {"none", "c", "python"}, clients)
+        python = {name for name, client in clients.items() if client == "python"}
+        self.assertEqual(set(worker.ROWS), python)
+
+
 if __name__ == "__main__":
     unittest.main()
