@@ -235,6 +235,21 @@ void put_text(struct store *s, const char *key, const char *text)
     put(s, key, text, NAN);
 }
 
+void put_names(struct store *s, const char *key, const char *list)
+{
+    char text[TEXT_SIZE];
+    const char *last = NULL;
+    for (const char *p = strstr(list, ", "); p != NULL; p = strstr(p + 2, ", "))
+        last = p;
+    if (list[0] == '\0')
+        snprintf(text, sizeof text, "none");
+    else if (last == NULL)
+        snprintf(text, sizeof text, "%s", list);
+    else
+        snprintf(text, sizeof text, "%.*s and %s", (int)(last - list), list, last + 2);
+    put(s, key, text, NAN);
+}
+
 void put_number(struct store *s, const char *key, double x, int decimals)
 {
     char buf[64];

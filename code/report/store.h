@@ -67,6 +67,9 @@ int store_read_numbers(struct store *s, const char *path, char *err, size_t err_
 const char *keyf(char buf[KEY_SIZE], const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
 void put_text(struct store *s, const char *key, const char *text);
+/* A list gathered as "a, b, c" put as the prose reads it: "a, b and c",
+ * or "none" when it is empty. */
+void put_names(struct store *s, const char *key, const char *list);
 void put_number(struct store *s, const char *key, double x, int decimals);   /* 2,043.4 */
 void put_count(struct store *s, const char *key, double n);                  /* 150,000 */
 /* An estimate: its value, the ends of its interval, n, the coverage the

@@ -1116,8 +1116,8 @@ void summarize_model(const struct run_data *d, struct store *s)
     put_number(s, "model.band", MODEL_BAND, 2);
     put_number(s, "model.worst.ratio", worst, 2);
     put_text(s, "model.worst.architecture", worst_name);
-    put_text(s, "model.outside", outside[0] != '\0' ? outside : "none");
-    put_text(s, "model.full.outside", full_outside[0] != '\0' ? full_outside : "none");
+    put_names(s, "model.outside", outside);
+    put_names(s, "model.full.outside", full_outside);
     put_text(s, "model.full.measured", fewest_full >= 0 ? "yes" : "no");
     if (fewest_full >= 0)
         put_count(s, "model.full.fewest_units", fewest_full);

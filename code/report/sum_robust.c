@@ -200,7 +200,7 @@ static void fuzz_current(const struct run_data *d, struct store *s)
     if (targets == 0)
         return;
     put_text(s, "fuzz.current", stale[0] != '\0' ? "stale" : untied ? "not tied" : "current");
-    put_text(s, "fuzz.stale_targets", stale[0] != '\0' ? stale : "none");
+    put_names(s, "fuzz.stale_targets", stale);
 }
 
 /* <<summarize-robustness>>, paper/90-appendix-report.md */

@@ -309,7 +309,10 @@ end
 -- How a value is printed: a leading minus is a minus sign (U+2212), not a
 -- hyphen, as in the prose; the text in data/ is unchanged.
 local function display(text)
-  return (text:gsub("^%-(%d)", "\u{2212}%1"))
+  text = text:gsub("^%-(%d)", "\u{2212}%1")
+  -- an apostrophe after a letter (a run's, the runs') as the prose's own:
+  -- pandoc curls the chapters' but not a value's text
+  return (text:gsub("(%a)'", "%1\u{2019}"))
 end
 
 -- A value or a cell may be text no author wrote (a processor's name, a
@@ -1008,4 +1011,25 @@ end
 
 -- The choices first (from the root down), then spans (they may sit inside
 -- table captions), then divs, then the check.
-return {chooser, {Span = Span, Code = Code}, {Div = Div}, {Pandoc = Pandoc}}
+-- A percentage printed with its interval, [key]{.num .ci}%, reads
+-- "0.12% [0.11, 0.13]", not "0.12 [0.11, 0.13]%": the sign that follows the
+-- span moves in, after the value and before the interval.
+local function percent_inside(inlines)
+  for i = 1, #inlines - 1 do
+    local span, after = inlines[i], inlines[i + 1]
+    if span.t == "Span" and span.classes:includes("ci") and after.t == "Str"
+        and after.text:sub(1, 1) == "%" then
+      for j, x in ipairs(span.content) do
+        if x.t == "Str" and x.text == "\u{00A0}[" then
+          span.content:insert(j, pandoc.Str("%"))
+          break
+        end
+      end
+      after.text = after.text:sub(2)
+    end
+  end
+  return inlines
+end
+
+return {chooser, {Span = Span, Code = Code}, {Inlines = percent_inside}, {Div = Div},
+        {Pandoc = Pandoc}}
