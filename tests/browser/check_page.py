@@ -110,8 +110,11 @@ HERE = None
 # (780.5 kB then, 781 kB on CI's reduced run), and 785 kB until each
 # measurement's figure script moved into its own chapter, every row was
 # priced at full speed and an interval below 95% coverage said so (785 kB
-# then); the budget is a bound on growth, not a target.
-MAX_SENT_BYTES = 795000
+# then), and 795 kB until the run of 1.12.0 kept its predecessor as the
+# twenty-fifth kept run (each adds a column to the tables across runs) and
+# the counts' summary moved into its chapter (797 kB then); the budget is a
+# bound on growth, not a target.
+MAX_SENT_BYTES = 805000
 MAX_BYTES = 1500000
 MIN_CONTRAST = 4.5
 MIN_FIGURE_TEXT_PX = 8.0
