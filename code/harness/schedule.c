@@ -435,11 +435,12 @@ static struct side side_of(struct schedule *sc, struct row_record *r,
 static double run_couple(struct schedule *sc, struct row_record *r, int round, int position)
 {
     struct row_record *base = &sc->rec[sc->baseline];
+    const struct unit_layout *l = unit_layout(PAIRING_DUET);      /* both sides in each slot */
     struct run_place at = {pairing_name(PAIRING_DUET), round, position, ++sc->next_unit, 0};
     int first = (int)random_below(&sc->mt, 2);
-    double seconds[2][2];                      /* [duet][row, baseline] */
+    double row_s[MAX_UNIT_SLOTS] = {0}, base_s[MAX_UNIT_SLOTS] = {0};
     char err[ERR_SIZE];
-    for (at.slot = 1; at.slot <= 2; at.slot++) {
+    for (at.slot = 1; at.slot <= l->slots; at.slot++) {
         int cpu = sc->duet_cpus[(first + at.slot - 1) % 2];
         int other = sc->duet_cpus[(first + at.slot) % 2];
         struct side x = side_of(sc, r, r, 0, cpu), b = side_of(sc, base, r, 1, other);
@@ -447,32 +448,35 @@ static double run_couple(struct schedule *sc, struct row_record *r, int round, i
             stop_row(r, err);
             return NAN;
         }
-        long run_x = ++sc->next_run, run_b = ++sc->next_run;
+        long run_x = ++sc->next_run, run_b = ++sc->next_run;     /* the row's first */
         int ok = record_side(sc, r, r, &x, &at, run_x, run_b);
         ok &= record_side(sc, base, r, &b, &at, run_b, run_x);
         if (!ok)
             return NAN;
-        seconds[at.slot - 1][0] = x.m.seconds;
-        seconds[at.slot - 1][1] = b.m.seconds;
+        row_s[at.slot - 1] = x.m.seconds;
+        base_s[at.slot - 1] = b.m.seconds;
     }
-    return couple_ratio(seconds[0][0], seconds[0][1], seconds[1][0], seconds[1][1]);
+    return paired_ratio(PAIRING_DUET, row_s, base_s);
 }
 
 /* <<run-in-turn>>, paper/42-pairs.md */
 static double run_in_turn(struct schedule *sc, struct row_record *r, int round, int position)
 {
     struct row_record *base = &sc->rec[sc->baseline];
-    struct row_record *who[3] = {base, r, base};
+    const struct unit_layout *l = unit_layout(PAIRING_SEQUENTIAL);    /* one run a slot */
     struct run_place at = {pairing_name(PAIRING_SEQUENTIAL), round, position, ++sc->next_unit, 0};
-    double seconds[3];
-    for (at.slot = 1; at.slot <= 3; at.slot++) {
-        struct side s = side_of(sc, who[at.slot - 1], r, 0, CPU_ANY);
+    double seconds[2][MAX_UNIT_SLOTS] = {{0}};     /* [row, baseline][their runs in order] */
+    int n[2] = {0, 0};
+    for (at.slot = 1; at.slot <= l->slots; at.slot++) {
+        int b = l->sides[at.slot - 1] == SLOT_BASELINE;
+        struct row_record *who = b ? base : r;
+        struct side s = side_of(sc, who, r, 0, CPU_ANY);
         side_run_alone(&s);
-        if (!record_side(sc, who[at.slot - 1], r, &s, &at, ++sc->next_run, 0))
+        if (!record_side(sc, who, r, &s, &at, ++sc->next_run, 0))
             return NAN;
-        seconds[at.slot - 1] = s.m.seconds;
+        seconds[b][n[b]++] = s.m.seconds;
     }
-    return turn_ratio(seconds[0], seconds[1], seconds[2]);
+    return paired_ratio(PAIRING_SEQUENTIAL, seconds[0], seconds[1]);
 }
 
 /* <<the-stopping-rule>>, paper/42-pairs.md */

@@ -493,8 +493,9 @@ static const struct run_row *run_of(const struct run_data *d, double run)
 static int duet_is_whole(const struct run_data *d, const struct run_row *r)
 {
     const struct run_row *p = run_of(d, r->partner);
-    return r->slot >= 1 && r->slot <= 2 && p != NULL && p->partner == (double)r->run &&
-           p->unit == r->unit && p->slot == r->slot && p->round == r->round &&
+    return slot_holds(PAIRING_DUET, r->slot, arch_is_baseline(r->architecture)) && p != NULL &&
+           p->partner == (double)r->run && p->unit == r->unit && p->slot == r->slot &&
+           p->round == r->round &&
            arch_is_baseline(r->architecture) != arch_is_baseline(p->architecture);
 }
 
@@ -532,8 +533,10 @@ static int units_are_whole(const struct run_data *d, const struct loaded_file *r
         else if (pairing_is(r->pairing, PAIRING_DUET) && !duet_is_whole(d, r))
             why = "its duet has no partner in the same unit and slot that names it back";
         else if (pairing_is(r->pairing, PAIRING_SEQUENTIAL) &&
-                 arch_is_baseline(r->architecture) != (r->slot != 2))
-            why = "a sequential unit is the baseline in slots 1 and 3, the row in slot 2";
+                 !slot_holds(PAIRING_SEQUENTIAL, r->slot, arch_is_baseline(r->architecture)))
+            why = arch_is_baseline(r->architecture)
+                      ? "its slot is not one a sequential unit gives the baseline"
+                      : "its slot is not one a sequential unit gives the row";
         else if (!pairing_is(r->pairing, PAIRING_DUET) && !pairing_is(r->pairing, PAIRING_SEQUENTIAL))
             why = "its pairing is neither duet nor sequential";
         else if (r->bars > kv_number(&d->run, "bars") || r->combos > kv_number(&d->run, "combos"))

@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "report/claims.h"
 #include "report/compare.h"
 #include "report/csvread.h"
 
@@ -138,22 +139,57 @@ static void say_results(FILE *out, enum results r, const struct store *s, const 
 static const struct {
     const char *claim, *prefixes;
 } RESTS_ON[] = {
-    {"one_crossing", "witness.python_batch_unix. echo.python.unix. mech.python. "
-                     "serial.python.tobytes"},
+    {"one_crossing", "echo.python.unix. mech.python. serial.python.tobytes"},
     {"json_tax", "serial.python."},
-    {"chatty_crossing", "witness.chatty_unix. echo.c.unix. mech.c."},
-    {"stateful_per_call", "witness.python_stateful_unix. echo.python.unix. mech.python."},
-    {"spawn_per_sweep", "spawn. witness.python_spawn_stdin. mech.fault."},
-    {"spawn_per_call", "spawn. witness.spawn_per_combo. mech.fault."},
-    {"per_bar_dominated", "witness.per_bar_unix. echo.c.unix. mech.c."},
-    {"json_chatty", "serial.c. witness.json_chatty_unix. echo.c.unix."},
+    {"chatty_crossing", "echo.c.unix. mech.c."},
+    {"stateful_per_call", "echo.python.unix. mech.python."},
+    {"spawn_per_sweep", "spawn. mech.fault."},
+    {"spawn_per_call", "spawn. mech.fault."},
+    {"per_bar_dominated", "echo.c.unix. mech.c."},
+    {"json_chatty", "serial.c. echo.c.unix."},
     {"compute_gap", "roof."},
     {"tuned_flips", "roof."},
     {"echo_flat", "echo.c.unix.same."},
     {"shm_floor", "echo.c.shm_futex. echo.c.shm_spin. echo.c.unix.same."},
 };
 static const char *const ALL_PRIMITIVES = "mech. echo. serial. spawn. witness. model. roof.";
-enum { MAX_REASONS = 3 };
+enum { MAX_REASONS = 3, PREFIXES_SIZE = 2048 };
+
+/* Appends " witness.ROW." to prefixes for each row of rows (words separated by spaces). */
+static void add_witnesses(char *prefixes, size_t size, const char *rows)
+{
+    for (const char *p = rows; *p != '\0';) {
+        size_t n = strcspn(p, " "), used = strlen(prefixes);
+        if (n > 0 && used < size)
+            snprintf(prefixes + used, size - used, " witness.%.*s.", (int)n, p);
+        p += n + (p[n] == ' ');
+    }
+}
+
+/* The prefixes claim rests on, into buf: those listed above and the
+ * witnesses of its rows in the registry's claims.csv; every primitive for
+ * a claim not listed. */
+static const char *rests_on(const struct store *s, const char *claim, char *buf, size_t size)
+{
+    const char *listed = NULL;
+    struct claim_spec *c = NULL;
+    size_t n = 0;
+    char err[512];
+    for (size_t i = 0; i < sizeof RESTS_ON / sizeof RESTS_ON[0]; i++)
+        if (strcmp(RESTS_ON[i].claim, claim) == 0)
+            listed = RESTS_ON[i].prefixes;
+    if (listed == NULL)
+        return ALL_PRIMITIVES;
+    snprintf(buf, size, "%s", listed);
+    /* A registry that cannot be read has stopped the summary already: the listed ones. */
+    if (claims_load(s->registry != NULL ? s->registry : "paper", &c, &n, err, sizeof err) != 0)
+        return buf;
+    for (size_t i = 0; i < n; i++)
+        if (strcmp(c[i].id, claim) == 0)
+            add_witnesses(buf, size, c[i].rows);
+    free(c);
+    return buf;
+}
 
 static int has_prefix_in(const char *key, const char *prefixes)
 {
@@ -200,11 +236,9 @@ struct reason {
 static size_t differ_most(const struct store *s, const struct store *pub, const char *claim,
                           struct reason why[MAX_REASONS])
 {
-    const char *prefixes = ALL_PRIMITIVES;
+    char buf[PREFIXES_SIZE];
+    const char *prefixes = rests_on(s, claim, buf, sizeof buf);
     size_t n = 0;
-    for (size_t i = 0; i < sizeof RESTS_ON / sizeof RESTS_ON[0]; i++)
-        if (strcmp(RESTS_ON[i].claim, claim) == 0)
-            prefixes = RESTS_ON[i].prefixes;
     for (size_t i = 0; i < s->n; i++) {
         const struct value *v = &s->values[i];
         if (!has_prefix_in(v->key, prefixes) || !is_primitive(v->key) || !(v->number > 0))

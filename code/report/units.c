@@ -43,36 +43,59 @@ static double end_of(const struct run_row *r)
 }
 
 /* <<gather-a-rows-units>>, paper/93-appendix-units.md */
+static void find_unit_runs(const struct run_data *d, const char *arch, enum arch_pairing p,
+                           struct unit_view *u)
+{
+    const struct unit_layout *l = unit_layout(p);
+    for (int slot = 1; slot <= l->slots; slot++) {
+        enum slot_sides in = l->sides[slot - 1];
+        const struct run_row *x = in & SLOT_ROW ? slot_of(d, u->unit, arch, slot) : NULL;
+        if (in & SLOT_ROW)
+            u->row[u->n_row++] = x;
+        if (in == SLOT_BOTH)                   /* at once: the baseline's is the partner */
+            u->base[u->n_base++] = x != NULL && !isnan(x->partner)
+                                       ? run_numbered(d, (long)x->partner) : NULL;
+        else if (in == SLOT_BASELINE)
+            u->base[u->n_base++] = slot_of(d, u->unit, arch_baseline(), slot);
+    }
+}
+
+/* Whether there are runs and every one is there and "ok"; their times into seconds. */
+static int all_ok(const struct run_row *const *runs, size_t n, double *seconds)
+{
+    int all = n > 0;
+    for (size_t k = 0; k < n; k++) {
+        all = all && ok(runs[k]);
+        seconds[k] = runs[k] != NULL ? runs[k]->seconds : NAN;
+    }
+    return all;
+}
+
+static void span(const struct run_row *r, struct unit_view *u)
+{
+    u->start_s = r != NULL ? fmin(u->start_s, r->start_s) : u->start_s;
+    u->end_s = fmax(u->end_s, end_of(r));      /* fmax passes over a missing run's NAN */
+}
+
 static void fill_unit(const struct run_data *d, const struct run_row *first, const char *arch,
                       struct unit_view *u)
 {
+    double row_s[MAX_UNIT_SLOTS], base_s[MAX_UNIT_SLOTS];
     memset(u, 0, sizeof *u);
     u->unit = first->unit;
     u->round = first->round;
     u->duet = pairing_is(first->pairing, PAIRING_DUET);
-    if (u->duet) {
-        for (int s = 0; s < 2; s++) {
-            u->row[s] = slot_of(d, u->unit, arch, s + 1);
-            u->base[s] = u->row[s] != NULL && !isnan(u->row[s]->partner)
-                             ? run_numbered(d, (long)u->row[s]->partner) : NULL;
-        }
-        u->complete = ok(u->row[0]) && ok(u->row[1]) && ok(u->base[0]) && ok(u->base[1]);
-        u->ratio = u->complete ? couple_ratio(u->row[0]->seconds, u->base[0]->seconds,
-                                              u->row[1]->seconds, u->base[1]->seconds)
-                               : NAN;
-        u->end_s = fmax(fmax(end_of(u->row[0]), end_of(u->base[0])),
-                        fmax(end_of(u->row[1]), end_of(u->base[1])));
-    } else {
-        u->row[0] = slot_of(d, u->unit, arch, 2);
-        u->base[0] = slot_of(d, u->unit, arch_baseline(), 1);
-        u->base[1] = slot_of(d, u->unit, arch_baseline(), 3);
-        u->complete = ok(u->row[0]) && ok(u->base[0]) && ok(u->base[1]);
-        u->ratio = u->complete ? turn_ratio(u->base[0]->seconds, u->row[0]->seconds,
-                                            u->base[1]->seconds)
-                               : NAN;
-        u->end_s = end_of(u->base[1]);
-    }
-    u->start_s = u->base[0] != NULL ? fmin(first->start_s, u->base[0]->start_s) : first->start_s;
+    enum arch_pairing p = u->duet ? PAIRING_DUET : PAIRING_SEQUENTIAL;
+    find_unit_runs(d, arch, p, u);
+    int rows_ok = all_ok(u->row, u->n_row, row_s), bases_ok = all_ok(u->base, u->n_base, base_s);
+    u->complete = rows_ok && bases_ok;
+    u->ratio = u->complete ? paired_ratio(p, row_s, base_s) : NAN;
+    u->start_s = first->start_s;
+    u->end_s = NAN;
+    for (size_t k = 0; k < u->n_row; k++)
+        span(u->row[k], u);
+    for (size_t k = 0; k < u->n_base; k++)
+        span(u->base[k], u);
 }
 
 size_t arch_units(const struct run_data *d, const char *arch, struct unit_view **units)

@@ -9,13 +9,16 @@
 #include <stddef.h>
 
 #include "report/model.h"
+#include "schema/architectures.h"
 
 /* <<a-unit-of-a-row>>, paper/93-appendix-units.md */
 struct unit_view {
     long unit, round;
     int duet;                          /* a couple of duets; else a triple */
-    const struct run_row *row[2];      /* the row's runs: two in a couple, one in a triple */
-    const struct run_row *base[2];     /* the partners; or the triple's first and last */
+    /* The row's runs in slot order, two in a couple and one in a triple, and
+     * the baseline's: the partners, or the triple's first and last. */
+    const struct run_row *row[MAX_UNIT_SLOTS], *base[MAX_UNIT_SLOTS];
+    size_t n_row, n_base;              /* how many of each its layout has */
     int complete;                      /* every run there and "ok" */
     double ratio;                      /* the row's time over the baseline's, NAN if not */
     double start_s, end_s;             /* from its first run's start to its last run's end */

@@ -1,11 +1,14 @@
 /*
- * architectures.c - the architecture table, and the transports' names.
+ * architectures.c - the architecture table, the slots of a unit, and the
+ * transports' names.
  *
  * Tangled from paper/41-architectures.md and paper/57-client.md.
  */
+#include <math.h>
 #include <string.h>
 
 #include "schema/architectures.h"
+#include "util/stats.h"
 
 /* <<the-architecture-table>>, paper/41-architectures.md */
 #define C CLIENT_C
@@ -171,6 +174,35 @@ const struct arch_comparison ARCH_COMPARISONS[] = {
     {"pair.chatty_over_batch", "chatty_unix", "batch_unix", 3},
 };
 const size_t N_ARCH_COMPARISONS = sizeof ARCH_COMPARISONS / sizeof ARCH_COMPARISONS[0];
+
+/* <<the-slots-of-a-unit>>, paper/41-architectures.md */
+static const struct unit_layout UNIT_LAYOUTS[] = {
+    [PAIRING_NONE] = {0, {0}},                 /* the baseline has no units of its own */
+    [PAIRING_DUET] = {2, {SLOT_BOTH, SLOT_BOTH}},        /* a duet, then its mirror */
+    [PAIRING_SEQUENTIAL] = {3, {SLOT_BASELINE, SLOT_ROW, SLOT_BASELINE}},
+};
+
+const struct unit_layout *unit_layout(enum arch_pairing p)
+{
+    size_t n = sizeof UNIT_LAYOUTS / sizeof UNIT_LAYOUTS[0];
+    return &UNIT_LAYOUTS[(size_t)p < n ? p : PAIRING_NONE];
+}
+
+int slot_holds(enum arch_pairing p, long slot, int baseline)
+{
+    const struct unit_layout *l = unit_layout(p);
+    return slot >= 1 && slot <= l->slots &&
+           (l->sides[slot - 1] & (baseline ? SLOT_BASELINE : SLOT_ROW)) != 0;
+}
+
+double paired_ratio(enum arch_pairing p, const double *row_s, const double *base_s)
+{
+    if (p == PAIRING_DUET)
+        return couple_ratio(row_s[0], base_s[0], row_s[1], base_s[1]);
+    if (p == PAIRING_SEQUENTIAL)
+        return turn_ratio(base_s[0], row_s[0], base_s[1]);
+    return NAN;
+}
 
 /* <<transport-names>>, paper/57-client.md */
 const char *transport_name(enum transport t)

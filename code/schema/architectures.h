@@ -96,4 +96,26 @@ struct arch_comparison {
 extern const struct arch_comparison ARCH_COMPARISONS[];
 extern const size_t N_ARCH_COMPARISONS;
 
+/* <<the-slots-of-a-unit-interface>>, paper/41-architectures.md */
+/* Who runs in one slot of a unit: the compared row, the baseline, or both
+ * at once (each the other's partner, the row's run numbered first). */
+enum slot_sides { SLOT_ROW = 1, SLOT_BASELINE = 2, SLOT_BOTH = SLOT_ROW | SLOT_BASELINE };
+enum { MAX_UNIT_SLOTS = 3 };
+
+/* A unit's slots, run one after another from slot 1 (runs.csv's slot). */
+struct unit_layout {
+    int slots;
+    enum slot_sides sides[MAX_UNIT_SLOTS];     /* slot s's at sides[s - 1] */
+};
+
+/* The layout of a unit paired p; for PAIRING_NONE, one without slots. */
+const struct unit_layout *unit_layout(enum arch_pairing p);
+/* Whether slot `slot` of a unit paired p holds a run of the baseline
+ * (baseline != 0) or of the compared row. */
+int slot_holds(enum arch_pairing p, long slot, int baseline);
+/* A unit's ratio, the row's time over the baseline's: row_s holds the
+ * times of the row's runs and base_s those of the baseline's, each in
+ * the order of their slots. */
+double paired_ratio(enum arch_pairing p, const double *row_s, const double *base_s);
+
 #endif

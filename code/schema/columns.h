@@ -16,7 +16,7 @@
     _(row, round, INT, RANGE(0, MAX_ROUNDS), "", "1, 2, ...; 0 for a row not set up")            \
     _(row, position, INT, COUNT, "", "the unit's place in the round's random order")               \
     _(row, unit, INT, COUNT, "", "the independent unit the run belongs to")                        \
-    _(row, slot, INT, RANGE(0, 3), "", "the run's place in its unit")                              \
+    _(row, slot, INT, RANGE(0, MAX_UNIT_SLOTS), "", "the run's place in its unit")                 \
     _(row, run, INT, COUNT, "", "the run's number, in the order the runs were made")               \
     _(row, partner, NUM_OR_EMPTY, COUNT, "", "the run it ran beside in a duet")                    \
     _(row, bars, INT, RANGE(0, MAX_BARS), "", "the bars of the part of the job it did")            \

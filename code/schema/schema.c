@@ -5,6 +5,7 @@
  */
 #include <string.h>
 
+#include "schema/architectures.h"         /* MAX_UNIT_SLOTS, the slot's bound */
 #include "schema/domains.h"
 #include "schema/schema.h"
 
