@@ -27,8 +27,10 @@ struct schedule_limits {
     struct round_hook hook;    /* none by default */
 };
 
+/* The budget: ten minutes of rounds, and a few seconds more for the
+ * serialization's repetitions, which are made in them (@sec:serialization). */
 #define SCHEDULE_DEFAULT_LIMITS \
-    ((struct schedule_limits){6, 40, 600.0, 0.015, NULL, {NULL, NULL}})
+    ((struct schedule_limits){6, 40, 612.0, 0.015, NULL, {NULL, NULL}})
 
 struct schedule_outcome {
     int rounds;

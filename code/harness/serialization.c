@@ -272,31 +272,74 @@ static int python_repetition(struct worker *w, struct data_out *out, int rep, ch
 }
 
 /* <<measure-serialization>>, paper/70-serialization.md */
-int measure_serialization(const struct measure_context *ctx, char *err, size_t err_size)
-{
+struct serial_rounds {
+    const struct measure_context *ctx;
     struct serial_bench b;
     struct worker w;
     struct data_out out;
-    if (bench_init(&b, ctx->job->close, ctx->job->n_bars) != 0) {
-        bench_free(&b);
-        return set_error(err, err_size, "out of memory for the serialization buffers");
-    }
-    if (worker_start(&w, ctx->env, ctx->job, err, err_size) != 0) {
-        bench_free(&b);
-        return -1;
-    }
-    int status = measure_open(ctx, "serialization.csv", &out, err, err_size);
     struct mt19937 mt;
-    mt19937_seed(&mt, round_seed(ctx->seed ^ 0x73657269u, 0));          /* "seri" */
-    int reps = repetitions_at(REPEAT_SERIAL, ctx->scale);
-    for (int rep = 0; status == 0 && rep <= reps; rep++)
-        status = c_repetition(&b, &mt, &out, rep, err, err_size) == 0 &&
-                         python_repetition(&w, &out, rep, err, err_size) == 0 ? 0 : -1;
-    if (status == 0 && data_out_close(&out) != 0)
+    int reps, done;            /* repetitions to make (and the warm-up); made */
+};
+
+static void *serial_begin(const struct measure_context *ctx, char *err, size_t err_size)
+{
+    struct serial_rounds *r = calloc(1, sizeof *r);
+    if (r == NULL || bench_init(&r->b, ctx->job->close, ctx->job->n_bars) != 0) {
+        if (r != NULL)
+            bench_free(&r->b);
+        free(r);
+        set_error(err, err_size, "out of memory for the serialization buffers");
+        return NULL;
+    }
+    r->ctx = ctx;
+    if (worker_start(&r->w, ctx->env, ctx->job, err, err_size) != 0) {
+        bench_free(&r->b);
+        free(r);
+        return NULL;
+    }
+    if (measure_open(ctx, "serialization.csv", &r->out, err, err_size) != 0) {
+        worker_stop(&r->w);
+        bench_free(&r->b);
+        free(r);
+        return NULL;
+    }
+    mt19937_seed(&r->mt, round_seed(ctx->seed ^ 0x73657269u, 0));       /* "seri" */
+    r->reps = repetitions_at(REPEAT_SERIAL, ctx->scale);
+    return r;
+}
+
+/* After round `round`: its share of the repetitions, the warm-up (rep 0)
+ * first; after the last of the minimum rounds, every one not yet made. */
+static int serial_round(void *state, int round, char *err, size_t err_size)
+{
+    struct serial_rounds *r = state;
+    int rounds = r->ctx->min_rounds > 0 ? r->ctx->min_rounds : 1;
+    if (round > rounds)
+        return 0;
+    int share = (r->reps + rounds - 1) / rounds;
+    int last = round == rounds ? r->reps : round * share;
+    for (int rep = r->done; rep <= last && rep <= r->reps; rep++, r->done++)
+        if (c_repetition(&r->b, &r->mt, &r->out, rep, err, err_size) != 0 ||
+            python_repetition(&r->w, &r->out, rep, err, err_size) != 0)
+            return -1;
+    return 0;
+}
+
+static int serial_end(void *state, int ok, char *err, size_t err_size)
+{
+    struct serial_rounds *r = state;
+    int status = 0;
+    if (ok && r->done <= r->reps)
+        status = set_error(err, err_size, "the rounds ended before the serialization's "
+                                          "repetitions were made");
+    if (ok && status == 0 && data_out_close(&r->out) != 0)
         status = set_error(err, err_size, "cannot write serialization.csv");
-    else if (status != 0)
-        data_out_abandon(&out);
-    worker_stop(&w);
-    bench_free(&b);
+    else if (!ok || status != 0)
+        data_out_abandon(&r->out);
+    worker_stop(&r->w);
+    bench_free(&r->b);
+    free(r);
     return status;
 }
+
+const struct in_rounds serialization_in_rounds = {serial_begin, serial_round, serial_end};
