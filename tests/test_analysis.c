@@ -2822,6 +2822,17 @@ static void the_plan_reads_the_kept_runs_intervals(void **state)
     expect_text("plan.units", "batch_unix=24");
     expect_number("plan.kept_runs", 1);
     expect_number("plan.most_units", 24);
+    /* the run asked the bench's default (no --units): a headline row
+     * twelve units, and made SYN_ROUNDS of every row, so each headline row
+     * it ran is short of what it asked */
+    char short_rows[2048] = "";
+    for (size_t i = 0; i < N_ARCH_ROWS; i++)
+        if (ARCH_ROWS[i].headline && ARCH_ROWS[i].pairing != PAIRING_NONE &&
+            syn_row_named(&gen, ARCH_ROWS[i].name) != NULL)
+            snprintf(short_rows + strlen(short_rows), sizeof short_rows - strlen(short_rows),
+                     "%s%s (%d of %d)", short_rows[0] ? ", " : "", ARCH_ROWS[i].name,
+                     SYN_ROUNDS, HEADLINE_UNITS);
+    expect_text("plan.short", as_prose_reads(short_rows));
 }
 
 /* A headline row whose every claim the kept runs decide by a factor of

@@ -306,7 +306,7 @@ static const char *const CLAIMS =
     "below_holds,Below,arch.batch_unix.ratio,below,1.5,,x,2,By hand,An interval above\n"
     "below_fails,Below,arch.batch_unix.ratio,below,1.1,,x,2,By hand,An interval above\n"
     "below_across,Below,arch.batch_unix.ratio,below,1.3,,x,2,By hand,An interval above\n"
-    "above_holds,Above,arch.batch_unix.ratio,above,1.1,,x,2,By hand,An interval below\n"
+    "above_holds,Above,arch.batch_unix.ratio,above,1.1,,%,2,By hand,An interval below\n"
     "above_fails,Above,arch.batch_unix.ratio,above,1.5,,x,2,By hand,An interval below\n"
     "above_across,Above,arch.batch_unix.ratio,above,1.3,,x,2,By hand,An interval below\n"
     "within_holds,Within,arch.batch_unix.ratio,within,1.1,1.5,x,2,By hand,An interval outside\n"
@@ -549,6 +549,8 @@ static void a_claims_verdict_follows_its_interval(void **state)
     expect("claim.below_holds.estimate", "1.30 [1.15, 1.45]");
     expect("claim.below_holds.threshold", "below 1.50x");
     expect("claim.within_fails.threshold", "1.50 to 2.00x");
+    expect("claim.above_holds.estimate", "1.30% [1.15, 1.45]");    /* a share: its sign */
+    expect("claim.above_holds.threshold", "above 1.10%");
     expect("claims.held", "3");
     expect("claims.failed", "3");
     expect("claims.undecided", "4");

@@ -267,7 +267,10 @@ static void judge_claim(struct store *s, const struct claim *c, const char *regi
     format_fixed(est, e.value, c->decimals);
     put_text(s, keyf(key, "claim.%s.verdict", c->id), verdict);
     put_text(s, keyf(key, "claim.%s.threshold", c->id), threshold);
-    snprintf(reason, sizeof reason, "%s [%s, %s]", est, lo, hi);
+    /* a percentage reads "0.091% [0.081, 0.116]", its sign on the value, as
+     * the prose prints one; a factor is its threshold's "x" alone */
+    snprintf(reason, sizeof reason, "%s%s [%s, %s]", est, strcmp(c->unit, "%") == 0 ? "%" : "",
+             lo, hi);
     put_text(s, keyf(key, "claim.%s.estimate", c->id), reason);
     format_fixed(cover, e.coverage * 100.0, 1);
     char claim[CLAIM_TEXT + 64];

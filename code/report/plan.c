@@ -180,7 +180,7 @@ void plan_units(const struct run_data *d, struct store *s, const struct store *c
                                          "This run's plan", "Units made"};
     struct claim_spec *c = NULL;
     size_t n_claims = 0;
-    char err[512], units[TEXT_SIZE] = "", cell[64];
+    char err[512], units[TEXT_SIZE] = "", cut_short[TEXT_SIZE] = "", cell[64];
     int least = d != NULL ? (int)kv_number(&d->run, "min_rounds") : 0;
     least = least > 0 ? least : 6;
     /* <<load-the-claims-and-what-each-needs>>, paper/90-appendix-report.md */
@@ -213,15 +213,22 @@ void plan_units(const struct run_data *d, struct store *s, const struct store *c
             csv_out_text(&t, row->name);
             csv_out_int(&t, planned);
             csv_out_text(&t, why);
+            int asked = ran != NULL && units_in(ran, row->name) > 0 ? units_in(ran, row->name)
+                        : row->headline && HEADLINE_UNITS > least ? HEADLINE_UNITS : least;
             if (d != NULL && ran != NULL && units_in(ran, row->name) > 0)
                 csv_out_int(&t, units_in(ran, row->name));
             else
                 csv_out_text(&t, d != NULL ? "the default" : "");
             if (d != NULL) {
                 struct unit_view *u = NULL;
-                snprintf(cell, sizeof cell, "%zu", arch_units(d, row->name, &u));
+                size_t made = arch_units(d, row->name, &u);
                 free(u);
+                snprintf(cell, sizeof cell, "%zu", made);
                 csv_out_text(&t, cell);
+                size_t used_short = strlen(cut_short);
+                if (made > 0 && made < (size_t)asked)
+                    snprintf(cut_short + used_short, sizeof cut_short - used_short, "%s%s (%zu of %d)",
+                             used_short ? ", " : "", row->name, made, asked);
             } else {
                 csv_out_text(&t, "");
             }
@@ -236,6 +243,8 @@ void plan_units(const struct run_data *d, struct store *s, const struct store *c
     if (need != NULL)
         claims_table(s, c, need, n_claims, n);
     put_text(s, "plan.units", units);
+    if (d != NULL)
+        put_names(s, "plan.short", cut_short);
     put_count(s, "plan.kept_runs", (double)n);
     put_count(s, "plan.most_units", PLAN_MOST_UNITS);
     free(need);
