@@ -271,7 +271,7 @@ static const char *const PLAIN_FILES[][2] = {
     {"counts.csv", "side,what,requests,value\nin_process,kernel_instructions,1,1000\n"
                    "engine,kernel_instructions,2,2000\nengine,total_instructions,1,1100\n"
                    "engine,total_instructions,3,3300\nengine,syscalls,1,90\n"
-                   "engine,syscalls,3,98\njob,bars,0,300\n"},
+                   "engine,syscalls,21,132\njob,bars,0,300\n"},
     {"original.csv", "key,value,unit,source\nmachine,a machine,text,setup\n"},
 };
 
@@ -528,6 +528,17 @@ static void a_cold_call_is_measured_over_its_own_warm_one(void **state)
     expect_estimate("cold.warm.boundary_ms", "1.00", "0.80", "1.20", "5", "93.8");
     expect("cold.reps", "5");
     expect("cold.share_pct", "84.6");
+}
+
+/* The system calls a request makes: strace's count over STRACE_REQUESTS
+ * (21) requests less over one, over the 20 between: (132 - 90) / 20 = 2.1,
+ * printed to a tenth. (An older run's count over three is the synthetic
+ * run's, in test_analysis.) */
+static void a_requests_system_calls_are_counted_over_many(void **state)
+{
+    (void)state;
+    summarize_golden_run();
+    expect("counts.syscalls_per_request", "2.1");
 }
 
 /* A claim holds when its interval lies on the threshold's side, fails when
@@ -1351,6 +1362,7 @@ int main(void)
         T(the_echo_fit_finds_the_lines_floor_and_bandwidth),
         T(the_layout_test_finds_the_effect_that_is_there),
         T(a_cold_call_is_measured_over_its_own_warm_one),
+        T(a_requests_system_calls_are_counted_over_many),
         T(a_claims_verdict_follows_its_interval),
         T(a_value_read_before_it_is_put_is_found),
         T(a_family_is_a_whole_word),

@@ -172,14 +172,14 @@ int measure_counts(const struct measure_context *ctx, char *err, size_t err_size
 {
     struct count_job cj;
     struct data_out out;
-    double in_kernel = 0, kernel2 = 0, total1 = 0, total3 = 0, calls1 = 0, calls3 = 0;
+    double in_kernel = 0, kernel2 = 0, total1 = 0, total3 = 0, calls1 = 0, calls_more = 0;
     make_count_job(ctx->job, &cj);
     if (count_in_process(ctx, &cj, &in_kernel, err, err_size) != 0 ||
         callgrind_engine(ctx, &cj, 1, 2, &kernel2, err, err_size) != 0 ||
         callgrind_engine(ctx, &cj, 0, 1, &total1, err, err_size) != 0 ||
         callgrind_engine(ctx, &cj, 0, 3, &total3, err, err_size) != 0 ||
         strace_engine(ctx, &cj, 1, &calls1, err, err_size) != 0 ||
-        strace_engine(ctx, &cj, 3, &calls3, err, err_size) != 0)
+        strace_engine(ctx, &cj, STRACE_REQUESTS, &calls_more, err, err_size) != 0)
         return -1;
     if (measure_open(ctx, "counts.csv", &out, err, err_size) != 0)
         return -1;
@@ -188,7 +188,7 @@ int measure_counts(const struct measure_context *ctx, char *err, size_t err_size
     write_count(&out, "engine", "total_instructions", 1, total1);
     write_count(&out, "engine", "total_instructions", 3, total3);
     write_count(&out, "engine", "syscalls", 1, calls1);
-    write_count(&out, "engine", "syscalls", 3, calls3);
+    write_count(&out, "engine", "syscalls", STRACE_REQUESTS, calls_more);
     write_count(&out, "job", "bars", 0, (double)cj.n_bars);
     write_count(&out, "job", "combos", 0, COUNT_COMBOS);
     return data_out_close(&out) == 0 ? 0 : set_error(err, err_size, "cannot write counts.csv");

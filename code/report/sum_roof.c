@@ -533,8 +533,9 @@ void summarize_counts(const struct run_data *d, struct store *s)
     double engine = count_of(d, "engine", "kernel_instructions", 2) / 2.0;
     double request = (count_of(d, "engine", "total_instructions", 3) -
                       count_of(d, "engine", "total_instructions", 1)) / 2.0;
-    double calls = (count_of(d, "engine", "syscalls", 3) - count_of(d, "engine", "syscalls", 1))
-                   / 2.0;
+    long more = isfinite(count_of(d, "engine", "syscalls", STRACE_REQUESTS)) ? STRACE_REQUESTS : 3;
+    double calls = (count_of(d, "engine", "syscalls", more) - count_of(d, "engine", "syscalls", 1))
+                   / (double)(more - 1);
     put_count(s, "counts.kernel_in_process", in_process);
     put_count(s, "counts.kernel_engine", engine);
     put_text(s, "counts.kernel_equal", in_process == engine ? "yes" : "no");
@@ -542,7 +543,7 @@ void summarize_counts(const struct run_data *d, struct store *s)
     put_count(s, "counts.request_instructions", request);
     put_count(s, "counts.boundary_instructions", request - engine);
     put_number(s, "counts.boundary_share_ppm", (request - engine) / request * 1e6, 1);
-    put_count(s, "counts.syscalls_per_request", calls);
+    put_number(s, "counts.syscalls_per_request", calls, 1);
     put_count(s, "counts.bars", count_of(d, "job", "bars", 0));
     put_count(s, "counts.combos", count_of(d, "job", "combos", 0));
 }

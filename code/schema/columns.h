@@ -236,6 +236,7 @@
     _(row, seconds, NUM, TIMED_S, "s", "its time")
 /* <<columns-of-the-measurements>>, paper/78-counts.md */
 /* counts.csv: instructions or system calls */
+enum { STRACE_REQUESTS = 21 };     /* the requests of the longer strace run (@sec:counts) */
 #define COUNTS_COLUMNS(_, row)                                                                     \
     _(row, side, TEXT, NAME_OF(15), "", "in_process, engine or job")                               \
     _(row, what, TEXT, NAME_OF(31), "", "kernel_instructions, total_instructions, syscalls, ...")  \
