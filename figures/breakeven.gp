@@ -89,8 +89,8 @@ set for [k = -9:2] ytics add (sprintf("%g", 10.0 ** k) 10.0 ** k)
 set mxtics 10
 set mytics 10
 set grid xtics ytics lc rgb "#e4e4e4"
-set xlabel "G = compute per call / the model's price of a crossing after it" offset 0, 0.4
-set ylabel "boundary's share of a call (%)"
+set xlabel "G = compute per call / the model’s price of a crossing after it" offset 0, 0.4
+set ylabel "boundary’s share of a call (%)"
 set samples 120
 # <<key-below>>, paper/94-appendix-figures.md
 set key at screen 0.5, screen 0.045 center center horizontal maxcols 3 samplen 1.5 \

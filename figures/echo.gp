@@ -47,7 +47,7 @@ array PLACE[N] = ["same", "cross", "same", "same", "same", "cross", "same", "sam
 array MODE[N] = ["protocol", "protocol", "protocol", "raw", "protocol", "protocol", "protocol", \
                  "protocol"]
 array NAME[N] = ["C, unix", "C, unix, two CPUs", "C, tcp", "C, pipe (raw)", "C, shm_futex", \
-                 "C, shm_spin, two CPUs", "Python, unix", "Python, the original's way"]
+                 "C, shm_spin, two CPUs", "Python, unix", "Python, the original’s way"]
 array COLOR[N] = ["#0072b2", "#56b4e9", "#e69f00", "#009e73", "#cc79a7", "#882255", "#d55e00", \
                   "#999933"]
 array POINT[N] = [7, 6, 5, 9, 13, 11, 15, 4]
@@ -103,7 +103,7 @@ set xlabel "payload, bytes each way" offset 0, 0.4
 set ylabel "round trip, median (µs)"
 set samples 60
 set key at screen 0.72, screen 0.97 left top Left reverse samplen 2 spacing 1.1 font SMALL
-set label 1 "lines: each lane's fit,\nT(b) = T₀ + 2b/B" at screen 0.72, screen 0.30 left \
+set label 1 "lines: each lane’s fit,\nT(b) = T₀ + 2b/B" at screen 0.72, screen 0.30 left \
     tc rgb "#444444" font SMALL
 # <<echo-draw-every-lane>>, paper/65-echo.md
 # Each lane is its medians, their pointer marks, its fitted line and the
@@ -122,4 +122,4 @@ eval "plot ".LANES."\
      WOVEN.'/echo_original.csv' skip 1 using 2:3 with points pt ORIGINAL_PT ps ORIGINAL_PS \
          lw 1.5 lc rgb 'black' title ORIGINAL_TITLE, \
      [BMIN:BMAX] '+' using 1:(model($1, ORIGINAL_FLOOR, ORIGINAL_GBPS)) with lines dt 2 \
-         lw 1.5 lc rgb 'black' title \"original's model\""
+         lw 1.5 lc rgb 'black' title \"original’s model\""

@@ -80,10 +80,10 @@ set grid xtics ytics lc rgb "#e4e4e4"
 set border 7 lc rgb "#444444"
 set xrange [XLO - (XHI - XLO) * 0.05 : XHI + (XHI - XLO) * 0.05]
 set xtics nomirror
-set xlabel "kernel's time, every tenth combination (s): median, 95% interval" offset 0, 0.4
+set xlabel "kernel’s time, every tenth combination (s): median, 95% interval" offset 0, 0.4
 set x2range [TLO - (THI - TLO) * 0.05 : THI + (THI - TLO) * 0.05]
 set x2tics nomirror
-set x2label "the tuned kernel's time (s)" offset 0, -0.5
+set x2label "the tuned kernel’s time (s)" offset 0, -0.5
 set arrow 1 from graph 0, first NT - 0.5 + GAP / 2 to graph 1, first NT - 0.5 + GAP / 2 \
     nohead lc rgb "#999999" back
 set key at screen 0.65, screen 0.045 center center horizontal maxcols 3 samplen 1.5 \
