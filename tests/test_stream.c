@@ -89,12 +89,53 @@ static void positions_follow_the_rule(void **state)
     free(close);
 }
 
+/* Both lines of every combination defined after how many bars. */
+static size_t bars_until_defined(const double *close, size_t n_bars,
+                                 const struct combo_params *params, size_t n_combos)
+{
+    struct sweep_stream s;
+    int8_t *positions = malloc(n_combos);
+    size_t bars = 0;
+    assert_int_equal(stream_open(&s, params, n_combos), 0);
+    for (int defined = 0; !defined && bars < n_bars;) {
+        stream_bar(&s, close[bars++], positions);
+        defined = 1;
+        for (size_t k = 0; k < n_combos; k++)
+            defined &= !isnan(s.combos[k].hma_prev) && !isnan(s.combos[k].hma3_prev);
+    }
+    stream_free(&s);
+    free(positions);
+    return bars;
+}
+
+/* The warm-up is the bar after both lines are first defined, for each
+ * combination alone and for a grid together. */
+static void warm_up_ends_when_the_rule_steps(void **state)
+{
+    (void)state;
+    enum { BARS = 1000 };
+    const struct combo_params odd[] = {
+        {1, 1, 1, 1, 1, 1}, {1, 2, 1, 1, 1, 2}, {3, 7, 2, 1, 2, 5}, {50, 300, 17, 40, 60, 90},
+        {9, 3, 4, 30, 2, 11},
+    };
+    struct combo_params grid[80];
+    double *close = malloc(BARS * sizeof *close);
+    gbm_series(close, BARS, 42);
+    grid_fill(grid, 80);
+    for (size_t k = 0; k < sizeof odd / sizeof odd[0]; k++)
+        assert_int_equal(stream_warmup_bars(&odd[k], 1),
+                         bars_until_defined(close, BARS, &odd[k], 1) + 1);
+    assert_int_equal(stream_warmup_bars(grid, 80), bars_until_defined(close, BARS, grid, 80) + 1);
+    free(close);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(grid_over_a_long_series),
         cmocka_unit_test(edge_windows_and_short_series),
         cmocka_unit_test(positions_follow_the_rule),
+        cmocka_unit_test(warm_up_ends_when_the_rule_steps),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -223,6 +223,22 @@ static int stretch(struct mech *m, const struct cell *c, uint64_t *ns, char *err
     return 0;
 }
 
+/* <<warm-the-streams>>, paper/67-mechanisms.md */
+static int warm_streams(struct mech *m, char *err, size_t err_size)
+{
+    const struct sweep_job *job = m->ctx->job;
+    size_t bars = stream_warmup_bars(job->params, job->n_combos);
+    struct call_record t;
+    for (size_t i = 0; i < bars; i++) {
+        double close = next_close(m);
+        stream_bar(&m->stream, close, m->positions);
+        if (session_stream_bar(&m->engine[STRETCH_SHORT], close, job->n_combos, &t, err,
+                               err_size) != 0)
+            return -1;
+    }
+    return 0;
+}
+
 static int open_engine(struct mech *m, enum stretch s, char *err, size_t err_size)
 {
     const struct sweep_job *job = m->ctx->job;
@@ -242,6 +258,8 @@ static int open_engine(struct mech *m, enum stretch s, char *err, size_t err_siz
                                     err_size)
                      : session_stream_open(&m->engine[s], job->params, job->n_combos, NULL, err,
                                            err_size);
+    if (status == 0 && s == STRETCH_SHORT)
+        status = warm_streams(m, err, err_size);
     uint64_t ns;
     struct cell first = {0, STATE_ENGINE, s, 0};
     return status == 0 ? stretch(m, &first, &ns, err, err_size) : -1;

@@ -96,6 +96,23 @@ void stream_free(struct sweep_stream *s)
     memset(s, 0, sizeof *s);
 }
 
+/* <<stream-warm-up>>, paper/80-stateful.md */
+size_t stream_warmup_bars(const struct combo_params *params, size_t n_combos)
+{
+    size_t bars = 0;
+    for (size_t k = 0; k < n_combos; k++) {
+        const struct combo_params *p = &params[k];
+        int64_t hma = (p->h_half > p->h_len ? p->h_half : p->h_len) + p->h_sqrt - 1;
+        int64_t mix3 = p->t_third > p->t_half ? p->t_third : p->t_half;
+        int64_t hma3 = (mix3 > p->t_len ? mix3 : p->t_len) + p->t_len - 1;
+        int64_t defined = hma > hma3 ? hma : hma3;
+        /* the rule steps on the pair that ends one bar after both are defined */
+        if ((size_t)defined + 1 > bars)
+            bars = (size_t)defined + 1;
+    }
+    return bars;
+}
+
 /* <<stream-one-bar>>, paper/80-stateful.md */
 int stream_bar(struct sweep_stream *s, double close, int8_t *positions)
 {
