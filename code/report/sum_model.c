@@ -833,6 +833,16 @@ static void price_the_spawn_alone(const struct run_data *d, struct store *s,
 /* <<model-band>>, paper/68-model.md */
 static const double MODEL_BAND = 1.25;
 
+/* <<a-miss-by-the-whole-interval>>, paper/68-model.md */
+/* The prediction over every measurement the interval allows lies outside
+ * the band on one side: the miss is resolved at this run's resolution. */
+static int outside_by_its_interval(double predicted, struct estimate measured)
+{
+    if (!(measured.low > 0.0) || !(measured.high > 0.0))
+        return 0;
+    return predicted / measured.low < 1.0 / MODEL_BAND || predicted / measured.high > MODEL_BAND;
+}
+
 /* <<model-a-row-at-full-speed>>, paper/68-model.md */
 /* A run's median kernel time per call (µs): its speed, since every run of
  * a row does the same work. NAN for a run with no timed call. */
@@ -1060,6 +1070,7 @@ void summarize_model(const struct run_data *d, struct store *s)
     int rows = 0, within = 0, first_rows = 0, first_inside = 0, full_rows = 0, full_within = 0;
     char outside[TEXT_SIZE] = "";      /* the rows outside the band, by name */
     char full_outside[TEXT_SIZE] = ""; /* ... and at full speed */
+    char resolved[TEXT_SIZE] = "";     /* ... outside by the whole of their interval */
     long fewest_full = -1;             /* the fewest full-speed units of a row */
     double worst = 1.0;
     const char *worst_name = "none";
@@ -1091,6 +1102,8 @@ void summarize_model(const struct run_data *d, struct store *s)
         within += near;
         if (!near)
             name_into(outside, sizeof outside, row->name);
+        if (!near && outside_by_its_interval(predicted, in.measured))
+            name_into(resolved, sizeof resolved, row->name);
         full_rows += full_near >= 0;
         full_within += full_near > 0;
         if (full_near == 0)
@@ -1118,6 +1131,8 @@ void summarize_model(const struct run_data *d, struct store *s)
     put_text(s, "model.worst.architecture", worst_name);
     put_names(s, "model.outside", outside);
     put_names(s, "model.full.outside", full_outside);
+    put_names(s, "model.outside_resolved", resolved);
+    put_text(s, "model.any_outside", within < rows ? "yes" : "no");
     put_text(s, "model.full.measured", fewest_full >= 0 ? "yes" : "no");
     if (fewest_full >= 0)
         put_count(s, "model.full.fewest_units", fewest_full);
