@@ -227,10 +227,16 @@ $(BUILD)/release.txt: FORCE
 	@mkdir -p $(@D)
 	@echo '$(RELEASE)' | cmp -s - $@ || echo '$(RELEASE)' > $@
 
+# An archive also follows the list of its layer's sources, rewritten only
+# when it changes: the object of a new file is missing, and a missing
+# object (.SECONDARY) alone would not remake an archive newer than the rest.
 define LAYER_LIB
-$(1)/lib$(2).a: $(patsubst code/%.c,$(1)/obj/%.o,$(call layer_src,$(2)))
+$(1)/obj/$(2).sources: FORCE
+	@mkdir -p $$(@D)
+	@echo '$(call layer_src,$(2))' | cmp -s - $$@ || echo '$(call layer_src,$(2))' > $$@
+$(1)/lib$(2).a: $(patsubst code/%.c,$(1)/obj/%.o,$(call layer_src,$(2))) $(1)/obj/$(2).sources
 	@rm -f $$@
-	ar rcs $$@ $$^
+	ar rcs $$@ $$(filter %.o,$$^)
 endef
 
 # $(1) the variant's directory, $(2) its compiler, $(3) its extra flags, $(4) a program.
