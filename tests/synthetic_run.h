@@ -735,6 +735,8 @@ static const struct {
     {"c", "raw", "reused", 40, 45, 0},           {"c", "raw_fresh", "fresh", 120, 45, 293},
     {"c", "memcpy", "reused", 30, NAN, 0},       {"c", "json", "codec", 9000, 15000, 0},
     {"c", "text", "codec", 7000, 11000, 0},      {"python", "tobytes", "reused", 60, 80, 0},
+    {"c", "json_cold", "codec", 10800, 18000, 0},     /* the JSON pair after a kernel */
+    {"c", "json_busy", "codec", 14400, 24000, 0},     /* ... and beside a busy partner */
     {"python", "tobytes_fresh", "fresh", 200, 80, 293},
     {"python", "pickle", "codec", 300, 350, 0},  {"python", "json", "codec", 60000, 90000, 0},
 };

@@ -1074,6 +1074,8 @@ static void serialization_is_paired_by_repetition(void **state)
     expect_estimate("serial.c.raw.encode_us", t);
     expect_number("serial.c.raw.spread_pct", fmax(t.high - t.value, t.value - t.low) / t.value * 100);
     expect_estimate("serial.c.json.over_raw", (struct truth){SYN_REPS, 225, 225, 225, t.coverage_pct});
+    expect_estimate("serial.c.json_cold.over_json",        /* the codec after a kernel */
+                    (struct truth){SYN_REPS, 1.2, 1.2, 1.2, t.coverage_pct});
     expect_estimate("serial.c.raw.over_memcpy",
                     (struct truth){SYN_REPS, 40.0 / 30, 40.0 / 30, 40.0 / 30, t.coverage_pct});
     expect_estimate("serial.python.json.over_tobytes_fresh",
@@ -1085,6 +1087,10 @@ static void serialization_is_paired_by_repetition(void **state)
     expect_number("serial.c.raw.bytes", 8.0 * SYN_BARS);
     expect_number("serial.c.json_chatty_s", 9000e-6 * DEFAULT_COMBOS);
     expect_number("serial.doubles", SYN_BARS);
+    expect_text("serial.cold.measured", "yes");
+    expect_text("serial.busy.measured", "yes");
+    expect_estimate("serial.c.json_busy.over_json",
+                    (struct truth){SYN_REPS, 1.6, 1.6, 1.6, t.coverage_pct});
 }
 
 /* A spawned engine's calls by repetition: each kind's round trip, a sweep's
@@ -1924,6 +1930,23 @@ static double left_us(const struct syn_row *r)
     return r->compute_us;
 }
 
+/* Of a duet row's time, the share its partner computed: the median over
+ * its runs of the partner run's seconds over its own, at most 1. */
+static double partner_share_of(const struct arch_row *a)
+{
+    double x[4096];
+    size_t n = 0;
+    for (size_t i = 0; a->pairing == PAIRING_DUET && i < gen.d.n_runs; i++) {
+        const struct run_row *r = &gen.d.runs[i];
+        if (strcmp(r->architecture, a->name) != 0 || strcmp(r->status, "ok") != 0)
+            continue;
+        for (size_t j = 0; j < gen.d.n_runs && n < 4096; j++)
+            if ((double)gen.d.runs[j].run == r->partner && strcmp(gen.d.runs[j].status, "ok") == 0)
+                x[n++] = fmin(gen.d.runs[j].seconds / r->seconds, 1.0);
+    }
+    return n > 1 ? truth_of(x, n).value : n == 1 ? x[0] : 0.0;
+}
+
 /* The model's terms for row r (state, reply, bytes, lane, codec, faults,
  * process; 68-model.md) from the primitives the generator made. The
  * measure is a median of calls, so a row whose calls mostly meet what a
@@ -1965,8 +1988,11 @@ static void model_terms_at(const struct syn_row *r, double first, double term[N_
                                       fitted_echo_us("unix", "protocol", 0))
                            : 0)
                 : 0;
+    double f = partner_share_of(a);         /* the codec beside a busy partner */
     term[4] = a->encoding == ENCODING_JSON       /* JSON bytes over the series' JSON bytes */
-                  ? fmin(r->request_bytes / SYN_JSON_BYTES, 1.0) * (9000.0 + 15000.0) : 0;
+                  ? fmin(r->request_bytes / SYN_JSON_BYTES, 1.0) *
+                        ((1.0 - f) * (10800.0 + 18000.0) + f * (14400.0 + 24000.0))
+                  : 0;
     /* a spawned engine's request buffer: its process's pages beyond the
      * engine's own and the exit spawn's, faulted by the kernel and read */
     double before = spawns ? SYN_PROCESS_FAULTS - r->engine_faults - SYN_EXIT_FAULTS : 0;

@@ -16,6 +16,7 @@
 #include <unistd.h>
 
 #include "harness/measure.h"
+#include "harness/partner.h"
 #include "harness/placement.h"
 #include "harness/session.h"
 #include "harness/worker.h"
@@ -69,41 +70,6 @@ static const struct cell CELLS[] = {
     {0, STATE_ENGINE, STRETCH_SWEEP, PAYLOAD_FIFTH},
 };
 enum { N_CELLS = sizeof CELLS / sizeof CELLS[0] };
-
-/* <<mechanisms-partner>>, paper/67-mechanisms.md */
-struct partner {
-    pthread_t thread;
-    atomic_int stop;
-    int cpu;
-    const struct sweep_job *job;
-};
-
-static void *partner_loop(void *arg)
-{
-    struct partner *p = arg;
-    struct sweep_workspace ws;
-    struct combo_result result;
-    sweep_workspace_init(&ws, NULL);
-    pin_this_thread(p->cpu);
-    for (size_t k = 0; !atomic_load(&p->stop); k = (k + 1) % p->job->n_combos)
-        sweep_naive_in(&ws, p->job->close, p->job->n_bars, &p->job->params[k], 1, &result);
-    sweep_workspace_free(&ws);
-    return NULL;
-}
-
-static int partner_start(struct partner *p, int cpu, const struct sweep_job *job)
-{
-    atomic_init(&p->stop, 0);
-    p->cpu = cpu;
-    p->job = job;
-    return pthread_create(&p->thread, NULL, partner_loop, p) == 0 ? 0 : -1;
-}
-
-static void partner_stop(struct partner *p)
-{
-    atomic_store(&p->stop, 1);
-    pthread_join(p->thread, NULL);
-}
 
 /* <<mechanisms-state>>, paper/67-mechanisms.md */
 struct mech {

@@ -12,8 +12,10 @@
 #include <sys/mman.h>
 
 #include "harness/measure.h"
+#include "harness/partner.h"
 #include "harness/placement.h"
 #include "harness/worker.h"
+#include "kernel/kernel.h"
 #include "util/error.h"
 #include "util/random.h"
 #include "util/timing.h"
@@ -31,6 +33,12 @@ struct serial_bench {
     size_t text_bytes;
     char *json;                /* the encoding the decoder reads */
     size_t json_bytes;
+    const struct combo_params *middle;     /* the kernel a cold codec follows ... */
+    struct sweep_workspace ws;             /* ... and its workspace */
+    int kernel_failed;                     /* it could not allocate: the codec fails */
+    const struct sweep_job *job;           /* what a busy partner computes ... */
+    struct partner partner;
+    int cpus[2], two_cpus;                 /* ... on cpus[1], beside cpus[0] */
 };
 
 static void unmap_fresh(struct serial_bench *b)
@@ -40,15 +48,19 @@ static void unmap_fresh(struct serial_bench *b)
     b->fresh = NULL;
 }
 
-static int bench_init(struct serial_bench *b, const double *series, size_t n)
+static int bench_init(struct serial_bench *b, const struct sweep_job *job)
 {
     memset(b, 0, sizeof *b);
-    b->series = series;
-    b->n = n;
-    b->raw_bytes = raw_series_size(n);
-    b->back = malloc(n * sizeof *b->back + 1);
+    b->series = job->close;
+    b->n = job->n_bars;
+    b->middle = &job->params[job->n_combos / 2];
+    b->job = job;
+    b->two_cpus = placement_duet_cpus(b->cpus) == 0;
+    sweep_workspace_init(&b->ws, NULL);
+    b->raw_bytes = raw_series_size(b->n);
+    b->back = malloc(b->n * sizeof *b->back + 1);
     b->raw = malloc(b->raw_bytes);
-    b->text = malloc(text_series_capacity(n));
+    b->text = malloc(text_series_capacity(b->n));
     return b->back && b->raw && b->text ? 0 : -1;
 }
 
@@ -59,6 +71,7 @@ static void bench_free(struct serial_bench *b)
     free(b->text);
     free(b->json);
     unmap_fresh(b);
+    sweep_workspace_free(&b->ws);
 }
 
 /* <<serialization-operations>>, paper/70-serialization.md */
@@ -127,6 +140,36 @@ static long json_decode(struct serial_bench *b)
                                                                             : -1;
 }
 
+/* The grid's middle combination over the series, as a call per
+ * combination's kernel computes it, after what a prepare step wrote. */
+static void kernel_stretch(struct serial_bench *b)
+{
+    struct combo_result result;
+    b->kernel_failed = sweep_naive_in(&b->ws, b->series, b->n, b->middle, 1, &result) != 0;
+}
+
+static void drop_json_then_kernel(struct serial_bench *b)
+{
+    drop_json(b);
+    kernel_stretch(b);
+}
+
+static void poison_back_then_kernel(struct serial_bench *b)
+{
+    poison_back(b);
+    kernel_stretch(b);
+}
+
+static long json_encode_cold(struct serial_bench *b)
+{
+    return b->kernel_failed ? -1 : json_encode(b);
+}
+
+static long json_decode_cold(struct serial_bench *b)
+{
+    return b->kernel_failed ? -1 : json_decode(b);
+}
+
 static long text_encode(struct serial_bench *b)
 {
     b->text_bytes = text_series_encode(b->text, b->series, b->n);
@@ -161,6 +204,17 @@ static const struct serial_op PAIRS[][2] = {
      {"text", "decode", "", poison_back, text_decode, back_is_series}},
 };
 enum { N_PAIRS = sizeof PAIRS / sizeof PAIRS[0] };
+
+/* The JSON pair again: each after a kernel, and back to back beside a
+ * busy partner */
+static const struct serial_op AFTER_KERNEL[2] = {
+    {"json_cold", "encode", "codec", drop_json_then_kernel, json_encode_cold, NULL},
+    {"json_cold", "decode", "", poison_back_then_kernel, json_decode_cold, back_is_series},
+};
+static const struct serial_op BESIDE_PARTNER[2] = {
+    {"json_busy", "encode", "codec", drop_json, json_encode, NULL},
+    {"json_busy", "decode", "", poison_back, json_decode, back_is_series},
+};
 
 /* <<serialization-one-repetition>>, paper/70-serialization.md */
 /* One row of serialization.csv: what an operation was, and what it cost. */
@@ -209,6 +263,20 @@ static int time_op(const struct serial_op *op, struct serial_bench *b, struct da
 }
 
 /* <<a-repetition-in-c-and-in-python>>, paper/70-serialization.md */
+static int beside_partner(struct serial_bench *b, struct data_out *out, int rep, char *err,
+                          size_t err_size)
+{
+    if (pin_this_thread(b->cpus[0]) != 0)
+        return set_error(err, err_size, "cannot pin the serialization to CPU %d", b->cpus[0]);
+    if (partner_start(&b->partner, b->cpus[1], b->job) != 0)
+        return set_error(err, err_size, "cannot start the partner on CPU %d", b->cpus[1]);
+    int status = 0;
+    for (int k = 0; k < 2 && status == 0; k++)
+        status = time_op(&BESIDE_PARTNER[k], b, out, rep, N_PAIRS + 2, err, err_size);
+    partner_stop(&b->partner);
+    pin_this_thread(CPU_ANY);
+    return status;
+}
 static int c_repetition(struct serial_bench *b, struct mt19937 *mt, struct data_out *out,
                         int rep, char *err, size_t err_size)
 {
@@ -218,8 +286,13 @@ static int c_repetition(struct serial_bench *b, struct mt19937 *mt, struct data_
         for (int k = 0; k < 2 && PAIRS[order[i]][k].run != NULL; k++)
             if (time_op(&PAIRS[order[i]][k], b, out, rep, (int)i + 1, err, err_size) != 0)
                 return -1;
+    /* the pair after a kernel last, outside the draw: a kernel between
+     * them and what came before leaves the same caches whatever it was */
+    for (int k = 0; k < 2; k++)
+        if (time_op(&AFTER_KERNEL[k], b, out, rep, N_PAIRS + 1, err, err_size) != 0)
+            return -1;
     unmap_fresh(b);
-    return 0;
+    return b->two_cpus ? beside_partner(b, out, rep, err, err_size) : 0;
 }
 /* The answer's sample of key (encode_ns, ...) for an encoding; -1 if it has none. */
 static long long sample_of(const json_t *answer, const char *key, const char *name)
@@ -284,7 +357,7 @@ struct serial_rounds {
 static void *serial_begin(const struct measure_context *ctx, char *err, size_t err_size)
 {
     struct serial_rounds *r = calloc(1, sizeof *r);
-    if (r == NULL || bench_init(&r->b, ctx->job->close, ctx->job->n_bars) != 0) {
+    if (r == NULL || bench_init(&r->b, ctx->job) != 0) {
         if (r != NULL)
             bench_free(&r->b);
         free(r);

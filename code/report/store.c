@@ -261,6 +261,18 @@ void put_count(struct store *s, const char *key, double n)
     put_number(s, key, n, 0);
 }
 
+/* x at the decimals of an estimate with no interval: its median's */
+static const char *format_three_digits(char buf[FIXED_SIZE], double x)
+{
+    return format_rounded(buf, x, estimate_decimals((struct estimate){1, x, NAN, NAN, 0.0}, 1));
+}
+
+void put_rounded(struct store *s, const char *key, double x)
+{
+    char buf[FIXED_SIZE];
+    put(s, key, format_three_digits(buf, x), x);
+}
+
 void put_estimate(struct store *s, const char *key, struct estimate e, int decimals,
                   const char *unit)
 {
@@ -421,4 +433,10 @@ void cell_number(struct csv_out *out, double x, int decimals)
 {
     char buf[64];
     csv_out_text(out, format_fixed(buf, x, decimals));
+}
+
+void cell_rounded(struct csv_out *out, double x)
+{
+    char buf[FIXED_SIZE];
+    csv_out_text(out, format_three_digits(buf, x));
 }

@@ -72,6 +72,9 @@ void put_text(struct store *s, const char *key, const char *text);
 void put_names(struct store *s, const char *key, const char *list);
 void put_number(struct store *s, const char *key, double x, int decimals);   /* 2,043.4 */
 void put_count(struct store *s, const char *key, double n);                  /* 150,000 */
+/* A figure computed from medians, to three significant digits and at most
+ * one decimal, as a median of its size is printed: 2,200, 78.6, 9.7. */
+void put_rounded(struct store *s, const char *key, double x);
 /* An estimate: its value, the ends of its interval, n, the coverage the
  * interval keeps (percent) and the name of its unit (couples, passes, ...);
  * its three numbers printed as the paper prints them (decimals at most). */
@@ -110,7 +113,8 @@ int table_open(struct store *s, const char *name, struct csv_out *out,
 int figure_data_open(struct store *s, const char *name, struct csv_out *out,
                      const char *const *header, int n_columns);
 void table_close(struct store *s, struct csv_out *out);
-/* A table cell holding x formatted like put_number. */
+/* A table cell holding x formatted like put_number, or like put_rounded. */
 void cell_number(struct csv_out *out, double x, int decimals);
+void cell_rounded(struct csv_out *out, double x);
 
 #endif

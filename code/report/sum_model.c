@@ -48,6 +48,7 @@ struct primitives {
      * run made before the probe) */
     double out_us, in_us, kernel_fault_us;
     double json_encode_us, json_decode_us;  /* the series through jansson */
+    double json_busy_us;               /* ... encoded and decoded beside a busy partner */
     double json_bytes;                 /* ... and the series' length as JSON */
 };
 
@@ -202,8 +203,13 @@ static void read_primitives(const struct store *s, const struct run_data *d,
     p->out_us = value_of(s, "mech.handover.out_us_per_page");
     p->in_us = value_of(s, "mech.handover.in_us_per_page");
     p->kernel_fault_us = value_of(s, "mech.handover.kernel_fault_us");
-    p->json_encode_us = value_of(s, "serial.c.json.encode_us");
-    p->json_decode_us = value_of(s, "serial.c.json.decode_us");
+    /* the codec after a kernel, as a call meets it; an older run's back to back */
+    int cold = isfinite(value_of(s, "serial.c.json_cold.encode_us")) &&
+               isfinite(value_of(s, "serial.c.json_cold.decode_us"));
+    p->json_encode_us = value_of(s, cold ? "serial.c.json_cold.encode_us" : "serial.c.json.encode_us");
+    p->json_decode_us = value_of(s, cold ? "serial.c.json_cold.decode_us" : "serial.c.json.decode_us");
+    p->json_busy_us = value_of(s, "serial.c.json_busy.encode_us") +
+                      value_of(s, "serial.c.json_busy.decode_us");
     p->json_bytes = store_number(s, "serial.c.json.bytes");   /* a count, not an estimate */
 }
 
@@ -499,13 +505,36 @@ struct call_inputs {
     double first_share;                /* of its calls, a run's first: 1 / calls per run */
     double left_us;                    /* how long a later call's request buffers were left */
     double round_share;                /* of its calls, the first its engine serves in a round */
+    double partner_share;              /* of its time, the share its duet partner computes */
     struct estimate measured;          /* the row's boundary per call, with its interval */
 };
 
-static int read_inputs(const struct store *s, const struct arch_row *row, struct call_inputs *in)
+/* Of a duet row's time, the share its partner computed beside it: over its
+ * runs, the median of the partner run's seconds over the run's, at most 1;
+ * none for a row run in turn, beside which nothing computes. */
+static double partner_share(const struct run_data *d, const struct arch_row *row)
+{
+    struct doubles x = {0};
+    for (size_t i = 0; row->pairing == PAIRING_DUET && i < d->n_runs; i++) {
+        const struct run_row *r = &d->runs[i];
+        if (strcmp(r->architecture, row->name) != 0 || strcmp(r->status, "ok") != 0 ||
+            !(r->seconds > 0.0))
+            continue;
+        for (size_t j = 0; j < d->n_runs; j++)
+            if ((double)d->runs[j].run == r->partner && strcmp(d->runs[j].status, "ok") == 0)
+                doubles_push(&x, fmin(d->runs[j].seconds / r->seconds, 1.0));
+    }
+    double share = x.n > 0 ? doubles_estimate(&x).value : 0.0;
+    doubles_free(&x);
+    return share;
+}
+
+static int read_inputs(const struct run_data *d, const struct store *s,
+                       const struct arch_row *row, struct call_inputs *in)
 {
     const char *a = row->name;
     char key[KEY_SIZE];
+    in->partner_share = partner_share(d, row);
     in->compute_us = value_of(s, keyf(key, "call.%s.compute_us", a));
     in->request_bytes = value_of(s, keyf(key, "call.%s.request_bytes", a));
     in->reply_bytes = value_of(s, keyf(key, "call.%s.reply_bytes", a));
@@ -723,7 +752,10 @@ static void predict(const struct store *s, const struct arch_row *row,
                                  : 0.0);
     if (row->encoding == ENCODING_JSON) {
         double share = fmin(in->request_bytes / p->json_bytes, 1.0);   /* JSON over JSON */
-        term[T_CODEC] = share * (p->json_encode_us + p->json_decode_us);
+        /* beside a busy partner for the share of the row's time one computes */
+        double f = isfinite(p->json_busy_us) ? in->partner_share : 0.0;
+        term[T_CODEC] = share * ((1.0 - f) * (p->json_encode_us + p->json_decode_us) +
+                                 f * p->json_busy_us);
     }
     /* <<price-first-touches-and-a-new-process>>, paper/68-model.md */
     /* a spawned engine's process touched its request's buffer before it
@@ -816,7 +848,7 @@ static void price_the_spawn_alone(const struct run_data *d, struct store *s,
     const struct arch_row *row = spawned_per_combo();
     struct estimate alone = store_estimate(s, "spawn.over_warm_ms");
     struct call_inputs in;
-    if (row == NULL || alone.n == 0 || read_inputs(s, row, &in) != 0)
+    if (row == NULL || alone.n == 0 || read_inputs(d, s, row, &in) != 0)
         return;
     sweep_faults(d, &in.engine_faults, &in.process_faults);
     in.client_faults = 0.0;            /* the client encodes into a buffer it keeps */
@@ -826,7 +858,7 @@ static void price_the_spawn_alone(const struct run_data *d, struct store *s,
         predicted += term[k];
     if (!isfinite(predicted))
         return;
-    put_number(s, "model.spawn_alone.predicted_us", predicted, 1);
+    put_rounded(s, "model.spawn_alone.predicted_us", predicted);
     put_number(s, "model.spawn_alone.ratio", predicted / (alone.value * 1e3), 2);
 }
 
@@ -950,11 +982,11 @@ static void model_row(struct csv_out *t, struct csv_out *f, const struct arch_ro
     char buf[200];
     double ratio = predicted / in->measured.value;
     csv_out_text(t, row->name);
-    cell_number(t, predicted, 1);
+    cell_rounded(t, predicted);
     csv_out_text(t, format_estimate(buf, in->measured, 1));
     cell_number(t, ratio, 2);
     for (int k = 0; k < N_TERMS; k++)
-        cell_number(t, term[k], 1);
+        cell_rounded(t, term[k]);
     csv_out_end_row(t);
     csv_out_text(f, row->name);
     csv_out_double(f, predicted);
@@ -1079,7 +1111,7 @@ void summarize_model(const struct run_data *d, struct store *s)
         struct call_inputs in;
         double term[N_TERMS], predicted = 0.0;
         /* <<price-a-row-by-the-model>>, paper/68-model.md */
-        if (row->transport == TRANSPORT_NONE || read_inputs(s, row, &in) != 0)
+        if (row->transport == TRANSPORT_NONE || read_inputs(d, s, row, &in) != 0)
             continue;
         predict(s, row, &p, &in, term);
         for (int k = 0; k < N_TERMS; k++)
@@ -1089,13 +1121,13 @@ void summarize_model(const struct run_data *d, struct store *s)
         model_row(&t, &f, row, term, predicted, &in);
         double ratio = predicted / in.measured.value;
         /* <<store-a-rows-prediction>>, paper/68-model.md */
-        put_number(s, keyf(key, "model.%s.predicted_us", row->name), predicted, 1);
+        put_rounded(s, keyf(key, "model.%s.predicted_us", row->name), predicted);
         put_number(s, keyf(key, "model.%s.ratio", row->name), ratio, 2);
         put_over_model(s, row, &in, predicted);
         price_each_side(s, row, &p, &in);
         int full_near = price_at_full_speed(d, s, row, predicted, &fewest_full);
         for (int k = 0; k < N_TERMS; k++)
-            put_number(s, keyf(key, "model.%s.%s_us", row->name, TERM_NAMES[k]), term[k], 1);
+            put_rounded(s, keyf(key, "model.%s.%s_us", row->name, TERM_NAMES[k]), term[k]);
         /* <<count-the-rows-near-their-measure>>, paper/68-model.md */
         rows++;
         int near = ratio >= 1.0 / MODEL_BAND && ratio <= MODEL_BAND;

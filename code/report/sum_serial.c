@@ -81,6 +81,8 @@ static const struct format_row FORMATS[] = {
     {"c", "raw_fresh", "fresh", NULL, NULL},
     {"c", "memcpy", NULL, NULL, NULL},
     {"c", "json", NULL, "raw", NULL},
+    {"c", "json_cold", NULL, "json", NULL},
+    {"c", "json_busy", NULL, "json", NULL},
     {"c", "text", NULL, "raw", NULL},
     {"python", "tobytes", "reused", NULL, "serial.raw_us"},
     {"python", "tobytes_fresh", "fresh", NULL, NULL},
@@ -227,6 +229,10 @@ void summarize_serialization(const struct run_data *d, struct store *s)
     table_close(s, &fig);
     put_comparisons(d, s);
     put_count(s, "serial.doubles", kv_number(&d->run, "bars"));
+    put_text(s, "serial.cold.measured",
+             store_estimate(s, "serial.c.json_cold.encode_us").n > 0 ? "yes" : "no");
+    put_text(s, "serial.busy.measured",
+             store_estimate(s, "serial.c.json_busy.encode_us").n > 0 ? "yes" : "no");
     struct estimate json = store_estimate(s, "serial.c.json.encode_us");
     put_number(s, "serial.c.json_chatty_s", json.value * 1e-6 * kv_number(&d->run, "combos"), 2);
 }

@@ -186,7 +186,7 @@
 /* serialization.csv: one encode, decode, copy or release of the series */
 #define SERIAL_COLUMNS(_, row)                                                                     \
     _(row, language, TEXT, NAME_OF(15), "", "c or python")                                         \
-    _(row, format, TEXT, NAME_OF(15), "", "raw, raw_fresh, memcpy, json, text; tobytes, ...")      \
+    _(row, format, TEXT, NAME_OF(15), "", "raw, raw_fresh, memcpy, json, json_cold, json_busy, text; tobytes, ...")      \
     _(row, operation, TEXT, NAME_OF(15), "", "encode, decode, copy or release")                    \
     _(row, rep, INT, ORDINAL, "", "the repetition")                                                \
     _(row, ns, NUM, NANOS, "ns", "its time")                                                       \
