@@ -112,9 +112,11 @@ HERE = None
 # priced at full speed and an interval below 95% coverage said so (785 kB
 # then), and 795 kB until the run of 1.12.0 kept its predecessor as the
 # twenty-fifth kept run (each adds a column to the tables across runs) and
-# the counts' summary moved into its chapter (797 kB then); the budget is a
-# bound on growth, not a target.
-MAX_SENT_BYTES = 805000
+# the counts' summary moved into its chapter (797 kB then), and 805 kB
+# until the runs of 1.13.0 and 1.14.0 were kept too (the twenty-eighth kept
+# run) and the serialization timed two JSON pairs more (809 kB on the
+# published run of 1.15.0); the budget is a bound on growth, not a target.
+MAX_SENT_BYTES = 820000
 MAX_BYTES = 1500000
 MIN_CONTRAST = 4.5
 MIN_FIGURE_TEXT_PX = 8.0
