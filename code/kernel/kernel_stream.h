@@ -41,8 +41,8 @@ enum { STREAM_STOP_CHECK_COMBOS = 64 };
 
 /* Bytes a stream over these parameter sets allocates: its state and rings. */
 uint64_t stream_memory(const struct combo_params *params, size_t n_combos);
-/* Bars a stream takes before every combination's rule steps: a bar after
- * them does the whole of a bar's work. */
+/* Bars a stream takes until every combination's rule has stepped once: a
+ * bar after them does the whole of a bar's work. */
 size_t stream_warmup_bars(const struct combo_params *params, size_t n_combos);
 int stream_open(struct sweep_stream *s, const struct combo_params *params, size_t n_combos);
 /* Advances every combination by one bar; positions[k] gets its side. 0, or
