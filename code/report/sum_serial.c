@@ -143,7 +143,9 @@ static struct format_values put_format(const struct run_data *d, struct store *s
     if (f->reference != NULL) {
         struct pick ref = encode_of(format_named(L, f->reference));
         v.over = paired(d, &e, &ref, RATIO);
-        put_estimate(s, keyf(key, "serial.%s.%s.over_%s", L, F, f->reference), v.over, 1,
+        /* two decimals at most: a ratio near one (a pair against its
+         * own format) would print its interval as one point at one */
+        put_estimate(s, keyf(key, "serial.%s.%s.over_%s", L, F, f->reference), v.over, 2,
                      "repetitions");
     }
     doubles_free(&enc), doubles_free(&dec), doubles_free(&rel), doubles_free(&faults);
@@ -167,7 +169,7 @@ static void format_row(const struct run_data *d, struct store *s, struct csv_out
     csv_out_text(t, v.encode.n > 0 ? format_estimate(buf, v.encode, 1) : "not measured");
     csv_out_text(t, v.decode.n > 0 ? format_estimate(buf, v.decode, 1) : "");
     cell_number(t, v.bytes, 0);
-    csv_out_text(t, v.over.n > 0 ? format_estimate(buf, v.over, 1) : "");
+    csv_out_text(t, v.over.n > 0 ? format_estimate(buf, v.over, 2) : "");
     /* The original's figure as the prose prints it (orig.*, put by summarize_run). */
     const struct value *printed =
         f->original_key != NULL ? store_get(s, keyf(key, "orig.%s", f->original_key)) : NULL;
