@@ -2046,6 +2046,29 @@ static const char *as_prose_reads(char *list)
  * ratio, and the measurement (with its interval, the model's price taken as
  * exact) over the prediction, for the boundary and for its share of the
  * sweep. */
+/* How slowly the probes ran, from the generator's records: the median
+ * over the engine's stretches of one combination (states engine, kernel,
+ * chain) of each one's time over the fastest (@sec:model-host). The
+ * generator scales each pass's stretches by its pass scale. */
+static double probe_slowing_truth(void)
+{
+    static double v[4096];
+    size_t n = 0;
+    double fastest = INFINITY;
+    for (int pass = 0; pass < 2; pass++)
+        for (size_t i = 0; i < gen.d.n_states; i++) {
+            const struct state_row *r = &gen.d.states[i];
+            if (strcmp(r->stretch, "long") != 0 || strcmp(r->state, "idle") == 0 ||
+                strcmp(r->state, "client") == 0 || strcmp(r->state, "hot") == 0)
+                continue;
+            if (pass == 0)
+                fastest = fmin(fastest, r->stretch_ns);
+            else if (n < sizeof v / sizeof v[0])
+                v[n++] = r->stretch_ns / fastest;
+        }
+    return truth_of(v, n).value;
+}
+
 static void the_model_predicts_every_row_from_the_primitives(void **state)
 {
     (void)state;
@@ -2058,6 +2081,11 @@ static void the_model_predicts_every_row_from_the_primitives(void **state)
     const char *worst_name = "none";
     char outside[1024] = "", full_outside[1024] = "", resolved[1024] = "";
     summarize_synthetic_run();
+    /* the generator slows a row's kernels in one round of nine, so every
+     * row's slowing, the median over its units, is 1: its calls ran at the
+     * speed of its fastest, and the host's term is the probes' alone */
+    double probes = probe_slowing_truth();
+    expect_number("model.probe_slowing", probes);
     for (size_t i = 1; i < gen.n_rows; i++) {
         const struct syn_row *r = &gen.rows[i];
         const char *a = r->row->name;
@@ -2077,6 +2105,10 @@ static void the_model_predicts_every_row_from_the_primitives(void **state)
             expect_number(keyf(key, "model.%s.%s_us", a, TERMS[t]), term[t]);
             predicted += term[t];
         }
+        double at_probes = predicted, host = predicted * (1.0 / probes - 1.0);
+        expect_number(keyf(key, "model.%s.slowing", a), 1.0 / probes);
+        expect_number(keyf(key, "model.%s.host_us", a), host);
+        predicted += host;
         expect_number(keyf(key, "model.%s.predicted_us", a), predicted);
         expect_number(keyf(key, "model.%s.ratio", a), predicted / m.value);
         struct truth over = {m.n, m.value / predicted, m.low / predicted, m.high / predicted,
@@ -2101,7 +2133,7 @@ static void the_model_predicts_every_row_from_the_primitives(void **state)
                      resolved[0] ? ", " : "", a);
         if (fabs(log(predicted / m.value)) > fabs(log(worst)))
             worst = predicted / m.value, worst_name = a;
-        int full = expect_full_speed(r, predicted, &fewest);
+        int full = expect_full_speed(r, at_probes, &fewest);
         full_rows += full >= 0;
         full_within += full > 0;
         if (full == 0)
@@ -2255,7 +2287,8 @@ static void untimed(struct call_row *c)
  * speed: here every second side of batch_unix runs its kernel half as slow
  * again, so every unit has a slowed side. The row then says it has no
  * full-speed measure, and stores no price over one, while the other rows
- * still have theirs (Part I's sentences on them are kept by these flags). */
+ * still have theirs (Part I's sentences on them are kept by these flags);
+ * and the host's term prices the row at the speed its calls ran. */
 static void a_row_slowed_in_every_unit_has_no_full_speed_price(void **state)
 {
     (void)state;
@@ -2268,6 +2301,15 @@ static void a_row_slowed_in_every_unit_has_no_full_speed_price(void **state)
     expect_flags(&s, FLAGS, sizeof FLAGS / sizeof FLAGS[0]);
     assert_null(store_get(&s, "model.batch_unix.full_ratio"));
     assert_null(store_get(&s, "model.batch_unix.full_us"));
+    /* Each unit's sides ran at 1 and 1.5 times the fastest run's speed (in
+     * the generator's slowed round 1.3 and 1.95): a mean of 1.25 a unit,
+     * and the row's slowing is that over the probes'. Its host term is the
+     * rest of its price times that, less one (the terms print rounded). */
+    double slowing = 1.25 / probe_slowing_truth();
+    assert_float_equal(store_number(&s, "model.batch_unix.slowing"), slowing, 0.006);
+    double host = store_number(&s, "model.batch_unix.host_us");
+    double rest = store_number(&s, "model.batch_unix.predicted_us") - host;
+    assert_float_equal(host / rest, slowing - 1.0, 0.01 * slowing);
     store_free(&s);
     run_data_free(&d);
 }

@@ -566,9 +566,9 @@ static int read_inputs(const struct run_data *d, const struct store *s,
 
 /* <<model-terms>>, paper/68-model.md */
 enum term { T_STATE, T_REPLY, T_BYTES, T_LANE, T_CODEC, T_FAULTS, T_HANDOVER, T_PROCESS,
-            N_TERMS };
+            T_HOST, N_TERMS };
 static const char *const TERM_NAMES[N_TERMS] = {"state", "reply", "bytes", "lane", "codec",
-                                                 "faults", "handover", "process"};
+                                                 "faults", "handover", "process", "host"};
 enum { PAGE_SIZE_BYTES = 4096 };       /* the probes' pages, as faults.csv counts them */
 
 /* The share of a row's calls priced as a run's first, for the statistic
@@ -889,6 +889,22 @@ static double run_kernel_us(const struct run_data *d, const struct run_row *run)
     return median;
 }
 
+/* Each unit's runs' kernel times per call into speed[i] (the second NAN
+ * but in a duet); returns the least of a complete unit's: the row's
+ * fastest run. */
+static double unit_kernels(const struct run_data *d, const struct unit_view *units, size_t n,
+                           double (*speed)[2])
+{
+    double fastest = INFINITY;
+    for (size_t i = 0; i < n; i++)
+        for (int k = 0; k < 2; k++) {
+            speed[i][k] = k == 0 || units[i].duet ? run_kernel_us(d, units[i].row[k]) : NAN;
+            if (units[i].complete && speed[i][k] < fastest)
+                fastest = speed[i][k];
+        }
+    return fastest;
+}
+
 /* The row's boundary per call over its complete units whose every run's
  * kernel ran within FULL_SPEED of the row's fastest run: the median of
  * those units' median calls, with its interval (n 0 where none did). The
@@ -898,14 +914,9 @@ static struct estimate full_speed_measure(const struct run_data *d, const char *
 {
     struct unit_view *units;
     size_t n = arch_units(d, arch, &units);
-    double (*speed)[2] = calloc(n > 0 ? n : 1, sizeof *speed), fastest = INFINITY;
+    double (*speed)[2] = calloc(n > 0 ? n : 1, sizeof *speed);
+    double fastest = unit_kernels(d, units, n, speed);
     struct doubles full = {0};
-    for (size_t i = 0; i < n; i++)
-        for (int k = 0; k < 2; k++) {
-            speed[i][k] = k == 0 || units[i].duet ? run_kernel_us(d, units[i].row[k]) : NAN;
-            if (units[i].complete && speed[i][k] < fastest)
-                fastest = speed[i][k];
-        }
     *slowed = 0;
     for (size_t i = 0; i < n; i++) {
         struct unit_calls c;
@@ -945,6 +956,74 @@ static int price_at_full_speed(const struct run_data *d, struct store *s,
     double ratio = predicted / full.value;
     put_number(s, keyf(key, "model.%s.full_ratio", row->name), ratio, 2);
     return ratio >= 1.0 / MODEL_BAND && ratio <= MODEL_BAND;
+}
+
+/* <<model-the-hosts-share>>, paper/68-model.md */
+/* How slowly a row's calls ran: per complete unit, the mean of its runs'
+ * kernel times per call over the row's fastest run's; the median over the
+ * units. NAN for a row with no kernel timed. */
+static double row_slowing(const struct run_data *d, const char *arch)
+{
+    struct unit_view *units;
+    size_t n = arch_units(d, arch, &units);
+    double (*speed)[2] = calloc(n > 0 ? n : 1, sizeof *speed);
+    double fastest = unit_kernels(d, units, n, speed);
+    struct doubles x = {0};
+    for (size_t i = 0; fastest > 0.0 && isfinite(fastest) && i < n; i++) {
+        double sum = 0.0;
+        int runs = 0;
+        for (int k = 0; units[i].complete && k < 2; k++)
+            if (isfinite(speed[i][k]))
+                sum += speed[i][k] / fastest, runs++;
+        if (runs > 0)
+            doubles_push(&x, sum / runs);
+    }
+    double slowing = x.n > 0 ? doubles_estimate(&x).value : NAN;
+    doubles_free(&x);
+    free(speed);
+    free(units);
+    return slowing;
+}
+
+/* A stretch of one combination that the engine computed: the same work
+ * in every probe that has one. */
+static int engine_long_stretch(const struct state_row *r)
+{
+    return strcmp(r->stretch, "long") == 0 && r->stretch_ns > 0.0 &&
+           (strcmp(r->state, "engine") == 0 || strcmp(r->state, "kernel") == 0 ||
+            strcmp(r->state, "chain") == 0);
+}
+
+/* How slowly the probes ran: the median over the engine's long stretches
+ * of each one's time over the run's fastest. NAN for a run without such
+ * stretches. */
+static double probe_slowing(const struct run_data *d)
+{
+    double fastest = INFINITY;
+    for (size_t i = 0; i < d->n_states; i++)
+        if (engine_long_stretch(&d->states[i]))
+            fastest = fmin(fastest, d->states[i].stretch_ns);
+    struct doubles x = {0};
+    for (size_t i = 0; i < d->n_states; i++)
+        if (engine_long_stretch(&d->states[i]))
+            doubles_push(&x, d->states[i].stretch_ns / fastest);
+    double slowing = x.n > 0 ? doubles_estimate(&x).value : NAN;
+    doubles_free(&x);
+    return slowing;
+}
+
+/* The host's term of a row priced at `rest` on its probes' speed: rest
+ * times the row's slowing over the probes', less one; 0 where either is
+ * not known. The row's relative slowing is stored. */
+static double host_term(const struct run_data *d, struct store *s, const struct arch_row *row,
+                        double probes, double rest)
+{
+    char key[KEY_SIZE];
+    double relative = row_slowing(d, row->name) / probes;
+    if (!isfinite(relative) || !(relative > 0.0))
+        return 0.0;
+    put_number(s, keyf(key, "model.%s.slowing", row->name), relative, 2);
+    return rest * (relative - 1.0);
 }
 
 /* <<model-price-each-side>>, paper/68-model.md */
@@ -1075,7 +1154,7 @@ void summarize_model(const struct run_data *d, struct store *s)
     static const char *const header[] = {"Architecture", "Predicted (µs)",
                                          "Measured (µs) [95% interval]", "Predicted / measured",
                                          "State", "From kernel", "Bytes", "Lane", "Codec", "Faults",
-                                         "Handed over", "Process"};
+                                         "Handed over", "Process", "Host"};
     static const char *const figure_header[] = {"architecture", "predicted_us", "measured_us",
                                                 "low", "high", "band"};
     static const char *const first_header[] = {"Architecture", "Measured / predicted",
@@ -1087,6 +1166,9 @@ void summarize_model(const struct run_data *d, struct store *s)
     summarize_first_calls(d, s);
     summarize_duet_sides(d, s);
     read_primitives(s, d, &p);
+    double probes = probe_slowing(d);
+    if (isfinite(probes))
+        put_number(s, "model.probe_slowing", probes, 2);
     /* <<open-the-model-tables>>, paper/68-model.md */
     if (d->n_states == 0 || table_open(s, "model", &t, header, CSV_COLUMNS(header)) != 0)
         return;
@@ -1118,6 +1200,9 @@ void summarize_model(const struct run_data *d, struct store *s)
             predicted += term[k];
         if (!isfinite(predicted))
             continue;
+        double at_probes = predicted;          /* the price at the probes' speed */
+        term[T_HOST] = host_term(d, s, row, probes, at_probes);
+        predicted += term[T_HOST];
         model_row(&t, &f, row, term, predicted, &in);
         double ratio = predicted / in.measured.value;
         /* <<store-a-rows-prediction>>, paper/68-model.md */
@@ -1125,7 +1210,7 @@ void summarize_model(const struct run_data *d, struct store *s)
         put_number(s, keyf(key, "model.%s.ratio", row->name), ratio, 2);
         put_over_model(s, row, &in, predicted);
         price_each_side(s, row, &p, &in);
-        int full_near = price_at_full_speed(d, s, row, predicted, &fewest_full);
+        int full_near = price_at_full_speed(d, s, row, at_probes, &fewest_full);
         for (int k = 0; k < N_TERMS; k++)
             put_rounded(s, keyf(key, "model.%s.%s_us", row->name, TERM_NAMES[k]), term[k]);
         /* <<count-the-rows-near-their-measure>>, paper/68-model.md */
