@@ -801,7 +801,7 @@ static void write_break_even(struct store *s, const struct primitives *p)
         double price = between_at(p->one[row->client], w).rtt + reply_after(p, row->client, w);
         if (!break_even_pattern(row) || share.n == 0 || !(compute_us > 0) || !(price > 0))
             continue;
-        put_number(s, keyf(key, "model.%s.g", row->name), compute_us / price, 2);
+        put_rounded(s, keyf(key, "model.%s.g", row->name), compute_us / price);
         csv_out_text(&out, row->name);
         csv_out_double(&out, compute_us / price);
         csv_out_double(&out, share.value);
