@@ -2314,6 +2314,71 @@ static void a_row_slowed_in_every_unit_has_no_full_speed_price(void **state)
     run_data_free(&d);
 }
 
+/* Whether a list of names as the prose reads it ("a, b and c") has name
+ * as a whole name, not inside another (chatty_unix in python_chatty_unix). */
+static int names_have(const char *list, const char *name)
+{
+    size_t n = strlen(name);
+    for (const char *p = strstr(list, name); p != NULL; p = strstr(p + 1, name))
+        if ((p == list || p[-1] == ' ') && (p[n] == '\0' || p[n] == ',' || p[n] == ' '))
+            return 1;
+    return 0;
+}
+
+/* Every row of the synthetic run is priced far from its measure and
+ * resolved outside the band, so a summary that named every miss resolved
+ * would pass the golden. Here the calls' boundaries of two rows are scaled,
+ * their kernels and so their prices left as they were: chatty_unix's onto
+ * its price, stateful_unix's so that its price is 1.27 times its measure
+ * while its interval's high end, more than 1.27 / 1.25 times its median,
+ * brings the band within reach. The first is near; the second is outside
+ * and not resolved; the others stay resolved. */
+static void a_miss_whose_interval_reaches_the_band_is_not_resolved(void **state)
+{
+    (void)state;
+    static const char *const ARCH[] = {"chatty_unix", "stateful_unix"};
+    char err[1024], dir[256], key[KEY_SIZE];
+    double factor[2];
+    summarize_synthetic_run();
+    for (int k = 0; k < 2; k++) {
+        double price = number_of(keyf(key, "model.%s.predicted_us", ARCH[k]));
+        double m = number_of(keyf(key, "call.%s.per_call_us", ARCH[k]));
+        double high = number_of(keyf(key, "call.%s.per_call_us.high", ARCH[k]));
+        factor[k] = price / m / (k == 0 ? 1.0 : 1.27);
+        if (k == 1)
+            assert_true(high > 1.27 / 1.25 * m * 1.005);  /* reaches into the band */
+    }
+    struct run_data d;
+    struct store s;
+    if (run_data_load(&d, run_dir, err, sizeof err) != 0)
+        fail_msg("the synthetic run was refused: %s", err);
+    for (size_t i = 0; i < d.n_runs; i++)
+        for (int k = 0; k < 2; k++)
+            for (size_t j = 0; strcmp(d.runs[i].architecture, ARCH[k]) == 0 && j < d.n_calls;
+                 j++) {
+                struct call_row *c = &d.calls[j];
+                if (c->run == d.runs[i].run)
+                    c->rtt_ns = c->compute_ns + factor[k] * (c->rtt_ns - c->compute_ns);
+            }
+    assert_int_equal(mkdir(scratch_path(dir, sizeof dir, "reaches"), 0777), 0);
+    store_init(&s, dir);
+    s.registry = registry_dir;
+    summarize_all(&d, &s);
+    assert_float_equal(store_number(&s, "model.chatty_unix.ratio"), 1.0, 0.02);
+    double ratio = store_number(&s, "model.stateful_unix.ratio");
+    assert_true(ratio > 1.25 && ratio < 1.29);
+    const struct value *outside = store_get(&s, "model.outside");
+    const struct value *resolved = store_get(&s, "model.outside_resolved");
+    assert_non_null(outside);
+    assert_non_null(resolved);
+    assert_false(names_have(outside->text, "chatty_unix"));
+    assert_true(names_have(outside->text, "stateful_unix"));
+    assert_false(names_have(resolved->text, "stateful_unix"));
+    assert_true(names_have(resolved->text, "batch_unix"));
+    store_free(&s);
+    run_data_free(&d);
+}
+
 /* A short run can leave a row no couple whose two sides both timed their
  * first call: here no second side of batch_unix did. The row says it has
  * no sides to set apart, and the choice on its slowed sides still finds
@@ -3304,6 +3369,7 @@ int main(int argc, char **argv)
         T(the_spawn_alone_is_priced_as_its_row),
         T(an_older_run_prices_python_calls_by_the_client_probe),
         T(a_row_slowed_in_every_unit_has_no_full_speed_price),
+        T(a_miss_whose_interval_reaches_the_band_is_not_resolved),
         T(a_row_without_both_first_calls_has_no_sides),
         T(the_first_calls_and_the_rounds_away_probes),
         T(a_duets_two_sides_are_set_apart),
