@@ -2086,6 +2086,7 @@ static void the_model_predicts_every_row_from_the_primitives(void **state)
      * speed of its fastest, and the host's term is the probes' alone */
     double probes = probe_slowing_truth();
     expect_number("model.probe_slowing", probes);
+    expect_text("model.every_primitive", "yes");    /* the generator makes every probe */
     for (size_t i = 1; i < gen.n_rows; i++) {
         const struct syn_row *r = &gen.rows[i];
         const char *a = r->row->name;
@@ -2213,6 +2214,11 @@ static void an_older_run_prices_python_calls_by_the_client_probe(void **state)
     const struct value *flag = store_get(&s, "mech.python.engine.measured");
     assert_non_null(flag);
     assert_string_equal(flag->text, "no");
+    /* a run without a primitive the model reads is one the model across
+     * the kept runs counts apart */
+    const struct value *every = store_get(&s, "model.every_primitive");
+    assert_non_null(every);
+    assert_string_equal(every->text, "no");
     python_probe_state = "client";
     int python_rows = 0;
     for (size_t i = 1; i < gen.n_rows; i++) {
@@ -3095,6 +3101,9 @@ static void the_run_is_compared_and_counted_once(void **state)
     expect_number("model.across.runs", 1);
     expect_number("model.across.rows", number_of("model.rows"));
     expect_number("model.across.within_every", number_of("model.within"));
+    expect_number("model.across.complete_runs", 1);  /* it measured every primitive */
+    expect_number("model.across.complete_rows", number_of("model.rows"));
+    expect_number("model.across.complete_within_every", number_of("model.within"));
     for (size_t a = 0; a < N_ARCH_ROWS; a++) {
         char key[KEY_SIZE], ratio[KEY_SIZE];
         keyf(ratio, "model.%s.ratio", ARCH_ROWS[a].name);

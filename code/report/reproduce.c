@@ -893,20 +893,37 @@ static void pooled_table(struct store *s, const struct reproduction *r, size_t n
 }
 
 /* <<the-model-across-runs>>, paper/96-reproductions.md */
-/* Row arch's model ratio in each kept full run that priced it, into v. */
+/* Whether kept run r measured every primitive the model reads. */
+static int every_primitive_in(const struct reproduction *r)
+{
+    const struct value *v = store_get(&r->s, "model.every_primitive");
+    return v != NULL && strcmp(v->text, "yes") == 0;
+}
+
+/* Row arch's model ratio in each kept full run that priced it, into v;
+ * into w, those of the runs that measured every primitive. */
 static void model_ratios(const struct reproduction *r, size_t n_full, const char *arch,
-                         struct doubles *v)
+                         struct doubles *v, struct doubles *w)
 {
     char key[KEY_SIZE];
     for (size_t i = 0; i < n_full; i++) {
         double x = store_number(&r[i].s, keyf(key, "model.%s.ratio", arch));
         if (isfinite(x))
-            doubles_push(v, x);
+            doubles_push(every_primitive_in(&r[i]) ? w : v, x);
     }
 }
 
+/* How many of v's ratios lie within the band. */
+static size_t within_band(const struct doubles *v, double band)
+{
+    size_t inside = 0;
+    for (size_t i = 0; i < v->n; i++)
+        inside += v->v[i] >= 1.0 / band && v->v[i] <= band;
+    return inside;
+}
+
 static void model_row(struct csv_out *t, const char *arch, double here, const struct doubles *v,
-                      size_t inside)
+                      size_t inside, const struct doubles *w, size_t w_inside)
 {
     double lo = INFINITY, hi = -INFINITY;
     for (size_t i = 0; i < v->n; i++)
@@ -926,15 +943,22 @@ static void model_row(struct csv_out *t, const char *arch, double here, const st
         for (int c = 0; c < 4; c++)
             csv_out_text(t, "");
     }
+    cell_number(t, (double)w->n, 0);
+    if (w->n > 0)
+        cell_number(t, (double)w_inside, 0);
+    else
+        csv_out_text(t, "");
     csv_out_end_row(t);
 }
 
 static void model_table(struct store *s, const struct reproduction *r, size_t n_full)
 {
-    static const char *const header[] = {"Architecture", "This run", "Kept runs", "Median",
-                                         "Lowest", "Highest", "Within the band"};
+    static const char *const header[] = {"Architecture", "This run",    "Kept runs",
+                                         "Median",       "Lowest",      "Highest",
+                                         "Within the band", "With every primitive",
+                                         "Of them within"};
     double band = store_number(s, "model.band");
-    size_t runs = 0, rows = 0, every = 0;
+    size_t runs = 0, rows = 0, every = 0, complete = 0, complete_rows = 0, complete_every = 0;
     char key[KEY_SIZE];
     struct csv_out t;
     if (table_open(s, "model_across", &t, header, CSV_COLUMNS(header)) != 0)
@@ -942,13 +966,17 @@ static void model_table(struct store *s, const struct reproduction *r, size_t n_
     for (size_t a = 0; a < N_ARCH_ROWS; a++) {
         const char *arch = ARCH_ROWS[a].name;
         double here = store_number(s, keyf(key, "model.%s.ratio", arch));
-        struct doubles v = {0};
-        size_t inside = 0;
-        model_ratios(r, n_full, arch, &v);
-        for (size_t i = 0; i < v.n; i++)
-            inside += v.v[i] >= 1.0 / band && v.v[i] <= band;
+        struct doubles w = {0}, v = {0};
+        model_ratios(r, n_full, arch, &v, &w);
+        size_t w_inside = within_band(&w, band);
+        complete = w.n > complete ? w.n : complete;
+        complete_rows += w.n > 0;
+        complete_every += w.n > 0 && w_inside == w.n;
+        for (size_t i = 0; i < w.n; i++)     /* every kept run counts in the first columns */
+            doubles_push(&v, w.v[i]);
+        size_t inside = within_band(&v, band);
         if (v.n > 0 || isfinite(here))
-            model_row(&t, arch, here, &v, inside);
+            model_row(&t, arch, here, &v, inside, &w, w_inside);
         if (v.n > 0) {
             put_number(s, keyf(key, "model.across.%s.median_ratio", arch),
                        doubles_estimate(&v).value, 2);
@@ -957,8 +985,12 @@ static void model_table(struct store *s, const struct reproduction *r, size_t n_
             every += inside == v.n;
         }
         doubles_free(&v);
+        doubles_free(&w);
     }
     table_close(s, &t);
+    put_count(s, "model.across.complete_runs", (double)complete);
+    put_count(s, "model.across.complete_rows", (double)complete_rows);
+    put_count(s, "model.across.complete_within_every", (double)complete_every);
     put_count(s, "model.across.runs", (double)runs);
     put_count(s, "model.across.rows", (double)rows);
     put_count(s, "model.across.within_every", (double)every);

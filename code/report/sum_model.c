@@ -225,6 +225,18 @@ static double echo_fit_us(const struct store *s, const char *client, const char 
     return floor_us + 2.0 * b / (gbps * 1e3);
 }
 
+/* Whether the run measured every primitive the model reads, so that no
+ * price stands on an older run's stand-in. */
+static int every_primitive(const struct store *s, const struct primitives *p)
+{
+    return isfinite(value_of(s, "mech.c.chain.long.over_echo_us")) &&
+           isfinite(value_of(s, "mech.python.engine.long.busy.one.rtt_us")) &&
+           isfinite(p->stretch_us[2]) && p->fifth_bytes < p->series_bytes &&
+           isfinite(value_of(s, "mech.round.mid_load.rtt_us")) && isfinite(p->out_us) &&
+           isfinite(p->in_us) && isfinite(p->kernel_fault_us) &&
+           isfinite(value_of(s, "serial.c.json_cold.encode_us"));
+}
+
 /* <<model-first-calls>>, paper/68-model.md */
 /* A unit's first calls and later calls: the boundary (µs) of each of its
  * runs' call 0, and of every later call, pushed into first and later;
@@ -1166,6 +1178,7 @@ void summarize_model(const struct run_data *d, struct store *s)
     summarize_first_calls(d, s);
     summarize_duet_sides(d, s);
     read_primitives(s, d, &p);
+    put_text(s, "model.every_primitive", every_primitive(s, &p) ? "yes" : "no");
     double probes = probe_slowing(d);
     if (isfinite(probes))
         put_number(s, "model.probe_slowing", probes, 2);
