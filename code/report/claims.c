@@ -248,6 +248,15 @@ static void describe_threshold(const struct claim *c, char *buf, size_t size)
         snprintf(buf, size, "%s %s%s", c->test == BELOW ? "below" : "above", low, c->unit);
 }
 
+/* Whether the run has claim c's estimate: an older run without it, or
+ * with an estimate of no units (put as n/a), did not judge the claim. */
+static int has_estimate(const struct store *s, const struct claim *c, struct estimate e)
+{
+    char key[KEY_SIZE];
+    return store_get(s, c->estimate) != NULL &&
+           (e.n > 0 || store_get(s, keyf(key, "%s.n", c->estimate)) == NULL);
+}
+
 static void judge_claim(struct store *s, const struct claim *c, const char *registered,
                         struct csv_out *t, struct csv_out *said, struct csv_out *why, FILE *text,
                         int counts[3])
@@ -257,8 +266,7 @@ static void judge_claim(struct store *s, const struct claim *c, const char *regi
     struct estimate e = store_estimate(s, c->estimate);
     enum verdict v = judge_interval(e, c->test, c->low, c->high);
     const struct value *unit = store_get(s, keyf(key, "%s.unit", c->estimate));
-    /* an older run without the estimate did not judge the claim */
-    const char *verdict = store_get(s, c->estimate) != NULL ? verdict_name(v) : "not measured";
+    const char *verdict = has_estimate(s, c, e) ? verdict_name(v) : "not measured";
     counts[v]++;
     describe_threshold(c, threshold, sizeof threshold);
     snprintf(interval, sizeof interval, "%s to %s", format_fixed(lo, e.low, c->decimals),
