@@ -206,7 +206,13 @@ static int estimate_decimals(struct estimate e, int most)
     d = d < MOST_PROSE_DECIMALS ? d : MOST_PROSE_DECIMALS;
     while (d < MOST_PROSE_DECIMALS && (prints_as(e.low, e.value, d) || prints_as(e.high, e.value, d)))
         d++;
-    return d < most ? d : most;
+    d = d < most ? d : most;
+    /* a ratio's verdict is drawn at 1: an interval that leaves 1 out keeps
+     * the digits that show it, past the summarizer's if it must */
+    while (d < MOST_PROSE_DECIMALS &&
+           ((e.low > 1.0 && prints_as(e.low, 1.0, d)) || (e.high < 1.0 && prints_as(e.high, 1.0, d))))
+        d++;
+    return d;
 }
 
 const char *format_estimate(char *buf, struct estimate e, int decimals)
