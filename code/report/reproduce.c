@@ -901,7 +901,7 @@ static int every_primitive_in(const struct reproduction *r)
 }
 
 /* Row arch's model ratio in each kept full run that priced it, into v;
- * into w, those of the runs that measured every primitive. */
+ * into w as well, those of the runs that measured every primitive. */
 static void model_ratios(const struct reproduction *r, size_t n_full, const char *arch,
                          struct doubles *v, struct doubles *w)
 {
@@ -909,7 +909,9 @@ static void model_ratios(const struct reproduction *r, size_t n_full, const char
     for (size_t i = 0; i < n_full; i++) {
         double x = store_number(&r[i].s, keyf(key, "model.%s.ratio", arch));
         if (isfinite(x))
-            doubles_push(every_primitive_in(&r[i]) ? w : v, x);
+            doubles_push(v, x);
+        if (isfinite(x) && every_primitive_in(&r[i]))
+            doubles_push(w, x);
     }
 }
 
@@ -972,8 +974,6 @@ static void model_table(struct store *s, const struct reproduction *r, size_t n_
         complete = w.n > complete ? w.n : complete;
         complete_rows += w.n > 0;
         complete_every += w.n > 0 && w_inside == w.n;
-        for (size_t i = 0; i < w.n; i++)     /* every kept run counts in the first columns */
-            doubles_push(&v, w.v[i]);
         size_t inside = within_band(&v, band);
         if (v.n > 0 || isfinite(here))
             model_row(&t, arch, here, &v, inside, &w, w_inside);
