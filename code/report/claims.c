@@ -269,10 +269,10 @@ static void judge_claim(struct store *s, const struct claim *c, const char *regi
     const char *verdict = has_estimate(s, c, e) ? verdict_name(v) : "not measured";
     counts[v]++;
     describe_threshold(c, threshold, sizeof threshold);
-    snprintf(interval, sizeof interval, "%s to %s", format_fixed(lo, e.low, c->decimals),
-             format_fixed(hi, e.high, c->decimals));
+    /* at the digits the prose prints the same estimate at */
+    format_estimate_parts(est, lo, hi, e, c->decimals);
+    snprintf(interval, sizeof interval, "%s to %s", lo, hi);
     snprintf(units, sizeof units, "%zu %s", e.n, unit != NULL ? unit->text : "units");
-    format_fixed(est, e.value, c->decimals);
     put_text(s, keyf(key, "claim.%s.verdict", c->id), verdict);
     put_text(s, keyf(key, "claim.%s.threshold", c->id), threshold);
     /* a percentage reads "0.091% [0.081, 0.116]", its sign on the value, as

@@ -215,6 +215,14 @@ static int estimate_decimals(struct estimate e, int most)
     return d;
 }
 
+void format_estimate_parts(char *value, char *low, char *high, struct estimate e, int decimals)
+{
+    int d = estimate_decimals(e, decimals);
+    format_rounded(value, e.value, d);
+    format_rounded(low, e.low, d);
+    format_rounded(high, e.high, d);
+}
+
 const char *format_estimate(char *buf, struct estimate e, int decimals)
 {
     char v[FIXED_SIZE], lo[FIXED_SIZE], hi[FIXED_SIZE];
@@ -222,7 +230,6 @@ const char *format_estimate(char *buf, struct estimate e, int decimals)
         snprintf(buf, 200, "n/a");
         return buf;
     }
-    int d = estimate_decimals(e, decimals);
     /* an interval that holds the median less often than 95% (too few
      * units) says how often, as the prose's does (paper/filters/values.lua) */
     char cover[FIXED_SIZE + 16] = "";
@@ -230,8 +237,8 @@ const char *format_estimate(char *buf, struct estimate e, int decimals)
         char c[FIXED_SIZE];
         snprintf(cover, sizeof cover, "; %s%% coverage", format_fixed(c, e.coverage * 100.0, 1));
     }
-    snprintf(buf, 200, "%s [%s, %s%s]", format_rounded(v, e.value, d),
-             format_rounded(lo, e.low, d), format_rounded(hi, e.high, d), cover);
+    format_estimate_parts(v, lo, hi, e, decimals);
+    snprintf(buf, 200, "%s [%s, %s%s]", v, lo, hi, cover);
     return buf;
 }
 
