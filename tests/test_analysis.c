@@ -2320,6 +2320,47 @@ static void a_row_slowed_in_every_unit_has_no_full_speed_price(void **state)
     run_data_free(&d);
 }
 
+/* A run without C's JSON pair beside a partner (one on a single CPU, or
+ * one made before the pair) prices a JSON call's codec by the pair it
+ * has: its JSON rows are still priced, their codec term finite and above
+ * zero. (The share beside a partner once multiplied the missing pair by
+ * zero, which is not a number, and left both rows unpriced.) */
+static void a_run_without_the_busy_pair_still_prices_json(void **state)
+{
+    (void)state;
+    char err[1024], dir[256], key[KEY_SIZE];
+    summarize_synthetic_run();
+    struct run_data d;
+    if (run_data_load(&d, run_dir, err, sizeof err) != 0)
+        fail_msg("the synthetic run was refused: %s", err);
+    size_t kept = 0;
+    for (size_t i = 0; i < d.n_serial; i++)
+        if (strcmp(d.serial[i].format, "json_busy") != 0)
+            d.serial[kept++] = d.serial[i];
+    assert_true(kept < d.n_serial);
+    d.n_serial = kept;
+    assert_int_equal(mkdir(scratch_path(dir, sizeof dir, "no-busy"), 0777), 0);
+    struct store s;
+    store_init(&s, dir);
+    s.registry = registry_dir;
+    summarize_all(&d, &s);
+    int json_rows = 0;
+    for (size_t a = 0; a < N_ARCH_ROWS; a++) {
+        const struct arch_row *row = &ARCH_ROWS[a];
+        if (row->encoding != ENCODING_JSON || row->transport == TRANSPORT_NONE)
+            continue;
+        double codec = store_number(&s, keyf(key, "model.%s.codec_us", row->name));
+        double price = store_number(&s, keyf(key, "model.%s.predicted_us", row->name));
+        if (!(codec > 0.0) || !isfinite(price))
+            fail_msg("%s is not priced without the busy pair (codec %g, price %g)", row->name,
+                     codec, price);
+        json_rows++;
+    }
+    assert_true(json_rows > 0);
+    store_free(&s);
+    run_data_free(&d);
+}
+
 /* Whether a list of names as the prose reads it ("a, b and c") has name
  * as a whole name, not inside another (chatty_unix in python_chatty_unix). */
 static int names_have(const char *list, const char *name)
@@ -3379,6 +3420,7 @@ int main(int argc, char **argv)
         T(an_older_run_prices_python_calls_by_the_client_probe),
         T(a_row_slowed_in_every_unit_has_no_full_speed_price),
         T(a_miss_whose_interval_reaches_the_band_is_not_resolved),
+        T(a_run_without_the_busy_pair_still_prices_json),
         T(a_row_without_both_first_calls_has_no_sides),
         T(the_first_calls_and_the_rounds_away_probes),
         T(a_duets_two_sides_are_set_apart),

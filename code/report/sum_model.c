@@ -767,7 +767,7 @@ static void predict(const struct store *s, const struct arch_row *row,
         /* beside a busy partner for the share of the row's time one computes */
         double f = isfinite(p->json_busy_us) ? in->partner_share : 0.0;
         term[T_CODEC] = share * ((1.0 - f) * (p->json_encode_us + p->json_decode_us) +
-                                 f * p->json_busy_us);
+                                 (f > 0.0 ? f * p->json_busy_us : 0.0));   /* 0 x NAN is NAN */
     }
     /* <<price-first-touches-and-a-new-process>>, paper/68-model.md */
     /* a spawned engine's process touched its request's buffer before it
