@@ -248,6 +248,37 @@ static void describe_threshold(const struct claim *c, char *buf, size_t size)
         snprintf(buf, size, "%s %s%s", c->test == BELOW ? "below" : "above", low, c->unit);
 }
 
+/* Claim c's estimate, value and ends (FIXED_SIZE bytes each), as the store
+ * printed them: the digits the prose prints the same estimate at. */
+static void estimate_texts(const struct store *s, const struct claim *c, struct estimate e,
+                           char *est, char *lo, char *hi)
+{
+    static const char *const end[] = {"", ".low", ".high"};
+    char key[KEY_SIZE], *out[] = {est, lo, hi};
+    double x[] = {e.value, e.low, e.high};
+    for (int i = 0; i < 3; i++) {
+        const struct value *v = store_get(s, keyf(key, "%s%s", c->estimate, end[i]));
+        if (v != NULL)
+            snprintf(out[i], FIXED_SIZE, "%.*s", FIXED_SIZE - 1, v->text);
+        else
+            format_fixed(out[i], x[i], c->decimals);
+    }
+}
+
+/* "; 89.2% coverage" into buf for an interval that holds its median less
+ * often than 95%, as the prose prints one; else "". */
+static const char *short_cover(char buf[FIXED_SIZE], struct estimate e)
+{
+    char c[FIXED_SIZE];
+    buf[0] = '\0';
+    if (e.coverage > 0.0 && round(e.coverage * 1000.0) < 950.0)
+        snprintf(buf, FIXED_SIZE, "; %s%% coverage", format_fixed(c, e.coverage * 100.0, 1));
+    return buf;
+}
+
+/* A run's claims by verdict, and those it could not judge. */
+enum { NOT_JUDGED = UNDECIDED + 1, N_COUNTS };
+
 /* Whether the run has claim c's estimate: an older run without it, or
  * with an estimate of no units (put as n/a), did not judge the claim. */
 static int has_estimate(const struct store *s, const struct claim *c, struct estimate e)
@@ -259,26 +290,26 @@ static int has_estimate(const struct store *s, const struct claim *c, struct est
 
 static void judge_claim(struct store *s, const struct claim *c, const char *registered,
                         struct csv_out *t, struct csv_out *said, struct csv_out *why, FILE *text,
-                        int counts[3])
+                        int counts[N_COUNTS])
 {
     char key[KEY_SIZE], threshold[192], est[64], lo[64], hi[64], interval[200], cover[64];
     char reason[2 * CLAIM_TEXT], units[TEXT_SIZE + 32];
     struct estimate e = store_estimate(s, c->estimate);
     enum verdict v = judge_interval(e, c->test, c->low, c->high);
     const struct value *unit = store_get(s, keyf(key, "%s.unit", c->estimate));
-    const char *verdict = has_estimate(s, c, e) ? verdict_name(v) : "not measured";
-    counts[v]++;
+    int measured = has_estimate(s, c, e);
+    const char *verdict = measured ? verdict_name(v) : "not measured";
+    counts[measured ? v : NOT_JUDGED]++;
     describe_threshold(c, threshold, sizeof threshold);
-    /* at the digits the prose prints the same estimate at */
-    format_estimate_parts(est, lo, hi, e, c->decimals);
+    estimate_texts(s, c, e, est, lo, hi);
     snprintf(interval, sizeof interval, "%s to %s", lo, hi);
     snprintf(units, sizeof units, "%zu %s", e.n, unit != NULL ? unit->text : "units");
     put_text(s, keyf(key, "claim.%s.verdict", c->id), verdict);
     put_text(s, keyf(key, "claim.%s.threshold", c->id), threshold);
     /* a percentage reads "0.091% [0.081, 0.116]", its sign on the value, as
      * the prose prints one; a factor is its threshold's "x" alone */
-    snprintf(reason, sizeof reason, "%s%s [%s, %s]", est, strcmp(c->unit, "%") == 0 ? "%" : "",
-             lo, hi);
+    snprintf(reason, sizeof reason, "%s%s [%s, %s%s]", est, strcmp(c->unit, "%") == 0 ? "%" : "",
+             lo, hi, short_cover(cover, e));
     put_text(s, keyf(key, "claim.%s.estimate", c->id), reason);
     format_fixed(cover, e.coverage * 100.0, 1);
     char claim[CLAIM_TEXT + 64];
@@ -475,7 +506,7 @@ static void judge_all(struct store *s, const struct registry *now, const struct 
     static const char *const why_header[] = {"Claim", "Where its threshold comes from",
                                              "What would overturn it"};
     struct csv_out t, said, why;
-    int counts[3] = {0, 0, 0};
+    int counts[N_COUNTS] = {0};
     if (table_open(s, "claims", &t, header, CSV_COLUMNS(header)) != 0)
         return;
     if (table_open(s, "claim_statements", &said, said_header, CSV_COLUMNS(said_header)) != 0) {
@@ -503,9 +534,12 @@ static void judge_all(struct store *s, const struct registry *now, const struct 
     put_count(s, "claims.held", counts[HOLDS]);
     put_count(s, "claims.failed", counts[FAILS]);
     put_count(s, "claims.undecided", counts[UNDECIDED]);
-    fprintf(text, "%d of %zu claims hold, %d fail, %d %s undecided at this run's resolution\n",
+    fprintf(text, "%d of %zu claims hold, %d fail, %d %s undecided at this run's resolution",
             counts[HOLDS], now->n, counts[FAILS], counts[UNDECIDED],
             counts[UNDECIDED] == 1 ? "is" : "are");
+    if (counts[NOT_JUDGED] > 0)
+        fprintf(text, ", %d not measured", counts[NOT_JUDGED]);
+    fputc('\n', text);
 }
 
 /* <<summarize-claims>>, paper/90-appendix-report.md */

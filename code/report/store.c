@@ -215,7 +215,9 @@ static int estimate_decimals(struct estimate e, int most)
     return d;
 }
 
-void format_estimate_parts(char *value, char *low, char *high, struct estimate e, int decimals)
+/* An estimate's value, low and high end (FIXED_SIZE bytes each) at its digits. */
+static void format_estimate_parts(char *value, char *low, char *high, struct estimate e,
+                                  int decimals)
 {
     int d = estimate_decimals(e, decimals);
     format_rounded(value, e.value, d);

@@ -103,9 +103,6 @@ const char *format_fixed(char *buf, double x, int decimals);
 /* "value [low, high]" into buf (>= 200 bytes); an interval whose coverage
  * is below 95% carries it: "value [low, high; 93.8% coverage]". */
 const char *format_estimate(char *buf, struct estimate e, int decimals);
-/* An estimate's value, low and high end (FIXED_SIZE bytes each) at the digits
- * format_estimate prints them at, for a caller that sets them out its own way. */
-void format_estimate_parts(char *value, char *low, char *high, struct estimate e, int decimals);
 
 /* Opens OUT/tables/name.csv (a table the paper shows), or OUT/name (a file
  * a figure plots), with its header; counts a failure. 0 or -1. A table's
