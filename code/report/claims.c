@@ -496,6 +496,17 @@ static void put_registration(struct store *s, const struct csv_table *reg)
 }
 
 /* <<judge-every-claim>>, paper/90-appendix-report.md */
+/* The last line of claims.txt: the run's claims by verdict. */
+static void print_tally(FILE *text, const int counts[N_COUNTS], size_t n)
+{
+    fprintf(text, "%d of %zu claims hold, %d fail, %d %s undecided at this run's resolution",
+            counts[HOLDS], n, counts[FAILS], counts[UNDECIDED],
+            counts[UNDECIDED] == 1 ? "is" : "are");
+    if (counts[NOT_JUDGED] > 0)
+        fprintf(text, ", %d not measured", counts[NOT_JUDGED]);
+    fputc('\n', text);
+}
+
 static void judge_all(struct store *s, const struct registry *now, const struct registry *then,
                       const char *registered, FILE *text)
 {
@@ -534,12 +545,7 @@ static void judge_all(struct store *s, const struct registry *now, const struct 
     put_count(s, "claims.held", counts[HOLDS]);
     put_count(s, "claims.failed", counts[FAILS]);
     put_count(s, "claims.undecided", counts[UNDECIDED]);
-    fprintf(text, "%d of %zu claims hold, %d fail, %d %s undecided at this run's resolution",
-            counts[HOLDS], now->n, counts[FAILS], counts[UNDECIDED],
-            counts[UNDECIDED] == 1 ? "is" : "are");
-    if (counts[NOT_JUDGED] > 0)
-        fprintf(text, ", %d not measured", counts[NOT_JUDGED]);
-    fputc('\n', text);
+    print_tally(text, counts, now->n);
 }
 
 /* <<summarize-claims>>, paper/90-appendix-report.md */
