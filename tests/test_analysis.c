@@ -2189,28 +2189,42 @@ static void the_spawn_alone_is_priced_as_its_row(void **state)
     fail_msg("the synthetic run has no row spawned per combination");
 }
 
+/* The synthetic run loaded afresh into d, for a test to edit. */
+static void load_synthetic_run(struct run_data *d)
+{
+    char err[1024];
+    summarize_synthetic_run();
+    if (run_data_load(d, run_dir, err, sizeof err) != 0)
+        fail_msg("the synthetic run was refused: %s", err);
+}
+
+/* d, as a test edited it, summarized into s in the scratch folder `name`. */
+static void summarize_edited(struct run_data *d, const char *name, struct store *s)
+{
+    char dir[256];
+    assert_int_equal(mkdir(scratch_path(dir, sizeof dir, name), 0777), 0);
+    store_init(s, dir);
+    s->registry = registry_dir;
+    summarize_all(d, s);
+}
+
 /* A run made before the Python client had an engine probe: its Python
  * calls are priced by the client probe, whose stretch the synthetic run
  * makes cost another amount than the engine's. */
 static void an_older_run_prices_python_calls_by_the_client_probe(void **state)
 {
     (void)state;
-    char err[1024], dir[256], key[KEY_SIZE];
-    summarize_synthetic_run();
+    char key[KEY_SIZE];
     struct run_data d;
-    if (run_data_load(&d, run_dir, err, sizeof err) != 0)
-        fail_msg("the synthetic run was refused: %s", err);
+    load_synthetic_run(&d);
     size_t kept = 0;
     for (size_t i = 0; i < d.n_states; i++)
         if (!(strcmp(d.states[i].client, "python") == 0 && strcmp(d.states[i].state, "engine") == 0))
             d.states[kept++] = d.states[i];
     assert_true(kept < d.n_states);
     d.n_states = kept;
-    assert_int_equal(mkdir(scratch_path(dir, sizeof dir, "older"), 0777), 0);
     struct store s;
-    store_init(&s, dir);
-    s.registry = registry_dir;
-    summarize_all(&d, &s);
+    summarize_edited(&d, "older", &s);
     const struct value *flag = store_get(&s, "mech.python.engine.measured");
     assert_non_null(flag);
     assert_string_equal(flag->text, "no");
@@ -2246,11 +2260,8 @@ static void summarize_second_sides_edited(const char *name, int first_only,
                                           void (*edit)(struct call_row *), struct run_data *d,
                                           struct store *s)
 {
-    char err[1024], dir[256];
     size_t edited = 0;
-    summarize_synthetic_run();
-    if (run_data_load(d, run_dir, err, sizeof err) != 0)
-        fail_msg("the synthetic run was refused: %s", err);
+    load_synthetic_run(d);
     for (size_t i = 0; i < d->n_runs; i++) {
         const struct run_row *run = &d->runs[i];
         if (strcmp(run->architecture, "batch_unix") != 0 || run->slot != 2)
@@ -2261,10 +2272,7 @@ static void summarize_second_sides_edited(const char *name, int first_only,
                 edit(&d->calls[j]), edited++;
     }
     assert_true(edited > 0);
-    assert_int_equal(mkdir(scratch_path(dir, sizeof dir, name), 0777), 0);
-    store_init(s, dir);
-    s->registry = registry_dir;
-    summarize_all(d, s);
+    summarize_edited(d, name, s);
 }
 
 /* Each flag's text in the store: NULL where the flag must not be written. */
@@ -2328,22 +2336,17 @@ static void a_row_slowed_in_every_unit_has_no_full_speed_price(void **state)
 static void a_run_without_the_busy_pair_still_prices_json(void **state)
 {
     (void)state;
-    char err[1024], dir[256], key[KEY_SIZE];
-    summarize_synthetic_run();
+    char key[KEY_SIZE];
     struct run_data d;
-    if (run_data_load(&d, run_dir, err, sizeof err) != 0)
-        fail_msg("the synthetic run was refused: %s", err);
+    load_synthetic_run(&d);
     size_t kept = 0;
     for (size_t i = 0; i < d.n_serial; i++)
         if (strcmp(d.serial[i].format, "json_busy") != 0)
             d.serial[kept++] = d.serial[i];
     assert_true(kept < d.n_serial);
     d.n_serial = kept;
-    assert_int_equal(mkdir(scratch_path(dir, sizeof dir, "no-busy"), 0777), 0);
     struct store s;
-    store_init(&s, dir);
-    s.registry = registry_dir;
-    summarize_all(&d, &s);
+    summarize_edited(&d, "no-busy", &s);
     int json_rows = 0;
     for (size_t a = 0; a < N_ARCH_ROWS; a++) {
         const struct arch_row *row = &ARCH_ROWS[a];
@@ -2384,7 +2387,7 @@ static void a_miss_whose_interval_reaches_the_band_is_not_resolved(void **state)
 {
     (void)state;
     static const char *const ARCH[] = {"chatty_unix", "stateful_unix"};
-    char err[1024], dir[256], key[KEY_SIZE];
+    char key[KEY_SIZE];
     double factor[2];
     summarize_synthetic_run();
     for (int k = 0; k < 2; k++) {
@@ -2397,8 +2400,7 @@ static void a_miss_whose_interval_reaches_the_band_is_not_resolved(void **state)
     }
     struct run_data d;
     struct store s;
-    if (run_data_load(&d, run_dir, err, sizeof err) != 0)
-        fail_msg("the synthetic run was refused: %s", err);
+    load_synthetic_run(&d);
     for (size_t i = 0; i < d.n_runs; i++)
         for (int k = 0; k < 2; k++)
             for (size_t j = 0; strcmp(d.runs[i].architecture, ARCH[k]) == 0 && j < d.n_calls;
@@ -2407,10 +2409,7 @@ static void a_miss_whose_interval_reaches_the_band_is_not_resolved(void **state)
                 if (c->run == d.runs[i].run)
                     c->rtt_ns = c->compute_ns + factor[k] * (c->rtt_ns - c->compute_ns);
             }
-    assert_int_equal(mkdir(scratch_path(dir, sizeof dir, "reaches"), 0777), 0);
-    store_init(&s, dir);
-    s.registry = registry_dir;
-    summarize_all(&d, &s);
+    summarize_edited(&d, "reaches", &s);
     assert_float_equal(store_number(&s, "model.chatty_unix.ratio"), 1.0, 0.02);
     double ratio = store_number(&s, "model.stateful_unix.ratio");
     assert_true(ratio > 1.25 && ratio < 1.29);
