@@ -596,7 +596,7 @@ $(REPRODUCTIONS_STAMP): FORCE
 # rows whose units differ from the rounds' default, so it may be empty.
 $(PLAN): $(BUILD)/ipctax-summary $(REPRODUCTIONS_STAMP) paper/claims.csv
 	@mkdir -p $(@D)
-	@echo "plan: the kept runs' intervals, claim by claim (about a minute, once)"
+	@echo "plan: the kept runs' intervals, claim by claim (a second or two a kept run, once)"
 	$(BUILD)/ipctax-summary --kept-summaries $(KEPT_SUMMARIES) --plan reproductions $(@D) \
 	  > $@.new && mv $@.new $@
 	@echo "plan: $$(cat $@ | sed 's/^$$/every row at its default/')"

@@ -650,14 +650,14 @@ static void every_rows_ratio_is_pooled_and_hodges_lehmanns(void **state)
         for (size_t r = 0; r < f.rows; r++) {
             const char *a = f.row[r]->row->name;
             double e = f.effect[r], logs[SYN_ROUNDS];
-            expect_composite(keyf(key, "arch.%s.pooled_ratio", a), exp(e), exp(e - most),
+            expect_composite(keyf(key, "pooled.%s.ratio", a), exp(e), exp(e - most),
                              exp(e - least), 0);
-            expect_number(keyf(key, "arch.%s.pooled_ratio.n", a), SYN_ROUNDS);
-            expect_number(keyf(key, "arch.%s.pooled_ratio.coverage_pct", a), 95.0);
+            expect_number(keyf(key, "pooled.%s.ratio.n", a), SYN_ROUNDS);
+            expect_number(keyf(key, "pooled.%s.ratio.coverage_pct", a), 95.0);
             for (long k = 1; k <= SYN_ROUNDS; k++)
                 logs[k - 1] = log(unit_ratio(f.row[r], k, NULL));
             struct truth hl = hodges_lehmann(logs, SYN_ROUNDS);
-            expect_estimate(keyf(key, "arch.%s.hl_ratio", a),
+            expect_estimate(keyf(key, "pooled.%s.hl_ratio", a),
                             (struct truth){hl.n, exp(hl.value), exp(hl.low), exp(hl.high),
                                            hl.coverage_pct});
         }
@@ -2208,6 +2208,56 @@ static void summarize_edited(struct run_data *d, const char *name, struct store 
     summarize_all(d, s);
 }
 
+/* A kept run's summary runs only the summarizers the tables across runs
+ * need (@sec:appendix-reproductions): each value it puts is the whole
+ * summary's, to the text, and of each family it holds, it holds every key,
+ * among them every family the tables read. A summarizer left out that a
+ * needed one reads leaves a key missing, or a value computed without it. */
+static void a_kept_runs_summary_is_part_of_the_whole(void **state)
+{
+    (void)state;
+    struct run_data d;
+    struct store whole, part;
+    load_synthetic_run(&d);
+    summarize_edited(&d, "whole", &whole);
+    char dir[256];
+    assert_int_equal(mkdir(scratch_path(dir, sizeof dir, "part"), 0777), 0);
+    store_init(&part, dir);
+    part.registry = registry_dir;
+    summarize_families(&d, &part, KEPT_FAMILIES);
+    assert_int_equal(whole.errors, 0);
+    assert_int_equal(part.errors, 0);
+    assert_true(part.n < whole.n);         /* some summarizers were left out */
+    char families[4 * TEXT_SIZE];
+    snprintf(families, sizeof families, "%s", KEPT_FAMILIES);
+    for (size_t i = 0; i < part.n; i++) {
+        const struct value *w = store_get(&whole, part.values[i].key);
+        if (w == NULL || strcmp(w->text, part.values[i].text) != 0)
+            fail_msg("the kept run's summary puts %s = %s; the whole one %s", part.values[i].key,
+                     part.values[i].text, w != NULL ? w->text : "does not put it");
+        size_t used = strlen(families), len = strcspn(part.values[i].key, ".");
+        if (!family_listed(families, part.values[i].key) && used + len + 2 < sizeof families)
+            snprintf(families + used, sizeof families - used, " %.*s", (int)len,
+                     part.values[i].key);
+    }
+    for (size_t i = 0; i < whole.n; i++)
+        if (family_listed(families, whole.values[i].key) &&
+            store_get(&part, whole.values[i].key) == NULL)
+            fail_msg("the kept run's summary lacks %s, of a family it holds",
+                     whole.values[i].key);
+    for (const char *f = KEPT_FAMILIES; *(f += strspn(f, " ")) != '\0'; f += strcspn(f, " ")) {
+        int held = 0;
+        for (size_t i = 0; i < part.n && !held; i++)
+            held = strncmp(part.values[i].key, f, strcspn(f, " ")) == 0 &&
+                   part.values[i].key[strcspn(f, " ")] == '.';
+        if (!held)
+            fail_msg("the kept run's summary holds no value of %.*s", (int)strcspn(f, " "), f);
+    }
+    store_free(&whole);
+    store_free(&part);
+    run_data_free(&d);
+}
+
 /* A run made before the Python client had an engine probe: its Python
  * calls are priced by the client probe, whose stretch the synthetic run
  * makes cost another amount than the engine's. */
@@ -3397,6 +3447,7 @@ int main(int argc, char **argv)
     }
     const struct CMUnitTest tests[] = {
         T(every_rows_ratio_is_its_units_median),
+        T(a_kept_runs_summary_is_part_of_the_whole),
         T(the_headline_intervals_are_read_together),
         T(every_rows_ratio_is_pooled_and_hodges_lehmanns),
         T(a_rows_times_are_its_runs_times),

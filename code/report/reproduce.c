@@ -550,6 +550,8 @@ static void keep_summary(struct store *s, const char *key)
 }
 
 /* <<summarize-one-reproduction>>, paper/96-reproductions.md */
+const char KEPT_FAMILIES[] = "claim machine model";
+
 static void describe_the_machine(const struct run_data *d, struct reproduction *r)
 {
     char raw[1024];
@@ -603,7 +605,7 @@ static int summarize_one(const char *kept_summaries, const char *registry, const
     if (summary_key(dir, registry, key, sizeof key) != 0)
         key[0] = '\0';
     if (key[0] == '\0' || !kept_summary(out, key, &r->s)) {
-        summarize_all(&d, &r->s);
+        summarize_families(&d, &r->s, KEPT_FAMILIES);
         keep_summary(&r->s, key);
     }
     describe_the_machine(&d, r);

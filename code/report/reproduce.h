@@ -38,6 +38,10 @@ void reproduction_reduced_because(const struct run_data *d, char *why, size_t si
 int reproduction_receive(const char *file, const char *root, char *made, size_t made_size,
                          char *err, size_t err_size);
 
+/* The families of values that the tables across runs and the plan read
+ * of a kept run's summary: its summary runs only the summarizers they need. */
+extern const char KEPT_FAMILIES[];
+
 /* Summarizes the run d into s (none when d is NULL: the plan before a
  * run) and, when root is not NULL, every reproduction under root (into
  * s's kept_summaries/ID/, OUT/reproductions/ID/ by default), then judges the claims on each, writes the

@@ -44,7 +44,7 @@ struct store {
     struct value *values;
     size_t n, cap;
     int errors;                /* anything that went wrong; the summary then fails */
-    struct read_watch *watch;  /* NULL but while summarize_all runs */
+    struct read_watch *watch;  /* NULL but while the summarizers run */
 };
 
 void store_init(struct store *s, const char *out_dir);

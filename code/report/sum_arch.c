@@ -187,9 +187,9 @@ static void pooled_ratios(const struct run_data *d, struct store *s)
             struct estimate pooled = pooled_estimate(&f, r, BOOTSTRAP_SEED);
             struct estimate median = estimate_median(ratios, n);
             /* <<put-and-tabulate-a-rows-ratios>>, paper/90-appendix-report.md */
-            put_estimate(s, keyf(key, "arch.%s.pooled_ratio", f.rows[r]), pooled, 3,
+            put_estimate(s, keyf(key, "pooled.%s.ratio", f.rows[r]), pooled, 3,
                          unit_name(d, f.rows[r]));
-            put_estimate(s, keyf(key, "arch.%s.hl_ratio", f.rows[r]), hl, 3,
+            put_estimate(s, keyf(key, "pooled.%s.hl_ratio", f.rows[r]), hl, 3,
                          unit_name(d, f.rows[r]));
             csv_out_text(&t, f.rows[r]);
             csv_out_text(&t, format_estimate(a, median, 3));
@@ -225,5 +225,9 @@ void summarize_architectures(const struct run_data *d, struct store *s)
         else
             between(d, s, c->key, c->row, c->over, c->decimals);
     }
+}
+
+void summarize_pooled(const struct run_data *d, struct store *s)
+{
     pooled_ratios(d, s);
 }

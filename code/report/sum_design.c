@@ -177,11 +177,8 @@ void summarize_design(const struct run_data *d, struct store *s)
     static const char *const header[] = {"Pairing", "A/A ratio [95% interval]", "Units",
                                          "Reach from 1 (%)", "Spread (%)", "Seconds a unit",
                                          "Resolution per minute (%)"};
-    static const char *const cal_header[] = {"A/A control", "Units", "Drift",
-                                             "Order statistics cover (%)",
-                                             "Percentile bootstrap covers (%)"};
     struct design_units duet, turn, apart;
-    struct csv_out t, cal;
+    struct csv_out t;
     const char *duet_control = arch_control(PAIRING_DUET);
     const char *turn_control = arch_control(PAIRING_SEQUENTIAL);
     /* <<compare-the-three-designs>>, paper/93-appendix-units.md */
@@ -217,6 +214,19 @@ void summarize_design(const struct run_data *d, struct store *s)
         put_estimate(s, "design.duet_bias", bias, 3, "rounds");
         put_text(s, "design.unbiased", bias.low <= 1.0 && 1.0 <= bias.high ? "yes" : "no");
     }
+}
+
+/* <<summarize-calibration>>, paper/93-appendix-units.md */
+void summarize_calibration(const struct run_data *d, struct store *s)
+{
+    static const char *const cal_header[] = {"A/A control", "Units", "Drift",
+                                             "Order statistics cover (%)",
+                                             "Percentile bootstrap covers (%)"};
+    struct design_units duet, turn, apart;
+    struct csv_out cal;
+    paired_units(d, arch_control(PAIRING_DUET), &duet);
+    paired_units(d, arch_control(PAIRING_SEQUENTIAL), &turn);
+    apart_units(d, arch_control(PAIRING_SEQUENTIAL), &apart);
     /* <<calibrate-the-designs-intervals>>, paper/93-appendix-units.md */
     if (table_open(s, "calibration", &cal, cal_header, CSV_COLUMNS(cal_header)) != 0)
         return;

@@ -19,14 +19,16 @@
 static const struct summarizer_line SUMMARIZERS[] = {
     SUMMARIZER(run, "estimator machine orig run series", ""),
     SUMMARIZER(sweep, "oracle sweep", ""),
-    SUMMARIZER(architectures, "arch gate pair pooled speedup", ""),
+    SUMMARIZER(architectures, "arch gate pair speedup", ""),
+    SUMMARIZER(pooled, "pooled", ""),
     SUMMARIZER(calls, "call calls cross witness", ""),
 #define MEASUREMENT(name, when, description, writes, reads) SUMMARIZER(name, writes, reads),
 #include "schema/measurements.def"
     SUMMARIZER(robustness, "fuzz load valgrind", ""),
     SUMMARIZER(derived, "cross", "call orig"),
     SUMMARIZER(model, "cross first model", "call echo mech serial spawn"),
-    SUMMARIZER(design, "calibration design", ""),
+    SUMMARIZER(design, "design", ""),
+    SUMMARIZER(calibration, "calibration", ""),
     SUMMARIZER(claims, "claim claims deviations precondition preconditions registration",
                "arch call counts cross design echo fuzz gate load model oracle orig pair "
                "serial valgrind"),
@@ -35,7 +37,48 @@ static const struct summarizer_line SUMMARIZERS[] = {
 #undef SUMMARIZER
 enum { N_SUMMARIZERS = sizeof SUMMARIZERS / sizeof SUMMARIZERS[0] };
 
+/* <<the-summarizers-some-families-need>>, paper/90-appendix-report.md */
+/* Whether the space-separated lists a and b share a name. */
+static int lists_share(const char *a, const char *b)
+{
+    while (*(a += strspn(a, " ")) != '\0') {
+        char family[KEY_SIZE];
+        size_t len = strcspn(a, " ");
+        snprintf(family, sizeof family, "%.*s", (int)len, a);
+        if (family_listed(b, family))
+            return 1;
+        a += len;
+    }
+    return 0;
+}
+
+/* needed[i]: whether line i writes a family of wanted or of what a later
+ * needed line reads; every line when wanted is NULL, or when the families
+ * outgrow the room kept for them. */
+static void mark_the_needed(const char *wanted, int needed[])
+{
+    char families[4 * TEXT_SIZE];
+    int all = wanted == NULL ||
+              snprintf(families, sizeof families, "%s", wanted) >= (int)sizeof families;
+    for (size_t i = N_SUMMARIZERS; i-- > 0;) {
+        needed[i] = all || lists_share(SUMMARIZERS[i].writes, families);
+        size_t used = all ? 0 : strlen(families);
+        if (needed[i] && !all &&
+            snprintf(families + used, sizeof families - used, " %s", SUMMARIZERS[i].reads) >=
+                (int)(sizeof families - used))
+            all = 1, needed[i] = 1;
+    }
+    if (all)
+        for (size_t i = 0; i < N_SUMMARIZERS; i++)
+            needed[i] = 1;
+}
+
 void summarize_all(const struct run_data *d, struct store *s)
+{
+    summarize_families(d, s, NULL);
+}
+
+void summarize_families(const struct run_data *d, struct store *s, const char *wanted)
 {
     char err[ERR_SIZE];
     if (summarizers_check_order(SUMMARIZERS, N_SUMMARIZERS, err, sizeof err) != 0) {
@@ -43,9 +86,13 @@ void summarize_all(const struct run_data *d, struct store *s)
         s->errors++;
         return;
     }
+    int needed[N_SUMMARIZERS];
+    mark_the_needed(wanted, needed);
     struct read_watch watch = {.running = -1}, *outer = s->watch;
     s->watch = &watch;
     for (size_t i = 0; i < N_SUMMARIZERS; i++) {
+        if (!needed[i])
+            continue;
         watch.running = (int)i;
         watch.writes = SUMMARIZERS[i].writes;
         watch.reads = SUMMARIZERS[i].reads;

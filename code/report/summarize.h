@@ -15,14 +15,18 @@
 typedef void summarizer(const struct run_data *d, struct store *s);
 
 summarizer summarize_run, summarize_sweep, summarize_architectures, summarize_calls,
-    summarize_robustness, summarize_derived, summarize_design, summarize_claims,
-    summarize_model, summarize_multiplicity;
+    summarize_pooled, summarize_robustness, summarize_derived, summarize_design,
+    summarize_calibration, summarize_claims, summarize_model, summarize_multiplicity;
 /* ... and one for each measurement of the table (@sec:measurements) */
 #define MEASUREMENT(name, ...) summarizer summarize_##name;
 #include "schema/measurements.def"
 
 /* Every summarizer, in their order: what the summary program runs on a run. */
 summarizer summarize_all;
+/* Only the summarizers that put a family of `wanted` (names separated by
+ * spaces) and, before them, those that put what they read: a kept run's
+ * summary, of which the tables across runs read a part (@sec:appendix-reproductions). */
+void summarize_families(const struct run_data *d, struct store *s, const char *wanted);
 
 /* A line of the summarizers' list: its name, its function, the families
  * of values it writes and those of others it reads (@sec:summarizer-order). */
