@@ -452,10 +452,13 @@ static void store_duet_sides(const struct run_data *d, struct store *s, const ch
                      doubles_estimate(&x->full[k]), 1, unit);
     int both = sweeps && x->reply[0].n > 0 && x->reply[1].n > 0;
     if (both) {
-        put_estimate(s, keyf(key, "first.%s.full_reply_us", arch), doubles_estimate(&x->reply[0]),
-                     1, unit);
-        put_estimate(s, keyf(key, "first.%s.slowed_reply_us", arch),
-                     doubles_estimate(&x->reply[1]), 1, unit);
+        struct estimate full = doubles_estimate(&x->reply[0]), slowed = doubles_estimate(&x->reply[1]);
+        put_estimate(s, keyf(key, "first.%s.full_reply_us", arch), full, 1, unit);
+        put_estimate(s, keyf(key, "first.%s.slowed_reply_us", arch), slowed, 1, unit);
+        /* the prose sets one speed against the other only where their
+         * intervals leave each other out */
+        put_text(s, keyf(key, "first.%s.replies_apart", arch),
+                 slowed.low > full.high || full.low > slowed.high ? "yes" : "no");
     }
     /* whether the prose can set the two speeds apart: a run on a host that
      * left its CPUs alone, or one without the replies timed, cannot */
