@@ -14,6 +14,7 @@
 #include "report/claims.h"
 #include "report/compare.h"
 #include "report/csvread.h"
+#include "schema/architectures.h"
 
 /* <<lines-of-at-most-100-columns>>, paper/90-appendix-report.md */
 enum { WIDTH = 100 };
@@ -53,32 +54,71 @@ static void sayf(FILE *out, int indent, int hang, const char *fmt, ...)
 }
 
 /* <<the-compared-figures>>, paper/90-appendix-report.md */
+/* The rows a compared figure names, by their roles. */
+enum compared_rows {
+    NO_ROW,            /* the label and the key as they stand */
+    BASELINE,          /* every %s: the baseline */
+    BATCH,             /* the key's %s and the label's first: the C client's plain
+                          batch row; the label's second: the baseline */
+    DUET_CONTROL,      /* the label's %s: the baseline; the key's: the duets' pairing */
+    COMPARISON,        /* a comparison's key (ARCH_COMPARISONS); the label's two %s:
+                          its row and the row it is set over */
+};
+
 /* The labels are the table's words (a table's words are the summary's: see table_open). */
 static const struct {
     const char *label, *key;
+    enum compared_rows rows;
 } COMPARED[] = {
-    {"results' SHA-256 (every PnL and trade count)", "sweep.sha256"},
-    {"first combination's PnL", "sweep.first.pnl"},
-    {"first combination's trades", "sweep.first.trades"},
-    {"series SHA-256", "series.sha256"},
-    {"in_process, median (s)", "arch.in_process.median_s"},
-    {"batch_unix over in_process", "arch.batch_unix.ratio"},
-    {"batch_unix, boundary share (%)", "call.batch_unix.share_pct"},
-    {"A/A control in duets over in_process", "design.duet.ratio"},
-    {"python_batch_unix over numba", "pair.python_batch_over_numba"},
-    {"echo of one double, one CPU (us)", "echo.c.unix.same.protocol.p50_us.1"},
-    {"echo of the series, one CPU (us)", "echo.c.unix.same.protocol.p50_us.150000"},
-    {"JSON over raw encoding", "serial.c.json.over_raw"},
-    {"claims that hold", "claims.held"},
-    {"claims that fail", "claims.failed"},
-    {"claims undecided", "claims.undecided"},
-    {"rounds", "run.rounds"},
-    {"processor", "machine.cpu"},
-    {"family and model", "machine.cpu_family_model"},
-    {"date", "machine.date"},
-    {"commit", "machine.commit"},
+    {"results' SHA-256 (every PnL and trade count)", "sweep.sha256", NO_ROW},
+    {"first combination's PnL", "sweep.first.pnl", NO_ROW},
+    {"first combination's trades", "sweep.first.trades", NO_ROW},
+    {"series SHA-256", "series.sha256", NO_ROW},
+    {"%s, median (s)", "arch.%s.median_s", BASELINE},
+    {"%s over %s", "arch.%s.ratio", BATCH},
+    {"%s, boundary share (%%)", "call.%s.share_pct", BATCH},
+    {"A/A control in duets over %s", "design.%s.ratio", DUET_CONTROL},
+    {"%s over %s", "pair.python_batch_over_numba", COMPARISON},
+    {"echo of one double, one CPU (us)", "echo.c.unix.same.protocol.p50_us.1", NO_ROW},
+    {"echo of the series, one CPU (us)", "echo.c.unix.same.protocol.p50_us.150000", NO_ROW},
+    {"JSON over raw encoding", "serial.c.json.over_raw", NO_ROW},
+    {"claims that hold", "claims.held", NO_ROW},
+    {"claims that fail", "claims.failed", NO_ROW},
+    {"claims undecided", "claims.undecided", NO_ROW},
+    {"rounds", "run.rounds", NO_ROW},
+    {"processor", "machine.cpu", NO_ROW},
+    {"family and model", "machine.cpu_family_model", NO_ROW},
+    {"date", "machine.date", NO_ROW},
+    {"commit", "machine.commit", NO_ROW},
 };
 enum { N_COMPARED = sizeof COMPARED / sizeof COMPARED[0], MACHINE_ROWS = 4 };
+
+/* COMPARED[i]'s label (size bytes) and key, with the rows its kind names. */
+static void compared_figure(size_t i, char *label, size_t size, char key[KEY_SIZE])
+{
+    const char *base = arch_baseline(), *l = COMPARED[i].label, *k = COMPARED[i].key;
+    const char *batch = arch_like(CLIENT_C, TRANSPORT_UNIX, "naive", ENCODING_BINARY, GRAIN_SWEEP);
+    const struct arch_comparison *c = arch_comparison(k);
+    switch (COMPARED[i].rows) {
+    case BASELINE:
+        snprintf(label, size, l, base), snprintf(key, KEY_SIZE, k, base);
+        break;
+    case BATCH:
+        snprintf(label, size, l, batch, base), snprintf(key, KEY_SIZE, k, batch);
+        break;
+    case DUET_CONTROL:
+        snprintf(label, size, l, base);
+        snprintf(key, KEY_SIZE, k, pairing_name(PAIRING_DUET));
+        break;
+    case COMPARISON:
+        snprintf(label, size, l, c != NULL ? c->row : "?",
+                 c != NULL && c->over != NULL ? c->over : base);
+        snprintf(key, KEY_SIZE, "%s", k);
+        break;
+    default:
+        snprintf(label, size, "%s", l), snprintf(key, KEY_SIZE, "%s", k);
+    }
+}
 
 static const char *text_of(const struct store *s, const char *key)
 {
@@ -595,10 +635,12 @@ void compare_with_published(struct store *s, const char *published_dir)
     /* <<say-the-key-figures-side-by-side>>, paper/90-appendix-report.md */
     t = (struct text_table){.rows = 1, .columns = 3};
     t.cells[0][0] = "Figure", t.cells[0][1] = "This run", t.cells[0][2] = "The published run";
+    char labels[N_COMPARED][80], keys[N_COMPARED][KEY_SIZE];
     for (size_t i = 0; i < N_COMPARED; i++, t.rows++) {
-        t.cells[t.rows][0] = COMPARED[i].label;
-        t.cells[t.rows][1] = text_of(s, COMPARED[i].key);
-        t.cells[t.rows][2] = text_of(&pub, COMPARED[i].key);
+        compared_figure(i, labels[i], sizeof labels[i], keys[i]);
+        t.cells[t.rows][0] = labels[i];
+        t.cells[t.rows][1] = text_of(s, keys[i]);
+        t.cells[t.rows][2] = text_of(&pub, keys[i]);
     }
     say(out, 0, 2, "\nKey figures (timings need not agree from machine to machine; the results "
         "must):");

@@ -214,9 +214,11 @@ static void pooled_ratios(const struct run_data *d, struct store *s)
 void summarize_architectures(const struct run_data *d, struct store *s)
 {
     struct sample_stats base = run_stats(d, arch_baseline());
-    put_number(s, "arch.in_process.min_s", base.min, 3);
-    put_number(s, "arch.in_process.max_s", base.max, 3);
-    put_number(s, "arch.in_process.spread_pct", (base.max - base.min) / base.p50 * 100.0, 0);
+    char key[KEY_SIZE];
+    put_number(s, keyf(key, "arch.%s.min_s", arch_baseline()), base.min, 3);
+    put_number(s, keyf(key, "arch.%s.max_s", arch_baseline()), base.max, 3);
+    put_number(s, keyf(key, "arch.%s.spread_pct", arch_baseline()),
+               (base.max - base.min) / base.p50 * 100.0, 0);
     headline_table(d, s);
     for (size_t i = 0; i < N_ARCH_COMPARISONS; i++) {   /* the table's other comparisons */
         const struct arch_comparison *c = &ARCH_COMPARISONS[i];

@@ -120,28 +120,31 @@ struct derivation {
     const char *figure;        /* what was derived */
     const char *original_key;  /* the original's derived value */
     const char *unit;
-    const char *measured_key;  /* the estimate this run measured for it */
+    const char *measured_key;  /* the estimate this run measured for it ... */
+    enum transport transport;  /* ... of the row over this (TRANSPORT_NONE: of no row) */
+    enum arch_grain grain;
+    enum arch_encoding encoding;
     double scale;              /* measured value times this is in the original's unit */
 };
 
 /* The table's rows, in the paper's words (a table's words are the summary's: see table_open). */
 static const struct derivation DERIVATIONS[] = {
-    {"stateful server, one call", "orig.stateful.per_call_us", "µs",
-     "call.stateful_unix.per_call_us", 1},
+    {"stateful server, one call", "orig.stateful.per_call_us", "µs", "call.%s.per_call_us",
+     TRANSPORT_UNIX, GRAIN_LOADED, ENCODING_BINARY, 1},
     {"stateful server, every call of a sweep", "orig.stateful.all_ms", "ms",
-     "call.stateful_unix.sweep_boundary_ms", 1},
-    {"a spawn, over the persistent server", "orig.spawn.per_spawn_ms",
-     "ms", "cross.spawn_over_persistent_us", 1e-3},
+     "call.%s.sweep_boundary_ms", TRANSPORT_UNIX, GRAIN_LOADED, ENCODING_BINARY, 1},
+    {"a spawn, over the persistent server", "orig.spawn.per_spawn_ms", "ms",
+     "cross.spawn_over_persistent_us", TRANSPORT_NONE, 0, 0, 1e-3},
     {"a spawn per combination, per call", "orig.spawn.per_spawn_ms", "ms",
-     "cross.spawn_call_us", 1e-3},
+     "cross.spawn_call_us", TRANSPORT_NONE, 0, 0, 1e-3},
     {"a spawn per combination, over a whole sweep", "orig.spawn.per_combo_s", "s",
-     "cross.spawn_sweep_ms", 1e-3},
+     "cross.spawn_sweep_ms", TRANSPORT_NONE, 0, 0, 1e-3},
     {"an engine consulted per bar, over a whole sweep", "orig.breakeven.per_bar_ipc_s", "s",
-     "call.per_bar_unix.sweep_boundary_ms", 1e-3},
+     "call.%s.sweep_boundary_ms", TRANSPORT_UNIX, GRAIN_BAR, ENCODING_BINARY, 1e-3},
     {"a chatty JSON service over a whole sweep", "orig.serial.json_chatty_s", "s",
-     "call.json_chatty_unix.sweep_boundary_ms", 1e-3},
+     "call.%s.sweep_boundary_ms", TRANSPORT_UNIX, GRAIN_COMBO, ENCODING_JSON, 1e-3},
     {"chatty against batch, extra per sweep", "orig.chatty.extra_ms", "ms",
-     "cross.chatty_extra_ms", 1},
+     "cross.chatty_extra_ms", TRANSPORT_NONE, 0, 0, 1},
 };
 
 /* <<summarize-derived>>, paper/90-appendix-report.md */
@@ -171,7 +174,12 @@ void summarize_derived(const struct run_data *d, struct store *s)
     for (size_t i = 0; i < sizeof DERIVATIONS / sizeof DERIVATIONS[0]; i++) {
         const struct derivation *x = &DERIVATIONS[i];
         const struct value *orig = store_get(s, x->original_key);
-        struct estimate e = store_estimate(s, x->measured_key);
+        const char *row = x->transport == TRANSPORT_NONE
+                              ? NULL
+                              : arch_like(CLIENT_C, x->transport, "naive", x->encoding, x->grain);
+        char key[KEY_SIZE];
+        snprintf(key, sizeof key, x->measured_key, row != NULL ? row : "none");
+        struct estimate e = store_estimate(s, key);
         struct estimate scaled = {e.n, e.value * x->scale, e.low * x->scale, e.high * x->scale,
                                   e.coverage};
         csv_out_text(&t, x->figure);

@@ -825,8 +825,10 @@ static void write_break_even(struct store *s, const struct primitives *p)
         csv_out_end_row(&out);
     }
     table_close(s, &out);
-    put_number(s, "cross.g_per_combo", store_number(s, "model.stateful_unix.g"), 0);
-    put_number(s, "cross.g_per_bar", store_number(s, "model.per_bar_unix.g"), 2);
+    const char *stateful = arch_like(CLIENT_C, TRANSPORT_UNIX, "naive", ENCODING_BINARY, GRAIN_LOADED);
+    const char *per_bar = arch_like(CLIENT_C, TRANSPORT_UNIX, "naive", ENCODING_BINARY, GRAIN_BAR);
+    put_number(s, "cross.g_per_combo", store_number(s, keyf(key, "model.%s.g", stateful)), 0);
+    put_number(s, "cross.g_per_bar", store_number(s, keyf(key, "model.%s.g", per_bar)), 2);
 }
 
 /* <<model-spawn-alone>>, paper/68-model.md */

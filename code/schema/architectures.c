@@ -175,6 +175,14 @@ const struct arch_comparison ARCH_COMPARISONS[] = {
 };
 const size_t N_ARCH_COMPARISONS = sizeof ARCH_COMPARISONS / sizeof ARCH_COMPARISONS[0];
 
+const struct arch_comparison *arch_comparison(const char *key)
+{
+    for (size_t i = 0; i < N_ARCH_COMPARISONS; i++)
+        if (strcmp(ARCH_COMPARISONS[i].key, key) == 0)
+            return &ARCH_COMPARISONS[i];
+    return NULL;
+}
+
 /* <<the-slots-of-a-unit>>, paper/41-architectures.md */
 static const struct unit_layout UNIT_LAYOUTS[] = {
     [PAIRING_NONE] = {0, {0}},                 /* the baseline has no units of its own */

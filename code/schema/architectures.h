@@ -95,6 +95,8 @@ struct arch_comparison {
 
 extern const struct arch_comparison ARCH_COMPARISONS[];
 extern const size_t N_ARCH_COMPARISONS;
+/* The comparison whose value is key, or NULL. */
+const struct arch_comparison *arch_comparison(const char *key);
 
 /* <<the-slots-of-a-unit-interface>>, paper/41-architectures.md */
 /* Who runs in one slot of a unit: the compared row, the baseline, or both
