@@ -206,6 +206,12 @@ static int estimate_decimals(struct estimate e, int most)
     d = d < MOST_PROSE_DECIMALS ? d : MOST_PROSE_DECIMALS;
     while (d < MOST_PROSE_DECIMALS && (prints_as(e.low, e.value, d) || prints_as(e.high, e.value, d)))
         d++;
+    /* an end far below a value rounded to tens or more keeps two digits
+     * of its own, which rounding to the value's tens would take */
+    for (int k = 0; k < 2; k++)
+        while (d < 0 && fabs(k ? e.high : e.low) > 0 &&
+               fabs(k ? e.high : e.low) < pow(10.0, 1 - d))
+            d++;
     d = d < most ? d : most;
     /* a ratio's verdict is drawn at 1: an interval that leaves 1 out keeps
      * the digits that show it, past the summarizer's if it must */
