@@ -700,6 +700,34 @@ static void a_rows_times_are_its_runs_times(void **state)
     expect_number("arch.in_process.spread_pct", (base[n - 1] - base[0]) / median * 100);
 }
 
+/* What a unit costs, as the plan prices it: a row's median unit, from its
+ * first run's start to its last run's end as the generator laid them out,
+ * and the rounds' seconds outside every unit, over the rounds. */
+static double syn_unit_price(const char *name, double *in_units)
+{
+    double spans[4096];
+    size_t n = 0;
+    for (size_t k = 0; k < gen.n_units; k++)
+        if (strcmp(gen.rows[gen.units[k].row].row->name, name) == 0 && n < 4096) {
+            spans[n++] = gen.units[k].end_s - gen.units[k].start_s;
+            *in_units += spans[n - 1];
+        }
+    qsort(spans, n, sizeof *spans, by_value);
+    return n == 0 ? NAN : n % 2 ? spans[n / 2] : (spans[n / 2 - 1] + spans[n / 2]) / 2.0;
+}
+
+static void a_units_price_is_its_span(void **state)
+{
+    (void)state;
+    char key[KEY_SIZE];
+    double in_units = 0.0;
+    summarize_synthetic_run();
+    for (size_t i = 1; i < gen.n_rows; i++)
+        expect_number(keyf(key, "arch.%s.unit_s", gen.rows[i].row->name),
+                      syn_unit_price(gen.rows[i].row->name, &in_units));
+    expect_number("arch.round_overhead_s", (gen.rounds_seconds + 0.001 - in_units) / SYN_ROUNDS);
+}
+
 /* The earlier rounds' design: control_2's run over the baseline's first run
  * of another sequential unit that did the same work (the same part of the
  * job), in the same round if one did, else in the nearest round, the first
@@ -3061,6 +3089,31 @@ static void the_plan_reads_the_kept_runs_intervals(void **state)
     expect_text("plan.units", "batch_unix=24");
     expect_number("plan.kept_runs", 1);
     expect_number("plan.most_units", 24);
+    /* its budget, at the one kept run's prices (a row it did not run at the
+     * dearest): the minimum of every row, and the plan, batch_unix's 24 and
+     * every other headline row's twelve; both in SYN_ROUNDS rounds */
+    double ignored = 0.0, in_units = 0.0, dearest = 0.0, minimum = 0.0, planned = 0.0;
+    for (size_t i = 0; i < gen.n_rows; i++)
+        syn_unit_price(gen.rows[i].row->name, &in_units);
+    double round_s = (gen.rounds_seconds + 0.001 - in_units) / SYN_ROUNDS;
+    for (size_t i = 0; i < N_ARCH_ROWS; i++)
+        if (ARCH_ROWS[i].pairing != PAIRING_NONE && syn_row_named(&gen, ARCH_ROWS[i].name))
+            dearest = fmax(dearest, syn_unit_price(ARCH_ROWS[i].name, &ignored));
+    for (size_t i = 0; i < N_ARCH_ROWS; i++) {
+        const struct arch_row *row = &ARCH_ROWS[i];
+        if (row->pairing == PAIRING_NONE)
+            continue;
+        double price = syn_row_named(&gen, row->name) != NULL
+                           ? syn_unit_price(row->name, &ignored) : dearest;
+        int units = strcmp(row->name, "batch_unix") == 0 ? 24
+                    : row->headline ? HEADLINE_UNITS : SYN_ROUNDS;
+        minimum += SYN_ROUNDS * price;
+        planned += units * price;
+    }
+    expect_number("plan.budget_s", ROUNDS_BUDGET_S);
+    expect_number("plan.minimum_s", minimum + SYN_ROUNDS * round_s);
+    expect_number("plan.seconds", planned + SYN_ROUNDS * round_s);
+    expect_text("plan.left_out", "none");
     /* the run asked the bench's default (no --units): a headline row
      * twelve units, and made SYN_ROUNDS of every row, so each headline row
      * it ran is short of what it asked */
@@ -3110,6 +3163,67 @@ static void a_headline_row_decided_far_runs_the_minimum(void **state)
     const struct value *units = store_get(&s, "plan.units");
     assert_non_null(units);
     assert_string_equal(units->text, "per_bar_unix=6");
+    store_free(&s);
+    store_free(&kept);
+}
+
+/* The budget goes to the claims, the cheapest to decide first, each whole
+ * or not at all. Every row's unit costs a second, but batch_tcp's twenty
+ * and batch_shm's ten, and a round two; two claims, one on each, need 16
+ * units (their ratio 1.10 [1.06, 1.14] over 8 units sits 1.07 above the
+ * threshold). The minimum costs 6 x (21 + 20 + 10) + 6 x 2 = 318 s;
+ * batch_shm's claim adds 100 s and is in the plan; batch_tcp's would add
+ * 200 s more and overrun the 580, so it is left out, though it comes first
+ * in the registry: taken in that order, batch_tcp's would have been in and
+ * batch_shm's out. The A/A controls and the other headline rows then get
+ * their twelve at a second a unit. */
+static void the_budget_goes_to_the_cheapest_claims_first(void **state)
+{
+    (void)state;
+    char dir[256], out[256], tables[300], key[KEY_SIZE];
+    scratch_path(dir, sizeof dir, "budget-registry");
+    scratch_path(out, sizeof out, "budget-out");
+    snprintf(tables, sizeof tables, "%s/tables", out);
+    assert_true(mkdir(dir, 0777) == 0 || errno == EEXIST);
+    assert_true(mkdir(out, 0777) == 0 || errno == EEXIST);
+    assert_true(mkdir(tables, 0777) == 0 || errno == EEXIST);
+    write_file(dir, "claims.csv",
+               "id,statement,estimate,test,low,high,unit,decimals,reason,overturn,rows\n"
+               "dear,Dear,arch.batch_tcp.ratio,above,1.07,,x,3,By hand,Below,batch_tcp\n"
+               "cheap,Cheap,arch.batch_shm.ratio,above,1.07,,x,3,By hand,Below,batch_shm\n");
+    struct store kept, s;
+    store_init(&kept, out);
+    put_text(&kept, "machine.date", "2026-12-01T00:00:00Z");
+    struct estimate e = {8, 1.10, 1.06, 1.14, 0.9922};
+    put_estimate(&kept, "arch.batch_tcp.ratio", e, 3, "x");
+    put_estimate(&kept, "arch.batch_shm.ratio", e, 3, "x");
+    int headline = 0;
+    for (size_t i = 0; i < N_ARCH_ROWS; i++) {
+        const char *name = ARCH_ROWS[i].name;
+        if (ARCH_ROWS[i].pairing == PAIRING_NONE)
+            continue;
+        headline += ARCH_ROWS[i].headline;
+        put_number(&kept, keyf(key, "arch.%s.unit_s", name),
+                   strcmp(name, "batch_tcp") == 0 ? 20.0
+                   : strcmp(name, "batch_shm") == 0 ? 10.0 : 1.0, 2);
+    }
+    put_number(&kept, "arch.round_overhead_s", 2.0, 1);
+    /* the units the margin needs, as @sec:plan says: 16 */
+    double z = normal_quantile((1 + e.coverage) / 2);
+    double sigma = log(e.high / e.low) / 2 * sqrt((double)e.n) / (1.2533 * z);
+    int needs = (int)ceil(pow((1.96 + 0.8416) * 1.2533 * sigma / log(1.10 / 1.07), 2));
+    assert_int_equal(needs, 16);
+    store_init(&s, out);
+    s.registry = dir;
+    const struct store *const runs[] = {&kept};
+    plan_units(NULL, &s, runs, 1);
+    assert_int_equal(s.errors, 0);
+    assert_string_equal(store_get(&s, "plan.units")->text, "batch_shm=16");
+    assert_string_equal(store_get(&s, "plan.left_out")->text, "dear (200 s more)");
+    double minimum = 6 * (N_ARCH_ROWS - 1 - 2 + 20 + 10) + 6 * 2.0;
+    assert_float_equal(store_number(&s, "plan.minimum_s"), minimum, 0.5);
+    assert_float_equal(store_number(&s, "plan.seconds"),
+                       minimum + 100 + (HEADLINE_UNITS - 6) * headline, 0.5);
     store_free(&s);
     store_free(&kept);
 }
@@ -3455,6 +3569,7 @@ int main(int argc, char **argv)
         T(the_headline_intervals_are_read_together),
         T(every_rows_ratio_is_pooled_and_hodges_lehmanns),
         T(a_rows_times_are_its_runs_times),
+        T(a_units_price_is_its_span),
         T(the_designs_are_judged_on_the_controls_units),
         T(the_calibration_finds_what_the_units_allow),
         T(every_crossing_rows_calls_are_its_units),
@@ -3485,6 +3600,7 @@ int main(int argc, char **argv)
         T(a_fuzz_record_is_tied_to_its_sources),
         T(the_plan_reads_the_kept_runs_intervals),
         T(a_headline_row_decided_far_runs_the_minimum),
+        T(the_budget_goes_to_the_cheapest_claims_first),
         T(a_kept_summary_read_back_gives_the_same_summary),
         T(the_pairing_estimator_covers_what_it_promises),
         T(every_value_the_summary_writes_has_a_family),

@@ -258,7 +258,8 @@ static void tiny_job_writes_its_files(void **state)
     assert_string_equal(lookup(&t, "key", "combos", "value"), "3");
     assert_string_equal(lookup(&t, "key", "rounds", "value"), "3");
     assert_string_equal(lookup(&t, "key", "seed", "value"), "42");
-    assert_string_equal(lookup(&t, "key", "stop_reason", "value"), "max_rounds");
+    /* three fixed rounds plan three units of every row: made, so resolved */
+    assert_string_equal(lookup(&t, "key", "stop_reason", "value"), "resolved");
     char sha[65];
     series_sha256_hex(close, BARS, sha);
     assert_string_equal(lookup(&t, "key", "series_sha256", "value"), sha);
@@ -1111,9 +1112,12 @@ static void a_spent_budget_ends_the_rounds(void **state)
     run_result_free(&r);
 }
 
-/* A row planned for twice the headline units gets two units a round, each
- * with its own unit number, and its plan is made in HEADLINE_UNITS rounds:
- * the rounds end resolved there, not after twice as many. */
+/* A row planned for 24 units, with a minimum of one round, gets the most
+ * units a round (four), each with its own unit number, and its plan is
+ * made in the fewest rounds that hold it, six: the rounds end resolved
+ * there, not after 24 rounds of one. */
+enum { MOST_A_ROUND = 4, LONG_PLAN = 24 };
+
 static void a_long_plan_gets_several_units_a_round(void **state)
 {
     (void)state;
@@ -1121,32 +1125,33 @@ static void a_long_plan_gets_several_units_a_round(void **state)
     struct run_result r;
     struct csv_table t;
     out_dir(dir, "several");
-    snprintf(plan, sizeof plan, "in_process_control_1=%d", 2 * HEADLINE_UNITS);
+    snprintf(plan, sizeof plan, "in_process_control_1=%d", LONG_PLAN);
     char *const args[] = {"--bars", "2000", "--combos", "2", "--measure", "none",
                           "--arch", "in_process_control_1", "--min-rounds", "1",
                           "--max-rounds", "40", "--budget", "86400", "--units", plan,
                           "--out", dir, NULL};
+    enum { ROUNDS = LONG_PLAN / MOST_A_ROUND };
     assert_string_equal(bench_stops(dir, args, &r, why, sizeof why), "resolved");
-    assert_int_equal(online_is_offline(dir, r.err), HEADLINE_UNITS);
+    assert_int_equal(online_is_offline(dir, r.err), ROUNDS);
     load(dir, "architectures.csv", &t);
     int arch = column(&t, "architecture"), round = column(&t, "round"), unit = column(&t, "unit");
-    long units[HEADLINE_UNITS + 1] = {0}, last = -1, total = 0;
+    long units[ROUNDS + 1] = {0}, last = -1, total = 0;
     for (size_t i = 0; i < t.n_rows; i++) {
         long k = atol(csv_table_cell(&t, i, unit)), at = atol(csv_table_cell(&t, i, round));
         if (strcmp(csv_table_cell(&t, i, arch), "in_process_control_1") != 0 || k == last)
             continue;                          /* the baseline's runs, or a unit's next slot */
-        assert_true(at >= 1 && at <= HEADLINE_UNITS);
+        assert_true(at >= 1 && at <= ROUNDS);
         units[at]++, total++, last = k;
     }
-    for (int k = 1; k <= HEADLINE_UNITS; k++)
-        assert_int_equal(units[k], 2);
-    assert_int_equal(total, 2 * HEADLINE_UNITS);
+    for (int k = 1; k <= ROUNDS; k++)
+        assert_int_equal(units[k], MOST_A_ROUND);
+    assert_int_equal(total, LONG_PLAN);
     csv_table_free(&t);
     run_result_free(&r);
 }
 
-/* A plan of twelve units a row and a budget of a day: the maximum of seven
- * rounds ends them, above the minimum. */
+/* A plan of 40 units, ten rounds at the most a round, and a budget of a
+ * day: the maximum of seven rounds ends them, above the minimum. */
 static void the_maximum_ends_the_rounds_otherwise(void **state)
 {
     (void)state;
@@ -1156,7 +1161,8 @@ static void the_maximum_ends_the_rounds_otherwise(void **state)
     char *const args[] = {"--bars", "2000", "--combos", "2", "--measure", "none",
                           "--arch", "in_process_control_1,in_process_control_2",
                           "--min-rounds", "2", "--max-rounds", "7",
-                          "--budget", "86400", "--out", dir, NULL};
+                          "--budget", "86400", "--units", "in_process_control_1=40",
+                          "--out", dir, NULL};
     assert_string_equal(bench_stops(dir, args, &r, why, sizeof why), "max_rounds");
     assert_int_equal(online_is_offline(dir, r.err), 7);
     run_result_free(&r);

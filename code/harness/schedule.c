@@ -55,6 +55,7 @@ struct schedule {
     struct data_out runs, calls, witnesses;
     uint64_t started_ns;
     double hook_s;                     /* the last round's hook, in seconds */
+    int pace;                          /* the rounds the plan is laid over */
     long next_unit, next_run;
     /* the away probes' engines (@sec:witnesses), a set for each time */
     struct session away[N_PROBE_TIMES][N_AWAY_PROBES];
@@ -522,17 +523,15 @@ static int wants_a_unit(const struct schedule *sc, size_t i)
     return r->active && (int)i != sc->baseline && r->n_ratios < (size_t)r->planned;
 }
 
-enum { MOST_UNITS_A_ROUND = 4 };
-
 /* The units row i gets in this round: what finishes its plan by round
- * HEADLINE_UNITS at an even pace (one a round for a plan of at most
- * HEADLINE_UNITS), one a round past that round, none once it is made. */
+ * sc->pace at an even pace, one a round past that round (a unit lost to a
+ * failed run), none once it is made. */
 static int units_in_round(const struct schedule *sc, size_t i, int round)
 {
     if (!wants_a_unit(sc, i))
         return 0;
     long left = (long)sc->rec[i].planned - (long)sc->rec[i].n_ratios;
-    long rounds = round < HEADLINE_UNITS ? HEADLINE_UNITS - round + 1 : 1;
+    long rounds = round < sc->pace ? sc->pace - round + 1 : 1;
     long units = (left + rounds - 1) / rounds;
     return units < 1 ? 1 : units > MOST_UNITS_A_ROUND ? MOST_UNITS_A_ROUND : (int)units;
 }
@@ -600,10 +599,12 @@ static void plan_progress(const struct schedule *sc, long *made, long *wanted)
 
 /* <<prepare-the-schedule>>, paper/42-pairs.md */
 /* The units the plan wants of a row: "row=N" in the plan, or the default:
- * the minimum, a headline row's twelve; never fewer than the minimum. */
+ * the minimum, a headline row's twelve unless the rounds are fixed (one a
+ * round then); never fewer than the minimum. */
 static int planned_units(const struct arch_row *row, const struct schedule_limits *lim)
 {
-    int units = row->headline ? HEADLINE_UNITS : lim->min_rounds;
+    int fixed = lim->min_rounds == lim->max_rounds;
+    int units = row->headline && !fixed ? HEADLINE_UNITS : lim->min_rounds;
     size_t len = strlen(row->name);
     for (const char *p = lim->units; p != NULL && *p != '\0';) {
         if (strncmp(p, row->name, len) == 0 && p[len] == '=')
@@ -635,7 +636,10 @@ static int prepare(struct schedule *sc, const char *rows, const struct schedule_
         if (r->row->pairing == PAIRING_NONE)
             sc->baseline = (int)(sc->n - 1);
         python |= r->row->client == CLIENT_PYTHON;
+        int fewest = (r->planned + MOST_UNITS_A_ROUND - 1) / MOST_UNITS_A_ROUND;
+        sc->pace = fewest > sc->pace ? fewest : sc->pace;
     }
+    sc->pace = lim->min_rounds > sc->pace ? lim->min_rounds : sc->pace;
     placement_init();
     sc->can_duet = placement_duet_cpus(sc->duet_cpus) == 0;
     if (python && worker_start(&sc->worker, sc->env, sc->job, err, err_size) != 0)

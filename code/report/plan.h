@@ -15,11 +15,12 @@
 enum { PLAN_MOST_UNITS = 24 };         /* no row is planned past it */
 enum { FAR_FACTOR = 4 };               /* "by a factor of several": the minimum over this */
 
-/* Plans the units of every row from the kept runs' stores (n of them) and
- * puts the plan into s: the tables plan and plan_rows, plan.units ("row=N,..."
- * for ipctax-bench --units) and the counts. d is the run being summarized
- * (its units made go beside the plan), or NULL when the plan is asked for
- * before a run. */
+/* Plans the units of every row from the kept runs' stores (n of them),
+ * within the rounds' budget at the prices the kept runs paid for a unit,
+ * and puts the plan into s: the tables plan and plan_rows, plan.units
+ * ("row=N,..." for ipctax-bench --units), the claims left out and the
+ * counts. d is the run being summarized (its units made go beside the
+ * plan), or NULL when the plan is asked for before a run. */
 void plan_units(const struct run_data *d, struct store *s, const struct store *const *kept,
                 size_t n);
 

@@ -550,7 +550,7 @@ static void keep_summary(struct store *s, const char *key)
 }
 
 /* <<summarize-one-reproduction>>, paper/96-reproductions.md */
-const char KEPT_FAMILIES[] = "claim machine model";
+const char KEPT_FAMILIES[] = "arch claim machine model";
 
 static void describe_the_machine(const struct run_data *d, struct reproduction *r)
 {

@@ -107,6 +107,32 @@ static void table_row(const struct run_data *d, struct store *s, struct csv_out 
     csv_out_end_row(fig);
 }
 
+/* <<what-a-unit-costs>>, paper/90-appendix-report.md */
+static void put_unit_costs(const struct run_data *d, struct store *s)
+{
+    char key[KEY_SIZE];
+    double in_units = 0.0, rounds = kv_number(&d->run, "rounds");
+    for (size_t i = 0; i < N_ARCH_ROWS; i++) {
+        struct unit_view *u = NULL;
+        struct doubles spans = {0};
+        size_t n = ARCH_ROWS[i].pairing != PAIRING_NONE ? arch_units(d, ARCH_ROWS[i].name, &u)
+                                                         : 0;
+        for (size_t k = 0; k < n; k++)
+            if (u[k].complete && u[k].end_s >= u[k].start_s) {
+                doubles_push(&spans, u[k].end_s - u[k].start_s);
+                in_units += u[k].end_s - u[k].start_s;
+            }
+        if (spans.n > 0)
+            put_number(s, keyf(key, "arch.%s.unit_s", ARCH_ROWS[i].name),
+                       estimate_median(spans.v, spans.n).value, 2);
+        doubles_free(&spans);
+        free(u);
+    }
+    double outside = (kv_number(&d->run, "rounds_seconds") - in_units) / rounds;
+    if (rounds >= 1.0 && isfinite(outside) && outside >= 0.0)
+        put_number(s, "arch.round_overhead_s", outside, 1);
+}
+
 /* <<the-headline-table>>, paper/90-appendix-report.md */
 static void headline_table(const struct run_data *d, struct store *s)
 {
@@ -134,6 +160,7 @@ static void headline_table(const struct run_data *d, struct store *s)
     put_count(s, "arch.count", ran);
     put_count(s, "gate.failed", failed);
     put_count(s, "gate.architectures", (double)d->n_gates);
+    put_unit_costs(d, s);
 }
 
 /* <<architecture-pairs>>, paper/90-appendix-report.md */

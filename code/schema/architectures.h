@@ -56,6 +56,17 @@ extern const size_t N_ARCH_ROWS;
  * (@sec:plan) and the rounds' default agree on it. */
 enum { HEADLINE_UNITS = 12 };
 
+/* The rounds' minimum and their budget when the bench is not told
+ * otherwise: the rounds' default limits are made of them, and the plan
+ * fits its units into them. The budget, with the other stages, keeps make
+ * paper within fifteen minutes on the machine of the published run. */
+enum { MIN_ROUNDS = 6 };
+#define ROUNDS_BUDGET_S 580.0
+
+/* The most units of one row a round runs: a plan past this many a round
+ * takes more rounds than the minimum, which the plan prices. */
+enum { MOST_UNITS_A_ROUND = 4 };
+
 /* A bar-grain row records every PER_BAR_SAMPLE-th call (and its first and
  * last) in calls.csv: the report needs to know it too. */
 enum { PER_BAR_SAMPLE = 1000 };
