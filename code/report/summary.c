@@ -173,7 +173,8 @@ static int reproduction_command(int argc, char **argv)
     return 0;
 }
 
-/* The plan before a run: the kept runs summarized, and the units printed. */
+/* The plan before a run: the kept runs summarized, the units printed, and
+ * (on stderr, for whoever runs it) what it spends and the claims it leaves out. */
 static int plan_command(int argc, char **argv, const char *registry,
                         const char *kept_summaries)
 {
@@ -186,8 +187,13 @@ static int plan_command(int argc, char **argv, const char *registry,
     s.kept_summaries = kept_summaries;
     summarize_with_reproductions(NULL, &s, argv[2]);
     const struct value *units = store_get(&s, "plan.units");
+    const struct value *spent = store_get(&s, "plan.seconds");
+    const struct value *left_out = store_get(&s, "plan.left_out");
     if (units != NULL && s.errors == 0)
         printf("%s\n", units->text);
+    if (spent != NULL && left_out != NULL && s.errors == 0)
+        fprintf(stderr, "plan: about %s s of rounds, of a budget of %s s; claims left out: %s\n",
+                spent->text, store_get(&s, "plan.budget_s")->text, left_out->text);
     int status = units != NULL && s.errors == 0 && store_write(&s) == 0 ? 0 : 1;
     store_free(&s);
     return status;

@@ -115,8 +115,11 @@ HERE = None
 # the counts' summary moved into its chapter (797 kB then), and 805 kB
 # until the runs of 1.13.0 and 1.14.0 were kept too (the twenty-eighth kept
 # run) and the serialization timed two JSON pairs more (809 kB on the
-# published run of 1.15.0); the budget is a bound on growth, not a target.
-MAX_SENT_BYTES = 820000
+# published run of 1.15.0), and 820 kB until the run of 1.17.0 was kept as
+# the thirty-first and the plan spent the budget by claim, its chunks and
+# the tables' columns of prices and funding (824 kB then, on the test
+# site); the budget is a bound on growth, not a target.
+MAX_SENT_BYTES = 835000
 MAX_BYTES = 1500000
 MIN_CONTRAST = 4.5
 MIN_FIGURE_TEXT_PX = 8.0
