@@ -418,7 +418,7 @@ local function machine_sentence()
     pandoc.Span({pandoc.Str("machine.cpu")}, pandoc.Attr("", {"num", "article"})),
     " (", num("machine.cores"), " cores), ", num("machine.kernel"),
     ", compiled with ", num("machine.compiler"), " at commit ", num("machine.commit"), ": ",
-    num("run.bars"), " bars, ", num("run.rounds"), " rounds of every architecture.")
+    num("run.bars"), " bars, every architecture in ", num("run.rounds"), " rounds.")
 end
 
 -- Escaped for HTML, with its URLs as links.
