@@ -3127,6 +3127,25 @@ static void the_plan_reads_the_kept_runs_intervals(void **state)
     expect_text("plan.short", as_prose_reads(short_rows));
 }
 
+/* A registry of its own for a plan test: dir/claims.csv holds the header
+ * and `rows`; out (with its tables/) takes the plan's summary. */
+static void plan_scratch(const char *name, const char *rows, char dir[256], char out[256])
+{
+    char tables[300], dir_name[64], out_name[64];
+    snprintf(dir_name, sizeof dir_name, "%s-registry", name);
+    snprintf(out_name, sizeof out_name, "%s-out", name);
+    scratch_path(dir, 256, dir_name);
+    scratch_path(out, 256, out_name);
+    snprintf(tables, sizeof tables, "%s/tables", out);
+    assert_true(mkdir(dir, 0777) == 0 || errno == EEXIST);
+    assert_true(mkdir(out, 0777) == 0 || errno == EEXIST);
+    assert_true(mkdir(tables, 0777) == 0 || errno == EEXIST);
+    char claims[2048];
+    snprintf(claims, sizeof claims,
+             "id,statement,estimate,test,low,high,unit,decimals,reason,overturn,rows\n%s", rows);
+    write_file(dir, "claims.csv", claims);
+}
+
 /* A headline row whose every claim the kept runs decide by a factor of
  * several runs the minimum; one with a claim near its threshold keeps a
  * headline row's units, and the A/A control, on which no claim rests, too.
@@ -3137,18 +3156,12 @@ static void the_plan_reads_the_kept_runs_intervals(void **state)
 static void a_headline_row_decided_far_runs_the_minimum(void **state)
 {
     (void)state;
-    char dir[256], out[256], tables[300];
-    scratch_path(dir, sizeof dir, "far-registry");
-    scratch_path(out, sizeof out, "far-out");
-    snprintf(tables, sizeof tables, "%s/tables", out);
-    assert_true(mkdir(dir, 0777) == 0 || errno == EEXIST);
-    assert_true(mkdir(out, 0777) == 0 || errno == EEXIST);
-    assert_true(mkdir(tables, 0777) == 0 || errno == EEXIST);
-    write_file(dir, "claims.csv",
-               "id,statement,estimate,test,low,high,unit,decimals,reason,overturn,rows\n"
-               "far,Far,arch.per_bar_unix.ratio,above,1.5,,x,3,By hand,Below,per_bar_unix\n"
-               "near,Near,arch.json_chatty_unix.ratio,above,5.2,,x,3,By hand,Below,"
-               "json_chatty_unix\n");
+    char dir[256], out[256];
+    plan_scratch("far",
+                 "far,Far,arch.per_bar_unix.ratio,above,1.5,,x,3,By hand,Below,per_bar_unix\n"
+                 "near,Near,arch.json_chatty_unix.ratio,above,5.2,,x,3,By hand,Below,"
+                 "json_chatty_unix\n",
+                 dir, out);
     struct store kept, s;
     store_init(&kept, out);
     put_estimate(&kept, "arch.per_bar_unix.ratio", (struct estimate){8, 2.84, 2.79, 2.89, 0.992},
@@ -3180,17 +3193,11 @@ static void a_headline_row_decided_far_runs_the_minimum(void **state)
 static void the_budget_goes_to_the_cheapest_claims_first(void **state)
 {
     (void)state;
-    char dir[256], out[256], tables[300], key[KEY_SIZE];
-    scratch_path(dir, sizeof dir, "budget-registry");
-    scratch_path(out, sizeof out, "budget-out");
-    snprintf(tables, sizeof tables, "%s/tables", out);
-    assert_true(mkdir(dir, 0777) == 0 || errno == EEXIST);
-    assert_true(mkdir(out, 0777) == 0 || errno == EEXIST);
-    assert_true(mkdir(tables, 0777) == 0 || errno == EEXIST);
-    write_file(dir, "claims.csv",
-               "id,statement,estimate,test,low,high,unit,decimals,reason,overturn,rows\n"
-               "dear,Dear,arch.batch_tcp.ratio,above,1.07,,x,3,By hand,Below,batch_tcp\n"
-               "cheap,Cheap,arch.batch_shm.ratio,above,1.07,,x,3,By hand,Below,batch_shm\n");
+    char dir[256], out[256], key[KEY_SIZE];
+    plan_scratch("budget",
+                 "dear,Dear,arch.batch_tcp.ratio,above,1.07,,x,3,By hand,Below,batch_tcp\n"
+                 "cheap,Cheap,arch.batch_shm.ratio,above,1.07,,x,3,By hand,Below,batch_shm\n",
+                 dir, out);
     struct store kept, s;
     store_init(&kept, out);
     put_text(&kept, "machine.date", "2026-12-01T00:00:00Z");
