@@ -2745,9 +2745,11 @@ static void a_duets_two_sides_are_set_apart(void **state)
         }
         expect_text(keyf(key, "first.%s.left.measured", a),
                     longer > 0 && longer < n ? "yes" : "no");
-        expect_estimate(keyf(key, "first.%s.sides_ratio_left_longer", a), truth_of(same, longer));
-        expect_estimate(keyf(key, "first.%s.sides_ratio_left_shorter", a),
-                        truth_of(same, n - longer));
+        struct truth l = truth_of(same, longer), sh = truth_of(same, n - longer);
+        expect_estimate(keyf(key, "first.%s.sides_ratio_left_longer", a), l);
+        expect_estimate(keyf(key, "first.%s.sides_ratio_left_shorter", a), sh);
+        expect_text(keyf(key, "first.%s.left_apart", a),
+                    l.low > sh.high || sh.low > l.high ? "yes" : "no");
         expect_sides_by_speed(r);
         if (r->calls != 1 || r->row->transport == TRANSPORT_SPAWN) {
             if (written(keyf(key, "model.%s.first_side_ratio", a)))

@@ -481,10 +481,12 @@ static void store_duet_sides(const struct run_data *d, struct store *s, const ch
     int split = longer.n > 0 && shorter.n > 0;
     put_text(s, keyf(key, "first.%s.left.measured", arch), split ? "yes" : "no");
     if (split) {
-        put_estimate(s, keyf(key, "first.%s.sides_ratio_left_longer", arch),
-                     doubles_estimate(&longer), 2, unit);
-        put_estimate(s, keyf(key, "first.%s.sides_ratio_left_shorter", arch),
-                     doubles_estimate(&shorter), 2, unit);
+        struct estimate l = doubles_estimate(&longer), sh = doubles_estimate(&shorter);
+        put_estimate(s, keyf(key, "first.%s.sides_ratio_left_longer", arch), l, 2, unit);
+        put_estimate(s, keyf(key, "first.%s.sides_ratio_left_shorter", arch), sh, 2, unit);
+        /* the prose sets the two against each other only where they are apart */
+        put_text(s, keyf(key, "first.%s.left_apart", arch),
+                 l.low > sh.high || sh.low > l.high ? "yes" : "no");
     }
     doubles_free(&longer);
     doubles_free(&shorter);
