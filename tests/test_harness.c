@@ -4,15 +4,21 @@
  * of the rounds, the CSV writer and reader, number formatting, the
  * workspace's layout, the equivalence gate, and the host's spin.
  */
+#include <dirent.h>
 #include <math.h>
 #include <pthread.h>
+#include <sched.h>
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <unistd.h>
 
 #include "harness/pairs.h"            /* before cmocka, whose fail() is a macro */
+#include "harness/arch.h"
+#include "harness/env.h"
 #include "testutil.h"
+#include "testengine.h"
 #include "util/csvout.h"
 #include "harness/gate.h"
 #include "harness/measure.h"
@@ -695,6 +701,68 @@ static void estimates_print_with_their_interval(void **state)
     assert_string_equal(format_estimate(buf, calibrated, 2), "1.02 [0.99, 1.05]");
 }
 
+/* How many of this process's children may run on CPUs other than cpu
+ * (found in /proc by their parent's pid); -1 if /proc cannot be read. */
+static int children_off_cpu(int cpu, int *children)
+{
+    DIR *proc = opendir("/proc");
+    int off = 0;
+    *children = 0;
+    if (proc == NULL)
+        return -1;
+    for (struct dirent *e; (e = readdir(proc)) != NULL;) {
+        pid_t pid = (pid_t)strtol(e->d_name, NULL, 10);
+        char path[64], line[512];
+        if (pid <= 0)
+            continue;
+        snprintf(path, sizeof path, "/proc/%d/stat", (int)pid);
+        FILE *f = fopen(path, "r");
+        if (f == NULL)
+            continue;
+        char *got = fgets(line, sizeof line, f);
+        fclose(f);
+        char *after = got != NULL ? strrchr(line, ')') : NULL;
+        int ppid = 0;
+        if (after == NULL || sscanf(after, ") %*c %d", &ppid) != 1 || ppid != (int)getpid())
+            continue;
+        cpu_set_t set;
+        (*children)++;
+        if (sched_getaffinity(pid, sizeof set, &set) != 0 || CPU_COUNT(&set) != 1 ||
+            !CPU_ISSET(cpu, &set))
+            off++;
+    }
+    closedir(proc);
+    return off;
+}
+
+/* A row that spawns an engine per combination keeps a warm engine for its
+ * witnesses (@sec:witnesses); pinning the row pins that engine too, so a
+ * warm call runs on the CPU of the spawned calls it is set against. */
+static void pinning_a_spawning_row_pins_its_warm_engine(void **state)
+{
+    (void)state;
+    if (sysconf(_SC_NPROCESSORS_ONLN) < 2)
+        skip();
+    struct harness_env env;
+    char err[256] = "";
+    placement_init();
+    assert_int_equal(env_open(&env, engine_binary(), NULL, err, sizeof err), 0);
+    int i = arch_row_named(arch_like(CLIENT_C, TRANSPORT_SPAWN, "naive", ENCODING_BINARY,
+                                     GRAIN_COMBO));
+    assert_true(i >= 0);
+    struct sweep_job job = {NULL, 0, NULL, 0};
+    struct arch_state *st = arch_open(&ARCH_ROWS[i], &env, NULL, &job, err, sizeof err);
+    assert_non_null(st);
+    int children = 0;
+    assert_int_equal(arch_pin(st, 1), 0);
+    assert_int_equal(children_off_cpu(1, &children), 0);
+    assert_int_equal(children, 1);                 /* the warm engine */
+    assert_int_equal(arch_pin(st, 0), 0);
+    assert_int_equal(children_off_cpu(0, &children), 0);
+    arch_close(st);
+    env_close(&env);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -729,6 +797,7 @@ int main(void)
         cmocka_unit_test(gate_passes_identical_results),
         cmocka_unit_test(gate_fails_on_any_difference),
         cmocka_unit_test(a_spin_sees_its_cpu_taken),
+        cmocka_unit_test(pinning_a_spawning_row_pins_its_warm_engine),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

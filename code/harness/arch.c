@@ -390,6 +390,8 @@ int arch_pin(struct arch_state *st, int cpu)
     int status = 0;
     if (engine_pid(st) > 0)
         status |= pin_process(engine_pid(st), cpu);
+    if (st->has_warm && st->warm.pid > 0)
+        status |= pin_process(st->warm.pid, cpu);  /* its witness is set against the run */
     if (st->row->client == CLIENT_PYTHON && st->worker != NULL)
         status |= pin_process(st->worker->pid, cpu);
     return status;

@@ -87,8 +87,8 @@ struct arch_state;
 struct arch_state *arch_open(const struct arch_row *row, const struct harness_env *env,
                              struct worker *worker, const struct sweep_job *job,
                              char *err, size_t err_size);
-/* Pins the processes that serve the row (its engine, the Python worker) to
- * cpu, or lets them run anywhere again (CPU_ANY, @sec:placement). 0 or -1. */
+/* Pins the processes that serve the row (its engine, a spawning row's warm
+ * engine, the Python worker) to cpu, or lets them run anywhere again (CPU_ANY, @sec:placement). 0 or -1. */
 int arch_pin(struct arch_state *st, int cpu);
 /* One sweep: results[0..n_combos), the run's measures, its calls into sink. */
 int arch_run(struct arch_state *st, const struct sweep_job *job, struct combo_result *results,
