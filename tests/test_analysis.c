@@ -3182,6 +3182,40 @@ static void a_headline_row_decided_far_runs_the_minimum(void **state)
     store_free(&kept);
 }
 
+/* A claim the minimum decides, but not by a factor of several, gets the
+ * fewest units whose 95% interval of a median leaves out both extremes:
+ * nine (with eight, [x2, x7] covers 93%; with nine, [x2, x8] covers 96.1%),
+ * so that one stray unit cannot set an end. stateful_unix's 5.40
+ * [5.27, 5.52] over 8 units sits near 5.2: the power sum says about 3
+ * units, under the minimum of 6 but more than a quarter of it; per_bar_unix's
+ * 2.84 [2.79, 2.89] is decided far, and keeps the minimum. */
+static void a_claim_near_the_minimum_gets_units_past_the_extremes(void **state)
+{
+    (void)state;
+    char dir[256], out[256];
+    plan_scratch("extremes",
+                 "far,Far,arch.per_bar_unix.ratio,above,1.5,,x,3,By hand,Below,per_bar_unix\n"
+                 "near,Near,arch.stateful_unix.ratio,above,5.2,,x,3,By hand,Below,"
+                 "stateful_unix\n",
+                 dir, out);
+    struct store kept, s;
+    store_init(&kept, out);
+    put_estimate(&kept, "arch.per_bar_unix.ratio", (struct estimate){8, 2.84, 2.79, 2.89, 0.992},
+                 3, "x");
+    put_estimate(&kept, "arch.stateful_unix.ratio",
+                 (struct estimate){8, 5.40, 5.27, 5.52, 0.992}, 3, "x");
+    store_init(&s, out);
+    s.registry = dir;
+    const struct store *const runs[] = {&kept};
+    plan_units(NULL, &s, runs, 1);
+    assert_int_equal(s.errors, 0);
+    const struct value *units = store_get(&s, "plan.units");
+    assert_non_null(units);
+    assert_string_equal(units->text, "stateful_unix=9,per_bar_unix=6");
+    store_free(&s);
+    store_free(&kept);
+}
+
 /* The budget goes to the claims, the cheapest to decide first, each whole
  * or not at all. Every row's unit costs a second, but batch_tcp's twenty
  * and batch_shm's ten, and a round two; two claims, one on each, need 16
@@ -3610,6 +3644,7 @@ int main(int argc, char **argv)
         T(the_plan_reads_the_kept_runs_intervals),
         T(a_headline_row_decided_far_runs_the_minimum),
         T(the_budget_goes_to_the_cheapest_claims_first),
+        T(a_claim_near_the_minimum_gets_units_past_the_extremes),
         T(a_kept_summary_read_back_gives_the_same_summary),
         T(the_pairing_estimator_covers_what_it_promises),
         T(every_value_the_summary_writes_has_a_family),
