@@ -987,6 +987,31 @@ static void syn_host(struct synthetic_run *s)
         }
 }
 
+/* The floor taken apart: SYN_PASSES whole repetitions, each kind's loop at
+ * SYN_HANDOFF_PRICE_NS[k] an operation times the pass's scale, and one
+ * more repetition with its round trips missing, which the summary must
+ * leave out. */
+static const double SYN_HANDOFF_PRICE_NS[N_HANDOFF_KINDS] = {25.0, 1000.0, 10e3, 9e3, 30e3};
+static const double SYN_HANDOFF_COUNT[N_HANDOFF_KINDS] = {100000, 20000, 2000, 2000, 2000};
+
+static void syn_handoff(struct synthetic_run *s)
+{
+    static const char *const names[N_HANDOFF_KINDS] = HANDOFF_KIND_NAMES;
+    for (long rep = 1; rep <= SYN_PASSES + 1; rep++)
+        for (int k = 0; k < N_HANDOFF_KINDS; k++) {
+            struct handoff_row h;
+            if (rep > SYN_PASSES && k > HANDOFF_SYSCALL)
+                break;                         /* the repetition that is not whole */
+            memset(&h, 0, sizeof h);
+            h.rep = rep, h.position = k + 1, h.cpu = rep % 2;
+            h.peer_cpu = k == HANDOFF_POLLING || k == HANDOFF_SLEEPING ? 1 - h.cpu : h.cpu;
+            snprintf(h.kind, sizeof h.kind, "%s", names[k]);
+            h.count = SYN_HANDOFF_COUNT[k];
+            h.ns = h.count * SYN_HANDOFF_PRICE_NS[k] * PASS_SCALE[(rep - 1) % SYN_PASSES];
+            SYN_PUSH(s->d.handoff, s->d.n_handoff, h);
+        }
+}
+
 /* The layout: per side, the two cells of testvalues.h in each pass. The
  * engine's cells differ by about 5% every pass (an effect), the other
  * sides' by a difference whose sign changes (none). The engine is 5% slower
@@ -1265,6 +1290,7 @@ static void synthetic_run_make(struct synthetic_run *s, int noise, uint32_t seed
     syn_kernel_calls(s);
     syn_faults(s);
     syn_host(s);
+    syn_handoff(s);
     syn_layout(s);
     syn_roofline(s);
     syn_counts(s);
@@ -1393,6 +1419,7 @@ static int synthetic_run_write(const struct synthetic_run *s, const char *dir, c
     SYN_WRITE_ROWS(dir, "states.csv", STATES_COLUMNS, state_row, d->states, d->n_states);
     SYN_WRITE_ROWS(dir, "faults.csv", FAULTS_COLUMNS, fault_row, d->faults, d->n_faults);
     SYN_WRITE_ROWS(dir, "host.csv", HOST_COLUMNS, host_row, d->host, d->n_host);
+    SYN_WRITE_ROWS(dir, "handoff.csv", HANDOFF_COLUMNS, handoff_row, d->handoff, d->n_handoff);
     SYN_WRITE_ROWS(dir, "gate.csv", GATE_COLUMNS, gate_row, d->gates, d->n_gates);
     SYN_WRITE_ROWS(dir, "sweep.csv", SWEEP_COLUMNS, sweep_row, d->sweep, d->n_sweep);
     SYN_WRITE_ROWS(dir, "echo.csv", ECHO_COLUMNS, echo_row, d->echo, d->n_echo);

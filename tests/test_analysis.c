@@ -2705,6 +2705,41 @@ static void the_host_spins_are_read_back(void **state)
     expect_number("host.spin_ms", SYN_SPIN_MS);
 }
 
+/* The floor taken apart (@sec:handoff): each kind's price per operation
+ * over the whole repetitions only, a wake as half the sleeping round trip
+ * less the polling one, four entries, and the sleeping round trip over the
+ * echo's floor across the CPUs. */
+static void the_floor_taken_apart_is_read_back(void **state)
+{
+    (void)state;
+    static const char *const names[N_HANDOFF_KINDS] = HANDOFF_KIND_NAMES;
+    double price[N_HANDOFF_KINDS][SYN_PASSES], wake[SYN_PASSES];
+    char key[KEY_SIZE];
+    summarize_synthetic_run();
+    for (int r = 0; r < SYN_PASSES; r++) {
+        for (int k = 0; k < N_HANDOFF_KINDS; k++)
+            price[k][r] = SYN_HANDOFF_PRICE_NS[k] * PASS_SCALE[r] *
+                          (k == HANDOFF_CLOCK || k == HANDOFF_SYSCALL ? 1.0 : 1e-3);
+        wake[r] = (price[HANDOFF_SLEEPING][r] - price[HANDOFF_POLLING][r]) / 2.0;
+    }
+    expect_text("handoff.measured", "yes");
+    expect_number("handoff.reps", SYN_PASSES);         /* the sixth is not whole */
+    for (int k = 0; k < N_HANDOFF_KINDS; k++)
+        expect_estimate(keyf(key, k == HANDOFF_CLOCK || k == HANDOFF_SYSCALL ? "handoff.%s_ns"
+                                                                             : "handoff.%s_us",
+                             names[k]),
+                        truth_of(price[k], SYN_PASSES));
+    expect_estimate("handoff.wake_us", truth_of(wake, SYN_PASSES));
+    expect_number("handoff.entries", 4);
+    expect_number("handoff.entries_us",
+                  4 * truth_of(price[HANDOFF_SYSCALL], SYN_PASSES).value * 1e-3);
+    struct echo_pair floor = {lane("c", "unix", "cross", "raw"), lane("c", "unix", "cross", "raw"),
+                              1, 1, 0};
+    expect_number("handoff.floor_share_pct",
+                  100.0 * truth_of(price[HANDOFF_SLEEPING], SYN_PASSES).value /
+                      over_passes(point_pass, &floor).value);
+}
+
 /* Every crossing row paired in duets: its first side's first call, its
  * second side's, and the one over the other, unit by unit; and each row
  * whose every call is a run's first, in duets over a socket or memory,
@@ -3648,6 +3683,7 @@ int main(int argc, char **argv)
         T(a_kept_summary_read_back_gives_the_same_summary),
         T(the_pairing_estimator_covers_what_it_promises),
         T(every_value_the_summary_writes_has_a_family),
+        T(the_floor_taken_apart_is_read_back),
         T(every_family_of_values_is_checked),
     };
     return cmocka_run_group_tests(tests, group_setup, group_teardown);

@@ -17,6 +17,7 @@
 #include "harness/placement.h"
 #include "report/csvread.h"
 #include "schema/architectures.h"
+#include "schema/columns.h"
 #include "report/summarize.h"
 
 /* ---- The fake engine ------------------------------------------------------ */
@@ -398,6 +399,43 @@ static void the_host_spins_both_cpus_after_each_round(void **state)
         if (atof(cell(&t, i, "gap_ns")) > atof(cell(&t, i, "spin_ns")) ||
             atof(cell(&t, i, "reads")) < 1)
             fail_msg("pass %ld: a spin's gaps exceed it, or it read no clock", pass);
+    }
+    csv_table_free(&t);
+}
+
+/* The floor taken apart (@sec:handoff): every repetition times each of the
+ * five kinds once, in a drawn order that is a permutation of them, the
+ * round trips across the CPUs on two different CPUs and the others on one;
+ * every loop counted its operations (a count, not a time). */
+static void the_floor_is_taken_apart_in_every_repetition(void **state)
+{
+    (void)state;
+    static const char *const kinds[] = HANDOFF_KIND_NAMES;
+    char dir[256];
+    out_dir(dir, "handoff");
+    char *const args[] = {"--bars", "20000", "--combos", "3", "--rounds", "1", "--arch",
+                          "in_process", "--measure", "handoff", "--scale", "0.1", "--out", dir,
+                          NULL};
+    run_bench_ok(args);
+    struct csv_table t;
+    load(dir, "handoff.csv", &t);
+    assert_int_equal(t.n_rows, 6 * N_HANDOFF_KINDS);  /* the least repetitions, 0.1 x 12 */
+    for (size_t i = 0; i < t.n_rows; i++) {
+        size_t rep = i / N_HANDOFF_KINDS, k = i % N_HANDOFF_KINDS;
+        assert_int_equal(atol(cell(&t, i, "rep")), (long)rep + 1);
+        assert_int_equal(atol(cell(&t, i, "position")), (long)k + 1);
+        int seen = 0;
+        for (size_t j = rep * N_HANDOFF_KINDS; j < (rep + 1) * N_HANDOFF_KINDS; j++)
+            seen += strcmp(cell(&t, j, "kind"), kinds[k]) == 0;
+        if (seen != 1)
+            fail_msg("repetition %zu timed %s %d times", rep + 1, kinds[k], seen);
+        const char *kind = cell(&t, i, "kind");
+        int across = strcmp(kind, "polling") == 0 || strcmp(kind, "sleeping") == 0;
+        if (across != (strcmp(cell(&t, i, "cpu"), cell(&t, i, "peer_cpu")) != 0))
+            fail_msg("repetition %zu: %s ran on CPUs %s and %s", rep + 1, kind,
+                     cell(&t, i, "cpu"), cell(&t, i, "peer_cpu"));
+        if (atol(cell(&t, i, "count")) < 1 || atol(cell(&t, i, "ns")) < 1)
+            fail_msg("repetition %zu: %s counted nothing", rep + 1, kind);
     }
     csv_table_free(&t);
 }
@@ -1189,6 +1227,7 @@ int main(int argc, char **argv)
         T(the_maximum_ends_the_rounds_otherwise),
         T(duet_runs_overlap_in_time),
         T(cold_and_warm_calls_are_told_apart),
+        T(the_floor_is_taken_apart_in_every_repetition),
         T(serialization_records_order_buffers_and_faults),
         T(round_order_replays_from_the_seed),
         T(bad_options_exit_2_name_the_option_and_write_nothing),

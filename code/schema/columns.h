@@ -194,6 +194,22 @@
     _(row, position, OPTIONAL(NUM_OR_EMPTY), ORDINAL, "", "its format's place in the repetition")  \
     _(row, buffer, OPTIONAL(TEXT), TEXT_OF(0, 15), "", "where it writes: reused, fresh or codec")  \
     _(row, minor_faults, OPTIONAL(NUM_OR_EMPTY), COUNT, "pages", "pages it touched first")
+/* <<columns-of-the-measurements>>, paper/72-handoff.md */
+/* handoff.csv: one timed loop of a repetition (@sec:handoff) */
+#define HANDOFF_COLUMNS(_, row)                                                                    \
+    _(row, rep, INT, ORDINAL, "", "the repetition")                                                \
+    _(row, position, INT, ORDINAL, "", "the loop's place in the repetition's drawn order")         \
+    _(row, kind, TEXT, NAME_OF(15), "", "clock, syscall, same_cpu, polling or sleeping")           \
+    _(row, cpu, INT, CPU, "", "the CPU of the thread that timed the loop")                         \
+    _(row, peer_cpu, INT, CPU, "", "the CPU of the thread at the socket's other end (cpu if none)")\
+    _(row, count, NUM, COUNT, "", "operations timed: clock readings, entries or round trips")      \
+    _(row, ns, NUM, NANOS, "ns", "the loop's time, first operation to last")
+
+/* The kinds of loop of a repetition of handoff.csv, in the order the
+ * summary reports them. */
+enum handoff_kind { HANDOFF_CLOCK, HANDOFF_SYSCALL, HANDOFF_SAME_CPU, HANDOFF_POLLING,
+                    HANDOFF_SLEEPING, N_HANDOFF_KINDS };
+#define HANDOFF_KIND_NAMES {"clock", "syscall", "same_cpu", "polling", "sleeping"}
 /* <<columns-of-the-measurements>>, paper/75-crossings.md */
 /* spawn.csv: one spawned call, or its warm twin; from spawn_ns on, added
  * with the split of a spawn (older runs lack them) */
