@@ -118,9 +118,11 @@ HERE = None
 # published run of 1.15.0), and 820 kB until the run of 1.17.0 was kept as
 # the thirty-first and the plan spent the budget by claim, its chunks and
 # the tables' columns of prices and funding (824 kB then, on the test
-# site); the budget is a bound on growth, not a target.
-MAX_SENT_BYTES = 835000
-MAX_BYTES = 1500000
+# site), and 835 kB (and 1.50 MB the file) until the chapter of the floor
+# taken apart, a measurement of its own (832 kB and 1.5002 MB then, on the
+# test site); the budget is a bound on growth, not a target.
+MAX_SENT_BYTES = 845000
+MAX_BYTES = 1530000
 MIN_CONTRAST = 4.5
 MIN_FIGURE_TEXT_PX = 8.0
 CHROMEDRIVER = os.environ.get("CHROMEDRIVER", "/usr/bin/chromedriver")
