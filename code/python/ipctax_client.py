@@ -33,7 +33,7 @@ from typing import Optional
 import numpy as np
 
 # <<client-release-and-public-names>>, paper/58-python-client.md
-__version__ = "1.18.0"         # the release of CITATION.cff (tests/python checks it)
+__version__ = "1.19.0"         # the release of CITATION.cff (tests/python checks it)
 
 __all__ = [
     "Engine", "EngineProcess", "SpawnedEngine", "engine_times_calls",
