@@ -3183,27 +3183,25 @@ static void plan_scratch(const char *name, const char *rows, char dir[256], char
     write_file(dir, "claims.csv", claims);
 }
 
-/* A headline row whose every claim the kept runs decide by a factor of
- * several runs the minimum; one with a claim near its threshold keeps a
- * headline row's units, and the A/A control, on which no claim rests, too.
- * per_bar_unix's ratio 2.84 [2.79, 2.89] over 8 units is far above 1.5
- * (the margin needs under one unit); json_chatty_unix's 5.40 [5.27, 5.52]
- * sits near 5.2: its margin needs about 3 units, more than a quarter of
- * the minimum of 6, so it keeps 12. */
-static void a_headline_row_decided_far_runs_the_minimum(void **state)
+/* The plan of two claims of the kept runs: per_bar_unix's ratio 2.84
+ * [2.79, 2.89] over 8 units, far above 1.5 (the margin needs under one
+ * unit), and near_row's 5.40 [5.27, 5.52], near 5.2 (its margin needs
+ * about 3 units, more than a quarter of the minimum of 6); plan.units must
+ * read `expected`. */
+static void expect_plan_of_far_and_near(const char *name, const char *near_row,
+                                        const char *expected)
 {
-    (void)state;
-    char dir[256], out[256];
-    plan_scratch("far",
-                 "far,Far,arch.per_bar_unix.ratio,above,1.5,,x,3,By hand,Below,per_bar_unix\n"
-                 "near,Near,arch.json_chatty_unix.ratio,above,5.2,,x,3,By hand,Below,"
-                 "json_chatty_unix\n",
-                 dir, out);
+    char dir[256], out[256], rows[512], key[KEY_SIZE];
+    snprintf(rows, sizeof rows,
+             "far,Far,arch.per_bar_unix.ratio,above,1.5,,x,3,By hand,Below,per_bar_unix\n"
+             "near,Near,arch.%s.ratio,above,5.2,,x,3,By hand,Below,%s\n",
+             near_row, near_row);
+    plan_scratch(name, rows, dir, out);
     struct store kept, s;
     store_init(&kept, out);
     put_estimate(&kept, "arch.per_bar_unix.ratio", (struct estimate){8, 2.84, 2.79, 2.89, 0.992},
                  3, "x");
-    put_estimate(&kept, "arch.json_chatty_unix.ratio",
+    put_estimate(&kept, keyf(key, "arch.%s.ratio", near_row),
                  (struct estimate){8, 5.40, 5.27, 5.52, 0.992}, 3, "x");
     store_init(&s, out);
     s.registry = dir;
@@ -3212,43 +3210,30 @@ static void a_headline_row_decided_far_runs_the_minimum(void **state)
     assert_int_equal(s.errors, 0);
     const struct value *units = store_get(&s, "plan.units");
     assert_non_null(units);
-    assert_string_equal(units->text, "per_bar_unix=6");
+    assert_string_equal(units->text, expected);
     store_free(&s);
     store_free(&kept);
+}
+
+/* A headline row whose every claim the kept runs decide by a factor of
+ * several runs the minimum; one with a claim near its threshold keeps a
+ * headline row's units (json_chatty_unix keeps 12, past the nine a near
+ * claim gets), and the A/A control, on which no claim rests, too. */
+static void a_headline_row_decided_far_runs_the_minimum(void **state)
+{
+    (void)state;
+    expect_plan_of_far_and_near("far", "json_chatty_unix", "per_bar_unix=6");
 }
 
 /* A claim the minimum decides, but not by a factor of several, gets the
  * fewest units whose 95% interval of a median leaves out both extremes:
  * nine (with eight, [x2, x7] covers 93%; with nine, [x2, x8] covers 96.1%),
- * so that one stray unit cannot set an end. stateful_unix's 5.40
- * [5.27, 5.52] over 8 units sits near 5.2: the power sum says about 3
- * units, under the minimum of 6 but more than a quarter of it; per_bar_unix's
- * 2.84 [2.79, 2.89] is decided far, and keeps the minimum. */
+ * so that one stray unit cannot set an end. stateful_unix is no headline
+ * row, so its near claim raises it from the minimum to nine. */
 static void a_claim_near_the_minimum_gets_units_past_the_extremes(void **state)
 {
     (void)state;
-    char dir[256], out[256];
-    plan_scratch("extremes",
-                 "far,Far,arch.per_bar_unix.ratio,above,1.5,,x,3,By hand,Below,per_bar_unix\n"
-                 "near,Near,arch.stateful_unix.ratio,above,5.2,,x,3,By hand,Below,"
-                 "stateful_unix\n",
-                 dir, out);
-    struct store kept, s;
-    store_init(&kept, out);
-    put_estimate(&kept, "arch.per_bar_unix.ratio", (struct estimate){8, 2.84, 2.79, 2.89, 0.992},
-                 3, "x");
-    put_estimate(&kept, "arch.stateful_unix.ratio",
-                 (struct estimate){8, 5.40, 5.27, 5.52, 0.992}, 3, "x");
-    store_init(&s, out);
-    s.registry = dir;
-    const struct store *const runs[] = {&kept};
-    plan_units(NULL, &s, runs, 1);
-    assert_int_equal(s.errors, 0);
-    const struct value *units = store_get(&s, "plan.units");
-    assert_non_null(units);
-    assert_string_equal(units->text, "stateful_unix=9,per_bar_unix=6");
-    store_free(&s);
-    store_free(&kept);
+    expect_plan_of_far_and_near("extremes", "stateful_unix", "stateful_unix=9,per_bar_unix=6");
 }
 
 /* The budget goes to the claims, the cheapest to decide first, each whole
